@@ -1,0 +1,76 @@
+// Internal interface every backend implements (cpu_ref/, cuda/). Backends produce raw per-scale
+// accumulators; turning them into scores (and names, pooling) is shared code in libvif/src.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "vif/vif.h"
+
+namespace vif {
+
+// Per-scale raw result. Integer variant fills the int64 accumulators of spec section 5.5;
+// float variant fills num/den (the float totals of spec section 6.6).
+struct ScaleRaw {
+    int64_t nl = 0;  // num, log part (units of 1/2048)
+    int64_t dl = 0;  // den, log part
+    int64_t nn = 0;  // num, non-log part (sum of sigma_y^2 on low-variance pixels)
+    int64_t dn = 0;  // den, non-log count
+    float num = 0.f;
+    float den = 0.f;
+};
+
+struct FrameRaw {
+    uint64_t index = 0;
+    ScaleRaw scale[VIF_NUM_SCALES];
+};
+
+// Options after validation, as the numerics need them.
+struct Params {
+    VifVariant variant = VIF_VARIANT_INTEGER;
+    uint32_t bitdepth = 8;
+    uint32_t max_width = 0, max_height = 0;
+    double gain_limit = 100.0;   // integer path uses the double; float path fl32 of it
+    float kernelscale = 1.0f;    // float path only
+    uint32_t threads = 0;
+    uint32_t queue_depth = 0;
+    int32_t cuda_device = 0;
+};
+
+// A host frame after validation. Samples are plain LSB-aligned; bitdepth as configured.
+struct HostPlane {
+    const void* data = nullptr;
+    ptrdiff_t stride = 0;  // bytes
+    uint32_t width = 0, height = 0;
+    bool msb_aligned = false;  // 16-bit words carry the value in their top bits (P010)
+};
+
+// Error carried out of a backend: a status and a one-line message.
+struct Error {
+    VifStatus status = VIF_OK;
+    std::string message;
+    explicit operator bool() const { return status != VIF_OK && status != VIF_AGAIN; }
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual const char* name() const = 0;
+    // Queues a frame. The planes are borrowed for the duration of the call only: copy them.
+    // May block while the backend's queue is full.
+    virtual Error submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) = 0;
+    // Oldest frame not yet received, in submission order. Returns VIF_AGAIN when it is not ready
+    // (block == false) or when nothing is pending.
+    virtual Error receive(FrameRaw* out, bool block) = 0;
+    virtual size_t pending() const = 0;
+};
+
+// Factories. create_cuda_backend exists only in CUDA builds (VIF_HAVE_CUDA).
+std::unique_ptr<Backend> create_cpu_backend(const Params& params, Error* err);
+#if defined(VIF_HAVE_CUDA)
+std::unique_ptr<Backend> create_cuda_backend(const Params& params, Error* err);
+bool cuda_device_present();
+#endif
+
+}  // namespace vif
