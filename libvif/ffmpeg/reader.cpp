@@ -1,0 +1,296 @@
+#include "reader.hpp"
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+}
+
+#include "vif/vif_ffmpeg.h"
+
+namespace vif::ffmpeg {
+
+namespace {
+
+std::string av_err(int err) {
+    char buf[AV_ERROR_MAX_STRING_SIZE] = {0};
+    av_strerror(err, buf, sizeof buf);
+    return buf;
+}
+
+const char* pix_name(int fmt) {
+    const char* n = av_get_pix_fmt_name(static_cast<AVPixelFormat>(fmt));
+    return n ? n : "none";
+}
+
+// Format to convert a decoded frame into when libvif cannot take its luma plane as is: the same
+// bit depth (8, 10, 12 or 16 after rounding up) and the same family, gray stays gray (full range
+// in libswscale's view) and everything else becomes planar 4:4:4 YUV (limited range), so that
+// libswscale copies luma samples unchanged wherever the source already has a luma component.
+AVPixelFormat conversion_target(int fmt) {
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(static_cast<AVPixelFormat>(fmt));
+    int depth = d ? d->comp[0].depth : 8;
+    const bool gray = d && !(d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL)) &&
+                      d->nb_components <= 2;
+    if (depth <= 8) return gray ? AV_PIX_FMT_GRAY8 : AV_PIX_FMT_YUV444P;
+    if (depth <= 10) return gray ? AV_PIX_FMT_GRAY10LE : AV_PIX_FMT_YUV444P10LE;
+    if (depth <= 12) return gray ? AV_PIX_FMT_GRAY12LE : AV_PIX_FMT_YUV444P12LE;
+    return gray ? AV_PIX_FMT_GRAY16LE : AV_PIX_FMT_YUV444P16LE;
+}
+
+}  // namespace
+
+struct VideoReader::Impl {
+    std::string path;
+    AVFormatContext* fmt = nullptr;
+    AVCodecContext* dec = nullptr;
+    AVPacket* pkt = nullptr;
+    AVFrame* frame = nullptr;      // last decoded frame
+    AVFrame* converted = nullptr;  // frame after libswscale, when needed
+    SwsContext* sws = nullptr;
+    int sws_src_fmt = AV_PIX_FMT_NONE;
+    int stream = -1;
+    bool demux_eof = false;
+    bool decoder_flushed = false;
+    bool have_first = false;  // frame holds the first frame, decoded by open() and not yet handed out
+    uint32_t width = 0, height = 0, bitdepth = 0;
+    int first_format = AV_PIX_FMT_NONE;
+    uint64_t count = 0;
+
+    ~Impl() {
+        sws_freeContext(sws);
+        av_frame_free(&converted);
+        av_frame_free(&frame);
+        av_packet_free(&pkt);
+        avcodec_free_context(&dec);
+        avformat_close_input(&fmt);
+    }
+
+    // Decodes the next frame into `frame`: 1, 0 at the end, or -1 with *error.
+    int decode(std::string* error) {
+        for (;;) {
+            int r = avcodec_receive_frame(dec, frame);
+            if (r == 0) return 1;
+            if (r == AVERROR_EOF) return 0;
+            if (r != AVERROR(EAGAIN)) {
+                *error = "decoding failed: " + av_err(r);
+                return -1;
+            }
+            if (demux_eof) {
+                // EAGAIN after the flush packet would be a decoder bug; treat it as the end.
+                if (decoder_flushed) return 0;
+                avcodec_send_packet(dec, nullptr);
+                decoder_flushed = true;
+                continue;
+            }
+            r = av_read_frame(fmt, pkt);
+            if (r == AVERROR_EOF) {
+                demux_eof = true;
+                continue;
+            }
+            if (r < 0) {
+                *error = "reading failed: " + av_err(r);
+                return -1;
+            }
+            if (pkt->stream_index != stream) {
+                av_packet_unref(pkt);
+                continue;
+            }
+            r = avcodec_send_packet(dec, pkt);
+            av_packet_unref(pkt);
+            if (r < 0 && r != AVERROR(EAGAIN)) {
+                *error = "decoding failed: " + av_err(r);
+                return -1;
+            }
+        }
+    }
+
+    // Luma view of `frame`, converting it first if it must. 0 on success, -1 with *error.
+    int luma(VifPicture* pic, std::string* error) {
+        if (vif_ffmpeg_picture(frame, pic) == VIF_OK) return 0;
+        const AVPixelFormat target = conversion_target(frame->format);
+        if (!sws || sws_src_fmt != frame->format || converted->width != frame->width ||
+            converted->height != frame->height) {
+            sws_freeContext(sws);
+            sws = sws_getContext(frame->width, frame->height,
+                                 static_cast<AVPixelFormat>(frame->format), frame->width,
+                                 frame->height, target, SWS_POINT | SWS_ACCURATE_RND, nullptr,
+                                 nullptr, nullptr);
+            if (!sws) {
+                *error = std::string("cannot convert pixel format ") + pix_name(frame->format) +
+                         " to " + pix_name(target);
+                return -1;
+            }
+            sws_src_fmt = frame->format;
+            av_frame_unref(converted);
+            converted->format = target;
+            converted->width = frame->width;
+            converted->height = frame->height;
+            if (av_frame_get_buffer(converted, 0) < 0) {
+                *error = "out of memory";
+                return -1;
+            }
+        }
+        if (av_frame_make_writable(converted) < 0 ||
+            sws_scale(sws, frame->data, frame->linesize, 0, frame->height, converted->data,
+                      converted->linesize) != frame->height) {
+            *error = std::string("pixel format conversion from ") + pix_name(frame->format) +
+                     " failed";
+            return -1;
+        }
+        converted->crop_left = frame->crop_left;
+        converted->crop_right = frame->crop_right;
+        converted->crop_top = frame->crop_top;
+        converted->crop_bottom = frame->crop_bottom;
+        if (vif_ffmpeg_picture(converted, pic) != VIF_OK) {
+            *error = vif_ffmpeg_last_error();
+            return -1;
+        }
+        return 0;
+    }
+};
+
+VideoReader::VideoReader() : impl_(new Impl) {}
+VideoReader::~VideoReader() = default;
+
+bool VideoReader::open(const std::string& path, int threads, std::string* error) {
+    impl_.reset(new Impl);
+    Impl& s = *impl_;
+    s.path = path;
+    const std::string url = path == "-" ? std::string("pipe:0") : path;
+    int r = avformat_open_input(&s.fmt, url.c_str(), nullptr, nullptr);
+    if (r < 0) {
+        *error = "cannot open: " + av_err(r);
+        return false;
+    }
+    r = avformat_find_stream_info(s.fmt, nullptr);
+    if (r < 0) {
+        *error = "cannot read stream information: " + av_err(r);
+        return false;
+    }
+    const AVCodec* codec = nullptr;
+    s.stream = av_find_best_stream(s.fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (s.stream < 0) {
+        *error = "no video stream (" +
+                 (s.stream == AVERROR_DECODER_NOT_FOUND ? std::string("no decoder for it")
+                                                        : std::string("not a video file")) +
+                 ")";
+        return false;
+    }
+    AVStream* st = s.fmt->streams[s.stream];
+    for (unsigned i = 0; i < s.fmt->nb_streams; ++i)
+        if (static_cast<int>(i) != s.stream) s.fmt->streams[i]->discard = AVDISCARD_ALL;
+    s.dec = avcodec_alloc_context3(codec);
+    if (!s.dec || avcodec_parameters_to_context(s.dec, st->codecpar) < 0) {
+        *error = "cannot set up the decoder";
+        return false;
+    }
+    s.dec->thread_count = threads;
+    r = avcodec_open2(s.dec, codec, nullptr);
+    if (r < 0) {
+        *error = std::string("cannot open the ") + codec->name + " decoder: " + av_err(r);
+        return false;
+    }
+    s.pkt = av_packet_alloc();
+    s.frame = av_frame_alloc();
+    s.converted = av_frame_alloc();
+    if (!s.pkt || !s.frame || !s.converted) {
+        *error = "out of memory";
+        return false;
+    }
+    r = s.decode(error);
+    if (r < 0) return false;
+    if (r == 0) {
+        *error = "no frames could be decoded";
+        return false;
+    }
+    VifPicture pic;
+    if (s.luma(&pic, error) < 0) return false;
+    s.width = pic.width;
+    s.height = pic.height;
+    s.bitdepth = pic.bitdepth;
+    s.first_format = s.frame->format;
+    s.have_first = true;
+    return true;
+}
+
+uint32_t VideoReader::width() const { return impl_->width; }
+uint32_t VideoReader::height() const { return impl_->height; }
+uint32_t VideoReader::bitdepth() const { return impl_->bitdepth; }
+uint64_t VideoReader::frames_read() const { return impl_->count; }
+const AVFrame* VideoReader::frame() const { return impl_->count ? impl_->frame : nullptr; }
+
+std::string VideoReader::description() const {
+    const Impl& s = *impl_;
+    if (!s.fmt || !s.dec) return s.path;
+    std::string d = std::string(s.dec->codec ? s.dec->codec->name : "?") + " (" +
+                    pix_name(s.first_format) + ", " + std::to_string(s.width) + "x" +
+                    std::to_string(s.height) + ", " + std::to_string(s.bitdepth) + "-bit) in " +
+                    s.fmt->iformat->name;
+    return d;
+}
+
+int64_t VideoReader::frame_count_hint() const {
+    const Impl& s = *impl_;
+    if (!s.fmt || s.stream < 0) return -1;
+    const int64_t n = s.fmt->streams[s.stream]->nb_frames;
+    return n > 0 ? n : -1;
+}
+
+int VideoReader::next(VifPicture* picture, std::string* error) {
+    Impl& s = *impl_;
+    if (!s.dec) {
+        *error = "VideoReader: not open";
+        return -1;
+    }
+    if (s.have_first) {
+        s.have_first = false;
+    } else {
+        const int r = s.decode(error);
+        if (r < 0) *error = "frame " + std::to_string(s.count) + ": " + *error;
+        if (r <= 0) return r;
+    }
+    if (s.luma(picture, error) < 0) {
+        *error = "frame " + std::to_string(s.count) + ": " + *error;
+        return -1;
+    }
+    if (picture->width != s.width || picture->height != s.height ||
+        picture->bitdepth != s.bitdepth) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf,
+                      "frame %llu is %ux%u %u-bit (%s), but the stream started %ux%u %u-bit",
+                      static_cast<unsigned long long>(s.count), picture->width, picture->height,
+                      picture->bitdepth, pix_name(s.frame->format), s.width, s.height,
+                      s.bitdepth);
+        *error = buf;
+        return -1;
+    }
+    ++s.count;
+    return 1;
+}
+
+bool probe_is_media(const std::string& path) {
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return false;
+    std::vector<unsigned char> buf(4096 + AVPROBE_PADDING_SIZE, 0);
+    const size_t n = std::fread(buf.data(), 1, 4096, f);
+    std::fclose(f);
+    if (n == 0) return false;
+    AVProbeData pd;
+    std::memset(&pd, 0, sizeof pd);
+    pd.filename = path.c_str();
+    pd.buf = buf.data();
+    pd.buf_size = static_cast<int>(n);
+    int score = 0;
+    const AVInputFormat* fmt = av_probe_input_format3(&pd, 1, &score);
+    // A score of 25 or less is a guess (raw streams that any byte soup might match).
+    return fmt && score > AVPROBE_SCORE_MAX / 4;
+}
+
+}  // namespace vif::ffmpeg

@@ -1,0 +1,99 @@
+/*
+ * libvif FFmpeg glue: score AVFrames directly (library vif_ffmpeg, CMake target vif::ffmpeg,
+ * pkg-config vif-ffmpeg). Built only when libvif is configured with VIF_WITH_FFMPEG.
+ *
+ * Software frames: the luma plane (plane 0) of any planar or semi-planar YUV or gray format whose
+ * luma samples are 8 bits in bytes, or 10, 12 or 16 bits in little-endian 16-bit words, either
+ * LSB-aligned (yuv420p10le, yuv444p12le, gray16le, ...) or MSB-aligned (p010le, p016le, p210le,
+ * ...), is handed to vif_submit() as a borrowed VifPicture: no conversion, no copy here (libvif
+ * copies the plane inside vif_submit). The bit depth is the pixel format's; it must equal the
+ * context's. Frame cropping (AVFrame.crop_*) is honoured. Packed YUV (yuyv422, ...), RGB,
+ * palette, big-endian and 9/14-bit formats are refused with VIF_ERROR_UNSUPPORTED: convert them
+ * with libswscale first (vif_ffmpeg_pix_fmt_supported() tells which formats need it).
+ *
+ * Hardware frames (AV_PIX_FMT_CUDA, e.g. from NVDEC with hwaccel cuda): in builds with the CUDA
+ * backend, the luma plane stays on the device and goes to the CUDA backend's device entry point
+ * on the frame's own CUDA stream (the stream of its AVCUDADeviceContext), with no host copy. The
+ * context must run on the cuda backend. Other builds return VIF_ERROR_UNSUPPORTED.
+ *
+ * Encoder loop (reconstructed frames against the source):
+ *
+ *     VifConfig cfg;
+ *     vif_default_config(&cfg);
+ *     vif_ffmpeg_config_from_frame(&cfg, src_frame);   // size and bit depth of the first frame
+ *     VifContext *ctx;
+ *     if (vif_create(&ctx, &cfg) != VIF_OK) { fprintf(stderr, "%s\n", vif_last_error()); ... }
+ *     for each (src_frame, recon_frame):
+ *         if (vif_ffmpeg_submit(ctx, src_frame, recon_frame, NULL) != VIF_OK)
+ *             fprintf(stderr, "%s\n", vif_ffmpeg_last_error());
+ *         VifScores s;
+ *         while (vif_receive(ctx, &s, 0) == VIF_OK) use(s.frame_index, s.combined);
+ *     VifScores s;
+ *     while (vif_receive(ctx, &s, 1) == VIF_OK) use(...);    // drain
+ *     vif_destroy(ctx);
+ *
+ * Threading and lifetimes are those of vif_submit (see vif.h and docs/api.md): a context is used
+ * from one thread at a time; a software AVFrame is only read during the call and may be unreferenced
+ * or reused as soon as vif_ffmpeg_submit returns. A CUDA AVFrame must stay referenced (its
+ * device memory not reused) until the work queued on its stream completes, i.e. until its scores
+ * have been received.
+ */
+#ifndef VIF_VIF_FFMPEG_H
+#define VIF_VIF_FFMPEG_H
+
+#include "vif/vif.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct AVFrame;
+
+/**
+ * Queues one frame pair: vif_submit() on the luma planes of ref and dist.
+ *
+ * Both frames must have the same (cropped) size and the same bit depth, equal to the context's;
+ * they may have different pixel formats (e.g. a yuv420p10le source against a p010le
+ * reconstruction: both are 10-bit luma and score the same). *frame_index (if not NULL) receives
+ * the index the scores will carry in vif_receive().
+ *
+ * Returns VIF_OK, or VIF_ERROR_INVALID_ARGUMENT (NULL pointer, size or bit-depth mismatch),
+ * VIF_ERROR_UNSUPPORTED (pixel format without a usable luma plane, hardware frame this build or
+ * context cannot take), or whatever vif_submit() returns. On failure nothing was queued and
+ * vif_ffmpeg_last_error() says why.
+ */
+VIF_API VifStatus vif_ffmpeg_submit(VifContext *ctx, const struct AVFrame *ref,
+                                    const struct AVFrame *dist, uint64_t *frame_index);
+
+/**
+ * Describes the luma plane of a software frame as a borrowed VifPicture (pointing into the
+ * frame's buffers; valid while the frame is). Same format rules as vif_ffmpeg_submit().
+ * Returns VIF_OK, VIF_ERROR_INVALID_ARGUMENT or VIF_ERROR_UNSUPPORTED (including CUDA frames).
+ */
+VIF_API VifStatus vif_ffmpeg_picture(const struct AVFrame *frame, VifPicture *picture);
+
+/**
+ * Sets cfg->max_width, max_height and bitdepth from a frame (software or CUDA), leaving the
+ * other fields as they are; for CUDA frames it also selects VIF_BACKEND_CUDA. Returns VIF_OK,
+ * VIF_ERROR_INVALID_ARGUMENT or VIF_ERROR_UNSUPPORTED.
+ */
+VIF_API VifStatus vif_ffmpeg_config_from_frame(VifConfig *cfg, const struct AVFrame *frame);
+
+/**
+ * Whether software frames of this pixel format (an enum AVPixelFormat value) can be scored
+ * without conversion; for AV_PIX_FMT_CUDA, whether this build can take CUDA frames at all.
+ * Returns the luma bit depth (8, 10, 12 or 16) if so, 0 if not.
+ */
+VIF_API int vif_ffmpeg_pix_fmt_supported(int pix_fmt);
+
+/**
+ * Message of the last failed vif_ffmpeg_* call on this thread ("" if none), including failures
+ * passed on from vif_submit(). Valid until the next vif_ffmpeg_* call on this thread.
+ */
+VIF_API const char *vif_ffmpeg_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VIF_VIF_FFMPEG_H */
