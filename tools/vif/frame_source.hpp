@@ -1,0 +1,107 @@
+// Frame sources of the `vif` CLI: where the luma planes it scores come from.
+//
+// A FrameSource delivers the luma plane of one frame after another, in display order, into a
+// buffer the caller owns. The CLI runs each source on a reader thread of its own (see
+// prefetch.hpp), so a source is used from one thread at a time but not always the same one, and
+// must not touch global state.
+//
+// Built in: raw planar YUV (sizes from the command line) and YUV4MPEG2 (Y4M, sizes from its
+// header), both in raw_y4m_source.cpp. Both read only the luma bytes of each frame (pread at the
+// plane's offset; the chroma planes are never read from a regular file) into the caller's buffer
+// with no copy in between and no allocation per frame.
+//
+// Adding a source (e.g. FFmpeg-decoded input):
+//   1. Implement FrameSource in a file of its own (tools/vif/ffmpeg_source.cpp).
+//   2. Define the factory declared below (open_ffmpeg_source). tools/vif/CMakeLists.txt compiles
+//      ffmpeg_source.cpp when VIF_WITH_FFMPEG is on and the file exists, links PkgConfig::FFMPEG
+//      and vif_ffmpeg_reader (when that target exists), and defines VIF_WITH_FFMPEG=1.
+//   3. open_frame_source() (frame_source.cpp) picks, in order: FFmpeg for stdin without -w/-h;
+//      the built-in Y4M reader for any file starting "YUV4MPEG2 "; raw for names ending in
+//      .yuv/.raw; FFmpeg for other names unless -w/-h were given and ffmpeg_recognises() (in
+//      ffmpeg_source.hpp) says the content is not media; raw otherwise.
+// Report problems by throwing InputError with a one-line message that names the input
+// (SourceRequest::label, e.g. "reference 'a.mp4': ..."); the CLI prints it and exits non-zero.
+#ifndef VIF_TOOLS_FRAME_SOURCE_HPP
+#define VIF_TOOLS_FRAME_SOURCE_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+namespace vifcli {
+
+/** A problem with an input (missing file, broken header, truncated frame...): one line. */
+class InputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/** What a source delivers. Fixed for the life of the source. */
+struct VideoInfo {
+    uint32_t width = 0;           ///< luma samples per row
+    uint32_t height = 0;          ///< luma rows
+    uint32_t bitdepth = 0;        ///< 8 (one byte a sample) or 10, 12, 16 (LE 16-bit words)
+    uint32_t picture_flags = 0;   ///< VifPicture flags for the planes (VIF_PICTURE_MSB_ALIGNED)
+    std::optional<uint64_t> frames; ///< frame count if known up front (raw, most Y4M); else empty
+    std::string format;           ///< short description for messages, e.g. "raw 4:2:0 8-bit"
+
+    uint32_t bytes_per_sample() const { return bitdepth > 8 ? 2u : 1u; }
+    size_t row_bytes() const { return size_t(width) * bytes_per_sample(); }
+    size_t luma_bytes() const { return row_bytes() * height; }
+};
+
+/** What the user asked for one input. */
+struct SourceRequest {
+    std::string path;             ///< file name; "-" is standard input
+    std::string label;            ///< "reference" or "distorted", for messages
+    // Raw-video parameters from the command line; 0 / empty when not given. For Y4M (and any
+    // self-describing input) they are optional and, when given, must agree with the file.
+    uint32_t width = 0;
+    uint32_t height = 0;
+    uint32_t bitdepth = 0;
+    std::string pixel_format;     ///< "420", "422", "444" or "400"
+};
+
+class FrameSource {
+public:
+    virtual ~FrameSource() = default;
+
+    virtual const VideoInfo &info() const = 0;
+
+    /**
+     * Reads the luma plane of the next frame into dst: info().height rows of info().row_bytes()
+     * bytes, `stride` bytes apart (stride >= row_bytes()). Returns false, writing nothing, when
+     * the stream ended cleanly before this frame; throws InputError for anything else (an
+     * incomplete last frame, a read error, a bad frame header). Must not allocate per call.
+     */
+    virtual bool read_luma(uint8_t *dst, ptrdiff_t stride) = 0;
+
+    /** Skips up to n frames without delivering them; returns how many it skipped (fewer only at
+     *  the end of the stream). Throws InputError like read_luma. */
+    virtual uint64_t skip(uint64_t n) = 0;
+};
+
+/**
+ * Opens an input, choosing the source as described at the top of this file. Throws InputError
+ * (missing or unreadable file, bad sizes, size not a whole number of frames, broken header...).
+ */
+std::unique_ptr<FrameSource> open_frame_source(const SourceRequest &req);
+
+#if defined(VIF_WITH_FFMPEG)
+/** FFmpeg-decoded input (tools/vif/ffmpeg_source.cpp, owned by the FFmpeg integration). */
+std::unique_ptr<FrameSource> open_ffmpeg_source(const SourceRequest &req);
+#endif
+
+/** Checks a frame size the way libvif will (16..32768 each way); throws InputError naming
+ *  `what` ("reference", "-w/-h") otherwise. */
+void check_frame_size(const std::string &what, uint64_t width, uint64_t height);
+
+/** Whether `bitdepth` is one libvif scores (8, 10, 12, 16). */
+bool supported_bitdepth(uint32_t bitdepth);
+
+} // namespace vifcli
+
+#endif // VIF_TOOLS_FRAME_SOURCE_HPP

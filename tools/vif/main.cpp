@@ -1,0 +1,585 @@
+// vif: score a reference/distorted pair of videos with libvif, libvmaf-compatible output.
+#include "frame_source.hpp"
+#include "output_file.hpp"
+#include "prefetch.hpp"
+#include "report.hpp"
+
+#include <vif/vif.h>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <signal.h>
+#include <unistd.h>
+
+namespace vifcli {
+namespace {
+
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitParity = 3;
+constexpr int kExitInterrupted = 130;
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void on_signal(int sig) {
+    g_interrupted = 1;
+    remove_pending_outputs_signal_safe();
+    std::signal(sig, SIG_DFL); // a second signal ends the process at once
+}
+
+/** A one-line failure: printed as "vif: error: <message>". */
+struct Failure {
+    std::string message;
+    int code = kExitError;
+};
+
+struct Options {
+    std::string reference, distorted;
+    std::string width, height, pixel_format, bitdepth;
+    std::string variant = "integer";
+    std::vector<std::string> feature_options;
+    std::string threads = "0";
+    std::string frames, skip_ref = "0", skip_dist = "0", subsample = "1";
+    std::string backend = "auto";
+    std::string output;
+    bool json = false, csv = false, xml = false;
+    std::string precision = "6";
+    bool quiet = false, version = false, check_parity = false, debug_metrics = false;
+    bool read_only = false;
+};
+
+uint64_t parse_uint(const std::string &opt, const std::string &s, uint64_t max) {
+    if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos)
+        throw Failure{fmt::format("{} '{}': expected a whole number", opt, s), kExitUsage};
+    uint64_t v = std::strtoull(s.c_str(), nullptr, 10);
+    if (v > max)
+        throw Failure{fmt::format("{} {}: too large (at most {})", opt, s, max), kExitUsage};
+    return v;
+}
+
+double parse_double(const std::string &what, const std::string &s) {
+    char *end = nullptr;
+    double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || *end != '\0' || !std::isfinite(v))
+        throw Failure{fmt::format("{}: '{}' is not a number", what, s), kExitUsage};
+    return v;
+}
+
+std::string vif_error(const char *what, VifStatus st) {
+    const char *msg = vif_last_error();
+    return fmt::format("{}: {}{}{}", what, vif_status_string(st), msg && *msg ? ": " : "",
+                       msg ? msg : "");
+}
+
+// ---- Progress ------------------------------------------------------------------------------
+
+class Progress {
+public:
+    Progress(bool enabled, std::optional<uint64_t> total) : on_(enabled), total_(total) {}
+    void update(uint64_t done, bool force = false) {
+        if (!on_) return;
+        auto now = std::chrono::steady_clock::now();
+        if (!force && now - last_ < std::chrono::milliseconds(100)) return;
+        last_ = now;
+        double s = std::chrono::duration<double>(now - start_).count();
+        double fps = s > 0 ? double(done) / s : 0;
+        if (total_ && *total_ > 0) {
+            const int width = 30;
+            int fill = int(double(width) * double(std::min(done, *total_)) / double(*total_));
+            std::fprintf(stderr, "\r[%s%s] %llu/%llu frames  %.1f fps ",
+                         std::string(size_t(fill), '#').c_str(),
+                         std::string(size_t(width - fill), '.').c_str(),
+                         (unsigned long long)done, (unsigned long long)*total_, fps);
+        } else {
+            std::fprintf(stderr, "\r%llu frames  %.1f fps ", (unsigned long long)done, fps);
+        }
+        std::fflush(stderr);
+        shown_ = true;
+    }
+    void finish() {
+        if (on_ && shown_) {
+            std::fprintf(stderr, "\r\033[K");
+            std::fflush(stderr);
+        }
+    }
+
+private:
+    bool on_;
+    std::optional<uint64_t> total_;
+    bool shown_ = false;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point last_{};
+};
+
+// ---- Scoring contexts ----------------------------------------------------------------------
+
+struct Scorer {
+    VifContext *ctx = nullptr;
+    std::string backend;
+    std::vector<VifScores> scores;
+    ~Scorer() { vif_destroy(ctx); }
+
+    void create(VifConfig cfg, VifBackend b) {
+        cfg.backend = b;
+        VifStatus st = vif_create(&ctx, &cfg);
+        if (st == VIF_ERROR_NO_DEVICE)
+            throw Failure{vif_error("backend cuda: no usable GPU", st)};
+        if (st != VIF_OK) throw Failure{vif_error("cannot create the VIF context", st)};
+        backend = vif_backend_name(ctx);
+    }
+    void submit(const VifPicture &ref, const VifPicture &dist) {
+        VifStatus st = vif_submit(ctx, &ref, &dist, nullptr);
+        if (st != VIF_OK) throw Failure{vif_error("scoring failed", st)};
+    }
+    void drain(bool block) {
+        for (;;) {
+            VifScores s;
+            VifStatus st = vif_receive(ctx, &s, block ? 1 : 0);
+            if (st == VIF_AGAIN) return;
+            if (st != VIF_OK) throw Failure{vif_error("scoring failed", st)};
+            scores.push_back(s);
+        }
+    }
+};
+
+// ---- Parity --------------------------------------------------------------------------------
+
+bool check_parity(const VifConfig &cfg, const std::vector<VifScores> &cpu,
+                  const std::vector<VifScores> &gpu, const std::vector<uint64_t> &frame_nums) {
+    const bool integer = cfg.variant == VIF_VARIANT_INTEGER;
+    bool ok = cpu.size() == gpu.size();
+    std::fprintf(stderr, "parity: %zu frames, cpu against cuda (%s)\n", cpu.size(),
+                 integer ? "integer: must be identical"
+                         : "float: |diff| <= 1e-4, relative for num/den");
+    std::fprintf(stderr, "%-28s %-24s %s\n", "metric", "largest |cpu - cuda|", "at frame");
+    for (int m = 0; m < VIF_METRIC_COUNT; ++m) {
+        char name[64];
+        vif_metric_name(&cfg, VifMetric(m), name, sizeof name);
+        double worst = 0;
+        uint64_t at = 0;
+        bool bad = false;
+        for (size_t i = 0; i < std::min(cpu.size(), gpu.size()); ++i) {
+            double a = vif_metric_value(&cpu[i], VifMetric(m));
+            double b = vif_metric_value(&gpu[i], VifMetric(m));
+            if (std::isnan(a) && std::isnan(b)) continue;
+            double d = std::isnan(a) || std::isnan(b) ? INFINITY : std::fabs(a - b);
+            if (d > worst || (std::isnan(d))) {
+                worst = d;
+                at = frame_nums[i];
+            }
+            const bool is_score = m <= VIF_METRIC_COMBINED;
+            double tol = integer ? 0.0 : (is_score ? 1e-4 : 1e-4 * std::max(1.0, std::fabs(a)));
+            if (!(d <= tol)) bad = true;
+        }
+        ok = ok && !bad;
+        std::fprintf(stderr, "%-28s %-24.17g %llu%s\n", name, worst, (unsigned long long)at,
+                     bad ? "  MISMATCH" : "");
+    }
+    std::fprintf(stderr, "parity: %s\n", ok ? "PASSED" : "FAILED");
+    return ok;
+}
+
+// ---- The run -------------------------------------------------------------------------------
+
+int run(const Options &o) {
+    // Validate everything cheap before touching the inputs.
+    SourceRequest rq, dq;
+    rq.path = o.reference;
+    rq.label = "reference";
+    dq.path = o.distorted;
+    dq.label = "distorted";
+    const bool have_w = !o.width.empty(), have_h = !o.height.empty();
+    if (have_w != have_h)
+        throw Failure{fmt::format("give both -w/--width and -h/--height"), kExitUsage};
+    if (have_w) {
+        uint64_t w = parse_uint("-w/--width", o.width, 1u << 30);
+        uint64_t h = parse_uint("-h/--height", o.height, 1u << 30);
+        try {
+            check_frame_size("-w/-h", w, h);
+        } catch (const InputError &e) {
+            throw Failure{e.what(), kExitUsage};
+        }
+        rq.width = dq.width = uint32_t(w);
+        rq.height = dq.height = uint32_t(h);
+    }
+    if (!o.pixel_format.empty()) {
+        const std::string &p = o.pixel_format;
+        if (p != "420" && p != "422" && p != "444" && p != "400")
+            throw Failure{fmt::format("unknown pixel format '{}' (use 420, 422, 444 or 400)", p),
+                          kExitUsage};
+        rq.pixel_format = dq.pixel_format = p;
+    }
+    if (!o.bitdepth.empty()) {
+        uint64_t b = 0;
+        try {
+            b = parse_uint("-b/--bitdepth", o.bitdepth, 64);
+        } catch (const Failure &) {
+        }
+        if (!supported_bitdepth(uint32_t(b)))
+            throw Failure{fmt::format("unknown bit depth '{}' (use 8, 10, 12 or 16)", o.bitdepth),
+                          kExitUsage};
+        rq.bitdepth = dq.bitdepth = uint32_t(b);
+    }
+
+    VifConfig cfg;
+    vif_default_config(&cfg);
+    if (o.variant == "integer")
+        cfg.variant = VIF_VARIANT_INTEGER;
+    else if (o.variant == "float")
+        cfg.variant = VIF_VARIANT_FLOAT;
+    else
+        throw Failure{fmt::format("unknown --variant '{}' (use integer or float)", o.variant),
+                      kExitUsage};
+    for (const std::string &fo : o.feature_options) {
+        size_t eq = fo.find('=');
+        if (eq == std::string::npos || eq == 0)
+            throw Failure{fmt::format("--feature-option '{}': expected key=value", fo),
+                          kExitUsage};
+        std::string key = fo.substr(0, eq), val = fo.substr(eq + 1);
+        if (key == "vif_enhn_gain_limit" || key == "egl") {
+            cfg.enhn_gain_limit = parse_double("--feature-option " + key, val);
+        } else if (key == "vif_kernelscale" || key == "ks") {
+            if (cfg.variant != VIF_VARIANT_FLOAT)
+                throw Failure{"--feature-option vif_kernelscale applies only to --variant float",
+                              kExitUsage};
+            cfg.kernelscale = parse_double("--feature-option " + key, val);
+        } else {
+            throw Failure{fmt::format("unknown --feature-option '{}' (known: vif_enhn_gain_limit "
+                                      "or egl, vif_kernelscale or ks)", key),
+                          kExitUsage};
+        }
+    }
+    cfg.threads = uint32_t(parse_uint("--threads", o.threads, 4096));
+    VifBackend backend;
+    if (o.backend == "auto")
+        backend = VIF_BACKEND_AUTO;
+    else if (o.backend == "cpu")
+        backend = VIF_BACKEND_CPU;
+    else if (o.backend == "cuda")
+        backend = VIF_BACKEND_CUDA;
+    else
+        throw Failure{fmt::format("unknown --backend '{}' (use auto, cpu or cuda)", o.backend),
+                      kExitUsage};
+    int precision = 6;
+    if (o.precision == "max")
+        precision = kPrecisionMax;
+    else
+        precision = int(parse_uint("--precision", o.precision, 17));
+    std::optional<uint64_t> max_frames;
+    if (!o.frames.empty()) {
+        max_frames = parse_uint("--frames", o.frames, UINT64_MAX / 2);
+        if (*max_frames == 0) throw Failure{"--frames must be at least 1", kExitUsage};
+    }
+    const uint64_t skip_ref = parse_uint("--skip-ref", o.skip_ref, UINT64_MAX / 2);
+    const uint64_t skip_dist = parse_uint("--skip-dist", o.skip_dist, UINT64_MAX / 2);
+    const uint64_t subsample = parse_uint("--subsample", o.subsample, UINT64_MAX / 2);
+    if (subsample == 0) throw Failure{"--subsample must be at least 1", kExitUsage};
+    Format format = Format::kJson;
+    if (int(o.json) + int(o.csv) + int(o.xml) > 1)
+        throw Failure{"give only one of --json, --csv and --xml", kExitUsage};
+    if (o.csv)
+        format = Format::kCsv;
+    else if (o.xml)
+        format = Format::kXml;
+    else if (!o.json && o.output.size() > 4) {
+        std::string ext = o.output.substr(o.output.size() - 4);
+        if (ext == ".csv") format = Format::kCsv;
+        if (ext == ".xml") format = Format::kXml;
+    }
+    if (o.check_parity && !vif_cuda_available())
+        throw Failure{"--check-parity needs the cuda backend: this build has no CUDA backend or "
+                      "no usable GPU was found"};
+    if (!o.check_parity && backend == VIF_BACKEND_CUDA && !vif_cuda_available())
+        throw Failure{"--backend cuda: this build has no CUDA backend or no usable GPU was found"};
+    if (o.reference == "-" && o.distorted == "-")
+        throw Failure{"only one of the inputs can be standard input", kExitUsage};
+
+    // The output file first: an unwritable path fails now, not after the scoring.
+    std::optional<OutputFile> out;
+    if (!o.output.empty() && !o.read_only) {
+        try {
+            out.emplace(o.output);
+        } catch (const OutputError &e) {
+            throw Failure{e.what()};
+        }
+    }
+
+    std::unique_ptr<FrameSource> ref, dist;
+    try {
+        ref = open_frame_source(rq);
+        dist = open_frame_source(dq);
+    } catch (const InputError &e) {
+        throw Failure{e.what()};
+    }
+    const VideoInfo &ri = ref->info(), &di = dist->info();
+    const std::string rname = o.reference == "-" ? "reference (stdin)"
+                                                 : fmt::format("reference '{}'", o.reference);
+    const std::string dname = o.distorted == "-" ? "distorted (stdin)"
+                                                 : fmt::format("distorted '{}'", o.distorted);
+    if (ri.width != di.width || ri.height != di.height)
+        throw Failure{fmt::format("the reference is {}x{} but the distorted is {}x{}", ri.width,
+                                  ri.height, di.width, di.height)};
+    if (ri.bitdepth != di.bitdepth)
+        throw Failure{fmt::format("the reference is {}-bit but the distorted is {}-bit",
+                                  ri.bitdepth, di.bitdepth)};
+
+    // Frame counts: score the common frames; say so when they differ.
+    ReadPlan rp, dp;
+    rp.skip = skip_ref;
+    rp.skip_option = "--skip-ref";
+    dp.skip = skip_dist;
+    dp.skip_option = "--skip-dist";
+    rp.subsample = dp.subsample = subsample;
+    if (max_frames) rp.max_delivered = dp.max_delivered = *max_frames;
+    bool count_warned = false;
+    std::optional<uint64_t> expected;
+    if (ri.frames && skip_ref >= *ri.frames && *ri.frames > 0)
+        throw Failure{fmt::format("--skip-ref {} skips past the end of the {} ({} frames)",
+                                  skip_ref, rname, *ri.frames)};
+    if (di.frames && skip_dist >= *di.frames && *di.frames > 0)
+        throw Failure{fmt::format("--skip-dist {} skips past the end of the {} ({} frames)",
+                                  skip_dist, dname, *di.frames)};
+    if (ri.frames && di.frames) {
+        uint64_t a = *ri.frames - std::min(skip_ref, *ri.frames);
+        uint64_t b = *di.frames - std::min(skip_dist, *di.frames);
+        uint64_t common = std::min(a, b);
+        if (a != b) {
+            std::fprintf(stderr,
+                         "vif: warning: different frame counts: the reference has %llu frames "
+                         "and the distorted %llu%s; scoring the %llu common frames\n",
+                         (unsigned long long)a, (unsigned long long)b,
+                         (skip_ref || skip_dist) ? " (after the skips)" : "",
+                         (unsigned long long)common);
+            count_warned = true;
+        }
+        rp.max_pairs = dp.max_pairs = common;
+        uint64_t n = (common + subsample - 1) / subsample;
+        expected = max_frames ? std::min(n, *max_frames) : n;
+    }
+
+    cfg.max_width = ri.width;
+    cfg.max_height = ri.height;
+    cfg.bitdepth = ri.bitdepth;
+
+    Scorer primary, secondary;
+    if (!o.read_only) {
+        if (o.check_parity) {
+            primary.create(cfg, VIF_BACKEND_CPU);
+            secondary.create(cfg, VIF_BACKEND_CUDA);
+        } else {
+            primary.create(cfg, backend);
+        }
+        if (expected) {
+            primary.scores.reserve(size_t(*expected));
+            if (o.check_parity) secondary.scores.reserve(size_t(*expected));
+        }
+    }
+
+    // Reader threads: a few frames ahead, about 64 MiB of buffers per input at most.
+    const size_t slots = std::clamp<size_t>((64u << 20) / std::max<size_t>(ri.luma_bytes(), 1),
+                                            3, 16);
+    Prefetcher rpf(*ref, rname, rp, slots), dpf(*dist, dname, dp, slots);
+
+    const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
+    Progress progress(show_progress, expected);
+    std::vector<uint64_t> frame_nums;
+    if (expected) frame_nums.reserve(size_t(*expected));
+    const auto t0 = std::chrono::steady_clock::now();
+    uint64_t submitted = 0;
+    VifPicture rpic{nullptr, ptrdiff_t(ri.row_bytes()), ri.width, ri.height, ri.bitdepth,
+                    ri.picture_flags};
+    VifPicture dpic{nullptr, ptrdiff_t(di.row_bytes()), di.width, di.height, di.bitdepth,
+                    di.picture_flags};
+    for (;;) {
+        if (g_interrupted) throw Failure{"interrupted", kExitInterrupted};
+        Prefetcher::Frame fa, fb;
+        auto sa = rpf.next(&fa);
+        auto sb = dpf.next(&fb);
+        if (sa == Prefetcher::Status::kFrame && sb == Prefetcher::Status::kFrame) {
+            if (!o.read_only) {
+                rpic.data = fa.data;
+                dpic.data = fb.data;
+                primary.submit(rpic, dpic);
+                if (o.check_parity) secondary.submit(rpic, dpic);
+            }
+            frame_nums.push_back(fa.pair);
+            rpf.release();
+            dpf.release();
+            ++submitted;
+            if (!o.read_only) {
+                primary.drain(false);
+                if (o.check_parity) secondary.drain(false);
+            }
+            progress.update(o.read_only ? submitted : primary.scores.size());
+            continue;
+        }
+        if (sa == Prefetcher::Status::kError) throw Failure{rpf.error()};
+        if (sb == Prefetcher::Status::kError) throw Failure{dpf.error()};
+        if (sa != sb && !count_warned) {
+            const bool ref_short = sa == Prefetcher::Status::kEnd;
+            std::fprintf(stderr,
+                         "vif: warning: different frame counts: the %s ended after %llu frames "
+                         "but the %s has more; scored the %llu common frames\n",
+                         ref_short ? "reference" : "distorted",
+                         (unsigned long long)((ref_short ? skip_ref : skip_dist) +
+                                              (submitted ? frame_nums.back() + 1 : 0)),
+                         ref_short ? "distorted" : "reference",
+                         (unsigned long long)(submitted ? frame_nums.back() + 1 : 0));
+        }
+        break;
+    }
+    rpf.stop();
+    dpf.stop();
+    if (!o.read_only) {
+        primary.drain(true);
+        if (o.check_parity) secondary.drain(true);
+    }
+    if (g_interrupted) throw Failure{"interrupted", kExitInterrupted};
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    progress.update(o.read_only ? submitted : primary.scores.size(), true);
+    progress.finish();
+    if (submitted == 0) throw Failure{"no frames to score"};
+
+    if (o.read_only) {
+        double mb = double(submitted) * double(ri.luma_bytes() + di.luma_bytes()) / 1e6;
+        std::printf("read %llu frame pairs (luma only) in %.3f s: %.1f fps, %.1f MB/s\n",
+                    (unsigned long long)submitted, secs, double(submitted) / secs, mb / secs);
+        return 0;
+    }
+    if (primary.scores.size() != submitted)
+        throw Failure{fmt::format("internal error: {} frames submitted, {} scored", submitted,
+                                  primary.scores.size())};
+
+    Report r;
+    r.version = vif_version();
+    r.fps = secs > 0 ? double(submitted) / secs : 0;
+    r.width = ri.width;
+    r.height = ri.height;
+    r.bitdepth = ri.bitdepth;
+    r.backend = primary.backend;
+    r.variant = o.variant;
+    r.reference = o.reference;
+    r.distorted = o.distorted;
+    r.subsample = subsample;
+    const int nmetrics = o.debug_metrics ? VIF_METRIC_COUNT : VIF_METRIC_SCALE3 + 1;
+    for (int m = 0; m < nmetrics; ++m) {
+        char name[64];
+        VifStatus st = vif_metric_name(&cfg, VifMetric(m), name, sizeof name);
+        if (st != VIF_OK) throw Failure{vif_error("metric name", st)};
+        r.keys.emplace_back(name);
+        r.metrics.push_back(VifMetric(m));
+    }
+    r.frame_nums = std::move(frame_nums);
+    r.scores = std::move(primary.scores);
+
+    int code = 0;
+    if (o.check_parity && !check_parity(cfg, r.scores, secondary.scores, r.frame_nums))
+        code = kExitParity;
+
+    try {
+        if (out)
+            out->commit(render(r, format, precision));
+        else if (!o.quiet)
+            std::fputs(render_summary(r, precision == kPrecisionMax ? 6 : precision).c_str(),
+                       stdout);
+    } catch (const OutputError &e) {
+        throw Failure{e.what()};
+    }
+    return code;
+}
+
+} // namespace
+} // namespace vifcli
+
+int main(int argc, char **argv) {
+    using namespace vifcli;
+    Options o;
+    CLI::App app{"vif: Visual Information Fidelity (VIF) of a distorted video against its "
+                 "reference, computed bit-exactly like libvmaf.\n"};
+    app.set_help_flag("--help", "Print this help and exit");
+    app.get_formatter()->column_width(34);
+    app.add_option("-r,--reference", o.reference, "Reference video: .y4m, raw .yuv, or - (stdin)");
+    app.add_option("-d,--distorted", o.distorted, "Distorted video: .y4m, raw .yuv, or - (stdin)");
+    app.add_option("-w,--width", o.width, "Raw YUV: width in pixels");
+    app.add_option("-h,--height", o.height, "Raw YUV: height in pixels");
+    app.add_option("-p,--pixel-format", o.pixel_format, "Raw YUV: 420, 422, 444 or 400");
+    app.add_option("-b,--bitdepth", o.bitdepth,
+                   "Raw YUV: 8, 10, 12 or 16 (above 8: little-endian 16-bit words)");
+    app.add_option("--variant", o.variant, "integer (libvmaf 'vif', VMAF's default) or float "
+                                           "(libvmaf 'float_vif')")
+        ->capture_default_str();
+    app.add_option("--feature-option", o.feature_options,
+                   "key=value, repeatable: vif_enhn_gain_limit (egl), vif_kernelscale (ks)")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    app.add_option("--threads", o.threads, "CPU worker threads (0: one per hardware thread)")
+        ->capture_default_str();
+    app.add_option("--frames", o.frames, "Score at most N frames");
+    app.add_option("--skip-ref", o.skip_ref, "Skip the first N reference frames");
+    app.add_option("--skip-dist", o.skip_dist, "Skip the first N distorted frames");
+    app.add_option("--subsample", o.subsample, "Score every Nth frame")->capture_default_str();
+    app.add_option("--backend", o.backend, "auto, cpu or cuda")->capture_default_str();
+    app.add_option("-o,--output", o.output, "Write the scores to this file (- for stdout); "
+                                            "without it, print a summary");
+    app.add_flag("--json", o.json, "Output in libvmaf's JSON layout (default)");
+    app.add_flag("--csv", o.csv, "Output in libvmaf's CSV layout");
+    app.add_flag("--xml", o.xml, "Output in libvmaf's XML layout");
+    app.add_option("--precision", o.precision,
+                   "Decimals of the values written, or 'max' for every bit (%.17g)")
+        ->capture_default_str();
+    app.add_flag("--debug-metrics", o.debug_metrics,
+                 "Also write the combined score and the per-scale numerators and denominators");
+    app.add_flag("-q,--quiet", o.quiet, "No progress bar and no summary");
+    app.add_flag("--check-parity", o.check_parity,
+                 "Score with the cpu and the cuda backend and fail if they differ");
+    app.add_flag("--read-only", o.read_only,
+                 "Read and check the inputs without scoring; print the input speed");
+    app.add_flag("--version", o.version, "Print the version and exit");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError &e) {
+        if (e.get_exit_code() == 0) return app.exit(e);
+        std::fprintf(stderr, "vif: error: %s (see --help)\n", e.what());
+        return kExitUsage;
+    }
+    if (o.version) {
+        std::printf("vif %s (libvif, cuda %s)\n", vif_version(),
+                    vif_cuda_available() ? "available" : "not available");
+        return 0;
+    }
+    if (o.reference.empty() || o.distorted.empty()) {
+        std::fprintf(stderr, "vif: error: give -r/--reference and -d/--distorted (see --help)\n");
+        return kExitUsage;
+    }
+
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+
+    try {
+        return run(o);
+    } catch (const Failure &f) {
+        if (::isatty(STDERR_FILENO)) std::fputs("\r\033[K", stderr); // over the progress bar
+        std::fprintf(stderr, "vif: error: %s\n", f.message.c_str());
+        return f.code;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "vif: error: %s\n", e.what());
+        return kExitError;
+    }
+}

@@ -1,0 +1,142 @@
+#include "prefetch.hpp"
+
+#include <vif/vif.h>
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <new>
+
+namespace vifcli {
+
+namespace {
+constexpr std::align_val_t kAlign{4096};
+}
+
+void Prefetcher::AlignedFree::operator()(uint8_t *p) const { ::operator delete[](p, kAlign); }
+
+Prefetcher::Prefetcher(FrameSource &src, std::string name, ReadPlan plan, size_t slots)
+    : src_(src), info_(src.info()), name_(std::move(name)), plan_(std::move(plan)) {
+    if (plan_.subsample == 0) plan_.subsample = 1;
+    slots_.resize(slots < 2 ? 2 : slots);
+    for (auto &s : slots_)
+        s.buf.reset(static_cast<uint8_t *>(::operator new[](info_.luma_bytes(), kAlign)));
+    thread_ = std::thread([this] { run(); });
+}
+
+Prefetcher::~Prefetcher() { stop(); }
+
+void Prefetcher::stop() {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+void Prefetcher::run() {
+    const size_t n = slots_.size();
+    size_t tail = 0;
+    auto finish = [&](bool input_ended) {
+        std::lock_guard<std::mutex> lk(mu_);
+        done_ = true;
+        input_ended_ = input_ended;
+        cv_.notify_all();
+    };
+    try {
+        if (plan_.skip) {
+            uint64_t k = src_.skip(plan_.skip);
+            if (k < plan_.skip)
+                throw InputError(fmt::format("{} {} skips past the end of the {} ({} frames)",
+                                             plan_.skip_option, plan_.skip, name_, k));
+        }
+        uint64_t delivered = 0;
+        for (uint64_t pair = 0;; ++pair) {
+            if (pair >= plan_.max_pairs || delivered >= plan_.max_delivered) {
+                finish(false);
+                return;
+            }
+            if (pair % plan_.subsample != 0) {
+                if (src_.skip(1) == 0) {
+                    finish(true);
+                    return;
+                }
+                continue;
+            }
+            {
+                std::unique_lock<std::mutex> lk(mu_);
+                cv_.wait(lk, [&] { return stop_ || filled_ < n; });
+                if (stop_) return;
+            }
+            Slot &s = slots_[tail];
+            if (!src_.read_luma(s.buf.get(), ptrdiff_t(info_.row_bytes()))) {
+                finish(true);
+                return;
+            }
+            s.pair = pair;
+            s.file_frame = plan_.skip + pair;
+            check_samples(s.buf.get(), s.file_frame);
+            tail = (tail + 1) % n;
+            ++delivered;
+            {
+                std::lock_guard<std::mutex> lk(mu_);
+                ++filled_;
+            }
+            cv_.notify_all();
+        }
+    } catch (const std::exception &e) {
+        std::lock_guard<std::mutex> lk(mu_);
+        failed_ = true;
+        error_ = e.what();
+        cv_.notify_all();
+    }
+}
+
+void Prefetcher::check_samples(const uint8_t *data, uint64_t file_frame) const {
+    const uint32_t bd = info_.bitdepth;
+    if (bd <= 8 || bd >= 16 || (info_.picture_flags & VIF_PICTURE_MSB_ALIGNED)) return;
+    const size_t count = size_t(info_.width) * info_.height;
+    uint16_t acc = 0;
+    // memcpy per word keeps this free of aliasing and alignment questions; it vectorises.
+    for (size_t i = 0; i < count; ++i) {
+        uint16_t v;
+        std::memcpy(&v, data + 2 * i, 2);
+        acc |= v;
+    }
+    if ((acc >> bd) == 0) return;
+    for (size_t i = 0; i < count; ++i) {
+        uint16_t v;
+        std::memcpy(&v, data + 2 * i, 2);
+        if (v >> bd)
+            throw InputError(fmt::format(
+                "{}: frame {}: sample value {} at (x={}, y={}) is above the {}-bit maximum {} "
+                "(wrong -b/--bitdepth, or big-endian or MSB-aligned data?)",
+                name_, file_frame, v, i % info_.width, i / info_.width, bd, (1u << bd) - 1));
+    }
+}
+
+Prefetcher::Status Prefetcher::next(Frame *out) {
+    std::unique_lock<std::mutex> lk(mu_);
+    cv_.wait(lk, [&] { return filled_ > 0 || done_ || failed_; });
+    if (filled_ > 0) {
+        const Slot &s = slots_[head_];
+        out->data = s.buf.get();
+        out->pair = s.pair;
+        out->file_frame = s.file_frame;
+        return Status::kFrame;
+    }
+    return failed_ ? Status::kError : Status::kEnd;
+}
+
+void Prefetcher::release() {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (filled_ == 0) return;
+        head_ = (head_ + 1) % slots_.size();
+        --filled_;
+    }
+    cv_.notify_all();
+}
+
+} // namespace vifcli

@@ -1,0 +1,81 @@
+// A reader thread per input: it reads luma planes ahead into a small ring of buffers (allocated
+// once), checks their sample range, and hands them to the scoring loop in order.
+#ifndef VIF_TOOLS_PREFETCH_HPP
+#define VIF_TOOLS_PREFETCH_HPP
+
+#include "frame_source.hpp"
+
+#include <condition_variable>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace vifcli {
+
+struct ReadPlan {
+    uint64_t skip = 0;                  ///< frames to drop at the start of the input
+    std::string skip_option;            ///< "--skip-ref", for the message when skip is too big
+    uint64_t subsample = 1;             ///< deliver pairs 0, N, 2N, ... (the rest are skipped)
+    uint64_t max_delivered = std::numeric_limits<uint64_t>::max(); ///< --frames
+    uint64_t max_pairs = std::numeric_limits<uint64_t>::max();     ///< common frame count
+};
+
+class Prefetcher {
+public:
+    enum class Status { kFrame, kEnd, kError };
+    struct Frame {
+        const uint8_t *data = nullptr; ///< packed luma plane (row_bytes() apart)
+        uint64_t pair = 0;             ///< index after the skip: frameNum in the output
+        uint64_t file_frame = 0;       ///< index in the input file
+    };
+
+    Prefetcher(FrameSource &src, std::string name, ReadPlan plan, size_t slots);
+    ~Prefetcher();
+    Prefetcher(const Prefetcher &) = delete;
+    Prefetcher &operator=(const Prefetcher &) = delete;
+
+    /** Waits for the next frame. kEnd: the input (or the plan) ended; kError: see error(). */
+    Status next(Frame *out);
+    /** Gives back the frame next() returned last; its buffer is then reused. */
+    void release();
+    /** Stops the reader thread (also done by the destructor). */
+    void stop();
+
+    const std::string &error() const { return error_; }
+    /** After kEnd: whether the input itself ended (rather than --frames or the common count). */
+    bool input_ended() const { return input_ended_; }
+
+private:
+    struct AlignedFree {
+        void operator()(uint8_t *p) const;
+    };
+    struct Slot {
+        std::unique_ptr<uint8_t, AlignedFree> buf;
+        uint64_t pair = 0, file_frame = 0;
+    };
+
+    void run();
+    void check_samples(const uint8_t *data, uint64_t file_frame) const;
+
+    FrameSource &src_;
+    VideoInfo info_;
+    std::string name_;
+    ReadPlan plan_;
+    std::vector<Slot> slots_;
+
+    std::mutex mu_;
+    std::condition_variable cv_;
+    size_t head_ = 0, filled_ = 0;  // consumer side: head_ is the oldest filled slot
+    bool done_ = false, failed_ = false, stop_ = false;
+    bool input_ended_ = false;
+    std::string error_;
+    std::thread thread_;
+};
+
+} // namespace vifcli
+
+#endif

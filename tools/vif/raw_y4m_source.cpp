@@ -1,0 +1,361 @@
+// Raw planar YUV and YUV4MPEG2 sources: luma only, straight from the file into the caller's
+// buffer (one pread per frame for raw, two for Y4M: the frame header, then the plane).
+#include "input_file.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace vifcli {
+
+namespace {
+
+struct Layout {
+    uint32_t chroma_w = 0, chroma_h = 0, chroma_planes = 0, extra_full_planes = 0;
+    const char *name = "";
+};
+
+// Chroma plane sizes of odd frame sizes round up, as FFmpeg writes them.
+Layout layout_for(const std::string &pf, uint32_t w, uint32_t h, bool *ok) {
+    Layout l;
+    *ok = true;
+    if (pf == "420") {
+        l = {(w + 1) / 2, (h + 1) / 2, 2, 0, "4:2:0"};
+    } else if (pf == "422") {
+        l = {(w + 1) / 2, h, 2, 0, "4:2:2"};
+    } else if (pf == "444") {
+        l = {w, h, 2, 0, "4:4:4"};
+    } else if (pf == "411") {
+        l = {(w + 3) / 4, h, 2, 0, "4:1:1"};
+    } else if (pf == "400") {
+        l = {0, 0, 0, 0, "4:0:0"};
+    } else if (pf == "444alpha") {
+        l = {w, h, 2, 1, "4:4:4+alpha"};
+    } else {
+        *ok = false;
+    }
+    return l;
+}
+
+uint64_t frame_bytes(const VideoInfo &vi, const Layout &l) {
+    uint64_t bps = vi.bytes_per_sample();
+    uint64_t luma = uint64_t(vi.width) * vi.height;
+    return bps * (luma * (1 + l.extra_full_planes) + uint64_t(l.chroma_planes) * l.chroma_w * l.chroma_h);
+}
+
+// Reads one luma plane stored packed (row_bytes apart) at `offset` into dst (stride apart).
+// Returns the number of bytes read.
+size_t read_plane(InputFile &f, uint64_t offset, const VideoInfo &vi, uint8_t *dst,
+                  ptrdiff_t stride) {
+    size_t row = vi.row_bytes();
+    if (size_t(stride) == row) return f.read_at(offset, dst, vi.luma_bytes());
+    size_t total = 0;
+    for (uint32_t y = 0; y < vi.height; ++y) {
+        size_t got = f.read_at(offset + uint64_t(y) * row, dst + ptrdiff_t(y) * stride, row);
+        total += got;
+        if (got < row) break;
+    }
+    return total;
+}
+
+class RawSource final : public FrameSource {
+public:
+    RawSource(std::unique_ptr<InputFile> f, VideoInfo vi, uint64_t fbytes)
+        : f_(std::move(f)), vi_(std::move(vi)), fbytes_(fbytes) {}
+
+    const VideoInfo &info() const override { return vi_; }
+
+    bool read_luma(uint8_t *dst, ptrdiff_t stride) override {
+        if (vi_.frames && next_ >= *vi_.frames) return false;
+        uint64_t off = next_ * fbytes_;
+        size_t got = read_plane(*f_, off, vi_, dst, stride);
+        if (got == 0) {
+            check_previous_complete(off);
+            return false;
+        }
+        if (got < vi_.luma_bytes()) throw incomplete(next_);
+        ++next_;
+        return true;
+    }
+
+    uint64_t skip(uint64_t n) override {
+        if (vi_.frames) {
+            uint64_t k = std::min(n, *vi_.frames - std::min(next_, *vi_.frames));
+            next_ += k;
+            return k;
+        }
+        // A pipe: read the frames (the bytes must be consumed anyway).
+        uint64_t k = 0;
+        uint8_t probe;
+        for (; k < n; ++k) {
+            uint64_t off = next_ * fbytes_;
+            if (f_->read_at(off + fbytes_ - 1, &probe, 1) == 0) {
+                auto end = f_->known_end();
+                if (end && *end > off) throw incomplete(next_);
+                check_previous_complete(off);
+                break;
+            }
+            ++next_;
+        }
+        return k;
+    }
+
+private:
+    void check_previous_complete(uint64_t off) {
+        auto end = f_->known_end();
+        if (end && *end < off) throw incomplete(next_ - 1);
+    }
+    InputError incomplete(uint64_t frame) const {
+        return InputError(fmt::format(
+            "{}: frame {} is incomplete: the input is not a whole number of {}x{} {} frames "
+            "({} bytes each)",
+            f_->name(), frame, vi_.width, vi_.height, vi_.format, fbytes_));
+    }
+
+    std::unique_ptr<InputFile> f_;
+    VideoInfo vi_;
+    uint64_t fbytes_;
+    uint64_t next_ = 0;
+};
+
+class Y4mSource final : public FrameSource {
+public:
+    Y4mSource(std::unique_ptr<InputFile> f, VideoInfo vi, uint64_t fbytes, uint64_t data_start)
+        : f_(std::move(f)), vi_(std::move(vi)), fbytes_(fbytes), next_off_(data_start) {}
+
+    const VideoInfo &info() const override { return vi_; }
+
+    bool read_luma(uint8_t *dst, ptrdiff_t stride) override {
+        uint64_t plane_off;
+        if (!frame_header(&plane_off)) return false;
+        size_t got = read_plane(*f_, plane_off, vi_, dst, stride);
+        if (got < vi_.luma_bytes()) throw incomplete(index_);
+        ++index_;
+        return true;
+    }
+
+    uint64_t skip(uint64_t n) override {
+        uint64_t k = 0;
+        for (uint64_t plane_off; k < n && frame_header(&plane_off); ++k) ++index_;
+        return k;
+    }
+
+private:
+    // Parses the header of frame index_ at next_off_; sets *plane_off to its luma plane and
+    // advances next_off_ past the frame. False at a clean end of the stream.
+    bool frame_header(uint64_t *plane_off) {
+        char buf[256];
+        size_t got = f_->read_at(next_off_, buf, sizeof buf);
+        if (got == 0) {
+            auto end = f_->known_end();
+            if (end && *end < next_off_ && index_ > 0) throw incomplete(index_ - 1);
+            return false;
+        }
+        const char *nl = static_cast<const char *>(std::memchr(buf, '\n', got));
+        if (got < 5 || std::memcmp(buf, "FRAME", 5) != 0 || !nl ||
+            (nl != buf + 5 && buf[5] != ' '))
+            throw InputError(fmt::format("{}: frame {}: bad Y4M frame header (expected "
+                                         "\"FRAME\" and a newline at byte offset {})",
+                                         f_->name(), index_, next_off_));
+        *plane_off = next_off_ + uint64_t(nl - buf) + 1;
+        next_off_ = *plane_off + fbytes_;
+        // A regular file tells at once whether the whole frame is there.
+        if (f_->size() && *f_->size() < next_off_) throw incomplete(index_);
+        return true;
+    }
+
+    InputError incomplete(uint64_t frame) const {
+        return InputError(fmt::format("{}: frame {} is incomplete: the Y4M file ends inside it "
+                                      "({}x{} {} frames take {} bytes each)",
+                                      f_->name(), frame, vi_.width, vi_.height, vi_.format,
+                                      fbytes_));
+    }
+
+    std::unique_ptr<InputFile> f_;
+    VideoInfo vi_;
+    uint64_t fbytes_;
+    uint64_t next_off_;
+    uint64_t index_ = 0;
+};
+
+bool parse_u32(const std::string &s, uint32_t *out) {
+    if (s.empty() || s.size() > 9) return false;
+    uint32_t v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+        v = v * 10 + uint32_t(c - '0');
+    }
+    *out = v;
+    return true;
+}
+
+} // namespace
+
+bool supported_bitdepth(uint32_t b) { return b == 8 || b == 10 || b == 12 || b == 16; }
+
+void check_frame_size(const std::string &what, uint64_t w, uint64_t h) {
+    if (w == 0 || h == 0)
+        throw InputError(fmt::format("{}: frame size {}x{}: width and height must be > 0", what,
+                                     w, h));
+    if (w > 32768 || h > 32768)
+        throw InputError(fmt::format("{}: frame size {}x{} is absurd (the limit is 32768 each "
+                                     "way)", what, w, h));
+    if (w < 16 || h < 16)
+        throw InputError(fmt::format("{}: frame size {}x{} is unsupported (VIF needs at least "
+                                     "16x16)", what, w, h));
+}
+
+std::unique_ptr<FrameSource> open_raw_source(const SourceRequest &req,
+                                             std::unique_ptr<InputFile> f) {
+    const std::string name = f->name();
+    if (req.width == 0 && req.height == 0)
+        throw InputError(fmt::format("{}: raw YUV input needs -w/--width and -h/--height "
+                                     "(or give a Y4M file)", name));
+    check_frame_size(name, req.width, req.height);
+    if (req.pixel_format.empty() || req.bitdepth == 0)
+        throw InputError(fmt::format("{}: raw YUV input needs -p/--pixel-format and "
+                                     "-b/--bitdepth", name));
+    bool ok;
+    Layout l = layout_for(req.pixel_format, req.width, req.height, &ok);
+    if (!ok || req.pixel_format == "411" || req.pixel_format == "444alpha")
+        throw InputError(fmt::format("unknown pixel format '{}' (use 420, 422, 444 or 400)",
+                                     req.pixel_format));
+    if (!supported_bitdepth(req.bitdepth))
+        throw InputError(fmt::format("unsupported bit depth {} (use 8, 10, 12 or 16)",
+                                     req.bitdepth));
+    VideoInfo vi;
+    vi.width = req.width;
+    vi.height = req.height;
+    vi.bitdepth = req.bitdepth;
+    vi.format = fmt::format("{} {}-bit", l.name, req.bitdepth);
+    uint64_t fb = frame_bytes(vi, l);
+    if (auto size = f->size()) {
+        if (*size % fb != 0)
+            throw InputError(fmt::format(
+                "{}: file size {} is not a whole number of {}x{} {} frames ({} bytes each; "
+                "{} frames and {} bytes over): check -w/-h/-p/-b",
+                name, *size, vi.width, vi.height, vi.format, fb, *size / fb, *size % fb));
+        vi.frames = *size / fb;
+    }
+    vi.format = "raw " + vi.format;
+    return std::make_unique<RawSource>(std::move(f), std::move(vi), fb);
+}
+
+std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
+                                             std::unique_ptr<InputFile> f) {
+    const std::string name = f->name();
+    char buf[4096];
+    size_t got = f->read_at(0, buf, sizeof buf);
+    const char *nl = static_cast<const char *>(std::memchr(buf, '\n', got));
+    if (!nl)
+        throw InputError(fmt::format("{}: broken Y4M header: no end of line in its first {} "
+                                     "bytes", name, got));
+    std::string header(buf, size_t(nl - buf));
+    uint64_t data_start = uint64_t(nl - buf) + 1;
+
+    uint32_t w = 0, h = 0;
+    bool have_w = false, have_h = false;
+    std::string cs = "420jpeg";
+    size_t pos = 0;
+    bool first = true;
+    while (pos <= header.size()) {
+        size_t end = header.find(' ', pos);
+        if (end == std::string::npos) end = header.size();
+        std::string tok = header.substr(pos, end - pos);
+        pos = end + 1;
+        if (first) {
+            if (tok != "YUV4MPEG2")
+                throw InputError(fmt::format("{}: broken Y4M header: no YUV4MPEG2 signature",
+                                             name));
+            first = false;
+            continue;
+        }
+        if (tok.empty()) continue;
+        std::string val = tok.substr(1);
+        switch (tok[0]) {
+        case 'W':
+            have_w = parse_u32(val, &w);
+            if (!have_w)
+                throw InputError(fmt::format("{}: broken Y4M header: bad width '{}'", name, tok));
+            break;
+        case 'H':
+            have_h = parse_u32(val, &h);
+            if (!have_h)
+                throw InputError(fmt::format("{}: broken Y4M header: bad height '{}'", name,
+                                             tok));
+            break;
+        case 'C': cs = val; break;
+        case 'F': case 'I': case 'A': case 'X': break;
+        default:
+            throw InputError(fmt::format("{}: broken Y4M header: unknown parameter '{}'", name,
+                                         tok));
+        }
+    }
+    if (!have_w || !have_h)
+        throw InputError(fmt::format("{}: broken Y4M header: no {} parameter", name,
+                                     have_w ? "H (height)" : "W (width)"));
+    check_frame_size(name, w, h);
+
+    // Colour space: 420jpeg/420paldv/420mpeg2/420, 422, 444, 444alpha, 411, mono, each with an
+    // optional bit depth ("420p10", "444p16", "mono10", "mono16").
+    std::string pf;
+    uint32_t depth = 8;
+    std::string rest;
+    static const char *const kPrefixes[][2] = {
+        {"420jpeg", "420"}, {"420paldv", "420"}, {"420mpeg2", "420"}, {"444alpha", "444alpha"},
+        {"420", "420"},     {"422", "422"},      {"444", "444"},      {"411", "411"},
+        {"mono", "400"}};
+    for (const auto &p : kPrefixes) {
+        if (cs.compare(0, std::strlen(p[0]), p[0]) == 0) {
+            pf = p[1];
+            rest = cs.substr(std::strlen(p[0]));
+            break;
+        }
+    }
+    if (pf.empty())
+        throw InputError(fmt::format("{}: unsupported Y4M colour space 'C{}'", name, cs));
+    if (!rest.empty()) {
+        std::string digits = rest[0] == 'p' ? rest.substr(1) : rest;
+        if (!parse_u32(digits, &depth) || depth < 8 || depth > 16)
+            throw InputError(fmt::format("{}: unsupported Y4M colour space 'C{}'", name, cs));
+    }
+    if (!supported_bitdepth(depth))
+        throw InputError(fmt::format("{}: unsupported bit depth {} (Y4M colour space 'C{}'; "
+                                     "libvif scores 8, 10, 12 and 16-bit video)",
+                                     name, depth, cs));
+    bool ok;
+    Layout l = layout_for(pf, w, h, &ok);
+
+    // Raw parameters given on the command line must agree with the header.
+    if ((req.width && req.width != w) || (req.height && req.height != h))
+        throw InputError(fmt::format("{}: the Y4M header says {}x{} but -w/-h say {}x{}", name,
+                                     w, h, req.width, req.height));
+    if (req.bitdepth && req.bitdepth != depth)
+        throw InputError(fmt::format("{}: the Y4M header says {}-bit but -b says {}", name,
+                                     depth, req.bitdepth));
+    if (!req.pixel_format.empty() && req.pixel_format != pf && !(pf == "444alpha" && req.pixel_format == "444"))
+        throw InputError(fmt::format("{}: the Y4M header says C{} but -p says {}", name, cs,
+                                     req.pixel_format));
+
+    VideoInfo vi;
+    vi.width = w;
+    vi.height = h;
+    vi.bitdepth = depth;
+    vi.format = fmt::format("{} {}-bit", l.name, depth);
+    uint64_t fb = frame_bytes(vi, l);
+    // The frame count, when every frame header is a bare "FRAME\n" (what FFmpeg writes).
+    if (auto size = f->size()) {
+        char fh[6];
+        size_t n = f->read_at(data_start, fh, sizeof fh);
+        if (n == 6 && std::memcmp(fh, "FRAME\n", 6) == 0 && (*size - data_start) % (fb + 6) == 0)
+            vi.frames = (*size - data_start) / (fb + 6);
+        else if (n == 0)
+            vi.frames = 0;
+    }
+    vi.format = "Y4M " + vi.format;
+    return std::make_unique<Y4mSource>(std::move(f), std::move(vi), fb, data_start);
+}
+
+} // namespace vifcli
