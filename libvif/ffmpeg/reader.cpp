@@ -284,7 +284,7 @@ bool probe_is_media(const std::string& path) {
     if (n == 0) return false;
     AVProbeData pd;
     std::memset(&pd, 0, sizeof pd);
-    pd.filename = path.c_str();
+    pd.filename = "";  // content only: raw YUV's .yuv extension would match the rawvideo demuxer
     pd.buf = buf.data();
     pd.buf_size = static_cast<int>(n);
     int score = 0;

@@ -1,0 +1,326 @@
+// Lossless encodes of the golden cases (made here with the ffmpeg CLI), decoded with FFmpeg and
+// scored three ways: the decoder's luma planes through vif_submit (what the vif CLI's FFmpeg
+// source delivers), the decoded AVFrames through vif_ffmpeg_submit, and the vif CLI itself.
+// Every way must give libvmaf's values from testdata/expected exactly.
+#include <cstdio>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ffmpeg_test_util.hpp"
+#include "reader.hpp"
+
+extern "C" {
+#include <libavutil/log.h>
+}
+
+namespace vif::fftest {
+namespace {
+
+// Decoders' banners (libdav1d prints its version) would clutter the test log.
+const int kQuiet = (av_log_set_level(AV_LOG_ERROR), 0);
+
+struct Encode {
+    const char* name;      // test name part
+    const char* ext;       // file extension
+    const char* encoder;   // encoder that must be available ("" for none)
+    const char* args;      // output options
+    const char* pix_fmt;   // output pixel format ("" = the case's own)
+    bool needs_even;       // encoder wants even sizes
+};
+
+const Encode kEncodes[] = {
+    {"ffv1_mkv", "mkv", "ffv1", "-c:v ffv1 -level 3 -threads 1", "", false},
+    {"x264_mp4", "mp4", "libx264", "-c:v libx264 -qp 0 -preset ultrafast -threads 1", "", true},
+    {"y4m", "y4m", "", "-f yuv4mpegpipe -strict -1", "", false},
+    {"h264_annexb", "h264", "libx264", "-c:v libx264 -qp 0 -preset ultrafast -threads 1 -f h264",
+     "", true},
+    {"hevc_lossless", "hevc", "libx265",
+     "-c:v libx265 -x265-params lossless=1:log-level=error:pools=1:frame-threads=1 -f hevc", "",
+     true},
+    {"av1_lossless_ivf", "ivf", "libaom-av1",
+     "-c:v libaom-av1 -aom-params lossless=1 -cpu-used 8 -threads 1 -f ivf", "", true},
+    {"ffv1_yuyv422_nut", "nut", "", "-c:v rawvideo -f nut", "yuyv422", true},
+    {"rawvideo_bigendian_nut", "nut", "", "-c:v rawvideo -f nut", "BE", false},
+};
+
+const Encode* find_encode(const std::string& name) {
+    for (const Encode& e : kEncodes)
+        if (name == e.name) return &e;
+    return nullptr;
+}
+
+struct Combo {
+    const char* case_name;
+    const char* encode;
+};
+
+const Combo kCombos[] = {
+    {"foreman_176x144_8b_crf45", "ffv1_mkv"},
+    {"foreman_176x144_8b_crf45", "x264_mp4"},
+    {"foreman_176x144_8b_crf45", "y4m"},
+    {"foreman_176x144_8b_crf45", "h264_annexb"},
+    {"foreman_176x144_8b_crf45", "hevc_lossless"},
+    {"foreman_176x144_8b_crf45", "av1_lossless_ivf"},
+    {"foreman_176x144_8b_crf45", "ffv1_yuyv422_nut"},
+    {"src01_160x90_8b_vmafrepo", "x264_mp4"},
+    {"bsds100007pan_481x271_8b_crf35", "ffv1_mkv"},
+    {"bsds100007pan_481x271_8b_crf35", "y4m"},
+    {"kodim23pan_576x324_422_8b_crf35", "ffv1_mkv"},
+    {"kodim23pan_576x324_422_8b_crf35", "x264_mp4"},
+    {"kodim23pan_576x324_422_8b_crf35", "ffv1_yuyv422_nut"},
+    {"img1012576pan_576x324_444_8b_crf35", "ffv1_mkv"},
+    {"img1012576pan_576x324_444_8b_crf35", "x264_mp4"},
+    {"cosmospan_576x324_10b_crf35", "ffv1_mkv"},
+    {"cosmospan_576x324_10b_crf35", "x264_mp4"},
+    {"cosmospan_576x324_10b_crf35", "y4m"},
+    {"cosmospan_576x324_10b_crf35", "hevc_lossless"},
+    {"cosmospan_576x324_10b_crf35", "av1_lossless_ivf"},
+    {"cosmospan_576x324_10b_crf35", "rawvideo_bigendian_nut"},
+    {"cosmospan_576x324_12b_x265crf35", "ffv1_mkv"},
+    {"cosmospan_576x324_12b_x265crf35", "y4m"},
+    {"cosmospan_576x324_12b_x265crf35", "hevc_lossless"},
+    {"cosmospan_576x324_16b_blur", "ffv1_mkv"},
+    {"cosmospan_576x324_16b_blur", "y4m"},
+    {"cosmospan_576x324_16b_blur", "rawvideo_bigendian_nut"},
+    {"checker_352x288_16b_shift1", "ffv1_mkv"},
+};
+
+std::string encoder_list(const std::string& ffmpeg) {
+    static std::string list = run_command(shell_quote(ffmpeg) + " -hide_banner -encoders").output;
+    return list;
+}
+
+std::string encoder_pix_fmts(const std::string& ffmpeg, const std::string& encoder) {
+    return run_command(shell_quote(ffmpeg) + " -hide_banner -h encoder=" + encoder).output;
+}
+
+// Encodes `raw` (the case's raw YUV) into the temp folder; returns the path, or "" with *why.
+std::string make_encode(const std::string& ffmpeg, const GoldenCase& c, const std::string& raw,
+                        const Encode& e, const std::string& tag, std::string* why) {
+    std::string pix = ffmpeg_pix_fmt(c);
+    std::string out_pix = e.pix_fmt;
+    if (out_pix == "BE") {
+        if (c.bitdepth == 8) {
+            *why = "8-bit has no big-endian variant";
+            return "";
+        }
+        out_pix = pix.substr(0, pix.size() - 2) + "be";
+    }
+    if (*e.encoder) {
+        if (encoder_list(ffmpeg).find(std::string(" ") + e.encoder + " ") == std::string::npos) {
+            *why = std::string("encoder ") + e.encoder + " not in this ffmpeg";
+            return "";
+        }
+        const std::string fmts = encoder_pix_fmts(ffmpeg, e.encoder);
+        if (fmts.find(" " + pix + " ") == std::string::npos &&
+            fmts.find(" " + pix + "\n") == std::string::npos) {
+            *why = std::string(e.encoder) + " cannot take " + pix;
+            return "";
+        }
+    }
+    if (e.needs_even && ((c.width & 1) || (c.height & 1))) {
+        *why = "odd frame size";
+        return "";
+    }
+    const std::string out = temp_dir() + "/" + c.name + "_" + tag + "_" + e.name + "." + e.ext;
+    std::ostringstream cmd;
+    cmd << shell_quote(ffmpeg) << " -hide_banner -loglevel error -nostdin -y -f rawvideo -pix_fmt "
+        << pix << " -s " << c.width << "x" << c.height << " -r 25 -i " << shell_quote(raw)
+        << " -frames:v " << c.frames << " " << (out_pix.empty() ? "" : "-pix_fmt " + out_pix + " ")
+        << e.args << " " << shell_quote(out);
+    const CommandResult r = run_command(cmd.str());
+    if (r.status != 0) {
+        ADD_FAILURE() << "ffmpeg failed: " << cmd.str() << "\n" << r.output;
+        return "";
+    }
+    return out;
+}
+
+// Decodes both files in lockstep and scores them; api = through vif_ffmpeg_submit on the
+// decoded AVFrames (else the reader's luma planes through vif_submit).
+void score_files(const GoldenCase& c, const std::string& ref, const std::string& dist, bool api,
+                 std::vector<VifScores>* got) {
+    vif::ffmpeg::VideoReader rr, rd;
+    std::string err;
+    ASSERT_TRUE(rr.open(ref, 0, &err)) << ref << ": " << err;
+    ASSERT_TRUE(rd.open(dist, 0, &err)) << dist << ": " << err;
+    ASSERT_EQ(rr.width(), c.width);
+    ASSERT_EQ(rr.height(), c.height);
+    ASSERT_EQ(rr.bitdepth(), c.bitdepth) << rr.description();
+    Ctx ctx(rr.width(), rr.height(), rr.bitdepth());
+    for (;;) {
+        VifPicture pr, pd;
+        const int a = rr.next(&pr, &err);
+        ASSERT_GE(a, 0) << err;
+        const int b = rd.next(&pd, &err);
+        ASSERT_GE(b, 0) << err;
+        ASSERT_EQ(a, b) << "frame counts differ";
+        if (!a) break;
+        uint64_t index = 0;
+        if (api && vif_ffmpeg_pix_fmt_supported(rr.frame()->format) &&
+            vif_ffmpeg_pix_fmt_supported(rd.frame()->format)) {
+            ASSERT_EQ(vif_ffmpeg_submit(ctx, rr.frame(), rd.frame(), &index), VIF_OK)
+                << vif_ffmpeg_last_error();
+        } else if (api) {
+            // The decoder's own format has no usable luma plane: refused, with a reason.
+            EXPECT_EQ(vif_ffmpeg_submit(ctx, rr.frame(), rd.frame(), &index),
+                      VIF_ERROR_UNSUPPORTED);
+            EXPECT_STRNE(vif_ffmpeg_last_error(), "");
+            ASSERT_EQ(vif_submit(ctx, &pr, &pd, &index), VIF_OK) << vif_last_error();
+        } else {
+            ASSERT_EQ(vif_submit(ctx, &pr, &pd, &index), VIF_OK) << vif_last_error();
+        }
+        EXPECT_EQ(index, rr.frames_read() - 1);
+        ctx.collect(got, false);
+    }
+    ctx.collect(got, true);
+}
+
+#if defined(VIF_CLI_PATH)
+// Per-frame integer VIF values from the CLI's JSON output (libvmaf layout: frames[].metrics).
+std::vector<std::map<std::string, double>> cli_frames(const std::string& json) {
+    std::vector<std::map<std::string, double>> frames;
+    const size_t start = json.find("\"frames\"");
+    if (start == std::string::npos) return frames;
+    const std::regex metric_re("\"([A-Za-z0-9_]+)\"\\s*:\\s*(-?[0-9.eE+-]+)");
+    const std::string rest = json.substr(start);
+    // Split at each frameNum.
+    std::vector<size_t> at;
+    for (size_t p = rest.find("\"frameNum\""); p != std::string::npos;
+         p = rest.find("\"frameNum\"", p + 1))
+        at.push_back(p);
+    const size_t end_frames = rest.find("\"pooled_metrics\"");
+    for (size_t i = 0; i < at.size(); ++i) {
+        const size_t e = i + 1 < at.size() ? at[i + 1] : end_frames;
+        const std::string chunk = rest.substr(at[i], e == std::string::npos ? std::string::npos : e - at[i]);
+        std::map<std::string, double> f;
+        for (auto it = std::sregex_iterator(chunk.begin(), chunk.end(), metric_re);
+             it != std::sregex_iterator(); ++it)
+            f[(*it)[1]] = std::strtod((*it)[2].str().c_str(), nullptr);
+        frames.push_back(f);
+    }
+    return frames;
+}
+#endif
+
+class Lossless : public ::testing::TestWithParam<Combo> {};
+
+TEST_P(Lossless, DecodedScoresEqualRaw) {
+    VIF_REQUIRE_FFMPEG(ffmpeg);
+    VIF_REQUIRE_CASE(c, GetParam().case_name);
+    const Encode* e = find_encode(GetParam().encode);
+    ASSERT_TRUE(e);
+    std::string why;
+    const std::string ref = make_encode(ffmpeg, *c, c->ref_path(), *e, "ref", &why);
+    if (ref.empty() && !why.empty()) GTEST_SKIP() << why;
+    ASSERT_FALSE(ref.empty());
+    const std::string dist = make_encode(ffmpeg, *c, c->dist_path(), *e, "dist", &why);
+    ASSERT_FALSE(dist.empty()) << why;
+
+    for (bool api : {false, true}) {
+        std::vector<VifScores> got;
+        score_files(*c, ref, dist, api, &got);
+        if (HasFatalFailure()) return;
+        expect_golden(*c, got, std::string(e->name) + (api ? " via vif_ffmpeg_submit" : " via reader"));
+    }
+
+#if defined(VIF_CLI_PATH)
+    const CommandResult r = run_command(shell_quote(VIF_CLI_PATH) + " --json -r " +
+                                        shell_quote(ref) + " -d " + shell_quote(dist));
+    ASSERT_EQ(r.status, 0) << r.output;
+    const auto frames = cli_frames(r.output);
+    const auto rows = vif::testing::load_expected(c->expected_path());
+    ASSERT_EQ(frames.size(), size_t(c->frames)) << r.output;
+    for (size_t i = 0; i < frames.size(); ++i)
+        for (const char* key : {"integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2",
+                                "integer_vif_scale3"}) {
+            ASSERT_TRUE(frames[i].count(key)) << key << "\n" << r.output;
+            // The JSON prints 6 decimals, as libvmaf's does.
+            EXPECT_NEAR(frames[i].at(key), rows[i].at(key), 5e-7) << "CLI frame " << i << " " << key;
+        }
+#endif
+}
+
+INSTANTIATE_TEST_SUITE_P(Encodes, Lossless, ::testing::ValuesIn(kCombos),
+                         [](const auto& info) {
+                             return std::string(info.param.case_name) + "_" + info.param.encode;
+                         });
+
+// ---- Bad inputs ------------------------------------------------------------------------------
+TEST(ReaderErrors, NotAVideoFile) {
+    const std::string txt = temp_dir() + "/not_video.txt";
+    std::ofstream(txt) << "this is a text file, not a video\n";
+    vif::ffmpeg::VideoReader r;
+    std::string err;
+    EXPECT_FALSE(r.open(txt, 0, &err));
+    EXPECT_FALSE(err.empty());
+    EXPECT_FALSE(r.open(temp_dir() + "/does_not_exist.mkv", 0, &err));
+    EXPECT_NE(err.find("No such file"), std::string::npos) << err;
+    EXPECT_FALSE(vif::ffmpeg::probe_is_media(txt));
+}
+
+TEST(ReaderErrors, AudioOnlyFile) {
+    VIF_REQUIRE_FFMPEG(ffmpeg);
+    const std::string wav = temp_dir() + "/tone.wav";
+    const CommandResult m = run_command(shell_quote(ffmpeg) +
+                                        " -hide_banner -loglevel error -nostdin -y -f lavfi -i "
+                                        "sine=frequency=440:duration=0.2 " + shell_quote(wav));
+    ASSERT_EQ(m.status, 0) << m.output;
+    vif::ffmpeg::VideoReader r;
+    std::string err;
+    EXPECT_FALSE(r.open(wav, 0, &err));
+    EXPECT_NE(err.find("no video stream"), std::string::npos) << err;
+    EXPECT_TRUE(vif::ffmpeg::probe_is_media(wav));
+}
+
+TEST(ReaderErrors, ProbeTellsRawFromEncoded) {
+    VIF_REQUIRE_FFMPEG(ffmpeg);
+    VIF_REQUIRE_CASE(c, "foreman_176x144_8b_crf45");
+    EXPECT_FALSE(vif::ffmpeg::probe_is_media(c->ref_path()));
+    std::string why;
+    const std::string mkv = make_encode(ffmpeg, *c, c->ref_path(), *find_encode("ffv1_mkv"),
+                                        "probe", &why);
+    ASSERT_FALSE(mkv.empty()) << why;
+    EXPECT_TRUE(vif::ffmpeg::probe_is_media(mkv));
+}
+
+#if defined(VIF_CLI_PATH)
+TEST(CliErrors, MismatchedInputs) {
+    VIF_REQUIRE_FFMPEG(ffmpeg);
+    VIF_REQUIRE_CASE(small, "foreman_176x144_8b_crf45");
+    VIF_REQUIRE_CASE(other, "foreman_352x288_8b_crf35");
+    std::string why;
+    const Encode& ffv1 = *find_encode("ffv1_mkv");
+    const std::string a = make_encode(ffmpeg, *small, small->ref_path(), ffv1, "mm", &why);
+    const std::string b = make_encode(ffmpeg, *other, other->ref_path(), ffv1, "mm", &why);
+    ASSERT_FALSE(a.empty() || b.empty()) << why;
+    // Size mismatch.
+    CommandResult r = run_command(shell_quote(VIF_CLI_PATH) + " -r " + shell_quote(a) + " -d " +
+                                  shell_quote(b));
+    EXPECT_NE(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("176x144"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("352x288"), std::string::npos) << r.output;
+    // Frame-count mismatch: the same clip cut to one frame.
+    const std::string one = temp_dir() + "/one_frame.mkv";
+    r = run_command(shell_quote(ffmpeg) + " -hide_banner -loglevel error -nostdin -y -i " +
+                    shell_quote(a) + " -frames:v 1 -c:v ffv1 " + shell_quote(one));
+    ASSERT_EQ(r.status, 0) << r.output;
+    r = run_command(shell_quote(VIF_CLI_PATH) + " -r " + shell_quote(a) + " -d " +
+                    shell_quote(one));
+    EXPECT_NE(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("frame"), std::string::npos) << r.output;
+    // Not a video.
+    const std::string txt = temp_dir() + "/not_video2.txt";
+    std::ofstream(txt) << "hello\n";
+    r = run_command(shell_quote(VIF_CLI_PATH) + " -r " + shell_quote(txt) + " -d " +
+                    shell_quote(a));
+    EXPECT_NE(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("not_video2.txt"), std::string::npos) << r.output;
+}
+#endif
+
+}  // namespace
+}  // namespace vif::fftest
