@@ -228,18 +228,21 @@ TEST_P(Lossless, DecodedScoresEqualRaw) {
     }
 
 #if defined(VIF_CLI_PATH)
-    const CommandResult r = run_command(shell_quote(VIF_CLI_PATH) + " --json -r " +
-                                        shell_quote(ref) + " -d " + shell_quote(dist));
+    // The vif CLI on the same files: every bit of every value (--precision max).
+    const CommandResult r =
+        run_command(shell_quote(VIF_CLI_PATH) + " -q -o - --precision max --debug-metrics -r " +
+                    shell_quote(ref) + " -d " + shell_quote(dist));
     ASSERT_EQ(r.status, 0) << r.output;
     const auto frames = cli_frames(r.output);
     const auto rows = vif::testing::load_expected(c->expected_path());
     ASSERT_EQ(frames.size(), size_t(c->frames)) << r.output;
     for (size_t i = 0; i < frames.size(); ++i)
-        for (const char* key : {"integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2",
-                                "integer_vif_scale3"}) {
+        for (const std::string key :
+             {"integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2",
+              "integer_vif_scale3", "integer_vif", "integer_vif_num_scale0",
+              "integer_vif_den_scale3"}) {
             ASSERT_TRUE(frames[i].count(key)) << key << "\n" << r.output;
-            // The JSON prints 6 decimals, as libvmaf's does.
-            EXPECT_NEAR(frames[i].at(key), rows[i].at(key), 5e-7) << "CLI frame " << i << " " << key;
+            EXPECT_EQ(frames[i].at(key), rows[i].at(key)) << "CLI frame " << i << " " << key;
         }
 #endif
 }
@@ -303,22 +306,58 @@ TEST(CliErrors, MismatchedInputs) {
     EXPECT_NE(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("176x144"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("352x288"), std::string::npos) << r.output;
-    // Frame-count mismatch: the same clip cut to one frame.
+    // Frame-count mismatch (the same clip cut to one frame): as with raw input, a clear
+    // warning naming the shorter input, and the common frames scored.
     const std::string one = temp_dir() + "/one_frame.mkv";
     r = run_command(shell_quote(ffmpeg) + " -hide_banner -loglevel error -nostdin -y -i " +
                     shell_quote(a) + " -frames:v 1 -c:v ffv1 " + shell_quote(one));
     ASSERT_EQ(r.status, 0) << r.output;
-    r = run_command(shell_quote(VIF_CLI_PATH) + " -r " + shell_quote(a) + " -d " +
+    r = run_command(shell_quote(VIF_CLI_PATH) + " -q -r " + shell_quote(a) + " -d " +
                     shell_quote(one));
+    EXPECT_NE(r.output.find("different frame counts"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("distorted"), std::string::npos) << r.output;
+    // Sizes on the command line that contradict the file.
+    r = run_command(shell_quote(VIF_CLI_PATH) + " -w 352 -h 288 -r " + shell_quote(a) + " -d " +
+                    shell_quote(a));
     EXPECT_NE(r.status, 0) << r.output;
-    EXPECT_NE(r.output.find("frame"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("the file is 176x144"), std::string::npos) << r.output;
+    // A file with no video stream.
+    const std::string wav = temp_dir() + "/tone_cli.wav";
+    r = run_command(shell_quote(ffmpeg) + " -hide_banner -loglevel error -nostdin -y -f lavfi -i "
+                    "sine=frequency=440:duration=0.2 " + shell_quote(wav));
+    ASSERT_EQ(r.status, 0) << r.output;
+    r = run_command(shell_quote(VIF_CLI_PATH) + " -r " + shell_quote(wav) + " -d " +
+                    shell_quote(a));
+    EXPECT_NE(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("no video stream"), std::string::npos) << r.output;
     // Not a video.
     const std::string txt = temp_dir() + "/not_video2.txt";
     std::ofstream(txt) << "hello\n";
     r = run_command(shell_quote(VIF_CLI_PATH) + " -r " + shell_quote(txt) + " -d " +
                     shell_quote(a));
     EXPECT_NE(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("reference '"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("not_video2.txt"), std::string::npos) << r.output;
+}
+
+// The CLI reads an encoded stream from stdin too.
+TEST(CliInput, EncodedStdin) {
+    VIF_REQUIRE_FFMPEG(ffmpeg);
+    VIF_REQUIRE_CASE(c, "foreman_176x144_8b_crf45");
+    std::string why;
+    const Encode& ffv1 = *find_encode("ffv1_mkv");
+    const std::string ref = make_encode(ffmpeg, *c, c->ref_path(), ffv1, "stdin_ref", &why);
+    const std::string dist = make_encode(ffmpeg, *c, c->dist_path(), ffv1, "stdin_dist", &why);
+    ASSERT_FALSE(ref.empty() || dist.empty()) << why;
+    const CommandResult r = run_command(shell_quote(VIF_CLI_PATH) +
+                                        " -q -o - --precision max -r - -d " + shell_quote(dist) +
+                                        " < " + shell_quote(ref));
+    ASSERT_EQ(r.status, 0) << r.output;
+    const auto frames = cli_frames(r.output);
+    const auto rows = vif::testing::load_expected(c->expected_path());
+    ASSERT_EQ(frames.size(), size_t(c->frames)) << r.output;
+    for (size_t i = 0; i < frames.size(); ++i)
+        EXPECT_EQ(frames[i].at("integer_vif_scale0"), rows[i].at("integer_vif_scale0"));
 }
 #endif
 
