@@ -1,0 +1,244 @@
+// Host pipeline of the CUDA backend.
+//
+// Per frame: the caller's luma rows are copied into a slot's pinned staging buffer (the caller's
+// memory is borrowed only during submit), an async H2D copy on the copy stream fills the slot's
+// device input, the compute stream waits for that copy and runs the frame's kernels, and the
+// last kernel writes the raw accumulators straight into mapped pinned memory. With S slots up
+// to S frames are in flight; the copy of frame N+1 overlaps the kernels of frame N. submit
+// blocks only when every slot is in flight; receive(block = false) polls with cudaEventQuery.
+#include "cuda_backend.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "cuda_check.hpp"
+
+namespace vif {
+
+bool cuda_device_present() { return cuda::device_present(); }
+
+std::unique_ptr<Backend> create_cuda_backend(const Params& params, Error* err) {
+    return cuda::CudaBackend::create(params, err);
+}
+
+namespace cuda {
+
+namespace {
+bool env_flag(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v && std::strcmp(v, "0") != 0;
+}
+}  // namespace
+
+std::unique_ptr<CudaBackend> CudaBackend::create(const Params& params, Error* err) {
+    std::unique_ptr<CudaBackend> b(new CudaBackend());
+    if (Error e = b->init(params)) {
+        *err = std::move(e);
+        return nullptr;
+    }
+    return b;
+}
+
+Error CudaBackend::init(const Params& p) {
+    params_ = p;
+    device_ = p.cuda_device;
+    sync_debug_ = env_flag("VIF_CUDA_SYNC");
+    int count = 0;
+    const cudaError_t ce = cudaGetDeviceCount(&count);
+    if (ce != cudaSuccess || count == 0)
+        return Error{VIF_ERROR_NO_DEVICE, std::string("CUDA: no usable GPU (") +
+                                              (ce != cudaSuccess ? cudaGetErrorString(ce)
+                                                                 : "no device found") + ")"};
+    if (device_ < 0 || device_ >= count)
+        return Error{VIF_ERROR_NO_DEVICE, "CUDA: device " + std::to_string(device_) +
+                                              " does not exist (" + std::to_string(count) +
+                                              " found)"};
+    VIF_CUDA_TRY(cudaSetDevice(device_));
+
+    Error err;
+    engine_ = Engine::create(p, &err, Candidates{}, sync_debug_);
+    if (!engine_) return err;
+
+    VIF_CUDA_TRY(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
+    VIF_CUDA_TRY(cudaStreamCreateWithFlags(&compute_stream_, cudaStreamNonBlocking));
+
+    const size_t bps = p.bitdepth == 8 ? 1 : 2;
+    row_bytes_max_ = size_t(p.max_width) * bps;
+    const size_t plane = row_bytes_max_ * p.max_height;
+    size_t depth = p.queue_depth;
+    if (depth == 0) {
+        // Enough frames in flight to keep copies and kernels overlapped, within ~256 MB of
+        // pinned staging for very large frames.
+        depth = 4;
+        while (depth > 2 && depth * 2 * plane > (size_t(256) << 20)) --depth;
+    }
+    slots_.resize(depth);
+    for (Slot& s : slots_) {
+        VIF_CUDA_TRY(cudaHostAlloc(&s.h_ref, plane, cudaHostAllocDefault));
+        host_allocs_.push_back(s.h_ref);
+        VIF_CUDA_TRY(cudaHostAlloc(&s.h_dis, plane, cudaHostAllocDefault));
+        host_allocs_.push_back(s.h_dis);
+        VIF_CUDA_TRY(cudaMalloc(&s.d_ref, plane));
+        dev_allocs_.push_back(s.d_ref);
+        VIF_CUDA_TRY(cudaMalloc(&s.d_dis, plane));
+        dev_allocs_.push_back(s.d_dis);
+        void* out = nullptr;
+        VIF_CUDA_TRY(cudaHostAlloc(&out, sizeof(DeviceResult), cudaHostAllocMapped));
+        host_allocs_.push_back(out);
+        s.h_out = static_cast<DeviceResult*>(out);
+        std::memset(s.h_out, 0, sizeof(DeviceResult));
+        void* dout = nullptr;
+        VIF_CUDA_TRY(cudaHostGetDevicePointer(&dout, out, 0));
+        s.d_out = static_cast<DeviceResult*>(dout);
+        VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.ready, cudaEventDisableTiming));
+        VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.consumed, cudaEventDisableTiming));
+        VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming));
+    }
+    return {};
+}
+
+CudaBackend::~CudaBackend() {
+    cudaSetDevice(device_);
+    if (compute_stream_) cudaStreamSynchronize(compute_stream_);
+    if (copy_stream_) cudaStreamSynchronize(copy_stream_);
+    for (Slot& s : slots_) {
+        if (s.ready) cudaEventDestroy(s.ready);
+        if (s.consumed) cudaEventDestroy(s.consumed);
+        if (s.done) cudaEventDestroy(s.done);
+    }
+    for (void* p : host_allocs_) cudaFreeHost(p);
+    for (void* p : dev_allocs_) cudaFree(p);
+    engine_.reset();
+    if (compute_stream_) cudaStreamDestroy(compute_stream_);
+    if (copy_stream_) cudaStreamDestroy(copy_stream_);
+}
+
+Error CudaBackend::device_guard() const {
+    int cur = -1;
+    VIF_CUDA_TRY(cudaGetDevice(&cur));
+    if (cur != device_) VIF_CUDA_TRY(cudaSetDevice(device_));
+    return {};
+}
+
+Error CudaBackend::failed(Error e) {
+    // A failed CUDA call may leave a frame half-done (accumulators partly summed): the backend
+    // refuses further work rather than return wrong scores.
+    broken_ = true;
+    return e;
+}
+
+Error CudaBackend::harvest_oldest(bool block) {
+    Slot& s = slots_[head_];
+    if (block) {
+        const cudaError_t e = cudaEventSynchronize(s.done);
+        if (e != cudaSuccess) return failed(cuda_error(e, "cudaEventSynchronize", __FILE__, __LINE__));
+    } else {
+        const cudaError_t e = cudaEventQuery(s.done);
+        if (e == cudaErrorNotReady) return Error{VIF_AGAIN, ""};
+        if (e != cudaSuccess) return failed(cuda_error(e, "cudaEventQuery", __FILE__, __LINE__));
+    }
+    FrameRaw r;
+    r.index = s.index;
+    const DeviceResult& o = *s.h_out;
+    for (int sc = 0; sc < 4; ++sc) {
+        r.scale[sc].nl = o.acc[sc * 4 + 0];
+        r.scale[sc].dl = o.acc[sc * 4 + 1];
+        r.scale[sc].nn = o.acc[sc * 4 + 2];
+        r.scale[sc].dn = o.acc[sc * 4 + 3];
+        r.scale[sc].num = o.num[sc];
+        r.scale[sc].den = o.den[sc];
+    }
+    ready_.push_back(r);
+    head_ = (head_ + 1) % slots_.size();
+    --in_flight_;
+    return {};
+}
+
+Error CudaBackend::acquire_slot(Slot** slot) {
+    if (in_flight_ == slots_.size())
+        if (Error e = harvest_oldest(true)) return e;
+    *slot = &slots_[(head_ + in_flight_) % slots_.size()];
+    return {};
+}
+
+namespace {
+// Copies `rows` rows of `row_bytes` into a packed buffer.
+void pack_rows(void* dst, const void* src, ptrdiff_t stride, size_t row_bytes, uint32_t rows) {
+    auto* d = static_cast<unsigned char*>(dst);
+    const auto* s = static_cast<const unsigned char*>(src);
+    if (stride == static_cast<ptrdiff_t>(row_bytes)) {
+        std::memcpy(d, s, row_bytes * rows);
+        return;
+    }
+    for (uint32_t r = 0; r < rows; ++r) std::memcpy(d + r * row_bytes, s + r * stride, row_bytes);
+}
+}  // namespace
+
+Error CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) {
+    if (broken_) return Error{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
+    if (Error e = device_guard()) return failed(e);
+    Slot* s = nullptr;
+    if (Error e = acquire_slot(&s)) return e;
+    const size_t bps = params_.bitdepth == 8 ? 1 : 2;
+    const size_t row_bytes = size_t(ref.width) * bps;
+    const size_t bytes = row_bytes * ref.height;
+    pack_rows(s->h_ref, ref.data, ref.stride, row_bytes, ref.height);
+    pack_rows(s->h_dis, dist.data, dist.stride, row_bytes, dist.height);
+    auto enqueue = [&]() -> Error {
+        VIF_CUDA_TRY(cudaMemcpyAsync(s->d_ref, s->h_ref, bytes, cudaMemcpyHostToDevice, copy_stream_));
+        VIF_CUDA_TRY(cudaMemcpyAsync(s->d_dis, s->h_dis, bytes, cudaMemcpyHostToDevice, copy_stream_));
+        VIF_CUDA_TRY(cudaEventRecord(s->ready, copy_stream_));
+        VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, s->ready, 0));
+        const int shift_r = ref.msb_aligned ? 16 - static_cast<int>(params_.bitdepth) : 0;
+        const int shift_d = dist.msb_aligned ? 16 - static_cast<int>(params_.bitdepth) : 0;
+        DevPlane r{s->d_ref, static_cast<ptrdiff_t>(row_bytes), shift_r};
+        DevPlane d{s->d_dis, static_cast<ptrdiff_t>(row_bytes), shift_d};
+        if (Error e = engine_->enqueue(r, d, static_cast<int>(ref.width),
+                                       static_cast<int>(ref.height), s->d_out, compute_stream_))
+            return e;
+        VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
+        return {};
+    };
+    if (Error e = enqueue()) return failed(e);
+    s->index = index;
+    ++in_flight_;
+    return {};
+}
+
+Error CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int width, int height,
+                                 cudaStream_t stream, uint64_t index) {
+    if (broken_) return Error{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
+    if (Error e = device_guard()) return failed(e);
+    Slot* s = nullptr;
+    if (Error e = acquire_slot(&s)) return e;
+    auto enqueue = [&]() -> Error {
+        VIF_CUDA_TRY(cudaEventRecord(s->ready, stream));
+        VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, s->ready, 0));
+        if (Error e = engine_->enqueue(ref, dist, width, height, s->d_out, compute_stream_,
+                                       s->consumed))
+            return e;
+        VIF_CUDA_TRY(cudaStreamWaitEvent(stream, s->consumed, 0));
+        VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
+        return {};
+    };
+    if (Error e = enqueue()) return failed(e);
+    s->index = index;
+    ++in_flight_;
+    return {};
+}
+
+Error CudaBackend::receive(FrameRaw* out, bool block) {
+    if (broken_) return Error{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
+    if (ready_.empty()) {
+        if (in_flight_ == 0) return Error{VIF_AGAIN, ""};
+        if (Error e = device_guard()) return failed(e);
+        Error e = harvest_oldest(block);
+        if (e.status != VIF_OK) return e;  // VIF_AGAIN included
+    }
+    *out = ready_.front();
+    ready_.pop_front();
+    return {};
+}
+
+}  // namespace cuda
+}  // namespace vif

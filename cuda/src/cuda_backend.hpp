@@ -1,0 +1,70 @@
+// The CUDA backend: a ring of frame slots (pinned staging, device input, events) around the
+// Engine, so that the copies of frame N+1 overlap the kernels of frame N.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "backend.hpp"
+#include "engine.hpp"
+
+namespace vif::cuda {
+
+class CudaBackend final : public Backend {
+public:
+    static std::unique_ptr<CudaBackend> create(const Params& params, Error* err);
+    ~CudaBackend() override;
+
+    const char* name() const override { return "cuda"; }
+    Error submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) override;
+    Error receive(FrameRaw* out, bool block) override;
+    size_t pending() const override { return in_flight_ + ready_.size(); }
+
+    // Pictures already on the device (vif_cuda.h). Work is ordered after what `stream` has
+    // queued so far, and `stream` continues only once the pictures have been read.
+    Error submit_device(const DevPlane& ref, const DevPlane& dist, int width, int height,
+                        cudaStream_t stream, uint64_t index);
+
+    int device() const { return device_; }
+
+private:
+    CudaBackend() = default;
+    struct Slot {
+        void* h_ref = nullptr;  // pinned staging
+        void* h_dis = nullptr;
+        void* d_ref = nullptr;  // device copies
+        void* d_dis = nullptr;
+        cudaEvent_t ready = nullptr;     // inputs are on the device (or the caller's work is done)
+        cudaEvent_t consumed = nullptr;  // kernels no longer read the inputs
+        cudaEvent_t done = nullptr;      // results written
+        DeviceResult* h_out = nullptr;   // mapped pinned
+        DeviceResult* d_out = nullptr;
+        uint64_t index = 0;
+    };
+
+    Error init(const Params& params);
+    Error acquire_slot(Slot** slot);     // blocks only when every slot is in flight
+    Error harvest_oldest(bool block);    // moves the oldest in-flight result to ready_
+    Error device_guard() const;
+    Error failed(Error e);
+
+    Params params_;
+    int device_ = 0;
+    bool sync_debug_ = false;
+    bool broken_ = false;
+    size_t row_bytes_max_ = 0;
+    std::unique_ptr<Engine> engine_;
+    cudaStream_t copy_stream_ = nullptr;
+    cudaStream_t compute_stream_ = nullptr;
+    std::vector<Slot> slots_;
+    size_t head_ = 0;       // oldest in-flight slot
+    size_t in_flight_ = 0;
+    std::deque<FrameRaw> ready_;
+    std::vector<void*> host_allocs_;
+    std::vector<void*> dev_allocs_;
+};
+
+}  // namespace vif::cuda

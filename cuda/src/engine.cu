@@ -1,0 +1,387 @@
+// Dispatch: buffers of the device pipeline, and the one host-side switch that turns run-time
+// parameters (variant, bit depth, scale, tile candidate) into kernel template instances.
+#include "engine.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "cuda_check.hpp"
+#include "float_kernels.cuh"
+#include "int_kernels.cuh"
+#include "tuning_policy.hpp"
+#include "vif_constants.hpp"
+
+namespace vif::cuda {
+
+namespace {
+
+std::string tile_shape(int tw, int th, int threads) {
+    return std::to_string(tw) + "x" + std::to_string(th) + "/" + std::to_string(threads) + "t";
+}
+
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// ---- Integer kernels ---------------------------------------------------------------------------
+template <int S, int BPC, class P>
+KernelLaunch int_launch(int w, int h) {
+    KernelLaunch k;
+    k.func = reinterpret_cast<const void*>(&int_scale_kernel<S, BPC, P>);
+    k.grid = dim3(ceil_div(w, P::kTileW), ceil_div(h, P::kTileH));
+    k.block = dim3(P::kThreads);
+    k.smem = IntSmemLayout<S, P>::kBytes;
+    k.name = "int_s" + std::to_string(S) + (S == 0 ? "_" + std::to_string(BPC) + "b" : "");
+    k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads) + "/v" +
+              std::to_string(P::kVertRows) + "h" + std::to_string(P::kHorizCols);
+    return k;
+}
+
+template <int BPC>
+KernelLaunch pick_int0(int cand, int w, int h) {
+    if constexpr (BPC == 8 || BPC == 10) {
+        switch (cand) {
+            case 1: return int_launch<0, BPC, policy::Int0b>(w, h);
+            case 2: return int_launch<0, BPC, policy::Int0c>(w, h);
+            case 3: return int_launch<0, BPC, policy::Int0d>(w, h);
+            default: break;
+        }
+    }
+    return int_launch<0, BPC, policy::Int0>(w, h);
+}
+
+// The one switch from run-time parameters to integer kernel instances.
+KernelLaunch select_int(int s, int bpc, int cand, int w, int h) {
+    switch (s) {
+        case 0:
+            switch (bpc) {
+                case 8: return pick_int0<8>(cand, w, h);
+                case 10: return pick_int0<10>(cand, w, h);
+                case 12: return pick_int0<12>(cand, w, h);
+                default: return pick_int0<16>(cand, w, h);
+            }
+        case 1:
+            return cand ? int_launch<1, 16, policy::Int1b>(w, h) : int_launch<1, 16, policy::Int1>(w, h);
+        case 2:
+            return cand ? int_launch<2, 16, policy::Int2b>(w, h) : int_launch<2, 16, policy::Int2>(w, h);
+        default:
+            return cand ? int_launch<3, 16, policy::Int3b>(w, h) : int_launch<3, 16, policy::Int3>(w, h);
+    }
+}
+
+// ---- Float kernels -----------------------------------------------------------------------------
+template <int S, int BPC>
+KernelLaunch float_launch(int w, int h, int radius) {
+    using P = policy::Float;
+    KernelLaunch k;
+    k.func = reinterpret_cast<const void*>(&float_scale_kernel<S, BPC, P>);
+    k.grid = dim3(ceil_div(w, P::kTileW), ceil_div(h, P::kTileH));
+    k.block = dim3(P::kThreads);
+    k.smem = float_smem_floats<P>(radius) * sizeof(float);
+    k.name = "float_s" + std::to_string(S) + (S == 0 ? "_" + std::to_string(BPC) + "b" : "");
+    k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads);
+    return k;
+}
+
+KernelLaunch select_float(int s, int bpc, int w, int h, int radius) {
+    switch (s) {
+        case 0:
+            switch (bpc) {
+                case 8: return float_launch<0, 8>(w, h, radius);
+                case 10: return float_launch<0, 10>(w, h, radius);
+                case 12: return float_launch<0, 12>(w, h, radius);
+                default: return float_launch<0, 16>(w, h, radius);
+            }
+        case 1: return float_launch<1, 16>(w, h, radius);
+        case 2: return float_launch<2, 16>(w, h, radius);
+        default: return float_launch<3, 16>(w, h, radius);
+    }
+}
+
+KernelLaunch row_sum_launch(int groups) {
+    constexpr int kW = policy::kRowSumWarps;
+    KernelLaunch k;
+    k.func = reinterpret_cast<const void*>(&float_row_sum_kernel<kW>);
+    k.grid = dim3(ceil_div(groups, kW));
+    k.block = dim3(kW * 32);
+    k.smem = 0;
+    k.name = "float_row_sums";
+    k.shape = std::to_string(kW * 32) + "t";
+    return k;
+}
+
+KernelLaunch final_launch() {
+    KernelLaunch k;
+    k.func = reinterpret_cast<const void*>(&float_final_kernel);
+    k.grid = dim3(1);
+    k.block = dim3(128);
+    k.name = "float_final";
+    k.shape = "128t";
+    return k;
+}
+
+}  // namespace
+
+struct Engine::Impl {
+    uint16_t* log_table = nullptr;
+    unsigned long long* acc = nullptr;
+    unsigned int* counter = nullptr;
+    // Scale images 1..3 (index 0 unused), ref and dist.
+    void* img[2][4] = {};
+    int img_pitch[4] = {};  // elements
+    // Float path.
+    float* num[4] = {};
+    float* den[4] = {};
+    int pix_pitch[4] = {};
+    float* row_num = nullptr;
+    float* row_den = nullptr;
+    int row_offset[4] = {};
+    FloatTaps taps[4];
+    std::vector<void*> allocations;
+    // Launches of the last frame size (frames rarely change size; no allocation per frame).
+    int plan_w = -1, plan_h = -1;
+    std::vector<KernelLaunch> plan;
+
+    Error alloc(void** p, size_t bytes) {
+        VIF_CUDA_TRY(cudaMalloc(p, bytes));
+        allocations.push_back(*p);
+        return {};
+    }
+};
+
+bool device_present() {
+    int n = 0;
+    return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+int Engine::candidate_count(int scale, int bitdepth, VifVariant variant) {
+    if (variant != VIF_VARIANT_INTEGER) return 1;
+    if (scale == 0) return (bitdepth == 8 || bitdepth == 10) ? 4 : 1;
+    return 2;
+}
+
+std::unique_ptr<Engine> Engine::create(const Params& p, Error* err, Candidates cand,
+                                       bool sync_debug) {
+    std::unique_ptr<Engine> e(new Engine());
+    e->params_ = p;
+    e->cand_ = cand;
+    e->sync_debug_ = sync_debug;
+    e->d_ = new Impl();
+    auto fail = [&](Error x) {
+        *err = std::move(x);
+        return nullptr;
+    };
+    Impl& d = *e->d_;
+    const int W = static_cast<int>(p.max_width), H = static_cast<int>(p.max_height);
+    const bool is_int = p.variant == VIF_VARIANT_INTEGER;
+
+    for (int s = 0; s < 4; ++s) {
+        const int ws = W >> s, hs = H >> s;
+        const int pitch = (ws + 63) / 64 * 64;
+        if (s > 0) {
+            d.img_pitch[s] = pitch;
+            const size_t bytes = size_t(pitch) * hs * (is_int ? sizeof(uint16_t) : sizeof(float));
+            for (int i = 0; i < 2; ++i)
+                if (Error x = d.alloc(&d.img[i][s], bytes)) return fail(x);
+        }
+        if (!is_int) {
+            d.pix_pitch[s] = pitch;
+            const size_t bytes = size_t(pitch) * hs * sizeof(float);
+            if (Error x = d.alloc(reinterpret_cast<void**>(&d.num[s]), bytes)) return fail(x);
+            if (Error x = d.alloc(reinterpret_cast<void**>(&d.den[s]), bytes)) return fail(x);
+        }
+    }
+    if (!is_int) {
+        int rows = 0;
+        for (int s = 0; s < 4; ++s) {
+            d.row_offset[s] = rows;
+            rows += H >> s;
+        }
+        if (Error x = d.alloc(reinterpret_cast<void**>(&d.row_num), rows * sizeof(float))) return fail(x);
+        if (Error x = d.alloc(reinterpret_cast<void**>(&d.row_den), rows * sizeof(float))) return fail(x);
+        for (int s = 0; s < 4; ++s) {
+            FloatTaps& t = d.taps[s];
+            std::memset(&t, 0, sizeof t);
+            t.n = float_filter_width(s, p.kernelscale);
+            build_float_filter(s, p.kernelscale, t.stat);
+            if (s < 3) {
+                t.nd = float_filter_width(s + 1, p.kernelscale);
+                build_float_filter(s + 1, p.kernelscale, t.down);
+            } else {
+                t.nd = 1;
+                t.down[0] = 1.0f;
+            }
+        }
+    }
+
+    // Log table and zeroed accumulators (synchronous copies: create may block).
+    std::vector<uint16_t> table(kLogTableSize);
+    build_log_table(table.data());
+    if (Error x = d.alloc(reinterpret_cast<void**>(&d.log_table), kLogTableSize * sizeof(uint16_t)))
+        return fail(x);
+    if (Error x = d.alloc(reinterpret_cast<void**>(&d.acc), 16 * sizeof(unsigned long long)))
+        return fail(x);
+    if (Error x = d.alloc(reinterpret_cast<void**>(&d.counter), sizeof(unsigned int))) return fail(x);
+    const unsigned long long zeros[17] = {};
+    auto init = [&]() -> Error {
+        VIF_CUDA_TRY(cudaMemcpy(d.log_table, table.data(), kLogTableSize * sizeof(uint16_t),
+                                cudaMemcpyHostToDevice));
+        VIF_CUDA_TRY(cudaMemcpy(d.acc, zeros, 16 * sizeof(unsigned long long), cudaMemcpyHostToDevice));
+        VIF_CUDA_TRY(cudaMemcpy(d.counter, zeros, sizeof(unsigned int), cudaMemcpyHostToDevice));
+        return {};
+    };
+    if (Error x = init()) return fail(x);
+
+    // Opt every kernel this engine may launch into the shared memory it needs.
+    int dev = 0, optin = 0;
+    auto attrs = [&]() -> Error {
+        VIF_CUDA_TRY(cudaGetDevice(&dev));
+        VIF_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        for (const KernelLaunch& k : e->plan(W, H)) {
+            if (k.smem > static_cast<size_t>(optin))
+                return Error{VIF_ERROR_UNSUPPORTED,
+                             "CUDA: kernel " + k.name + " needs " + std::to_string(k.smem) +
+                                 " bytes of shared memory; the device allows " + std::to_string(optin)};
+            VIF_CUDA_TRY(cudaFuncSetAttribute(k.func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(k.smem)));
+        }
+        return {};
+    };
+    if (Error x = attrs()) return fail(x);
+    return e;
+}
+
+Engine::~Engine() {
+    if (!d_) return;
+    for (void* p : d_->allocations) cudaFree(p);
+    delete d_;
+}
+
+std::vector<KernelLaunch> Engine::plan(int w, int h) const {
+    std::vector<KernelLaunch> out;
+    const int bpc = static_cast<int>(params_.bitdepth);
+    if (params_.variant == VIF_VARIANT_INTEGER) {
+        for (int s = 0; s < 4; ++s) out.push_back(select_int(s, bpc, cand_.scale[s], w >> s, h >> s));
+    } else {
+        int groups = 0;
+        for (int s = 0; s < 4; ++s) {
+            out.push_back(select_float(s, bpc, w >> s, h >> s, d_->taps[s].n / 2));
+            groups += ceil_div(h >> s, 32);
+        }
+        out.push_back(row_sum_launch(groups));
+        out.push_back(final_launch());
+    }
+    return out;
+}
+
+Error Engine::enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
+                      cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events) {
+    Impl& d = *d_;
+    if (w != d.plan_w || h != d.plan_h) {
+        d.plan = plan(w, h);
+        d.plan_w = w;
+        d.plan_h = h;
+    }
+    const std::vector<KernelLaunch>& launches = d.plan;
+    size_t li = 0;
+    auto launch = [&](void** args) -> Error {
+        const KernelLaunch& k = launches[li];
+        if (events) VIF_CUDA_TRY(cudaEventRecord(events[li], stream));
+        ++li;
+        VIF_CUDA_TRY(cudaLaunchKernel(k.func, k.grid, k.block, args, k.smem, stream));
+        if (sync_debug_) VIF_CUDA_TRY(cudaStreamSynchronize(stream));
+        return {};
+    };
+    auto src = [&](int s, int which) -> const void* {
+        if (s == 0) return which == 0 ? ref.data : dis.data;
+        return d.img[which][s];
+    };
+    const size_t elem = params_.variant == VIF_VARIANT_INTEGER ? sizeof(uint16_t) : sizeof(float);
+    auto pitch = [&](int s, int which) -> ptrdiff_t {
+        if (s == 0) return which == 0 ? ref.pitch : dis.pitch;
+        return static_cast<ptrdiff_t>(d.img_pitch[s]) * elem;
+    };
+
+    if (params_.variant == VIF_VARIANT_INTEGER) {
+        for (int s = 0; s < 4; ++s) {
+            IntScaleArgs a{};
+            a.ref = src(s, 0);
+            a.dis = src(s, 1);
+            a.ref_pitch = pitch(s, 0);
+            a.dis_pitch = pitch(s, 1);
+            a.w = w >> s;
+            a.h = h >> s;
+            a.ref_shift = s == 0 ? ref.shift : 0;
+            a.dis_shift = s == 0 ? dis.shift : 0;
+            if (s < 3) {
+                a.next_ref = static_cast<uint16_t*>(d.img[0][s + 1]);
+                a.next_dis = static_cast<uint16_t*>(d.img[1][s + 1]);
+                a.next_pitch = d.img_pitch[s + 1];
+            }
+            a.log_table = d.log_table;
+            a.acc = d.acc;
+            a.done_counter = d.counter;
+            a.out = out->acc;
+            a.gain_limit = params_.gain_limit;
+            void* args[] = {&a};
+            if (Error x = launch(args)) return x;
+            if (s == 0 && input_consumed) VIF_CUDA_TRY(cudaEventRecord(input_consumed, stream));
+        }
+    } else {
+        for (int s = 0; s < 4; ++s) {
+            FloatScaleArgs a{};
+            a.ref = src(s, 0);
+            a.dis = src(s, 1);
+            a.ref_pitch = pitch(s, 0);
+            a.dis_pitch = pitch(s, 1);
+            a.w = w >> s;
+            a.h = h >> s;
+            a.ref_shift = s == 0 ? ref.shift : 0;
+            a.dis_shift = s == 0 ? dis.shift : 0;
+            if (s < 3) {
+                a.next_ref = static_cast<float*>(d.img[0][s + 1]);
+                a.next_dis = static_cast<float*>(d.img[1][s + 1]);
+                a.next_pitch = d.img_pitch[s + 1];
+            }
+            a.num = d.num[s];
+            a.den = d.den[s];
+            a.pix_pitch = d.pix_pitch[s];
+            a.gain_limit = static_cast<float>(params_.gain_limit);
+            FloatTaps taps = d.taps[s];
+            void* args[] = {&a, &taps};
+            if (Error x = launch(args)) return x;
+            if (s == 0 && input_consumed) VIF_CUDA_TRY(cudaEventRecord(input_consumed, stream));
+        }
+        RowSumArgs rs{};
+        int groups = 0;
+        for (int s = 0; s < 4; ++s) {
+            rs.num[s] = d.num[s];
+            rs.den[s] = d.den[s];
+            rs.pitch[s] = d.pix_pitch[s];
+            rs.w[s] = w >> s;
+            rs.h[s] = h >> s;
+            rs.row_offset[s] = d.row_offset[s];
+            rs.group_start[s] = groups;
+            groups += ceil_div(h >> s, 32);
+        }
+        rs.group_start[4] = groups;
+        rs.row_num = d.row_num;
+        rs.row_den = d.row_den;
+        void* rargs[] = {&rs};
+        if (Error x = launch(rargs)) return x;
+        FloatFinalArgs fa{};
+        fa.row_num = d.row_num;
+        fa.row_den = d.row_den;
+        for (int s = 0; s < 4; ++s) {
+            fa.row_offset[s] = d.row_offset[s];
+            fa.h[s] = h >> s;
+        }
+        fa.out_num = out->num;
+        fa.out_den = out->den;
+        void* fargs[] = {&fa};
+        if (Error x = launch(fargs)) return x;
+    }
+    if (events) VIF_CUDA_TRY(cudaEventRecord(events[li], stream));
+    return {};
+}
+
+}  // namespace vif::cuda

@@ -1,0 +1,83 @@
+// The device side of one VIF frame: buffers sized once for the largest frame, and the kernels of
+// one frame enqueued on a stream. The backend (cuda_backend.cpp) adds the host pipeline around
+// it; vif-sweep and the benchmarks drive it directly to time kernels.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+
+namespace vif::cuda {
+
+// A luma plane in device memory: 8-bit bytes or 16-bit words; `shift` is applied to each 16-bit
+// word on load (16 - bitdepth for MSB-aligned data such as P010, else 0).
+struct DevPlane {
+    const void* data = nullptr;
+    ptrdiff_t pitch = 0;  // bytes
+    int shift = 0;
+};
+
+// What one frame produces, written by the last kernel into memory the host can read
+// (mapped pinned memory in the backend).
+struct DeviceResult {
+    long long acc[16];  // integer: [scale][nl, dl, nn, dn]
+    float num[4];       // float: per-scale totals
+    float den[4];
+};
+
+// One kernel launch of a frame, for inspection (vif-sweep) and for launching.
+struct KernelLaunch {
+    const void* func = nullptr;
+    dim3 grid, block;
+    size_t smem = 0;
+    std::string name;   // e.g. "int_s0_8b" (stable across tile shapes)
+    std::string shape;  // e.g. "64x16/256t"
+};
+
+// Per-scale tile candidate (index into the candidate lists of tuning_policy.hpp); 0 = chosen.
+struct Candidates {
+    int scale[4] = {0, 0, 0, 0};
+};
+
+class Engine {
+public:
+    // Allocates everything for frames up to params.max_width x max_height. `sync_debug`
+    // synchronises after every launch (VIF_CUDA_SYNC=1) to localise faults.
+    static std::unique_ptr<Engine> create(const Params& params, Error* err,
+                                          Candidates cand = {}, bool sync_debug = false);
+    ~Engine();
+    Engine(const Engine&) = delete;
+    Engine& operator=(const Engine&) = delete;
+
+    // The launches of one w x h frame, in order.
+    std::vector<KernelLaunch> plan(int w, int h) const;
+
+    // Enqueues one frame. `out` must be device-accessible; it is complete once the stream
+    // reaches the end of this work. `input_consumed` (optional) is recorded on `stream` right
+    // after the last kernel that reads ref/dis. `events` (optional) must hold plan().size() + 1
+    // events: events[i] is recorded before launch i and the last one after the final launch.
+    Error enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
+                  cudaStream_t stream, cudaEvent_t input_consumed = nullptr,
+                  const cudaEvent_t* events = nullptr);
+
+    const Params& params() const { return params_; }
+
+    // Number of candidate tile shapes per scale compiled in for this bit depth (vif-sweep).
+    static int candidate_count(int scale, int bitdepth, VifVariant variant);
+
+private:
+    Engine() = default;
+    struct Impl;
+    Params params_;
+    Candidates cand_;
+    bool sync_debug_ = false;
+    Impl* d_ = nullptr;
+};
+
+bool device_present();
+
+}  // namespace vif::cuda

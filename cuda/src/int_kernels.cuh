@@ -1,0 +1,320 @@
+// Integer VIF (spec section 5) on the GPU: one fused kernel per scale.
+//
+// A block owns a kTileW x kTileH tile of output pixels of scale S. It
+//   1. stages the tile plus an r-sample halo of both pictures in shared memory (reflect-101),
+//   2. runs the vertical pass of the statistics filter for every tile row and every column of
+//      tile + halo (means as 16-bit, second moments as exact integers held in doubles), and, on
+//      the even rows, the vertical pass of the next scale's downsampling filter,
+//   3. runs the horizontal passes from shared memory, computes the per-pixel statistics of
+//      spec 5.5 and the decimated samples of scale S + 1,
+//   4. reduces NL/DL/NN/DN over the block and adds them to the frame's int64 accumulators.
+// Integer sums are exact, so the result does not depend on tile shape or scheduling.
+//
+// Arithmetic notes (spec 5.3, 5.8):
+// - Means: taps are symmetric (c_k = c_{N-1-k}), so c_k * (x_k + x_{N-1-k}) halves the
+//   multiplies; every mean sum is < 2^32.
+// - Second moments, vertical: for 8-bit scale 0 the sums fit 32 bits (paired as above); for
+//   10/12-bit the paired squares fit 32 bits and one 32x32->64 multiply-add per pair forms the
+//   64-bit sum; 16-bit scale 0 and scales >= 1 (16-bit domain) multiply-add per tap.
+// - Second moments, horizontal: the vertical results (< 2^32) are held as doubles, and the sum
+//   of 17 products tap * value (< 2^48) is exact in double precision. That moves the widest
+//   multiply-adds to the FP64 pipe (idle otherwise) instead of emulated 64-bit integer code.
+#pragma once
+
+#include <cstdint>
+
+#include "device_helpers.cuh"
+
+namespace vif::cuda {
+
+struct IntScaleArgs {
+    const void* ref;
+    const void* dis;
+    ptrdiff_t ref_pitch;  // bytes
+    ptrdiff_t dis_pitch;
+    int w, h;             // size of this scale
+    int ref_shift;        // scale 0: right shift of each sample (MSB-aligned 16-bit words)
+    int dis_shift;
+    uint16_t* next_ref;   // scale S + 1 images (w/2 x h/2), next_pitch elements per row
+    uint16_t* next_dis;
+    int next_pitch;
+    const uint16_t* log_table;       // T[32768..65535]
+    unsigned long long* acc;         // [4 scales][nl, dl, nn, dn]
+    unsigned int* done_counter;      // scale 3: blocks finished (reset by the last block)
+    long long* out;                  // scale 3: the last block moves acc here and zeroes acc
+    double gain_limit;
+};
+
+// Shared-memory layout of one block, usable on the host to size the launch.
+template <int S, class P>
+struct IntSmemLayout {
+    using Info = IntScaleInfo<S>;
+    static constexpr int kR = Info::kR;
+    static constexpr int kIW = P::kTileW + 2 * kR;  // tile + halo columns
+    static constexpr int kIH = P::kTileH + 2 * kR;
+    // Row strides chosen so that a warp reading down a column (one row per lane) hits distinct
+    // banks: doubles with an odd stride, 16-bit values with (stride / 2) odd.
+    static constexpr int kSD = kIW | 1;
+    static constexpr int kSM = ((kIW + 1) / 2 | 1) * 2;
+    static constexpr int kDW = P::kTileW + 2 * Info::kRD;  // downsampling: vertical pass columns
+    static constexpr int kDH = P::kTileH / 2;
+
+    static constexpr size_t kOffMoments = 0;  // double [3][TileH][kSD]
+    static constexpr size_t kOffReduce = kOffMoments + sizeof(double) * 3 * P::kTileH * kSD;
+    static constexpr size_t kOffIn = kOffReduce + sizeof(int64_t) * 4 * 32;  // u16 [2][kIH][kIW]
+    static constexpr size_t kOffMeans = kOffIn + sizeof(uint16_t) * 2 * kIH * kIW;  // u16 [2][H][kSM]
+    static constexpr size_t kOffDown = kOffMeans + sizeof(uint16_t) * 2 * P::kTileH * kSM;
+    static constexpr size_t kBytes =
+        kOffDown + (Info::kHasNext ? sizeof(uint16_t) * 2 * kDH * kDW : 0);
+};
+
+// Statistics of one pixel (spec 5.3 moments onwards, 5.5) added to the thread's accumulators.
+__device__ __forceinline__ void int_pixel_stat(uint32_t mux, uint32_t muy, uint32_t exx,
+                                               uint32_t eyy, uint32_t exy,
+                                               const uint16_t* __restrict__ table, double gain_limit,
+                                               int64_t& nl, int64_t& dl, int64_t& nn, int64_t& dn) {
+    const uint32_t mu_xx = static_cast<uint32_t>((uint64_t(mux) * mux + 0x80000000ull) >> 32);
+    const uint32_t mu_yy = static_cast<uint32_t>((uint64_t(muy) * muy + 0x80000000ull) >> 32);
+    const uint32_t mu_xy = static_cast<uint32_t>((uint64_t(mux) * muy + 0x80000000ull) >> 32);
+    const int32_t sxx = static_cast<int32_t>(exx - mu_xx);
+    int32_t syy = static_cast<int32_t>(eyy - mu_yy);
+    const int32_t sxy = static_cast<int32_t>(exy - mu_xy);
+    syy = syy < 0 ? 0 : syy;
+    if (sxx >= static_cast<int32_t>(kNsq)) {
+        dl += log_l32(table, static_cast<uint32_t>(sxx) + kNsq) - 17 * 2048;
+        if (sxy > 0 && syy > 0) {
+            const double eps = 65536 * 1.0e-10;
+            double g = static_cast<double>(sxy) / __dadd_rn(static_cast<double>(sxx), eps);
+            const double t = __dsub_rn(static_cast<double>(syy), __dmul_rn(g, static_cast<double>(sxy)));
+            int32_t sv = __double2int_rz(t);  // saturates below the int32 range, like x86
+            sv = sv < 0 ? 0 : sv;
+            g = g < gain_limit ? g : gain_limit;
+            const uint32_t n1 = static_cast<uint32_t>(sv) + kNsq;
+            const int64_t n2 =
+                __double2ll_rz(__dmul_rn(__dmul_rn(g, g), static_cast<double>(sxx))) + n1;
+            nl += log_l(table, static_cast<uint64_t>(n2)) - log_l32(table, n1);
+        }
+    } else {
+        nn += syy;
+        dn += 1;
+    }
+}
+
+template <int S, int BPC, class P>
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
+    int_scale_kernel(const IntScaleArgs a) {
+    using Info = IntScaleInfo<S>;
+    using L = IntSmemLayout<S, P>;
+    using InT = typename std::conditional<S == 0 && BPC == 8, uint8_t, uint16_t>::type;
+    constexpr int N = Info::kN, R = Info::kR;
+    constexpr int TW = P::kTileW, TH = P::kTileH, NT = P::kThreads;
+    constexpr int VR = P::kVertRows, HC = P::kHorizCols;
+    constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM;
+    constexpr int VM = S == 0 ? BPC : 16;            // spec 5.2
+    constexpr int VQ = S == 0 ? 2 * (BPC - 8) : 16;
+    constexpr bool kMoments32 = S == 0 && BPC == 8;  // vertical second moments fit 32 bits
+    constexpr bool kPairs32 = S == 0 && BPC <= 12;   // paired squares fit 32 bits
+
+    extern __shared__ __align__(16) unsigned char smem[];
+    double* s_mom = reinterpret_cast<double*>(smem + L::kOffMoments);  // xx, yy, xy
+    int64_t* s_red = reinterpret_cast<int64_t*>(smem + L::kOffReduce);
+    uint16_t* s_in = reinterpret_cast<uint16_t*>(smem + L::kOffIn);     // x, y
+    uint16_t* s_mu = reinterpret_cast<uint16_t*>(smem + L::kOffMeans);  // mu x, mu y
+    uint16_t* s_dn = reinterpret_cast<uint16_t*>(smem + L::kOffDown);   // down x, down y
+
+    const int tid = threadIdx.x;
+    const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
+    const int w = a.w, h = a.h;
+
+    // 1. Tile + halo of both pictures.
+    {
+        const unsigned char* ref = static_cast<const unsigned char*>(a.ref);
+        const unsigned char* dis = static_cast<const unsigned char*>(a.dis);
+        const int shift_r = S == 0 ? a.ref_shift : 0, shift_d = S == 0 ? a.dis_shift : 0;
+        for (int i = tid; i < IH * IW; i += NT) {
+            const int r = i / IW, c = i - r * IW;
+            const int gy = reflect_clamp(y0 - R + r, h), gx = reflect_clamp(x0 - R + c, w);
+            const InT* pr = reinterpret_cast<const InT*>(ref + gy * a.ref_pitch);
+            const InT* pd = reinterpret_cast<const InT*>(dis + gy * a.dis_pitch);
+            s_in[i] = static_cast<uint16_t>(__ldg(pr + gx) >> shift_r);
+            s_in[IH * IW + i] = static_cast<uint16_t>(__ldg(pd + gx) >> shift_d);
+        }
+    }
+    __syncthreads();
+
+    // 2. Vertical passes. One thread: one column, VR consecutive rows.
+    {
+        constexpr int kGroups = TH / VR;
+        for (int t = tid; t < IW * kGroups; t += NT) {
+            const int c = t % IW, r0 = (t / IW) * VR;
+            uint32_t x[VR + 2 * R], y[VR + 2 * R];
+#pragma unroll
+            for (int i = 0; i < VR + 2 * R; ++i) {
+                x[i] = s_in[(r0 + i) * IW + c];
+                y[i] = s_in[IH * IW + (r0 + i) * IW + c];
+            }
+#pragma unroll
+            for (int o = 0; o < VR; ++o) {
+                uint32_t ax = c_int_taps.v[S][R] * x[o + R];
+                uint32_t ay = c_int_taps.v[S][R] * y[o + R];
+#pragma unroll
+                for (int k = 0; k < R; ++k) {
+                    ax += c_int_taps.v[S][k] * (x[o + k] + x[o + N - 1 - k]);
+                    ay += c_int_taps.v[S][k] * (y[o + k] + y[o + N - 1 - k]);
+                }
+                s_mu[(r0 + o) * SM + c] = static_cast<uint16_t>(rshift_round32<VM>(ax));
+                s_mu[TH * SM + (r0 + o) * SM + c] = static_cast<uint16_t>(rshift_round32<VM>(ay));
+            }
+            // Second moments: q = 0 (x*x), 1 (y*y), 2 (x*y).
+#pragma unroll
+            for (int q = 0; q < 3; ++q) {
+                uint32_t p[VR + 2 * R];
+#pragma unroll
+                for (int i = 0; i < VR + 2 * R; ++i)
+                    p[i] = q == 0 ? x[i] * x[i] : q == 1 ? y[i] * y[i] : x[i] * y[i];
+#pragma unroll
+                for (int o = 0; o < VR; ++o) {
+                    uint32_t v;
+                    if constexpr (kMoments32) {
+                        uint32_t b = c_int_taps.v[S][R] * p[o + R];
+#pragma unroll
+                        for (int k = 0; k < R; ++k)
+                            b += c_int_taps.v[S][k] * (p[o + k] + p[o + N - 1 - k]);
+                        v = rshift_round32<VQ>(b);
+                    } else if constexpr (kPairs32) {
+                        uint64_t b = uint64_t(c_int_taps.v[S][R]) * p[o + R];
+#pragma unroll
+                        for (int k = 0; k < R; ++k)
+                            b += uint64_t(c_int_taps.v[S][k]) * (p[o + k] + p[o + N - 1 - k]);
+                        v = static_cast<uint32_t>(rshift_round64<VQ>(b));
+                    } else {
+                        uint64_t b = 0;
+#pragma unroll
+                        for (int k = 0; k < N; ++k) b += uint64_t(c_int_taps.v[S][k]) * p[o + k];
+                        v = static_cast<uint32_t>(rshift_round64<VQ>(b));
+                    }
+                    s_mom[(q * TH + r0 + o) * SD + c] = static_cast<double>(v);
+                }
+            }
+            // Downsampling filter (scale S + 1 taps), vertical pass on the even rows.
+            if constexpr (Info::kHasNext) {
+                constexpr int RD = Info::kRD;
+                const int dc = c - (R - RD);
+                if (dc >= 0 && dc < L::kDW) {
+#pragma unroll
+                    for (int o = 0; o < VR; o += 2) {
+                        uint32_t dx = c_int_taps.v[S + 1][RD] * x[o + R];
+                        uint32_t dy = c_int_taps.v[S + 1][RD] * y[o + R];
+#pragma unroll
+                        for (int k = 0; k < RD; ++k) {
+                            dx += c_int_taps.v[S + 1][k] * (x[o + R - RD + k] + x[o + R + RD - k]);
+                            dy += c_int_taps.v[S + 1][k] * (y[o + R - RD + k] + y[o + R + RD - k]);
+                        }
+                        const int m = (r0 + o) / 2;
+                        s_dn[m * L::kDW + dc] = static_cast<uint16_t>(rshift_round32<VM>(dx));
+                        s_dn[L::kDH * L::kDW + m * L::kDW + dc] =
+                            static_cast<uint16_t>(rshift_round32<VM>(dy));
+                    }
+                }
+            }
+        }
+    }
+    __syncthreads();
+
+    // 3. Horizontal passes and per-pixel statistics. One thread: one row, HC consecutive
+    //    columns; consecutive lanes take consecutive rows (conflict-free with the odd strides).
+    int64_t nl = 0, dl = 0, nn = 0, dn = 0;
+    {
+        constexpr int kGroups = TW / HC;
+        for (int t = tid; t < TH * kGroups; t += NT) {
+            const int row = t % TH, j0 = (t / TH) * HC;
+            uint32_t mu[2][HC];
+#pragma unroll
+            for (int q = 0; q < 2; ++q) {
+                uint32_t v[HC + 2 * R];
+#pragma unroll
+                for (int i = 0; i < HC + 2 * R; ++i) v[i] = s_mu[(q * TH + row) * SM + j0 + i];
+#pragma unroll
+                for (int o = 0; o < HC; ++o) {
+                    uint32_t sum = c_int_taps.v[S][R] * v[o + R];
+#pragma unroll
+                    for (int k = 0; k < R; ++k)
+                        sum += c_int_taps.v[S][k] * (v[o + k] + v[o + N - 1 - k]);
+                    mu[q][o] = sum;  // no shift (spec 5.3)
+                }
+            }
+            uint32_t e[3][HC];
+#pragma unroll
+            for (int q = 0; q < 3; ++q) {
+                double v[HC + 2 * R];
+#pragma unroll
+                for (int i = 0; i < HC + 2 * R; ++i) v[i] = s_mom[(q * TH + row) * SD + j0 + i];
+#pragma unroll
+                for (int o = 0; o < HC; ++o) {
+                    double sum = 0.0;
+#pragma unroll
+                    for (int k = 0; k < N; ++k) sum = __fma_rn(c_int_taps.d[S][k], v[o + k], sum);
+                    // Exact integer < 2^48; rs(sum, 16) < 2^32.
+                    e[q][o] = static_cast<uint32_t>(rshift_round64<16>(__double2ull_rz(sum)));
+                }
+            }
+            const int gy = y0 + row;
+#pragma unroll
+            for (int o = 0; o < HC; ++o) {
+                const int gx = x0 + j0 + o;
+                if (gx < w && gy < h)
+                    int_pixel_stat(mu[0][o], mu[1][o], e[0][o], e[1][o], e[2][o], a.log_table,
+                                   a.gain_limit, nl, dl, nn, dn);
+            }
+        }
+    }
+
+    // Downsampling filter, horizontal pass at the even columns: samples of scale S + 1.
+    if constexpr (Info::kHasNext) {
+        constexpr int RD = Info::kRD, DW = TW / 2;
+        const int wn = w / 2, hn = h / 2;
+        for (int t = tid; t < L::kDH * DW; t += NT) {
+            const int m = t / DW, n = t - m * DW;
+            const int gy = y0 / 2 + m, gx = x0 / 2 + n;
+            if (gy < hn && gx < wn) {
+#pragma unroll
+                for (int q = 0; q < 2; ++q) {
+                    const uint16_t* d = s_dn + q * L::kDH * L::kDW + m * L::kDW + 2 * n;
+                    uint32_t sum = c_int_taps.v[S + 1][RD] * uint32_t(d[RD]);
+#pragma unroll
+                    for (int k = 0; k < RD; ++k)
+                        sum += c_int_taps.v[S + 1][k] * (uint32_t(d[k]) + uint32_t(d[2 * RD - k]));
+                    uint16_t* outp = q == 0 ? a.next_ref : a.next_dis;
+                    outp[static_cast<size_t>(gy) * a.next_pitch + gx] =
+                        static_cast<uint16_t>(rshift_round32<16>(sum));
+                }
+            }
+        }
+    }
+
+    // 4. Block sums, then one int64 atomic per accumulator.
+    int64_t v[4] = {nl, dl, nn, dn};
+    block_sum_i64<NT, 4>(v, s_red);
+    if (tid == 0) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            atomicAdd(a.acc + S * 4 + i, static_cast<unsigned long long>(v[i]));
+    }
+    if constexpr (S == 3) {
+        // The last block to finish publishes the frame's accumulators and resets them.
+        __shared__ bool s_last;
+        if (tid == 0) {
+            __threadfence();
+            const unsigned int prev = atomicAdd(a.done_counter, 1u);
+            s_last = prev == gridDim.x * gridDim.y - 1;
+        }
+        __syncthreads();
+        if (s_last) {
+            __threadfence();
+            if (tid < 16) a.out[tid] = static_cast<long long>(atomicExch(a.acc + tid, 0ull));
+            if (tid == 0) atomicExch(a.done_counter, 0u);
+        }
+    }
+}
+
+}  // namespace vif::cuda

@@ -1,0 +1,88 @@
+// C entry points of vif_cuda.h. They reach the backend through the context (context.hpp) and
+// share vif_submit's argument checks and frame numbering.
+#include "vif/vif_cuda.h"
+
+#include <string>
+
+#include "context.hpp"
+#include "cuda_backend.hpp"
+
+namespace {
+
+vif::cuda::CudaBackend* cuda_backend_of(const VifContext* ctx) {
+    return ctx ? dynamic_cast<vif::cuda::CudaBackend*>(ctx->backend.get()) : nullptr;
+}
+
+VifStatus check_device_picture(const VifContext* ctx, const VifDevicePicture* pic,
+                               const char* which) {
+    const std::string w(which);
+    if (!pic) return vif::fail(VIF_ERROR_INVALID_ARGUMENT, w + " picture is NULL");
+    // The size, stride, bit depth and flag rules are those of host pictures.
+    const VifPicture as_host{pic->data, pic->pitch, pic->width, pic->height, pic->bitdepth,
+                             pic->flags};
+    if (VifStatus st = vif::check_picture(ctx->params, &as_host, which); st != VIF_OK) return st;
+    cudaPointerAttributes attr{};
+    if (cudaPointerGetAttributes(&attr, pic->data) != cudaSuccess) {
+        cudaGetLastError();
+        return vif::fail(VIF_ERROR_INVALID_ARGUMENT, w + " picture: not a CUDA pointer");
+    }
+    if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
+        return vif::fail(VIF_ERROR_INVALID_ARGUMENT,
+                         w + " picture: data is not device memory (use vif_submit for host memory)");
+    if (attr.type == cudaMemoryTypeDevice && attr.device != ctx->params.cuda_device)
+        return vif::fail(VIF_ERROR_INVALID_ARGUMENT,
+                         w + " picture is on device " + std::to_string(attr.device) +
+                             " but the context uses device " +
+                             std::to_string(ctx->params.cuda_device));
+    return VIF_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+VifStatus vif_cuda_submit(VifContext* ctx, const VifDevicePicture* ref,
+                          const VifDevicePicture* dist, cudaStream_t stream,
+                          uint64_t* frame_index) {
+    if (!ctx) return vif::fail(VIF_ERROR_INVALID_ARGUMENT, "vif_cuda_submit: ctx is NULL");
+    if (ctx->failed)
+        return vif::fail(VIF_ERROR_INVALID_STATE, "context failed earlier; destroy it");
+    vif::cuda::CudaBackend* backend = cuda_backend_of(ctx);
+    if (!backend)
+        return vif::fail(VIF_ERROR_UNSUPPORTED,
+                         "vif_cuda_submit: the context does not run on the CUDA backend");
+    try {
+        if (VifStatus st = check_device_picture(ctx, ref, "reference"); st != VIF_OK) return st;
+        if (VifStatus st = check_device_picture(ctx, dist, "distorted"); st != VIF_OK) return st;
+        if (ref->width != dist->width || ref->height != dist->height)
+            return vif::fail(VIF_ERROR_INVALID_ARGUMENT,
+                             "reference is " + std::to_string(ref->width) + "x" +
+                                 std::to_string(ref->height) + " but distorted is " +
+                                 std::to_string(dist->width) + "x" + std::to_string(dist->height));
+        const int bd = static_cast<int>(ctx->params.bitdepth);
+        auto plane = [bd](const VifDevicePicture& p) {
+            return vif::cuda::DevPlane{p.data, p.pitch,
+                                       (p.flags & VIF_PICTURE_MSB_ALIGNED) ? 16 - bd : 0};
+        };
+        const uint64_t index = ctx->next_index;
+        vif::Error err = backend->submit_device(plane(*ref), plane(*dist),
+                                                static_cast<int>(ref->width),
+                                                static_cast<int>(ref->height), stream, index);
+        if (err) {
+            if (err.status == VIF_ERROR_DEVICE) ctx->failed = true;
+            return vif::fail(err);
+        }
+        ++ctx->next_index;
+        if (frame_index) *frame_index = index;
+        return VIF_OK;
+    } catch (const std::exception& e) {
+        return vif::fail(VIF_ERROR_INTERNAL, std::string("vif_cuda_submit: ") + e.what());
+    }
+}
+
+int vif_cuda_context_device(const VifContext* ctx) {
+    const vif::cuda::CudaBackend* b = cuda_backend_of(ctx);
+    return b ? b->device() : -1;
+}
+
+}  // extern "C"

@@ -1,0 +1,84 @@
+/*
+ * libvif CUDA entry points: score pictures that already live in GPU memory (for example the luma
+ * plane of an NV12 or P010 surface from NVDEC) without a copy through the host.
+ *
+ * This is the only public header that mentions CUDA. It needs the CUDA runtime headers
+ * (cuda_runtime_api.h) on the include path; the library itself links the CUDA runtime.
+ *
+ * Example (decoder output on `stream`):
+ *
+ *     VifConfig cfg;
+ *     vif_default_config(&cfg);
+ *     cfg.backend = VIF_BACKEND_CUDA;
+ *     cfg.max_width = 3840; cfg.max_height = 2160; cfg.bitdepth = 10;
+ *     VifContext *ctx;
+ *     vif_create(&ctx, &cfg);
+ *     ...
+ *     VifDevicePicture ref = {d_ref_luma, ref_pitch, 3840, 2160, 10, VIF_PICTURE_MSB_ALIGNED};
+ *     VifDevicePicture dis = {d_dis_luma, dis_pitch, 3840, 2160, 10, VIF_PICTURE_MSB_ALIGNED};
+ *     vif_cuda_submit(ctx, &ref, &dis, stream, NULL);   // returns at once
+ *     ... more work on `stream` (it waits for VIF to have read the two planes) ...
+ *     VifScores s;
+ *     while (vif_receive(ctx, &s, 0) == VIF_OK) use(s);  // same queue as vif_submit
+ *
+ * Lifetimes: the device memory of both pictures is borrowed until the work queued on `stream`
+ * after this call runs, i.e. work that the caller enqueues on `stream` afterwards (and
+ * everything synchronised with it) may overwrite the planes. Host threads that reuse the memory
+ * without going through `stream` must synchronise with `stream` first.
+ *
+ * Threading: the same rules as vif.h (one thread at a time per context).
+ */
+#ifndef VIF_VIF_CUDA_H
+#define VIF_VIF_CUDA_H
+
+#include <cuda_runtime_api.h>
+
+#include "vif/vif.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * A borrowed view of one luma plane in device memory (cudaMalloc, cudaMallocPitch, a mapped
+ * NVDEC surface, or managed memory).
+ */
+typedef struct VifDevicePicture {
+    const void *data;  /**< device pointer to the first sample of the first row */
+    ptrdiff_t pitch;   /**< bytes from one row to the next (>= width * bytes per sample) */
+    uint32_t width;    /**< samples per row */
+    uint32_t height;   /**< rows */
+    uint32_t bitdepth; /**< 8: one byte a sample (NV12 luma); 10, 12, 16: 16-bit words */
+    uint32_t flags;    /**< VIF_PICTURE_MSB_ALIGNED for P010/P016-style words, else 0 */
+} VifDevicePicture;
+
+/**
+ * Queues one frame pair that is already in device memory. The context must run on the CUDA
+ * backend (VIF_BACKEND_CUDA, or AUTO that picked CUDA) and the pictures must be on its device
+ * (VifConfig.cuda_device). Sizes and bit depth follow the rules of vif_submit.
+ *
+ * The work is ordered after everything queued on `stream` before this call (the decoder's
+ * writes to the planes, say); and work queued on `stream` after this call waits until VIF has
+ * finished reading the planes. Nothing is copied and nothing is allocated; the call does not
+ * block unless queue_depth frames are already in flight. `stream` may be 0 (the legacy default
+ * stream) or any stream of the context's device.
+ *
+ * Scores come back through vif_receive, in submission order, interleaved with vif_submit
+ * frames. *frame_index (if not NULL) receives the index the scores will carry.
+ *
+ * Errors: VIF_ERROR_INVALID_ARGUMENT (NULL or host pointers, sizes, bit depth),
+ * VIF_ERROR_UNSUPPORTED (the context is not on the CUDA backend), VIF_ERROR_DEVICE (a CUDA call
+ * failed; the context is unusable afterwards), VIF_ERROR_INVALID_STATE (it failed earlier).
+ */
+VIF_API VifStatus vif_cuda_submit(VifContext *ctx, const VifDevicePicture *ref,
+                                  const VifDevicePicture *dist, cudaStream_t stream,
+                                  uint64_t *frame_index);
+
+/** The CUDA device ordinal a context computes on, or -1 if it is not on the CUDA backend. */
+VIF_API int vif_cuda_context_device(const VifContext *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VIF_VIF_CUDA_H */

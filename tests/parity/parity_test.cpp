@@ -1,0 +1,602 @@
+// Parity gate: the CUDA backend against the CPU reference (cpu_ref), like dav1d's checkasm.
+//
+// - Synthetic frames (random noise, flat blocks that hit the low-variance branch, saturated and
+//   checkerboard frames, gains above the limit, negative covariance), every bit depth, odd and
+//   tiny sizes, 1080p and 2160p: raw per-scale accumulators compared (integer NL/DL/NN/DN
+//   equal; float per-scale totals compared bit for bit, and scores within 1e-4), plus the scores
+//   the shared finalisation makes of them.
+// - Golden cases of testdata/ through the public API, backend cpu against backend cuda.
+// - The device-pointer entry point (vif_cuda.h), NV12-style pitched 8-bit and P010-style
+//   MSB-aligned 10-bit planes, and several frames in flight.
+// Every GPU test skips (GTEST_SKIP) when no CUDA device is present, so CI without a GPU passes.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend.hpp"
+#include "common/golden_data.hpp"
+#include "context.hpp"
+#include "vif/vif.h"
+#include "vif/vif_cuda.h"
+
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                                                    \
+    do {                                                                                      \
+        if (!vif_cuda_available())                                                            \
+            GTEST_SKIP() << "no CUDA device present: the CUDA parity tests need a GPU "       \
+                            "(this build has the CUDA backend; nothing was compared)";        \
+    } while (0)
+
+uint32_t g_seed = 0;
+
+uint32_t seed() {
+    if (g_seed == 0) {
+        const char* s = std::getenv("VIF_PARITY_SEED");
+        g_seed = s ? static_cast<uint32_t>(std::strtoul(s, nullptr, 10)) : 20261121u;
+        std::printf("[parity] random seed %u (set VIF_PARITY_SEED to change)\n", g_seed);
+    }
+    return g_seed;
+}
+
+// A luma plane in host memory, LSB-aligned unless made otherwise.
+struct Plane {
+    int w = 0, h = 0, bpc = 8;
+    ptrdiff_t stride = 0;  // bytes
+    std::vector<uint8_t> bytes;
+    uint32_t get(int x, int y) const {
+        const uint8_t* row = bytes.data() + y * stride;
+        if (bpc == 8) return row[x];
+        uint16_t v;
+        std::memcpy(&v, row + 2 * x, 2);
+        return v;
+    }
+    void set(int x, int y, uint32_t v) {
+        uint8_t* row = bytes.data() + y * stride;
+        if (bpc == 8) row[x] = static_cast<uint8_t>(v);
+        else {
+            const uint16_t u = static_cast<uint16_t>(v);
+            std::memcpy(row + 2 * x, &u, 2);
+        }
+    }
+};
+
+Plane make_plane(int w, int h, int bpc, int pad = 0) {
+    Plane p;
+    p.w = w;
+    p.h = h;
+    p.bpc = bpc;
+    p.stride = static_cast<ptrdiff_t>(w + pad) * (bpc == 8 ? 1 : 2);
+    p.bytes.assign(p.stride * h, 0xA5);  // padding poisoned
+    return p;
+}
+
+enum class Content { Noise, Smooth, FlatBlocks, Saturated, Checker, Natural };
+enum class Distortion { Noise, Blur, Contrast, Identical, Independent, Inverted, Flat };
+
+Plane make_ref(int w, int h, int bpc, Content c, std::mt19937& rng, int pad) {
+    Plane p = make_plane(w, h, bpc, pad);
+    const uint32_t maxv = (1u << bpc) - 1;
+    std::uniform_int_distribution<uint32_t> any(0, maxv);
+    std::uniform_real_distribution<double> u01(0.0, 1.0);
+    const double f1 = 0.02 + 0.2 * u01(rng), f2 = 0.01 + 0.1 * u01(rng), ph = 6.28 * u01(rng);
+    std::vector<uint32_t> blocks((w / 8 + 1) * (h / 8 + 1));
+    for (auto& b : blocks) b = any(rng);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            double v = 0;
+            switch (c) {
+                case Content::Noise: v = any(rng); break;
+                case Content::Smooth: v = maxv * (0.5 + 0.4 * std::sin(f1 * x + ph) * std::cos(f2 * y)); break;
+                case Content::FlatBlocks: {
+                    const uint32_t b = blocks[(y / 8) * (w / 8 + 1) + x / 8];
+                    v = (b % 4 == 0) ? b + any(rng) % 3 : b;  // mostly perfectly flat
+                    break;
+                }
+                case Content::Saturated: v = ((x / 5 + y / 7) % 3 == 0) ? maxv : ((x * y) % 11 == 0 ? 0 : maxv); break;
+                case Content::Checker: v = ((x + y) % 2) ? maxv : 0; break;
+                case Content::Natural:
+                    v = maxv * (0.5 + 0.25 * std::sin(f1 * x + ph) + 0.15 * std::sin(f2 * (x + 2 * y))) +
+                        (any(rng) % std::max<uint32_t>(1, maxv / 16)) - maxv / 32.0;
+                    break;
+            }
+            p.set(x, y, static_cast<uint32_t>(std::clamp(v, 0.0, double(maxv))));
+        }
+    return p;
+}
+
+Plane distort(const Plane& r, Distortion d, std::mt19937& rng, int pad) {
+    Plane p = make_plane(r.w, r.h, r.bpc, pad);
+    const int maxv = (1 << r.bpc) - 1;
+    std::normal_distribution<double> n(0.0, maxv / 20.0);
+    std::uniform_int_distribution<int> any(0, maxv);
+    double mean = 0;
+    for (int y = 0; y < r.h; ++y)
+        for (int x = 0; x < r.w; ++x) mean += r.get(x, y);
+    mean /= double(r.w) * r.h;
+    for (int y = 0; y < r.h; ++y)
+        for (int x = 0; x < r.w; ++x) {
+            double v = r.get(x, y);
+            switch (d) {
+                case Distortion::Noise: v += n(rng); break;
+                case Distortion::Blur: {
+                    double s = 0;
+                    for (int k = -1; k <= 1; ++k)
+                        for (int l = -1; l <= 1; ++l)
+                            s += r.get(std::clamp(x + l, 0, r.w - 1), std::clamp(y + k, 0, r.h - 1));
+                    v = s / 9.0;
+                    break;
+                }
+                case Distortion::Contrast: v = mean + 2.5 * (v - mean); break;
+                case Distortion::Identical: break;
+                case Distortion::Independent: v = any(rng); break;
+                case Distortion::Inverted: v = maxv - v; break;
+                case Distortion::Flat: v = mean; break;
+            }
+            p.set(x, y, static_cast<uint32_t>(std::clamp(std::lround(v), 0L, long(maxv))));
+        }
+    return p;
+}
+
+vif::HostPlane host(const Plane& p, bool msb = false) {
+    vif::HostPlane h;
+    h.data = p.bytes.data();
+    h.stride = p.stride;
+    h.width = static_cast<uint32_t>(p.w);
+    h.height = static_cast<uint32_t>(p.h);
+    h.msb_aligned = msb;
+    return h;
+}
+
+struct Tally {
+    double max_score_diff = 0;  // float: largest |cpu - cuda| over scores
+    long float_mismatches = 0;  // float: per-scale totals that are not bit-identical
+    long compared = 0;
+};
+Tally g_float_tally;
+
+std::string raw_str(const vif::ScaleRaw& r) {
+    char b[200];
+    std::snprintf(b, sizeof b, "nl=%lld dl=%lld nn=%lld dn=%lld num=%.9g den=%.9g",
+                  (long long)r.nl, (long long)r.dl, (long long)r.nn, (long long)r.dn, r.num, r.den);
+    return b;
+}
+
+// Runs frames through the internal cpu and cuda backends (several in flight on the GPU) and
+// compares raw results and finalised scores.
+void compare_backends(const vif::Params& params, const std::vector<std::pair<Plane, Plane>>& frames,
+                      const std::string& what) {
+    vif::Error err;
+    auto cpu = vif::create_cpu_backend(params, &err);
+    ASSERT_TRUE(cpu) << err.message;
+    auto gpu = vif::create_cuda_backend(params, &err);
+    ASSERT_TRUE(gpu) << err.message;
+    std::vector<vif::FrameRaw> rc, rg;
+    for (size_t i = 0; i < frames.size(); ++i) {
+        ASSERT_FALSE(cpu->submit(host(frames[i].first), host(frames[i].second), i)) << what;
+        const vif::Error e = gpu->submit(host(frames[i].first), host(frames[i].second), i);
+        ASSERT_FALSE(e) << what << ": " << e.message;
+    }
+    for (size_t i = 0; i < frames.size(); ++i) {
+        vif::FrameRaw a, b;
+        ASSERT_EQ(cpu->receive(&a, true).status, VIF_OK);
+        const vif::Error e = gpu->receive(&b, true);
+        ASSERT_EQ(e.status, VIF_OK) << what << ": " << e.message;
+        ASSERT_EQ(b.index, i) << what << ": frames out of order";
+        rc.push_back(a);
+        rg.push_back(b);
+    }
+    EXPECT_EQ(gpu->pending(), 0u);
+    for (size_t i = 0; i < frames.size(); ++i) {
+        VifScores sc, sg;
+        vif::finalize_scores(params, rc[i], &sc);
+        vif::finalize_scores(params, rg[i], &sg);
+        for (int s = 0; s < 4; ++s) {
+            const vif::ScaleRaw &a = rc[i].scale[s], &b = rg[i].scale[s];
+            const std::string where = what + " frame " + std::to_string(i) + " scale " + std::to_string(s);
+            if (params.variant == VIF_VARIANT_INTEGER) {
+                EXPECT_TRUE(a.nl == b.nl && a.dl == b.dl && a.nn == b.nn && a.dn == b.dn)
+                    << where << "\n  cpu:  " << raw_str(a) << "\n  cuda: " << raw_str(b);
+                EXPECT_EQ(sc.scale[s], sg.scale[s]) << where;
+                EXPECT_EQ(sc.num[s], sg.num[s]) << where;
+                EXPECT_EQ(sc.den[s], sg.den[s]) << where;
+            } else {
+                const double d = std::fabs(sc.scale[s] - sg.scale[s]);
+                g_float_tally.max_score_diff = std::max(g_float_tally.max_score_diff, d);
+                ++g_float_tally.compared;
+                if (std::memcmp(&a.num, &b.num, 4) || std::memcmp(&a.den, &b.den, 4))
+                    ++g_float_tally.float_mismatches;
+                EXPECT_LE(d, 1e-4) << where << "\n  cpu:  " << raw_str(a) << "\n  cuda: " << raw_str(b);
+                EXPECT_EQ(a.num, b.num) << where << " (float totals not bit-identical)";
+                EXPECT_EQ(a.den, b.den) << where << " (float totals not bit-identical)";
+            }
+        }
+    }
+}
+
+vif::Params params_of(VifVariant v, int bpc, int w, int h, double egl = 100.0, float ks = 1.0f) {
+    vif::Params p;
+    p.variant = v;
+    p.bitdepth = static_cast<uint32_t>(bpc);
+    p.max_width = static_cast<uint32_t>(w);
+    p.max_height = static_cast<uint32_t>(h);
+    p.gain_limit = egl;
+    p.kernelscale = ks;
+    p.threads = 0;
+    p.queue_depth = 3;
+    return p;
+}
+
+// Frames covering every content and distortion kind for one size and bit depth.
+std::vector<std::pair<Plane, Plane>> synthetic_frames(int w, int h, int bpc, int count, uint32_t salt) {
+    std::mt19937 rng(seed() ^ (salt * 2654435761u) ^ (w * 7919u + h * 104729u + bpc));
+    const Content contents[] = {Content::Natural, Content::Noise, Content::FlatBlocks,
+                                Content::Saturated, Content::Checker, Content::Smooth};
+    const Distortion dists[] = {Distortion::Noise, Distortion::Contrast, Distortion::Blur,
+                                Distortion::Inverted, Distortion::Independent, Distortion::Identical,
+                                Distortion::Flat};
+    std::vector<std::pair<Plane, Plane>> out;
+    for (int i = 0; i < count; ++i) {
+        const Content c = contents[(i + salt) % 6];
+        const Distortion d = dists[(i * 3 + salt) % 7];
+        const int pad = (i % 2) ? 13 : 0;  // some strides larger than a row
+        Plane r = make_ref(w, h, bpc, c, rng, pad);
+        Plane q = distort(r, d, rng, pad);
+        out.emplace_back(std::move(r), std::move(q));
+    }
+    return out;
+}
+
+struct SizeCase {
+    int w, h, frames;
+};
+
+class SyntheticInteger : public ::testing::TestWithParam<std::tuple<int, SizeCase, double>> {};
+
+TEST_P(SyntheticInteger, RawAccumulatorsEqual) {
+    SKIP_WITHOUT_GPU();
+    const auto [bpc, sz, egl] = GetParam();
+    const auto frames = synthetic_frames(sz.w, sz.h, bpc, sz.frames, 1);
+    compare_backends(params_of(VIF_VARIANT_INTEGER, bpc, sz.w, sz.h, egl), frames,
+                     "integer " + std::to_string(bpc) + "-bit " + std::to_string(sz.w) + "x" +
+                         std::to_string(sz.h) + " egl " + std::to_string(egl));
+}
+
+const SizeCase kSmallSizes[] = {{16, 16, 7}, {17, 19, 7}, {33, 31, 7}, {176, 144, 7},
+                                {175, 143, 7}, {481, 271, 4}, {64, 1000, 2}, {1000, 40, 2}};
+
+INSTANTIATE_TEST_SUITE_P(Small, SyntheticInteger,
+                         ::testing::Combine(::testing::Values(8, 10, 12, 16),
+                                            ::testing::ValuesIn(kSmallSizes),
+                                            ::testing::Values(100.0, 1.0)));
+INSTANTIATE_TEST_SUITE_P(Large, SyntheticInteger,
+                         ::testing::Combine(::testing::Values(8, 10),
+                                            ::testing::Values(SizeCase{1920, 1080, 3},
+                                                              SizeCase{1919, 1079, 2},
+                                                              SizeCase{3840, 2160, 2}),
+                                            ::testing::Values(100.0)));
+INSTANTIATE_TEST_SUITE_P(LargeDeep, SyntheticInteger,
+                         ::testing::Combine(::testing::Values(12, 16),
+                                            ::testing::Values(SizeCase{1920, 1080, 2}),
+                                            ::testing::Values(100.0)));
+
+class SyntheticFloat : public ::testing::TestWithParam<std::tuple<int, SizeCase, double, float>> {};
+
+TEST_P(SyntheticFloat, TotalsBitIdentical) {
+    SKIP_WITHOUT_GPU();
+    const auto [bpc, sz, egl, ks] = GetParam();
+    const auto frames = synthetic_frames(sz.w, sz.h, bpc, sz.frames, 2);
+    compare_backends(params_of(VIF_VARIANT_FLOAT, bpc, sz.w, sz.h, egl, ks), frames,
+                     "float " + std::to_string(bpc) + "-bit " + std::to_string(sz.w) + "x" +
+                         std::to_string(sz.h) + " egl " + std::to_string(egl) + " ks " +
+                         std::to_string(ks));
+}
+
+INSTANTIATE_TEST_SUITE_P(Small, SyntheticFloat,
+                         ::testing::Combine(::testing::Values(8, 10, 12, 16),
+                                            ::testing::Values(SizeCase{16, 16, 6}, SizeCase{33, 31, 6},
+                                                              SizeCase{175, 143, 6}),
+                                            ::testing::Values(100.0, 1.0), ::testing::Values(1.0f)));
+INSTANTIATE_TEST_SUITE_P(KernelScales, SyntheticFloat,
+                         ::testing::Combine(::testing::Values(8, 10),
+                                            ::testing::Values(SizeCase{301, 257, 3}),
+                                            ::testing::Values(100.0),
+                                            ::testing::Values(0.5f, 1.5f, 2.0f, 3.0f,
+                                                              static_cast<float>(360.0 / 97.0),
+                                                              static_cast<float>(2.0 / 3.0))));
+INSTANTIATE_TEST_SUITE_P(Large, SyntheticFloat,
+                         ::testing::Combine(::testing::Values(8),
+                                            ::testing::Values(SizeCase{1920, 1080, 1},
+                                                              SizeCase{3840, 2160, 1}),
+                                            ::testing::Values(100.0), ::testing::Values(1.0f)));
+
+// ---- Public API: golden cases, cpu against cuda ---------------------------------------------
+
+std::string testdata_dir() {
+    for (const char* d : {VIF_TESTDATA_DIR, VIF_SHARED_TESTDATA_DIR})
+        if (!vif::testing::load_manifest(d).empty()) return d;
+    return "";
+}
+
+struct ApiVariant {
+    VifVariant variant;
+    double egl;
+};
+
+class GoldenParity : public ::testing::TestWithParam<ApiVariant> {};
+
+TEST_P(GoldenParity, CpuEqualsCuda) {
+    SKIP_WITHOUT_GPU();
+    const std::string dir = testdata_dir();
+    if (dir.empty()) GTEST_SKIP() << "no golden test data (testdata/MANIFEST.csv) found";
+    const ApiVariant v = GetParam();
+    double max_diff = 0;
+    int cases = 0;
+    for (const auto& c : vif::testing::load_manifest(dir)) {
+        VifConfig cfg;
+        vif_default_config(&cfg);
+        cfg.max_width = c.width;
+        cfg.max_height = c.height;
+        cfg.bitdepth = c.bitdepth;
+        cfg.variant = v.variant;
+        cfg.enhn_gain_limit = v.egl;
+        VifContext *cc = nullptr, *gc = nullptr;
+        cfg.backend = VIF_BACKEND_CPU;
+        ASSERT_EQ(vif_create(&cc, &cfg), VIF_OK) << vif_last_error();
+        cfg.backend = VIF_BACKEND_CUDA;
+        ASSERT_EQ(vif_create(&gc, &cfg), VIF_OK) << vif_last_error();
+        ASSERT_STREQ(vif_backend_name(gc), "cuda");
+        for (uint32_t f = 0; f < c.frames; ++f) {
+            const auto r = vif::testing::read_luma(c, c.ref_path(), f);
+            const auto d = vif::testing::read_luma(c, c.dist_path(), f);
+            ASSERT_FALSE(r.empty() || d.empty()) << c.name << " frame " << f;
+            const ptrdiff_t stride = static_cast<ptrdiff_t>(c.width) * c.bytes_per_sample();
+            VifPicture pr{r.data(), stride, c.width, c.height, c.bitdepth, 0};
+            VifPicture pd{d.data(), stride, c.width, c.height, c.bitdepth, 0};
+            ASSERT_EQ(vif_submit(cc, &pr, &pd, nullptr), VIF_OK) << vif_last_error();
+            ASSERT_EQ(vif_submit(gc, &pr, &pd, nullptr), VIF_OK) << vif_last_error();
+        }
+        for (uint32_t f = 0; f < c.frames; ++f) {
+            VifScores a, b;
+            ASSERT_EQ(vif_receive(cc, &a, 1), VIF_OK);
+            ASSERT_EQ(vif_receive(gc, &b, 1), VIF_OK) << vif_last_error();
+            ASSERT_EQ(b.frame_index, f);
+            for (int s = 0; s < 4; ++s) {
+                if (v.variant == VIF_VARIANT_INTEGER) {
+                    EXPECT_EQ(a.scale[s], b.scale[s]) << c.name << " frame " << f << " scale " << s;
+                    EXPECT_EQ(a.num[s], b.num[s]) << c.name << " frame " << f << " scale " << s;
+                    EXPECT_EQ(a.den[s], b.den[s]) << c.name << " frame " << f << " scale " << s;
+                } else {
+                    const double dd = std::fabs(a.scale[s] - b.scale[s]);
+                    max_diff = std::max(max_diff, dd);
+                    EXPECT_LE(dd, 1e-4) << c.name << " frame " << f << " scale " << s;
+                }
+            }
+        }
+        vif_destroy(cc);
+        vif_destroy(gc);
+        ++cases;
+    }
+    std::printf("[parity] golden %s egl %g: %d cases, largest float score difference %.3g\n",
+                v.variant == VIF_VARIANT_INTEGER ? "integer" : "float", v.egl, cases, max_diff);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, GoldenParity,
+                         ::testing::Values(ApiVariant{VIF_VARIANT_INTEGER, 100.0},
+                                           ApiVariant{VIF_VARIANT_INTEGER, 1.0},
+                                           ApiVariant{VIF_VARIANT_FLOAT, 100.0},
+                                           ApiVariant{VIF_VARIANT_FLOAT, 1.0}));
+
+// ---- Device pointers (vif_cuda.h) ------------------------------------------------------------
+
+struct DeviceBuffer {
+    void* p = nullptr;
+    size_t pitch = 0;
+    ~DeviceBuffer() { if (p) cudaFree(p); }
+};
+
+// Uploads a plane into pitched device memory; with msb = true the 16-bit samples are shifted
+// into the top bits (P010 style).
+void upload(const Plane& pl, bool msb, DeviceBuffer* out, cudaStream_t st) {
+    const size_t bps = pl.bpc == 8 ? 1 : 2;
+    std::vector<uint8_t> tmp(pl.bytes);
+    if (msb)
+        for (int y = 0; y < pl.h; ++y)
+            for (int x = 0; x < pl.w; ++x) {
+                uint16_t v;
+                std::memcpy(&v, tmp.data() + y * pl.stride + 2 * x, 2);
+                v = static_cast<uint16_t>(v << (16 - pl.bpc));
+                std::memcpy(tmp.data() + y * pl.stride + 2 * x, &v, 2);
+            }
+    ASSERT_EQ(cudaMallocPitch(&out->p, &out->pitch, pl.w * bps + 64, pl.h), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy2DAsync(out->p, out->pitch, tmp.data(), pl.stride, pl.w * bps, pl.h,
+                                cudaMemcpyHostToDevice, st),
+              cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+}
+
+struct DeviceCase {
+    int bpc;
+    bool msb;
+    VifVariant variant;
+};
+
+class DevicePointer : public ::testing::TestWithParam<DeviceCase> {};
+
+TEST_P(DevicePointer, MatchesHostSubmission) {
+    SKIP_WITHOUT_GPU();
+    const DeviceCase dc = GetParam();
+    const int w = 643, h = 361, n = 5;
+    auto frames = synthetic_frames(w, h, dc.bpc, n, 3);
+    VifConfig cfg;
+    vif_default_config(&cfg);
+    cfg.max_width = w;
+    cfg.max_height = h;
+    cfg.bitdepth = dc.bpc;
+    cfg.variant = dc.variant;
+    cfg.queue_depth = 2;  // fewer slots than frames: exercises the blocking path
+    VifContext *cc = nullptr, *gc = nullptr;
+    cfg.backend = VIF_BACKEND_CPU;
+    ASSERT_EQ(vif_create(&cc, &cfg), VIF_OK) << vif_last_error();
+    cfg.backend = VIF_BACKEND_CUDA;
+    ASSERT_EQ(vif_create(&gc, &cfg), VIF_OK) << vif_last_error();
+    cudaStream_t st;
+    ASSERT_EQ(cudaStreamCreate(&st), cudaSuccess);
+    std::vector<DeviceBuffer> bufs(2 * n);
+    const uint32_t flags = dc.msb ? VIF_PICTURE_MSB_ALIGNED : 0;
+    for (int i = 0; i < n; ++i) {
+        upload(frames[i].first, dc.msb, &bufs[2 * i], st);
+        upload(frames[i].second, dc.msb, &bufs[2 * i + 1], st);
+        const Plane& r = frames[i].first;
+        VifPicture hr{r.bytes.data(), r.stride, (uint32_t)w, (uint32_t)h, (uint32_t)dc.bpc, 0};
+        VifPicture hd{frames[i].second.bytes.data(), frames[i].second.stride, (uint32_t)w,
+                      (uint32_t)h, (uint32_t)dc.bpc, 0};
+        ASSERT_EQ(vif_submit(cc, &hr, &hd, nullptr), VIF_OK);
+        // Alternate host and device submissions on the CUDA context: one queue, one order.
+        uint64_t idx = 99;
+        if (i % 3 == 1) {
+            ASSERT_EQ(vif_submit(gc, &hr, &hd, &idx), VIF_OK) << vif_last_error();
+        } else {
+            VifDevicePicture dr{bufs[2 * i].p, (ptrdiff_t)bufs[2 * i].pitch, (uint32_t)w, (uint32_t)h,
+                                (uint32_t)dc.bpc, flags};
+            VifDevicePicture dd{bufs[2 * i + 1].p, (ptrdiff_t)bufs[2 * i + 1].pitch, (uint32_t)w,
+                                (uint32_t)h, (uint32_t)dc.bpc, flags};
+            ASSERT_EQ(vif_cuda_submit(gc, &dr, &dd, st, &idx), VIF_OK) << vif_last_error();
+        }
+        EXPECT_EQ(idx, static_cast<uint64_t>(i));
+    }
+    for (int i = 0; i < n; ++i) {
+        VifScores a, b;
+        ASSERT_EQ(vif_receive(cc, &a, 1), VIF_OK);
+        ASSERT_EQ(vif_receive(gc, &b, 1), VIF_OK) << vif_last_error();
+        EXPECT_EQ(b.frame_index, static_cast<uint64_t>(i));
+        for (int s = 0; s < 4; ++s) {
+            if (dc.variant == VIF_VARIANT_INTEGER) {
+                EXPECT_EQ(a.num[s], b.num[s]) << "frame " << i << " scale " << s;
+                EXPECT_EQ(a.den[s], b.den[s]) << "frame " << i << " scale " << s;
+            } else {
+                EXPECT_LE(std::fabs(a.scale[s] - b.scale[s]), 1e-4) << "frame " << i << " scale " << s;
+            }
+        }
+    }
+    EXPECT_EQ(vif_receive(gc, nullptr, 0), VIF_ERROR_INVALID_ARGUMENT);
+    VifScores none;
+    EXPECT_EQ(vif_receive(gc, &none, 0), VIF_AGAIN);
+    ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+    cudaStreamDestroy(st);
+    vif_destroy(cc);
+    vif_destroy(gc);
+}
+
+INSTANTIATE_TEST_SUITE_P(All, DevicePointer,
+                         ::testing::Values(DeviceCase{8, false, VIF_VARIANT_INTEGER},
+                                           DeviceCase{10, true, VIF_VARIANT_INTEGER},
+                                           DeviceCase{10, false, VIF_VARIANT_INTEGER},
+                                           DeviceCase{12, true, VIF_VARIANT_FLOAT},
+                                           DeviceCase{8, false, VIF_VARIANT_FLOAT}));
+
+TEST(DevicePointerErrors, RejectsHostMemoryAndCpuContexts) {
+    SKIP_WITHOUT_GPU();
+    VifConfig cfg;
+    vif_default_config(&cfg);
+    cfg.max_width = 64;
+    cfg.max_height = 64;
+    std::vector<uint8_t> hostbuf(64 * 64, 7);
+    VifDevicePicture p{hostbuf.data(), 64, 64, 64, 8, 0};
+    VifContext* ctx = nullptr;
+    cfg.backend = VIF_BACKEND_CPU;
+    ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK);
+    EXPECT_EQ(vif_cuda_submit(ctx, &p, &p, nullptr, nullptr), VIF_ERROR_UNSUPPORTED);
+    EXPECT_EQ(vif_cuda_context_device(ctx), -1);
+    vif_destroy(ctx);
+    cfg.backend = VIF_BACKEND_CUDA;
+    ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK);
+    EXPECT_EQ(vif_cuda_context_device(ctx), 0);
+    EXPECT_EQ(vif_cuda_submit(ctx, &p, &p, nullptr, nullptr), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vif_cuda_submit(ctx, nullptr, &p, nullptr, nullptr), VIF_ERROR_INVALID_ARGUMENT);
+    void* d = nullptr;
+    ASSERT_EQ(cudaMalloc(&d, 64 * 64), cudaSuccess);
+    VifDevicePicture small{d, 64, 8, 8, 8, 0};
+    EXPECT_EQ(vif_cuda_submit(ctx, &small, &small, nullptr, nullptr), VIF_ERROR_INVALID_ARGUMENT);
+    VifDevicePicture ok{d, 64, 64, 64, 8, 0};
+    ASSERT_EQ(cudaMemset(d, 100, 64 * 64), cudaSuccess);
+    EXPECT_EQ(vif_cuda_submit(ctx, &ok, &ok, nullptr, nullptr), VIF_OK) << vif_last_error();
+    VifScores s;
+    EXPECT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
+    EXPECT_EQ(s.scale[0], 1.0);  // flat identical frames: all low-variance pixels
+    cudaFree(d);
+    vif_destroy(ctx);
+}
+
+// ---- Pipeline: many frames in flight, sizes changing inside one context ----------------------
+
+TEST(Pipeline, ManyFramesInFlightAndChangingSizes) {
+    SKIP_WITHOUT_GPU();
+    const int W = 400, H = 300;
+    vif::Params p = params_of(VIF_VARIANT_INTEGER, 10, W, H);
+    p.queue_depth = 4;
+    std::vector<std::pair<Plane, Plane>> frames;
+    const int sizes[][2] = {{400, 300}, {399, 299}, {16, 16}, {256, 17}, {17, 256}, {400, 300}};
+    for (int i = 0; i < 12; ++i) {
+        auto f = synthetic_frames(sizes[i % 6][0], sizes[i % 6][1], 10, 1, 10 + i);
+        frames.push_back(std::move(f[0]));
+    }
+    // compare_backends submits all 12 before receiving: the GPU queue (4 slots) fills and
+    // submit harvests the oldest; results must still come back in order.
+    vif::Error err;
+    auto cpu = vif::create_cpu_backend(p, &err);
+    auto gpu = vif::create_cuda_backend(p, &err);
+    ASSERT_TRUE(cpu && gpu) << err.message;
+    for (size_t i = 0; i < frames.size(); ++i) {
+        ASSERT_FALSE(cpu->submit(host(frames[i].first), host(frames[i].second), 100 + i));
+        ASSERT_FALSE(gpu->submit(host(frames[i].first), host(frames[i].second), 100 + i));
+        if (i == 5) {  // poll without blocking in the middle
+            vif::FrameRaw r;
+            const vif::Error e = gpu->receive(&r, false);
+            EXPECT_TRUE(e.status == VIF_OK || e.status == VIF_AGAIN);
+            if (e.status == VIF_OK) {
+                EXPECT_EQ(r.index, 100u);
+                vif::FrameRaw c;
+                ASSERT_EQ(cpu->receive(&c, true).status, VIF_OK);
+                for (int s = 0; s < 4; ++s) EXPECT_EQ(c.scale[s].nl, r.scale[s].nl);
+            }
+        }
+    }
+    while (gpu->pending()) {
+        vif::FrameRaw a, b;
+        ASSERT_EQ(gpu->receive(&b, true).status, VIF_OK);
+        ASSERT_EQ(cpu->receive(&a, true).status, VIF_OK);
+        ASSERT_EQ(a.index, b.index);
+        for (int s = 0; s < 4; ++s)
+            EXPECT_TRUE(a.scale[s].nl == b.scale[s].nl && a.scale[s].dl == b.scale[s].dl &&
+                        a.scale[s].nn == b.scale[s].nn && a.scale[s].dn == b.scale[s].dn)
+                << "frame " << a.index << " scale " << s << "\n  cpu:  " << raw_str(a.scale[s])
+                << "\n  cuda: " << raw_str(b.scale[s]);
+    }
+    vif::FrameRaw r;
+    EXPECT_EQ(gpu->receive(&r, false).status, VIF_AGAIN);
+}
+
+// Prints the float summary at the end (the brief: report the largest difference).
+class FloatSummary : public ::testing::Environment {
+public:
+    void TearDown() override {
+        if (g_float_tally.compared)
+            std::printf("[parity] float synthetic: %ld scale results compared, largest score "
+                        "difference %.3g, %ld per-scale totals not bit-identical\n",
+                        g_float_tally.compared, g_float_tally.max_score_diff,
+                        g_float_tally.float_mismatches);
+    }
+};
+const auto* g_env = ::testing::AddGlobalTestEnvironment(new FloatSummary);
+
+}  // namespace
