@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: build, parity gate, compute-sanitizer, sweeps and benchmarks.
+#   bash cuda/scripts/device_run.sh [stages]      stages (default all): build parity golden
+#                                                 sanitize sweep candidates bench ncu sass
+# Writes logs and tables to $OUT (results.tar.gz + summary.md); prints a short summary last.
+# Needs build-deps/prefix (GoogleTest and Google Benchmark, carried from the dev machine) when
+# the GPU machine has neither.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-$ROOT/build-device-out}
+RES=/tmp/vif-results
+B=${VIF_DEVICE_BUILD:-/tmp/vif-build}
+STAGES=${*:-build parity golden sanitize sweep candidates bench sass}
+mkdir -p "$OUT" "$RES"
+SUMMARY=$RES/summary.md
+: > "$SUMMARY"
+has() { [[ " $STAGES " == *" $1 "* ]]; }
+note() { echo "$*" | tee -a "$SUMMARY"; }
+t0=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw \
+  --format=csv > "$RES/gpu.txt" 2>&1
+note "## GPU"; cat "$RES/gpu.txt" >> "$SUMMARY"
+
+if has build; then
+  stamp "configure"
+  cmake -S "$ROOT/cuda/scripts/superbuild" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DVIF_WITH_FFMPEG=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_PREFIX_PATH="$ROOT/build-deps/prefix" > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; }
+  stamp "build"
+  ninja -C "$B" -j16 vif_parity_tests vif_sweep vif_bench_cuda vif_golden_tests > "$RES/build.log" 2>&1
+  rc=$?
+  note "build rc=$rc"
+  [ $rc -ne 0 ] && grep -E "error|FAILED" -A5 "$RES/build.log" | head -60
+fi
+PT=$(find "$B" -name vif_parity_tests -type f | head -1)
+GT=$(find "$B" -name vif_golden_tests -type f | head -1)
+SW=$(find "$B" -name vif-sweep -type f | head -1)
+BE=$(find "$B" -name vif_bench_cuda -type f | head -1)
+
+if has parity && [ -n "$PT" ]; then
+  stamp "parity"
+  ( cd "$ROOT" && timeout 300 "$PT" --gtest_brief=1 ) > "$RES/parity.log" 2>&1
+  note "## parity rc=$? ($(grep -c '^\[  FAILED' "$RES/parity.log") failed lines)"
+  grep -E "^\[parity\]|PASSED|FAILED|tests ran" "$RES/parity.log" | tail -25 >> "$SUMMARY"
+fi
+if has golden && [ -n "$GT" ]; then
+  stamp "golden (backend auto = cuda)"
+  ( cd "$ROOT" && timeout 120 "$GT" --gtest_brief=1 ) > "$RES/golden.log" 2>&1
+  note "## golden rc=$?"; grep -E "PASSED|FAILED|tests ran" "$RES/golden.log" | tail -8 >> "$SUMMARY"
+fi
+if has sanitize && [ -n "$PT" ]; then
+  CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+  F='Small/SyntheticInteger.*/?:Small/SyntheticInteger.*/1?:Small/SyntheticFloat.*/?:All/DevicePointer.*:Pipeline.*:DevicePointerErrors.*'
+  for tool in memcheck racecheck synccheck initcheck; do
+    filt=$F
+    [ $tool = racecheck ] && filt='Small/SyntheticInteger.*/1:Small/SyntheticInteger.*/5:Small/SyntheticInteger.*/9:Small/SyntheticFloat.*/2:Pipeline.*'
+    [ $tool = initcheck ] && filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1:Pipeline.*'
+    [ $tool = synccheck ] && filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1'
+    stamp "compute-sanitizer $tool"
+    ( cd "$ROOT" && timeout 240 "$CS" --tool $tool --error-exitcode 9 "$PT" --gtest_brief=1 --gtest_filter="$filt" ) \
+      > "$RES/sanitize_$tool.log" 2>&1
+    note "## compute-sanitizer $tool rc=$? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$RES/sanitize_$tool.log" | tail -1) $(grep -E 'tests ran|PASSED' "$RES/sanitize_$tool.log" | tail -2 | tr '\n' ' ')"
+  done
+fi
+if has sweep && [ -n "$SW" ]; then
+  stamp "sweep"
+  mkdir -p "$RES/sweep"
+  timeout 300 "$SW" --out "$RES/sweep" --runs 300 > "$RES/sweep/stdout.md" 2> "$RES/sweep/stderr.log"
+  note "## sweep rc=$?"
+  grep -A16 "## Per frame" "$RES/sweep/sweep.md" >> "$SUMMARY"
+  mkdir -p "$RES/sweep_float"
+  timeout 150 "$SW" --variant float --sizes 1920x1080,3840x2160 --bitdepths 8 --runs 30 --warmup 3 \
+    --out "$RES/sweep_float" > /dev/null 2>&1
+  note "## float sweep rc=$?"; grep -A5 "## Per frame" "$RES/sweep_float/sweep.md" >> "$SUMMARY"
+fi
+if has candidates && [ -n "$SW" ]; then
+  stamp "candidates"
+  mkdir -p "$RES/cand"
+  timeout 300 "$SW" --candidates --sizes 576x324,1920x1080,3840x2160 --runs 200 --out "$RES/cand" > /dev/null 2> "$RES/cand/stderr.log"
+  note "## candidates rc=$?"
+  sed -n '/## Fastest/,$p' "$RES/cand/sweep.md" >> "$SUMMARY"
+fi
+if has bench && [ -n "$BE" ]; then
+  stamp "bench"
+  timeout 300 "$BE" --benchmark_min_time=0.3 --benchmark_filter='Kernels|Pipeline/(576x324|1920x1080|3840x2160)' \
+    --benchmark_out="$RES/bench.json" --benchmark_out_format=json > "$RES/bench.txt" 2>&1
+  note "## bench rc=$?"; grep -E "Kernels|Pipeline" "$RES/bench.txt" | head -60 >> "$SUMMARY"
+fi
+if has ncu && [ -n "$SW" ]; then
+  stamp "ncu"
+  NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  for sz in 576x324 1920x1080 3840x2160; do
+    timeout 200 "$NCU" --clock-control none --metrics gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active \
+      --launch-skip 40 --launch-count 8 "$SW" --sizes $sz --bitdepths 8 --runs 20 --warmup 5 --out /tmp \
+      > "$RES/ncu_$sz.txt" 2>&1
+    note "## ncu $sz rc=$?"; grep -E "int_s|gpu__time|sm__" "$RES/ncu_$sz.txt" | head -40 >> "$SUMMARY"
+  done
+fi
+if has sass; then
+  OBJ=$(find "$B" -name 'engine.cu.o' | head -1)
+  if [ -n "$OBJ" ]; then
+    cuobjdump -sass "$OBJ" > "$RES/engine.sass" 2>&1
+    python3 - "$RES/engine.sass" >> "$SUMMARY" <<'PY'
+import re, sys, collections
+text = open(sys.argv[1]).read()
+for fn in re.split(r'\n\s*Function : ', text)[1:]:
+    name = fn.split('\n', 1)[0]
+    if 'int_scale_kernelILi0ELi8ENS0_7IntTileILi64ELi16ELi256' not in name and 'int_scale_kernelILi1E' not in name:
+        continue
+    ops = collections.Counter(m.group(1) for m in re.finditer(r'/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)', fn))
+    top = sorted(ops.items(), key=lambda kv: -kv[1])[:22]
+    print(f"## SASS {name[:90]}: {sum(ops.values())} instr; " + ", ".join(f"{k} {v}" for k, v in top))
+PY
+  fi
+fi
+stamp "done"
+cp "$SUMMARY" "$OUT/summary.md"
+tar -C /tmp -czf "$OUT/results.tar.gz" vif-results
+echo "==== SUMMARY ===="; cat "$SUMMARY"

@@ -1,0 +1,499 @@
+// vif-sweep: per-kernel resources and timings of the CUDA backend on the GPU it runs on.
+//
+// For each resolution and bit depth it builds the backend's device pipeline (vif::cuda::Engine),
+// reports for every kernel the block shape, registers per thread, static and dynamic shared
+// memory, theoretical occupancy and the resource that limits it, and times the kernels with CUDA
+// events (warm-up, then the median and spread over many frames, inputs rotated so that they do
+// not sit in L2). Per frame it reports the total kernel time, frames per second, and the rate at
+// which input bytes are consumed. With --candidates it also times each tile candidate of the
+// tuning policy per scale and marks the fastest.
+//
+// Writes sweep.md, sweep.json, sweep.csv and sweep.svg (duration per resolution per kernel) into
+// --out (default "."), and the Markdown to stdout. Without a GPU it says so and exits 1.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine.hpp"
+#include "vif/vif.h"
+
+namespace {
+
+struct Options {
+    std::vector<std::pair<int, int>> sizes = {{576, 324},   {1280, 720},  {1920, 1080},
+                                              {2560, 1440}, {3840, 2160}, {7680, 4320}};
+    std::vector<int> bitdepths = {8, 10};
+    VifVariant variant = VIF_VARIANT_INTEGER;
+    bool candidates = false;
+    int runs = 200;
+    int warmup = 20;
+    int device = 0;
+    std::string out = ".";
+};
+
+void usage() {
+    std::puts(
+        "usage: vif-sweep [--sizes 576x324,1920x1080,...] [--bitdepths 8,10] [--variant integer|float]\n"
+        "                 [--candidates] [--runs N] [--warmup N] [--device N] [--out DIR]\n"
+        "Times every CUDA kernel of libvif per resolution and bit depth; writes sweep.md/.json/.csv/.svg.");
+}
+
+bool parse(int argc, char** argv, Options* o) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+        if (a == "--sizes") {
+            const char* v = next();
+            if (!v) return false;
+            o->sizes.clear();
+            std::stringstream ss(v);
+            std::string item;
+            while (std::getline(ss, item, ',')) {
+                int w = 0, h = 0;
+                if (std::sscanf(item.c_str(), "%dx%d", &w, &h) != 2 || w < 16 || h < 16) return false;
+                o->sizes.push_back({w, h});
+            }
+        } else if (a == "--bitdepths") {
+            const char* v = next();
+            if (!v) return false;
+            o->bitdepths.clear();
+            std::stringstream ss(v);
+            std::string item;
+            while (std::getline(ss, item, ',')) o->bitdepths.push_back(std::atoi(item.c_str()));
+        } else if (a == "--variant") {
+            const char* v = next();
+            if (!v) return false;
+            o->variant = std::string(v) == "float" ? VIF_VARIANT_FLOAT : VIF_VARIANT_INTEGER;
+        } else if (a == "--candidates") {
+            o->candidates = true;
+        } else if (a == "--runs") {
+            const char* v = next();
+            if (!v) return false;
+            o->runs = std::max(5, std::atoi(v));
+        } else if (a == "--warmup") {
+            const char* v = next();
+            if (!v) return false;
+            o->warmup = std::max(1, std::atoi(v));
+        } else if (a == "--device") {
+            const char* v = next();
+            if (!v) return false;
+            o->device = std::atoi(v);
+        } else if (a == "--out") {
+            const char* v = next();
+            if (!v) return false;
+            o->out = v;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+#define CK(call)                                                                              \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            std::fprintf(stderr, "vif-sweep: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
+            std::exit(2);                                                                     \
+        }                                                                                     \
+    } while (0)
+
+struct Stats {
+    double median = 0, p10 = 0, p90 = 0, min = 0;
+};
+
+Stats stats_of(std::vector<double> v) {
+    Stats s;
+    if (v.empty()) return s;
+    std::sort(v.begin(), v.end());
+    auto q = [&](double f) { return v[std::min(v.size() - 1, static_cast<size_t>(f * (v.size() - 1) + 0.5))]; };
+    s.median = q(0.5);
+    s.p10 = q(0.1);
+    s.p90 = q(0.9);
+    s.min = v.front();
+    return s;
+}
+
+struct KernelRow {
+    std::string name, shape;
+    int grid = 0, threads = 0, regs = 0;
+    size_t static_smem = 0, dyn_smem = 0;
+    int blocks_per_sm = 0;
+    double occupancy = 0;
+    std::string limiter;
+    Stats us;
+};
+
+struct Result {
+    int w = 0, h = 0, bpc = 0;
+    std::string candidate;  // "" = chosen policy
+    std::vector<KernelRow> kernels;
+    Stats frame_us;        // events around the frame's kernels
+    double pipelined_us = 0;  // frames enqueued back to back: elapsed / frames
+    double input_bytes = 0;
+};
+
+// Occupancy of one kernel and the resource that limits it.
+void occupancy(const vif::cuda::KernelLaunch& k, const cudaDeviceProp& prop, KernelRow* row) {
+    cudaFuncAttributes fa{};
+    CK(cudaFuncGetAttributes(&fa, k.func));
+    row->regs = fa.numRegs;
+    row->static_smem = fa.sharedSizeBytes;
+    row->dyn_smem = k.smem;
+    row->threads = static_cast<int>(k.block.x * k.block.y * k.block.z);
+    row->grid = static_cast<int>(k.grid.x * k.grid.y * k.grid.z);
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&row->blocks_per_sm, k.func, row->threads, k.smem));
+    const int warps = (row->threads + 31) / 32;
+    row->occupancy = double(row->blocks_per_sm * warps * 32) / prop.maxThreadsPerMultiProcessor;
+    // Each limit on its own (register allocation: 256-register units per warp).
+    const int regs_warp = ((std::max(1, fa.numRegs) * 32 + 255) / 256) * 256;
+    const int by_regs = prop.regsPerMultiprocessor / (regs_warp * warps);
+    const size_t smem = fa.sharedSizeBytes + k.smem + prop.reservedSharedMemPerBlock;
+    const int by_smem = smem ? static_cast<int>(prop.sharedMemPerMultiprocessor / smem) : 1 << 20;
+    const int by_threads = prop.maxThreadsPerMultiProcessor / (warps * 32);
+    const int by_blocks = prop.maxBlocksPerMultiProcessor;
+    const int lim = std::min({by_regs, by_smem, by_threads, by_blocks});
+    row->limiter = lim == by_regs ? "registers" : lim == by_smem ? "shared memory"
+                 : lim == by_threads ? "threads" : "blocks";
+    if (row->grid < prop.multiProcessorCount * std::max(1, row->blocks_per_sm))
+        row->limiter += " (grid " + std::to_string(row->grid) + " < 1 wave)";
+}
+
+// Deterministic natural-ish content (not zeros: zeros run faster than real data).
+void fill(std::vector<uint8_t>* buf, int w, int h, int bpc, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> noise(-8, 8);
+    const int maxv = (1 << bpc) - 1;
+    const size_t bps = bpc == 8 ? 1 : 2;
+    buf->resize(size_t(w) * h * bps);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const double base = 0.5 + 0.3 * std::sin(x * 0.031 + seed) * std::cos(y * 0.017) +
+                                0.1 * std::sin((x + y) * 0.2);
+            int v = static_cast<int>(base * maxv) + noise(rng) * (maxv / 255);
+            v = std::clamp(v, 0, maxv);
+            if (bps == 1) (*buf)[size_t(y) * w + x] = static_cast<uint8_t>(v);
+            else {
+                const uint16_t u = static_cast<uint16_t>(v);
+                std::memcpy(buf->data() + (size_t(y) * w + x) * 2, &u, 2);
+            }
+        }
+}
+
+Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int bpc,
+               vif::cuda::Candidates cand, const std::string& cand_name) {
+    vif::Params p;
+    p.variant = o.variant;
+    p.bitdepth = static_cast<uint32_t>(bpc);
+    p.max_width = static_cast<uint32_t>(w);
+    p.max_height = static_cast<uint32_t>(h);
+    vif::Error err;
+    auto engine = vif::cuda::Engine::create(p, &err, cand);
+    if (!engine) {
+        std::fprintf(stderr, "vif-sweep: %s\n", err.message.c_str());
+        std::exit(2);
+    }
+    Result r;
+    r.w = w;
+    r.h = h;
+    r.bpc = bpc;
+    r.candidate = cand_name;
+    const size_t bps = bpc == 8 ? 1 : 2;
+    const size_t plane = size_t(w) * h * bps;
+    r.input_bytes = 2.0 * plane;
+    // Enough input pairs to exceed the L2 cache several times over.
+    const int sets = static_cast<int>(std::clamp<size_t>((3 * size_t(prop.l2CacheSize)) / (2 * plane) + 1, 2, 16));
+    std::vector<void*> d_in(2 * sets);
+    std::vector<uint8_t> host;
+    for (int i = 0; i < 2 * sets; ++i) {
+        CK(cudaMalloc(&d_in[i], plane));
+        fill(&host, w, h, bpc, 1234u + i);
+        CK(cudaMemcpy(d_in[i], host.data(), plane, cudaMemcpyHostToDevice));
+    }
+    vif::cuda::DeviceResult* d_out = nullptr;
+    CK(cudaMalloc(reinterpret_cast<void**>(&d_out), sizeof(vif::cuda::DeviceResult)));
+    cudaStream_t st;
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+
+    const auto plan = engine->plan(w, h);
+    const int nk = static_cast<int>(plan.size());
+    for (const auto& k : plan) {
+        KernelRow row;
+        row.name = k.name;
+        row.shape = k.shape;
+        occupancy(k, prop, &row);
+        r.kernels.push_back(row);
+    }
+    // Events for every run up front, so that recording never waits on the host.
+    const int total = o.warmup + o.runs;
+    std::vector<cudaEvent_t> ev(size_t(total) * (nk + 1));
+    for (auto& e : ev) CK(cudaEventCreate(&e));
+    for (int i = 0; i < total; ++i) {
+        const int s = i % sets;
+        vif::cuda::DevPlane a{d_in[2 * s], static_cast<ptrdiff_t>(w * bps), 0};
+        vif::cuda::DevPlane b{d_in[2 * s + 1], static_cast<ptrdiff_t>(w * bps), 0};
+        vif::Error e = engine->enqueue(a, b, w, h, d_out, st, nullptr, &ev[size_t(i) * (nk + 1)]);
+        if (e) {
+            std::fprintf(stderr, "vif-sweep: %s\n", e.message.c_str());
+            std::exit(2);
+        }
+    }
+    CK(cudaStreamSynchronize(st));
+    std::vector<std::vector<double>> per(nk);
+    std::vector<double> frame;
+    for (int i = o.warmup; i < total; ++i) {
+        const cudaEvent_t* e = &ev[size_t(i) * (nk + 1)];
+        for (int k = 0; k < nk; ++k) {
+            float ms = 0;
+            CK(cudaEventElapsedTime(&ms, e[k], e[k + 1]));
+            per[k].push_back(ms * 1000.0);
+        }
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, e[0], e[nk]));
+        frame.push_back(ms * 1000.0);
+    }
+    for (int k = 0; k < nk; ++k) r.kernels[k].us = stats_of(per[k]);
+    r.frame_us = stats_of(frame);
+    // Back to back, no events in between: what a deep pipeline sees per frame.
+    cudaEvent_t t0, t1;
+    CK(cudaEventCreate(&t0));
+    CK(cudaEventCreate(&t1));
+    CK(cudaEventRecord(t0, st));
+    for (int i = 0; i < o.runs; ++i) {
+        const int s = i % sets;
+        vif::cuda::DevPlane a{d_in[2 * s], static_cast<ptrdiff_t>(w * bps), 0};
+        vif::cuda::DevPlane b{d_in[2 * s + 1], static_cast<ptrdiff_t>(w * bps), 0};
+        if (engine->enqueue(a, b, w, h, d_out, st)) std::exit(2);
+    }
+    CK(cudaEventRecord(t1, st));
+    CK(cudaEventSynchronize(t1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, t0, t1));
+    r.pipelined_us = ms * 1000.0 / o.runs;
+    CK(cudaEventDestroy(t0));
+    CK(cudaEventDestroy(t1));
+    for (auto& e : ev) CK(cudaEventDestroy(e));
+    CK(cudaStreamDestroy(st));
+    CK(cudaFree(d_out));
+    for (void* p : d_in) CK(cudaFree(p));
+    return r;
+}
+
+std::string fmt(const char* f, double v) {
+    char b[64];
+    std::snprintf(b, sizeof b, f, v);
+    return b;
+}
+
+std::string markdown(const std::vector<Result>& rs, const cudaDeviceProp& prop, const Options& o,
+                     int sm_clock_khz, int mem_clock_khz) {
+    std::ostringstream md;
+    md << "# vif-sweep: " << prop.name << " (" << prop.multiProcessorCount << " SMs, sm_" << prop.major
+       << prop.minor << ", SM clock attribute " << sm_clock_khz / 1000 << " MHz, memory " << mem_clock_khz / 1000
+       << " MHz), " << (o.variant == VIF_VARIANT_INTEGER ? "integer" : "float") << " VIF\n\n";
+    md << "Durations are CUDA-event intervals around each launch (median, [p10, p90]) over " << o.runs
+       << " frames after " << o.warmup << " warm-up frames; inputs rotate over enough frame pairs to "
+       << "exceed L2. `pipelined` is the elapsed time of " << o.runs << " frames enqueued back to back, "
+       << "per frame. Input rate = ref+dist luma bytes / pipelined frame time.\n\n";
+    md << "## Per frame\n\n| size | bpc | candidate | kernels (median sum) | frame (events) | pipelined | fps | input GB/s |\n|---|---|---|---|---|---|---|---|\n";
+    for (const auto& r : rs) {
+        double sum = 0;
+        for (const auto& k : r.kernels) sum += k.us.median;
+        md << "| " << r.w << "x" << r.h << " | " << r.bpc << " | " << (r.candidate.empty() ? "chosen" : r.candidate)
+           << " | " << fmt("%.1f us", sum) << " | " << fmt("%.1f us", r.frame_us.median) << " | "
+           << fmt("%.1f us", r.pipelined_us) << " | " << fmt("%.0f", 1e6 / r.pipelined_us) << " | "
+           << fmt("%.1f", r.input_bytes / (r.pipelined_us * 1e3)) << " |\n";
+    }
+    md << "\n## Per kernel\n\n| size | bpc | candidate | kernel | tile | grid | regs | smem static+dyn | blocks/SM | occupancy | limited by | median us | p10-p90 us |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& r : rs)
+        for (const auto& k : r.kernels)
+            md << "| " << r.w << "x" << r.h << " | " << r.bpc << " | " << (r.candidate.empty() ? "chosen" : r.candidate)
+               << " | " << k.name << " | " << k.shape << " | " << k.grid << " | " << k.regs << " | "
+               << k.static_smem << "+" << k.dyn_smem << " | " << k.blocks_per_sm << " | "
+               << fmt("%.1f%%", 100 * k.occupancy) << " | " << k.limiter << " | " << fmt("%.1f", k.us.median)
+               << " | " << fmt("%.1f", k.us.p10) << "-" << fmt("%.1f", k.us.p90) << " |\n";
+    return md.str();
+}
+
+std::string json(const std::vector<Result>& rs, const cudaDeviceProp& prop, const Options& o) {
+    std::ostringstream js;
+    js << "{\n  \"device\": \"" << prop.name << "\",\n  \"sms\": " << prop.multiProcessorCount
+       << ",\n  \"variant\": \"" << (o.variant == VIF_VARIANT_INTEGER ? "integer" : "float")
+       << "\",\n  \"runs\": " << o.runs << ",\n  \"warmup\": " << o.warmup << ",\n  \"results\": [\n";
+    for (size_t i = 0; i < rs.size(); ++i) {
+        const auto& r = rs[i];
+        js << "    {\"width\": " << r.w << ", \"height\": " << r.h << ", \"bitdepth\": " << r.bpc
+           << ", \"candidate\": \"" << (r.candidate.empty() ? "chosen" : r.candidate) << "\""
+           << ", \"frame_us_median\": " << r.frame_us.median << ", \"frame_us_p10\": " << r.frame_us.p10
+           << ", \"frame_us_p90\": " << r.frame_us.p90 << ", \"pipelined_us\": " << r.pipelined_us
+           << ", \"fps\": " << 1e6 / r.pipelined_us << ", \"input_bytes\": " << r.input_bytes
+           << ", \"kernels\": [";
+        for (size_t k = 0; k < r.kernels.size(); ++k) {
+            const auto& x = r.kernels[k];
+            js << (k ? ", " : "") << "{\"name\": \"" << x.name << "\", \"tile\": \"" << x.shape
+               << "\", \"grid\": " << x.grid << ", \"threads\": " << x.threads << ", \"regs\": " << x.regs
+               << ", \"static_smem\": " << x.static_smem << ", \"dynamic_smem\": " << x.dyn_smem
+               << ", \"blocks_per_sm\": " << x.blocks_per_sm << ", \"occupancy\": " << x.occupancy
+               << ", \"limiter\": \"" << x.limiter << "\", \"us_median\": " << x.us.median
+               << ", \"us_p10\": " << x.us.p10 << ", \"us_p90\": " << x.us.p90 << ", \"us_min\": " << x.us.min << "}";
+        }
+        js << "]}" << (i + 1 < rs.size() ? "," : "") << "\n";
+    }
+    js << "  ]\n}\n";
+    return js.str();
+}
+
+std::string csv(const std::vector<Result>& rs) {
+    std::ostringstream c;
+    c << "width,height,bitdepth,candidate,kernel,tile,grid,threads,regs,static_smem,dynamic_smem,"
+         "blocks_per_sm,occupancy,limiter,us_median,us_p10,us_p90,frame_us_median,pipelined_us\n";
+    for (const auto& r : rs)
+        for (const auto& k : r.kernels)
+            c << r.w << "," << r.h << "," << r.bpc << "," << (r.candidate.empty() ? "chosen" : r.candidate) << ","
+              << k.name << "," << k.shape << "," << k.grid << "," << k.threads << "," << k.regs << ","
+              << k.static_smem << "," << k.dyn_smem << "," << k.blocks_per_sm << "," << k.occupancy << ",\""
+              << k.limiter << "\"," << k.us.median << "," << k.us.p10 << "," << k.us.p90 << ","
+              << r.frame_us.median << "," << r.pipelined_us << "\n";
+    return c.str();
+}
+
+// Log-log chart: kernel duration (median) against pixels, one line per kernel and bit depth, for
+// the chosen policy.
+std::string svg(const std::vector<Result>& rs) {
+    std::map<std::string, std::vector<std::pair<double, double>>> lines;
+    for (const auto& r : rs) {
+        if (!r.candidate.empty()) continue;
+        double sum = 0;
+        for (const auto& k : r.kernels) {
+            lines[k.name + " " + std::to_string(r.bpc) + "b"].push_back({double(r.w) * r.h, k.us.median});
+            sum += k.us.median;
+        }
+        lines["frame total " + std::to_string(r.bpc) + "b"].push_back({double(r.w) * r.h, sum});
+    }
+    double xmin = 1e30, xmax = 0, ymin = 1e30, ymax = 0;
+    for (auto& [n, pts] : lines)
+        for (auto& [x, y] : pts) {
+            xmin = std::min(xmin, x); xmax = std::max(xmax, x);
+            ymin = std::min(ymin, y); ymax = std::max(ymax, y);
+        }
+    if (lines.empty()) return "<svg xmlns='http://www.w3.org/2000/svg'/>";
+    const double W = 900, H = 560, L = 70, R = 260, T = 30, B = 50;
+    const double lx0 = std::log10(xmin) - 0.05, lx1 = std::log10(xmax) + 0.05;
+    const double ly0 = std::floor(std::log10(std::max(ymin, 0.1))), ly1 = std::ceil(std::log10(ymax));
+    auto X = [&](double x) { return L + (std::log10(x) - lx0) / (lx1 - lx0) * (W - L - R); };
+    auto Y = [&](double y) { return H - B - (std::log10(std::max(y, 0.1)) - ly0) / (ly1 - ly0) * (H - T - B); };
+    std::ostringstream s;
+    s << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << H
+      << "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n";
+    s << "<text x='" << L << "' y='18' font-size='14'>CUDA kernel duration (median, us) vs. frame pixels</text>\n";
+    for (double e = ly0; e <= ly1; ++e) {
+        const double y = Y(std::pow(10, e));
+        s << "<line x1='" << L << "' x2='" << W - R << "' y1='" << y << "' y2='" << y << "' stroke='#ddd'/>"
+          << "<text x='" << L - 8 << "' y='" << y + 4 << "' text-anchor='end'>" << std::pow(10, e) << "</text>\n";
+    }
+    for (const auto& r : rs) {
+        if (!r.candidate.empty() || r.bpc != rs.front().bpc) continue;
+        const double x = X(double(r.w) * r.h);
+        s << "<line x1='" << x << "' x2='" << x << "' y1='" << T << "' y2='" << H - B << "' stroke='#eee'/>"
+          << "<text x='" << x << "' y='" << H - B + 16 << "' text-anchor='middle'>" << r.w << "x" << r.h << "</text>\n";
+    }
+    const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                            "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aa3377"};
+    int i = 0;
+    for (auto& [n, pts] : lines) {
+        std::sort(pts.begin(), pts.end());
+        const char* c = colors[i % 12];
+        s << "<polyline fill='none' stroke='" << c << "' stroke-width='2'"
+          << (n.find("10b") != std::string::npos ? " stroke-dasharray='5,3'" : "") << " points='";
+        for (auto& [x, y] : pts) s << X(x) << "," << Y(y) << " ";
+        s << "'/>\n<text x='" << W - R + 10 << "' y='" << T + 16 * i << "' fill='" << c << "'>" << n << "</text>\n";
+        ++i;
+    }
+    s << "</svg>\n";
+    return s.str();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Options o;
+    if (!parse(argc, argv, &o)) {
+        usage();
+        return 2;
+    }
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        std::fprintf(stderr, "vif-sweep: no CUDA device present; nothing to measure\n");
+        return 1;
+    }
+    CK(cudaSetDevice(o.device));
+    cudaDeviceProp prop{};
+    CK(cudaGetDeviceProperties(&prop, o.device));
+    int sm_clock = 0, mem_clock = 0;
+    cudaDeviceGetAttribute(&sm_clock, cudaDevAttrClockRate, o.device);
+    cudaDeviceGetAttribute(&mem_clock, cudaDevAttrMemoryClockRate, o.device);
+    std::vector<Result> results;
+    for (auto [w, h] : o.sizes)
+        for (int bpc : o.bitdepths) {
+            results.push_back(run_one(o, prop, w, h, bpc, {}, ""));
+            std::fprintf(stderr, "vif-sweep: %dx%d %d-bit: %.1f us/frame pipelined\n", w, h, bpc,
+                         results.back().pipelined_us);
+            if (!o.candidates) continue;
+            for (int s = 0; s < 4; ++s) {
+                const int n = vif::cuda::Engine::candidate_count(s, bpc, o.variant);
+                for (int c = 1; c < n; ++c) {
+                    vif::cuda::Candidates cand;
+                    cand.scale[s] = c;
+                    results.push_back(run_one(o, prop, w, h, bpc, cand,
+                                              "s" + std::to_string(s) + "#" + std::to_string(c)));
+                }
+            }
+        }
+    std::string md = markdown(results, prop, o, sm_clock, mem_clock);
+    if (o.candidates) {
+        // Fastest candidate per scale, size and bit depth (by the median of that scale's kernel).
+        std::ostringstream best;
+        best << "\n## Fastest tile candidate per scale\n\n| size | bpc | scale | fastest | median us | chosen us |\n|---|---|---|---|---|---|\n";
+        for (auto [w, h] : o.sizes)
+            for (int bpc : o.bitdepths)
+                for (int s = 0; s < 4; ++s) {
+                    double chosen = 0, bestv = 1e30;
+                    std::string bestn;
+                    for (const auto& r : results) {
+                        if (r.w != w || r.h != h || r.bpc != bpc || s >= int(r.kernels.size())) continue;
+                        const bool is_chosen = r.candidate.empty();
+                        const bool is_s = !r.candidate.empty() && r.candidate[1] == char('0' + s);
+                        if (!is_chosen && !is_s) continue;
+                        const double v = r.kernels[s].us.median;
+                        if (is_chosen) chosen = v;
+                        if (v < bestv) {
+                            bestv = v;
+                            bestn = (is_chosen ? "chosen " : r.candidate + " ") + r.kernels[s].shape;
+                        }
+                    }
+                    best << "| " << w << "x" << h << " | " << bpc << " | " << s << " | **" << bestn << "** | "
+                         << fmt("%.1f", bestv) << " | " << fmt("%.1f", chosen) << " |\n";
+                }
+        md += best.str();
+    }
+    std::fputs(md.c_str(), stdout);
+    auto write = [&](const std::string& name, const std::string& text) {
+        std::ofstream f(o.out + "/" + name);
+        f << text;
+    };
+    write("sweep.md", md);
+    write("sweep.json", json(results, prop, o));
+    write("sweep.csv", csv(results));
+    write("sweep.svg", svg(results));
+    return 0;
+}
