@@ -12,7 +12,7 @@ RES=/tmp/vif-results
 B=${VIF_DEVICE_BUILD:-/tmp/vif-build}
 STAGES=${*:-build parity golden sanitize sweep candidates bench sass}
 mkdir -p "$OUT" "$RES"
-SUMMARY=$RES/summary.md
+SUMMARY=$OUT/summary.md
 : > "$SUMMARY"
 has() { [[ " $STAGES " == *" $1 "* ]]; }
 note() { echo "$*" | tee -a "$SUMMARY"; }
@@ -59,7 +59,7 @@ if has sanitize && [ -n "$PT" ]; then
     [ $tool = initcheck ] && filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1:Pipeline.*'
     [ $tool = synccheck ] && filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1'
     stamp "compute-sanitizer $tool"
-    ( cd "$ROOT" && timeout 240 "$CS" --tool $tool --error-exitcode 9 "$PT" --gtest_brief=1 --gtest_filter="$filt" ) \
+    ( cd "$ROOT" && timeout ${SAN_TIMEOUT:-150} "$CS" --tool $tool --error-exitcode 9 "$PT" --gtest_brief=1 --gtest_filter="$filt" ) \
       > "$RES/sanitize_$tool.log" 2>&1
     note "## compute-sanitizer $tool rc=$? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$RES/sanitize_$tool.log" | tail -1) $(grep -E 'tests ran|PASSED' "$RES/sanitize_$tool.log" | tail -2 | tr '\n' ' ')"
   done
@@ -116,6 +116,6 @@ PY
   fi
 fi
 stamp "done"
-cp "$SUMMARY" "$OUT/summary.md"
+cp "$SUMMARY" "$RES/summary.md"
 tar -C /tmp -czf "$OUT/results.tar.gz" vif-results
 echo "==== SUMMARY ===="; cat "$SUMMARY"
