@@ -27,7 +27,7 @@ if has build; then
   stamp "configure"
   cmake -S "$ROOT/cuda/scripts/superbuild" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DVIF_WITH_FFMPEG=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DCMAKE_PREFIX_PATH="$ROOT/build-deps/prefix" > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; }
+    -DCMAKE_CXX_FLAGS="-include system_error" -DCMAKE_PREFIX_PATH="$ROOT/build-deps/prefix" > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; }
   stamp "build"
   ninja -C "$B" -j16 vif_parity_tests vif_sweep vif_bench_cuda vif_golden_tests > "$RES/build.log" 2>&1
   rc=$?
@@ -45,6 +45,12 @@ if has parity && [ -n "$PT" ]; then
   note "## parity rc=$? ($(grep -c '^\[  FAILED' "$RES/parity.log") failed lines)"
   grep -E "^\[parity\]|PASSED|FAILED|tests ran" "$RES/parity.log" | tail -25 >> "$SUMMARY"
 fi
+if has parity && [ -n "$PT" ]; then
+  stamp "parity without graphs (direct launches)"
+  ( cd "$ROOT" && VIF_CUDA_GRAPHS=0 timeout 120 "$PT" --gtest_brief=1 \
+      --gtest_filter='Small/*:All/DevicePointer.*:Pipeline.*:KernelScales/*' ) > "$RES/parity_nograph.log" 2>&1
+  note "## parity (VIF_CUDA_GRAPHS=0) rc=$?"; grep -E "PASSED|FAILED|tests ran" "$RES/parity_nograph.log" | tail -6 >> "$SUMMARY"
+fi
 if has golden && [ -n "$GT" ]; then
   stamp "golden (backend auto = cuda)"
   ( cd "$ROOT" && timeout 120 "$GT" --gtest_brief=1 ) > "$RES/golden.log" 2>&1
@@ -53,7 +59,7 @@ fi
 if has sanitize && [ -n "$PT" ]; then
   CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
   F='Small/SyntheticInteger.*/?:Small/SyntheticInteger.*/1?:Small/SyntheticFloat.*/?:All/DevicePointer.*:Pipeline.*:DevicePointerErrors.*'
-  for tool in memcheck racecheck synccheck initcheck; do
+  for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
     filt=$F
     [ $tool = racecheck ] && filt='Small/SyntheticInteger.*/1:Small/SyntheticInteger.*/5:Small/SyntheticInteger.*/9:Small/SyntheticFloat.*/2:Pipeline.*'
     [ $tool = initcheck ] && filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1:Pipeline.*'
@@ -91,12 +97,30 @@ fi
 if has ncu && [ -n "$SW" ]; then
   stamp "ncu"
   NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  export VIF_SWEEP_NO_GATE=1
   for sz in 576x324 1920x1080 3840x2160; do
-    timeout 200 "$NCU" --clock-control none --metrics gpu__time_duration.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active \
-      --launch-skip 40 --launch-count 8 "$SW" --sizes $sz --bitdepths 8 --runs 20 --warmup 5 --out /tmp \
-      > "$RES/ncu_$sz.txt" 2>&1
-    note "## ncu $sz rc=$?"; grep -E "int_s|gpu__time|sm__" "$RES/ncu_$sz.txt" | head -40 >> "$SUMMARY"
+    timeout 120 "$NCU" --clock-control none --kernel-name-base function --kernel-name regex:'int_scale|float_' \
+      --metrics gpu__time_duration.sum --launch-skip 8 --launch-count 8 \
+      "$SW" --sizes $sz --bitdepths 8 --runs 5 --warmup 2 --out /tmp > "$RES/ncu_$sz.txt" 2>&1
+    note "## ncu $sz rc=$? (gpu__time_duration, us)"
+    python3 - "$RES/ncu_$sz.txt" >> "$SUMMARY" <<'PY'
+import re, sys
+name = None
+for line in open(sys.argv[1]):
+    m = re.match(r'\s+(?:void )?vif::cuda::(\w+)<(\d+), (\d+), [^>]*IntTile<([^>]*)>', line) or re.match(r'\s+(\S*int_scale_kernel\S*|\S*float_\w+)', line)
+    if m: name = ' '.join(m.groups())
+    m = re.search(r'gpu__time_duration.sum\s+(\S+)\s+([\d.,]+)', line)
+    if m and name: print(f"  {name}: {m.group(2)} {m.group(1)}")
+PY
   done
+  timeout 150 "$NCU" --clock-control none --kernel-name-base function --kernel-name regex:'int_scale' \
+    --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
+    --section ComputeWorkloadAnalysis --section InstructionStats --section MemoryWorkloadAnalysis \
+    --launch-skip 8 --launch-count 4 "$SW" --sizes 1920x1080 --bitdepths 8 --runs 5 --warmup 2 --out /tmp \
+    > "$RES/ncu_detail_1080p.txt" 2>&1
+  note "## ncu detail rc=$?"
+  grep -E "int_scale|Duration|Issue Slots Busy|Executed Ipc Active|Achieved Occupancy|Theoretical Occupancy|Stall|No Eligible|Compute \(SM\) Throughput|Memory Throughput|Bank|Registers Per|Warp Cycles Per Issued" "$RES/ncu_detail_1080p.txt" | head -80 >> "$SUMMARY"
+  unset VIF_SWEEP_NO_GATE
 fi
 if has sass; then
   OBJ=$(find "$B" -name 'engine.cu.o' | head -1)

@@ -91,7 +91,7 @@ Error CudaBackend::init(const Params& p) {
         VIF_CUDA_TRY(cudaHostGetDevicePointer(&dout, out, 0));
         s.d_out = static_cast<DeviceResult*>(dout);
         VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.ready, cudaEventDisableTiming));
-        VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.consumed, cudaEventDisableTiming));
+        VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.caller, cudaEventDisableTiming));
         VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming));
     }
     return {};
@@ -103,7 +103,7 @@ CudaBackend::~CudaBackend() {
     if (copy_stream_) cudaStreamSynchronize(copy_stream_);
     for (Slot& s : slots_) {
         if (s.ready) cudaEventDestroy(s.ready);
-        if (s.consumed) cudaEventDestroy(s.consumed);
+        if (s.caller) cudaEventDestroy(s.caller);
         if (s.done) cudaEventDestroy(s.done);
     }
     for (void* p : host_allocs_) cudaFreeHost(p);
@@ -211,13 +211,20 @@ Error CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int 
     if (Error e = device_guard()) return failed(e);
     Slot* s = nullptr;
     if (Error e = acquire_slot(&s)) return e;
+    const size_t row_bytes = size_t(width) * (params_.bitdepth == 8 ? 1 : 2);
     auto enqueue = [&]() -> Error {
-        VIF_CUDA_TRY(cudaEventRecord(s->ready, stream));
+        VIF_CUDA_TRY(cudaEventRecord(s->caller, stream));
+        VIF_CUDA_TRY(cudaStreamWaitEvent(copy_stream_, s->caller, 0));
+        VIF_CUDA_TRY(cudaMemcpy2DAsync(s->d_ref, row_bytes, ref.data, ref.pitch, row_bytes, height,
+                                       cudaMemcpyDeviceToDevice, copy_stream_));
+        VIF_CUDA_TRY(cudaMemcpy2DAsync(s->d_dis, row_bytes, dist.data, dist.pitch, row_bytes, height,
+                                       cudaMemcpyDeviceToDevice, copy_stream_));
+        VIF_CUDA_TRY(cudaEventRecord(s->ready, copy_stream_));
+        VIF_CUDA_TRY(cudaStreamWaitEvent(stream, s->ready, 0));
         VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, s->ready, 0));
-        if (Error e = engine_->enqueue(ref, dist, width, height, s->d_out, compute_stream_,
-                                       s->consumed))
-            return e;
-        VIF_CUDA_TRY(cudaStreamWaitEvent(stream, s->consumed, 0));
+        DevPlane r{s->d_ref, static_cast<ptrdiff_t>(row_bytes), ref.shift};
+        DevPlane d{s->d_dis, static_cast<ptrdiff_t>(row_bytes), dist.shift};
+        if (Error e = engine_->enqueue(r, d, width, height, s->d_out, compute_stream_)) return e;
         VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
         return {};
     };

@@ -23,8 +23,9 @@ public:
     Error receive(FrameRaw* out, bool block) override;
     size_t pending() const override { return in_flight_ + ready_.size(); }
 
-    // Pictures already on the device (vif_cuda.h). Work is ordered after what `stream` has
-    // queued so far, and `stream` continues only once the pictures have been read.
+    // Pictures already on the device (vif_cuda.h). They are copied (device to device, on the
+    // copy stream) into the slot's buffers after what `stream` has queued so far; `stream`
+    // continues once that copy is done, so the caller can reuse its surfaces early.
     Error submit_device(const DevPlane& ref, const DevPlane& dist, int width, int height,
                         cudaStream_t stream, uint64_t index);
 
@@ -37,8 +38,8 @@ private:
         void* h_dis = nullptr;
         void* d_ref = nullptr;  // device copies
         void* d_dis = nullptr;
-        cudaEvent_t ready = nullptr;     // inputs are on the device (or the caller's work is done)
-        cudaEvent_t consumed = nullptr;  // kernels no longer read the inputs
+        cudaEvent_t ready = nullptr;     // inputs are in d_ref/d_dis
+        cudaEvent_t caller = nullptr;    // device submissions: the caller's stream reached us
         cudaEvent_t done = nullptr;      // results written
         DeviceResult* h_out = nullptr;   // mapped pinned
         DeviceResult* d_out = nullptr;

@@ -2,6 +2,7 @@
 // parameters (variant, bit depth, scale, tile candidate) into kernel template instances.
 #include "engine.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -43,6 +44,7 @@ KernelLaunch pick_int0(int cand, int w, int h) {
             case 1: return int_launch<0, BPC, policy::Int0b>(w, h);
             case 2: return int_launch<0, BPC, policy::Int0c>(w, h);
             case 3: return int_launch<0, BPC, policy::Int0d>(w, h);
+            case 4: return int_launch<0, BPC, policy::Int0e>(w, h);
             default: break;
         }
     }
@@ -60,11 +62,24 @@ KernelLaunch select_int(int s, int bpc, int cand, int w, int h) {
                 default: return pick_int0<16>(cand, w, h);
             }
         case 1:
-            return cand ? int_launch<1, 16, policy::Int1b>(w, h) : int_launch<1, 16, policy::Int1>(w, h);
+            switch (cand) {
+                case 1: return int_launch<1, 16, policy::Int1b>(w, h);
+                case 2: return int_launch<1, 16, policy::Int1c>(w, h);
+                case 3: return int_launch<1, 16, policy::Int1d>(w, h);
+                default: return int_launch<1, 16, policy::Int1>(w, h);
+            }
         case 2:
-            return cand ? int_launch<2, 16, policy::Int2b>(w, h) : int_launch<2, 16, policy::Int2>(w, h);
+            switch (cand) {
+                case 1: return int_launch<2, 16, policy::Int2b>(w, h);
+                case 2: return int_launch<2, 16, policy::Int2c>(w, h);
+                default: return int_launch<2, 16, policy::Int2>(w, h);
+            }
         default:
-            return cand ? int_launch<3, 16, policy::Int3b>(w, h) : int_launch<3, 16, policy::Int3>(w, h);
+            switch (cand) {
+                case 1: return int_launch<3, 16, policy::Int3b>(w, h);
+                case 2: return int_launch<3, 16, policy::Int3c>(w, h);
+                default: return int_launch<3, 16, policy::Int3>(w, h);
+            }
     }
 }
 
@@ -140,6 +155,20 @@ struct Engine::Impl {
     // Launches of the last frame size (frames rarely change size; no allocation per frame).
     int plan_w = -1, plan_h = -1;
     std::vector<KernelLaunch> plan;
+    // One executable graph per distinct (inputs, size, output): the backend feeds each slot's
+    // fixed buffers, so there is one graph per slot; least recently used ones are replaced.
+    struct GraphEntry {
+        const void* ref;
+        const void* dis;
+        ptrdiff_t ref_pitch, dis_pitch;
+        int ref_shift, dis_shift, w, h;
+        DeviceResult* out;
+        cudaGraphExec_t exec;
+        uint64_t last_use;
+    };
+    std::vector<GraphEntry> graphs;
+    uint64_t graph_clock = 0;
+    cudaStream_t capture = nullptr;
 
     Error alloc(void** p, size_t bytes) {
         VIF_CUDA_TRY(cudaMalloc(p, bytes));
@@ -155,8 +184,8 @@ bool device_present() {
 
 int Engine::candidate_count(int scale, int bitdepth, VifVariant variant) {
     if (variant != VIF_VARIANT_INTEGER) return 1;
-    if (scale == 0) return (bitdepth == 8 || bitdepth == 10) ? 4 : 1;
-    return 2;
+    if (scale == 0) return (bitdepth == 8 || bitdepth == 10) ? 5 : 1;
+    return scale == 1 ? 4 : 3;
 }
 
 std::unique_ptr<Engine> Engine::create(const Params& p, Error* err, Candidates cand,
@@ -165,6 +194,10 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Error* err, Candidates c
     e->params_ = p;
     e->cand_ = cand;
     e->sync_debug_ = sync_debug;
+    {
+        const char* g = std::getenv("VIF_CUDA_GRAPHS");
+        e->use_graphs_ = !(g && std::strcmp(g, "0") == 0);
+    }
     e->d_ = new Impl();
     auto fail = [&](Error x) {
         *err = std::move(x);
@@ -252,8 +285,77 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Error* err, Candidates c
 
 Engine::~Engine() {
     if (!d_) return;
+    for (auto& g : d_->graphs) cudaGraphExecDestroy(g.exec);
+    if (d_->capture) cudaStreamDestroy(d_->capture);
     for (void* p : d_->allocations) cudaFree(p);
     delete d_;
+}
+
+namespace {
+__global__ void gate_kernel(const volatile int* flag) {
+    // Holds the stream until the host sets *flag (or ~10 s pass, so a mistake cannot hang).
+    unsigned long long t0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (*flag == 0) {
+        unsigned long long t;
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > 10000000000ull) break;
+        __nanosleep(1000);
+    }
+}
+}  // namespace
+
+Error launch_gate(const volatile int* flag, cudaStream_t stream) {
+    gate_kernel<<<1, 1, 0, stream>>>(flag);
+    VIF_CUDA_TRY(cudaGetLastError());
+    return {};
+}
+
+Error Engine::enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
+                      cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events) {
+    Impl& d = *d_;
+    if (events || sync_debug_ || !use_graphs_)
+        return launch_direct(ref, dis, w, h, out, stream, input_consumed, events);
+    Impl::GraphEntry* hit = nullptr;
+    for (auto& g : d.graphs)
+        if (g.ref == ref.data && g.dis == dis.data && g.ref_pitch == ref.pitch &&
+            g.dis_pitch == dis.pitch && g.ref_shift == ref.shift && g.dis_shift == dis.shift &&
+            g.w == w && g.h == h && g.out == out) {
+            hit = &g;
+            break;
+        }
+    if (!hit) {
+        constexpr size_t kMaxGraphs = 32;
+        if (d.graphs.size() == kMaxGraphs) {
+            auto lru = std::min_element(d.graphs.begin(), d.graphs.end(),
+                                        [](const auto& a, const auto& b) { return a.last_use < b.last_use; });
+            // A launch of it may still be queued: wait before destroying (rare: > 32 inputs).
+            VIF_CUDA_TRY(cudaStreamSynchronize(stream));
+            VIF_CUDA_TRY(cudaGraphExecDestroy(lru->exec));
+            d.graphs.erase(lru);
+        }
+        if (!d.capture) VIF_CUDA_TRY(cudaStreamCreateWithFlags(&d.capture, cudaStreamNonBlocking));
+        VIF_CUDA_TRY(cudaStreamBeginCapture(d.capture, cudaStreamCaptureModeThreadLocal));
+        Error e = launch_direct(ref, dis, w, h, out, d.capture, nullptr, nullptr);
+        cudaGraph_t graph = nullptr;
+        const cudaError_t ce = cudaStreamEndCapture(d.capture, &graph);
+        if (e) {
+            if (graph) cudaGraphDestroy(graph);
+            return e;
+        }
+        VIF_CUDA_TRY(ce);
+        cudaGraphExec_t exec = nullptr;
+        const cudaError_t ie = cudaGraphInstantiate(&exec, graph, 0);
+        cudaGraphDestroy(graph);
+        VIF_CUDA_TRY(ie);
+        d.graphs.push_back({ref.data, dis.data, ref.pitch, dis.pitch, ref.shift, dis.shift, w, h,
+                            out, exec, 0});
+        hit = &d.graphs.back();
+    }
+    hit->last_use = ++d.graph_clock;
+    VIF_CUDA_TRY(cudaGraphLaunch(hit->exec, stream));
+    if (input_consumed) VIF_CUDA_TRY(cudaEventRecord(input_consumed, stream));
+    return {};
 }
 
 std::vector<KernelLaunch> Engine::plan(int w, int h) const {
@@ -273,8 +375,9 @@ std::vector<KernelLaunch> Engine::plan(int w, int h) const {
     return out;
 }
 
-Error Engine::enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
-                      cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events) {
+Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int h,
+                           DeviceResult* out, cudaStream_t stream, cudaEvent_t input_consumed,
+                           const cudaEvent_t* events) {
     Impl& d = *d_;
     if (w != d.plan_w || h != d.plan_h) {
         d.plan = plan(w, h);

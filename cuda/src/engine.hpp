@@ -57,9 +57,12 @@ public:
     std::vector<KernelLaunch> plan(int w, int h) const;
 
     // Enqueues one frame. `out` must be device-accessible; it is complete once the stream
-    // reaches the end of this work. `input_consumed` (optional) is recorded on `stream` right
-    // after the last kernel that reads ref/dis. `events` (optional) must hold plan().size() + 1
-    // events: events[i] is recorded before launch i and the last one after the final launch.
+    // reaches the end of this work. `input_consumed` (optional) is recorded on `stream` once
+    // nothing reads ref/dis any more. `events` (optional) must hold plan().size() + 1 events:
+    // events[i] is recorded before launch i and the last one after the final launch.
+    // Without events the frame runs as one CUDA graph (captured on first use for these
+    // pointers and this size, then replayed: one launch instead of 4-6); VIF_CUDA_GRAPHS=0
+    // launches the kernels one by one instead.
     Error enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
                   cudaStream_t stream, cudaEvent_t input_consumed = nullptr,
                   const cudaEvent_t* events = nullptr);
@@ -71,13 +74,21 @@ public:
 
 private:
     Engine() = default;
+    Error launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
+                        cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events);
     struct Impl;
     Params params_;
     Candidates cand_;
     bool sync_debug_ = false;
+    bool use_graphs_ = true;
     Impl* d_ = nullptr;
 };
 
 bool device_present();
+
+// Holds `stream` until the host writes a non-zero int to *flag (device-visible, e.g. mapped
+// pinned memory), at most ~10 s. vif-sweep queues a batch of frames behind it so that kernel
+// timings are not limited by how fast the host can launch.
+Error launch_gate(const volatile int* flag, cudaStream_t stream);
 
 }  // namespace vif::cuda

@@ -126,18 +126,25 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
     const int w = a.w, h = a.h;
 
-    // 1. Tile + halo of both pictures.
+    // 1. Tile + halo of both pictures: one warp per row, lanes along the row (no divisions);
+    //    interior tiles skip the border arithmetic.
     {
+        static_assert(NT % 32 == 0, "whole warps");
+        constexpr int kWarps = NT / 32;
+        const int warp = tid / 32, lane = tid % 32;
         const unsigned char* ref = static_cast<const unsigned char*>(a.ref);
         const unsigned char* dis = static_cast<const unsigned char*>(a.dis);
         const int shift_r = S == 0 ? a.ref_shift : 0, shift_d = S == 0 ? a.dis_shift : 0;
-        for (int i = tid; i < IH * IW; i += NT) {
-            const int r = i / IW, c = i - r * IW;
-            const int gy = reflect_clamp(y0 - R + r, h), gx = reflect_clamp(x0 - R + c, w);
+        const bool interior = x0 >= R && y0 >= R && x0 + TW + R <= w && y0 + TH + R <= h;
+        for (int r = warp; r < IH; r += kWarps) {
+            const int gy = interior ? y0 - R + r : reflect_clamp(y0 - R + r, h);
             const InT* pr = reinterpret_cast<const InT*>(ref + gy * a.ref_pitch);
             const InT* pd = reinterpret_cast<const InT*>(dis + gy * a.dis_pitch);
-            s_in[i] = static_cast<uint16_t>(__ldg(pr + gx) >> shift_r);
-            s_in[IH * IW + i] = static_cast<uint16_t>(__ldg(pd + gx) >> shift_d);
+            for (int c = lane; c < IW; c += 32) {
+                const int gx = interior ? x0 - R + c : reflect_clamp(x0 - R + c, w);
+                s_in[r * IW + c] = static_cast<uint16_t>(__ldg(pr + gx) >> shift_r);
+                s_in[IH * IW + r * IW + c] = static_cast<uint16_t>(__ldg(pd + gx) >> shift_d);
+            }
         }
     }
     __syncthreads();

@@ -35,21 +35,28 @@ struct FloatTile {
 namespace policy {
 
 // ---- Integer path ---------------------------------------------------------------------------
-// Candidates per scale; index 0 is what the backend uses. vif-sweep --candidates times them all.
-// Chosen: see docs/performance.md, "Tile sweep" (H200, 1920x1080 and 3840x2160, 8 and 10 bit).
-using Int0 = IntTile<64, 16, 256, 4, 4, 2>;   // default scale 0
-using Int0b = IntTile<64, 16, 128, 8, 8, 3>;  // candidate
-using Int0c = IntTile<32, 16, 128, 4, 4, 4>;  // candidate
-using Int0d = IntTile<128, 8, 256, 4, 4, 2>;  // candidate
+// Candidates per scale; index 0 is what the backend uses. vif-sweep --candidates times them all
+// and marks the fastest (docs/performance.md, "Tile candidates"). Balance notes: the vertical
+// pass has (kTileW + 2r) * kTileH / kVertRows tasks and the horizontal pass
+// kTileH * kTileW / kHorizCols; a task count just above a multiple of kThreads idles threads.
+using Int0 = IntTile<64, 16, 256, 4, 4, 2>;   // scale 0, chosen (first sweep; see docs)
+using Int0b = IntTile<64, 16, 320, 4, 4, 2>;  // vertical 320 tasks in one round
+using Int0c = IntTile<48, 16, 256, 4, 3, 2>;  // both passes exactly one round
+using Int0d = IntTile<64, 16, 256, 4, 4, 3>;  // register cap for 3 blocks/SM
+using Int0e = IntTile<48, 32, 256, 8, 6, 1>;  // larger tile, more reuse per thread
 
-using Int1 = IntTile<64, 16, 256, 4, 4, 2>;   // scale 1
-using Int1b = IntTile<32, 16, 128, 4, 4, 4>;  // candidate
-using Int2 = IntTile<32, 16, 128, 4, 4, 4>;   // scale 2 (small grids: small tiles)
-using Int2b = IntTile<32, 8, 64, 4, 4, 8>;    // candidate
-using Int3 = IntTile<32, 8, 64, 4, 4, 8>;     // scale 3
-using Int3b = IntTile<16, 8, 32, 4, 4, 8>;    // candidate
+using Int1 = IntTile<64, 16, 256, 4, 4, 2>;   // scale 1, chosen
+using Int1b = IntTile<56, 16, 256, 4, 4, 3>;  // vertical 256 tasks
+using Int1c = IntTile<64, 16, 288, 4, 4, 2>;  // vertical 288 tasks in one round
+using Int1d = IntTile<32, 16, 128, 4, 4, 4>;  // small tiles, more blocks
 
-constexpr int kIntCandidates = 2;  // candidate sets: 0 = chosen, 1 = alternatives (sweep only)
+using Int2 = IntTile<32, 16, 128, 4, 4, 4>;   // scale 2, chosen
+using Int2b = IntTile<32, 8, 64, 4, 4, 8>;
+using Int2c = IntTile<60, 16, 256, 4, 4, 2>;  // vertical 256 tasks
+
+using Int3 = IntTile<32, 8, 64, 4, 4, 8>;     // scale 3, chosen
+using Int3b = IntTile<16, 8, 32, 4, 4, 8>;
+using Int3c = IntTile<32, 16, 128, 4, 4, 4>;
 
 // ---- Float path -----------------------------------------------------------------------------
 using Float = FloatTile<32, 16, 256>;

@@ -24,7 +24,9 @@
  * Lifetimes: the device memory of both pictures is borrowed until the work queued on `stream`
  * after this call runs, i.e. work that the caller enqueues on `stream` afterwards (and
  * everything synchronised with it) may overwrite the planes. Host threads that reuse the memory
- * without going through `stream` must synchronise with `stream` first.
+ * without going through `stream` must synchronise with `stream` first. VIF takes its own
+ * device-to-device copy of the luma rows first, so `stream` is held only for that copy (a few
+ * microseconds), not for the VIF kernels.
  *
  * Threading: the same rules as vif.h (one thread at a time per context).
  */
@@ -59,9 +61,10 @@ typedef struct VifDevicePicture {
  *
  * The work is ordered after everything queued on `stream` before this call (the decoder's
  * writes to the planes, say); and work queued on `stream` after this call waits until VIF has
- * finished reading the planes. Nothing is copied and nothing is allocated; the call does not
- * block unless queue_depth frames are already in flight. `stream` may be 0 (the legacy default
- * stream) or any stream of the context's device.
+ * finished reading the planes (a device-to-device copy into the context's own buffers; nothing
+ * goes through the host). Nothing is allocated; the call does not block unless queue_depth
+ * frames are already in flight. `stream` may be 0 (the legacy default stream) or any stream of
+ * the context's device.
  *
  * Scores come back through vif_receive, in submission order, interleaved with vif_submit
  * frames. *frame_index (if not NULL) receives the index the scores will carry.
