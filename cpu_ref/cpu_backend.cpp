@@ -1,0 +1,204 @@
+// The CPU backend: a ring of frame slots and one worker thread per configured thread, each with
+// its own VIF engine (scratch buffers). Frames are independent, so scoring them in parallel gives
+// the same bits as scoring them one by one; results leave in submission order.
+#include <algorithm>
+#include <condition_variable>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "backend.hpp"
+#include "cpu_ref.hpp"
+#include "vif_constants.hpp"
+
+namespace vif {
+namespace {
+
+class Engine {
+public:
+    virtual ~Engine() = default;
+    virtual void compute(const cpu_ref::Plane& ref, const cpu_ref::Plane& dist, ScaleRaw out[4]) = 0;
+};
+
+template <typename Impl>
+class EngineOf final : public Engine {
+public:
+    template <typename... A>
+    explicit EngineOf(A&&... a) : impl_(std::forward<A>(a)...) {}
+    void compute(const cpu_ref::Plane& ref, const cpu_ref::Plane& dist, ScaleRaw out[4]) override {
+        impl_.compute(ref, dist, out);
+    }
+
+private:
+    Impl impl_;
+};
+
+struct Slot {
+    enum class State { kFree, kQueued, kRunning, kDone };
+    State state = State::kFree;
+    std::vector<uint8_t> ref, dist;  // copied planes, tightly packed
+    uint32_t width = 0, height = 0;
+    FrameRaw result;
+};
+
+class CpuBackend final : public Backend {
+public:
+    CpuBackend(const Params& p, size_t threads, size_t depth) : params_(p), slots_(depth) {
+        const size_t bytes = static_cast<size_t>(p.max_width) * p.max_height *
+                             (p.bitdepth == 8 ? 1 : 2);
+        for (Slot& s : slots_) {
+            s.ref.resize(bytes);
+            s.dist.resize(bytes);
+        }
+        for (size_t t = 0; t < threads; ++t) engines_.push_back(make_engine());
+        for (size_t t = 0; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
+    }
+
+    ~CpuBackend() override {
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            stop_ = true;
+        }
+        cv_work_.notify_all();
+        for (auto& w : workers_) w.join();
+    }
+
+    const char* name() const override { return "cpu"; }
+
+    Error submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) override {
+        Slot* slot;
+        {
+            std::unique_lock<std::mutex> lock(mu_);
+            slot = &slots_[tail_ % slots_.size()];
+            // Wait for a slot being scored; but a slot whose scores wait for vif_receive would
+            // wait on the caller itself: say so instead of hanging.
+            cv_done_.wait(lock, [&] {
+                return slot->state == Slot::State::kFree || slot->state == Slot::State::kDone;
+            });
+            if (slot->state != Slot::State::kFree)
+                return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
+        }
+        // The slot is ours until it is queued: copy outside the lock.
+        copy_plane(ref, slot->ref.data());
+        copy_plane(dist, slot->dist.data());
+        slot->width = ref.width;
+        slot->height = ref.height;
+        slot->result.index = index;
+        {
+            std::lock_guard<std::mutex> lock(mu_);
+            slot->state = Slot::State::kQueued;
+            ++tail_;
+        }
+        cv_work_.notify_one();
+        return {};
+    }
+
+    Error receive(FrameRaw* out, bool block) override {
+        std::unique_lock<std::mutex> lock(mu_);
+        if (head_ == tail_) return {VIF_AGAIN, "no frame pending"};
+        Slot& slot = slots_[head_ % slots_.size()];
+        if (slot.state != Slot::State::kDone) {
+            if (!block) return {VIF_AGAIN, "scores not ready"};
+            cv_done_.wait(lock, [&] { return slot.state == Slot::State::kDone; });
+        }
+        *out = slot.result;
+        slot.state = Slot::State::kFree;
+        ++head_;
+        lock.unlock();
+        cv_done_.notify_all();
+        return {};
+    }
+
+    size_t pending() const override {
+        std::lock_guard<std::mutex> lock(mu_);
+        return static_cast<size_t>(tail_ - head_);
+    }
+
+private:
+    std::unique_ptr<Engine> make_engine() const {
+        const int w = static_cast<int>(params_.max_width), h = static_cast<int>(params_.max_height);
+        const int bpc = static_cast<int>(params_.bitdepth);
+        if (params_.variant == VIF_VARIANT_INTEGER)
+            return std::make_unique<EngineOf<cpu_ref::IntegerVif>>(w, h, bpc, params_.gain_limit);
+        return std::make_unique<EngineOf<cpu_ref::FloatVif>>(w, h, bpc, params_.gain_limit,
+                                                             params_.kernelscale);
+    }
+
+    void copy_plane(const HostPlane& p, uint8_t* dst) const {
+        const size_t bps = params_.bitdepth == 8 ? 1 : 2;
+        const size_t row = p.width * bps;
+        const auto* src = static_cast<const uint8_t*>(p.data);
+        if (!p.msb_aligned) {
+            for (uint32_t i = 0; i < p.height; ++i)
+                std::memcpy(dst + i * row, src + static_cast<ptrdiff_t>(i) * p.stride, row);
+            return;
+        }
+        const int shift = 16 - static_cast<int>(params_.bitdepth);
+        for (uint32_t i = 0; i < p.height; ++i) {
+            uint16_t* d = reinterpret_cast<uint16_t*>(dst + i * row);
+            const uint8_t* s = src + static_cast<ptrdiff_t>(i) * p.stride;
+            for (uint32_t j = 0; j < p.width; ++j) {
+                uint16_t v;
+                std::memcpy(&v, s + 2 * j, 2);
+                d[j] = static_cast<uint16_t>(v >> shift);
+            }
+        }
+    }
+
+    void work(size_t t) {
+        Engine& engine = *engines_[t];
+        for (;;) {
+            Slot* slot = nullptr;
+            {
+                std::unique_lock<std::mutex> lock(mu_);
+                cv_work_.wait(lock, [&] { return stop_ || next_ != tail_; });
+                if (next_ == tail_) return;  // stopping and nothing queued
+                slot = &slots_[next_ % slots_.size()];
+                slot->state = Slot::State::kRunning;
+                ++next_;
+            }
+            const ptrdiff_t stride = static_cast<ptrdiff_t>(slot->width) *
+                                     (params_.bitdepth == 8 ? 1 : 2);
+            const int w = static_cast<int>(slot->width), h = static_cast<int>(slot->height);
+            engine.compute(cpu_ref::Plane{slot->ref.data(), stride, w, h},
+                           cpu_ref::Plane{slot->dist.data(), stride, w, h}, slot->result.scale);
+            {
+                std::lock_guard<std::mutex> lock(mu_);
+                slot->state = Slot::State::kDone;
+            }
+            cv_done_.notify_all();
+        }
+    }
+
+    Params params_;
+    std::vector<Slot> slots_;
+    std::vector<std::unique_ptr<Engine>> engines_;
+    std::vector<std::thread> workers_;
+    mutable std::mutex mu_;
+    std::condition_variable cv_work_, cv_done_;
+    uint64_t head_ = 0;  // next slot to receive
+    uint64_t next_ = 0;  // next slot a worker takes
+    uint64_t tail_ = 0;  // next slot to fill
+    bool stop_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> create_cpu_backend(const Params& p, Error* err) {
+    size_t threads = p.threads ? p.threads : std::max(1u, std::thread::hardware_concurrency());
+    threads = std::min<size_t>(threads, 256);
+    const size_t depth = p.queue_depth ? p.queue_depth : threads + 2;
+    try {
+        return std::make_unique<CpuBackend>(p, threads, std::max(depth, threads));
+    } catch (const std::bad_alloc&) {
+        *err = {VIF_ERROR_OUT_OF_MEMORY, "cpu backend: out of memory allocating frame buffers"};
+    } catch (const std::system_error& e) {
+        *err = {VIF_ERROR_INTERNAL, std::string("cpu backend: cannot start threads: ") + e.what()};
+    }
+    return nullptr;
+}
+
+}  // namespace vif

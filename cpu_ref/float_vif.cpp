@@ -1,0 +1,227 @@
+// Float VIF on the CPU, spec section 6. Every product and sum is rounded to float in the order the
+// spec gives (this file is built with -ffp-contract=off and without SLP vectorisation); the tap
+// loops run over columns, so vectorising them keeps each pixel's own summation order.
+#include <algorithm>
+#include <cmath>
+
+#include "cpu_ref.hpp"
+#include "vif_constants.hpp"
+
+namespace vif::cpu_ref {
+namespace {
+
+inline const float* frow(const std::vector<float>& img, int w, int i) {
+    return img.data() + static_cast<ptrdiff_t>(i) * w;
+}
+
+template <typename T>
+inline void pad_row(T* row, int w, int r) {
+    for (int p = 1; p <= r; ++p) {
+        row[r - p] = row[r + reflect101(-p, w)];
+        row[r + w - 1 + p] = row[r + reflect101(w - 1 + p, w)];
+    }
+}
+
+// Section 6.1: samples to float, centred on 0.
+template <typename In>
+void convert_plane(const Plane& p, int bpc, float* out) {
+    const float scale = bpc == 8 ? 1.0f : static_cast<float>(1 << (bpc - 8));
+    for (int i = 0; i < p.height; ++i) {
+        const In* src = reinterpret_cast<const In*>(static_cast<const uint8_t*>(p.data) +
+                                                     static_cast<ptrdiff_t>(i) * p.stride);
+        float* dst = out + static_cast<ptrdiff_t>(i) * p.width;
+        if (bpc == 8)
+            for (int j = 0; j < p.width; ++j) dst[j] = static_cast<float>(src[j]) - 128.0f;
+        else
+            for (int j = 0; j < p.width; ++j) dst[j] = static_cast<float>(src[j]) / scale - 128.0f;
+    }
+}
+
+// Section 6.5 over arrays, the form the vectoriser needs.
+void log2_approx_row(const float* in, float* out, int n) {
+    for (int j = 0; j < n; ++j) out[j] = log2_approx(in[j]);
+}
+
+}  // namespace
+
+FloatVif::FloatVif(int max_width, int max_height, int bitdepth, double gain_limit,
+                   float kernelscale)
+    : bitdepth_(bitdepth), gain_limit_(static_cast<float>(gain_limit)) {
+    int max_taps = 0;
+    for (int s = 0; s < 4; ++s) {
+        width_[s] = float_filter_width(s, kernelscale);
+        taps_[s].resize(width_[s]);
+        build_float_filter(s, kernelscale, taps_[s].data());
+        max_taps = std::max(max_taps, width_[s]);
+    }
+    const size_t full = static_cast<size_t>(max_width) * max_height;
+    for (auto& set : img_)
+        for (auto& img : set) img.resize(full);
+    const size_t padded = static_cast<size_t>(max_width) + max_taps;
+    for (auto* v : {&t_mu_x_, &t_mu_y_, &t_xx_, &t_yy_, &t_xy_}) v->resize(padded);
+    for (auto* v : {&mu_x_, &mu_y_, &e_xx_, &e_yy_, &e_xy_, &num_row_, &den_row_})
+        v->resize(max_width);
+}
+
+void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
+    int w = ref.width, h = ref.height;
+    if (bitdepth_ == 8) {
+        convert_plane<uint8_t>(ref, 8, img_[0][0].data());
+        convert_plane<uint8_t>(dist, 8, img_[0][1].data());
+    } else {
+        convert_plane<uint16_t>(ref, bitdepth_, img_[0][0].data());
+        convert_plane<uint16_t>(dist, bitdepth_, img_[0][1].data());
+    }
+    const float eps = 1.0e-10f;
+    const double nsq = 2.0;
+    const float smax = static_cast<float>(std::pow(static_cast<float>(nsq), 2.0f) / 65025.0);
+    const float G = gain_limit_;
+
+    int cur = 0;
+    for (int s = 0; s < 4; ++s) {
+        if (s > 0) {
+            // Section 6.3: low-pass the previous scale with this scale's filter, keep even
+            // rows and columns.
+            const float* F = taps_[s].data();
+            const int N = width_[s], r = N / 2;
+            const int w2 = w / 2, h2 = h / 2;
+            for (int c = 0; c < 2; ++c) {
+                const std::vector<float>& src = img_[cur][c];
+                float* dst = img_[cur ^ 1][c].data();
+                float* t = t_mu_x_.data();
+                for (int i2 = 0; i2 < h2; ++i2) {
+                    const int i = 2 * i2;
+                    std::fill(t + r, t + r + w, 0.0f);
+                    for (int k = 0; k < N; ++k) {
+                        const float* x = frow(src, w, reflect101(i - r + k, h));
+                        const float f = F[k];
+                        for (int j = 0; j < w; ++j) t[r + j] = t[r + j] + f * x[j];
+                    }
+                    pad_row(t, w, r);
+                    float* o = dst + static_cast<ptrdiff_t>(i2) * w2;
+                    for (int j2 = 0; j2 < w2; ++j2) {
+                        float a = 0.0f;
+                        for (int k = 0; k < N; ++k) a = a + F[k] * t[2 * j2 + k];
+                        o[j2] = a;
+                    }
+                }
+            }
+            cur ^= 1;
+            w = w2;
+            h = h2;
+        }
+
+        // Section 6.4: the five filtered planes, one row at a time, then per-pixel terms.
+        const float* F = taps_[s].data();
+        const int N = width_[s], r = N / 2;
+        const std::vector<float>& X = img_[cur][0];
+        const std::vector<float>& Y = img_[cur][1];
+        float *tmx = t_mu_x_.data(), *tmy = t_mu_y_.data(), *txx = t_xx_.data(),
+              *tyy = t_yy_.data(), *txy = t_xy_.data();
+        float *mx = mu_x_.data(), *my = mu_y_.data(), *exx = e_xx_.data(), *eyy = e_yy_.data(),
+              *exy = e_xy_.data();
+        float* nrow = num_row_.data();
+        float* drow = den_row_.data();
+        float num_total = 0.0f, den_total = 0.0f;
+        for (int i = 0; i < h; ++i) {
+            for (float* t : {tmx, tmy, txx, tyy, txy}) std::fill(t + r, t + r + w, 0.0f);
+            for (int k = 0; k < N; ++k) {
+                const int src = reflect101(i - r + k, h);
+                const float* x = frow(X, w, src);
+                const float* y = frow(Y, w, src);
+                const float f = F[k];
+                for (int j = 0; j < w; ++j) {
+                    const float xv = x[j], yv = y[j];
+                    const float xx = xv * xv, yy = yv * yv, xy = xv * yv;
+                    tmx[r + j] = tmx[r + j] + f * xv;
+                    tmy[r + j] = tmy[r + j] + f * yv;
+                    txx[r + j] = txx[r + j] + f * xx;
+                    tyy[r + j] = tyy[r + j] + f * yy;
+                    txy[r + j] = txy[r + j] + f * xy;
+                }
+            }
+            for (float* t : {tmx, tmy, txx, tyy, txy}) pad_row(t, w, r);
+            for (int j = 0; j < w; ++j) {
+                mx[j] = my[j] = exx[j] = eyy[j] = exy[j] = 0.0f;
+            }
+            for (int k = 0; k < N; ++k) {
+                const float f = F[k];
+                for (int j = 0; j < w; ++j) {
+                    mx[j] = mx[j] + f * tmx[j + k];
+                    my[j] = my[j] + f * tmy[j + k];
+                    exx[j] = exx[j] + f * txx[j + k];
+                    eyy[j] = eyy[j] + f * tyy[j + k];
+                    exy[j] = exy[j] + f * txy[j + k];
+                }
+            }
+            // Per-pixel terms (section 6.4 steps 1-9); arguments of the logs go to nrow/drow.
+            for (int j = 0; j < w; ++j) {
+                const float m1 = mx[j], m2 = my[j];
+                const float m1m1 = m1 * m1, m2m2 = m2 * m2, m1m2 = m1 * m2;
+                float sx = exx[j] - m1m1;
+                float sy = eyy[j] - m2m2;
+                const float sxy = exy[j] - m1m2;
+                sx = std::max(sx, 0.0f);
+                sy = std::max(sy, 0.0f);
+                float g = sxy / (sx + eps);
+                float sv = sy - g * sxy;
+                if (sx < eps) {
+                    g = 0.0f;
+                    sv = sy;
+                    sx = 0.0f;
+                }
+                if (sy < eps) {
+                    g = 0.0f;
+                    sv = 0.0f;
+                }
+                if (g < 0.0f) {
+                    sv = sy;
+                    g = 0.0f;
+                }
+                sv = std::max(sv, eps);
+                g = std::min(g, G);
+                const float q = (g * g) * sx;
+                const double A = 1.0 + static_cast<double>(q) / (static_cast<double>(sv) + nsq);
+                const double B = 1.0 + static_cast<double>(sx) / nsq;
+                nrow[j] = static_cast<float>(A);
+                drow[j] = static_cast<float>(B);
+                // Stash the pieces the overrides of steps 8-9 need in the filtered arrays,
+                // which are no longer used for this row.
+                mx[j] = sxy;
+                my[j] = sx;
+                exx[j] = sy;
+            }
+            log2_approx_row(nrow, nrow, w);
+            log2_approx_row(drow, drow, w);
+            float num_row = 0.0f, den_row = 0.0f;
+            for (int j = 0; j < w; ++j) {
+                float num = nrow[j], den = drow[j];
+                if (mx[j] < 0.0f) num = 0.0f;
+                if (static_cast<double>(my[j]) < nsq) {
+                    num = 1.0f - exx[j] * smax;
+                    den = 1.0f;
+                }
+                num_row = num_row + num;
+                den_row = den_row + den;
+            }
+            num_total = num_total + num_row;
+            den_total = den_total + den_row;
+        }
+        out[s].num = num_total;
+        out[s].den = den_total;
+    }
+}
+
+int min_frame_size(const int widths[4]) {
+    // Scale s sees its statistics filter and the next scale's downsampling filter; its size
+    // must exceed both half-widths. Full size >= (half-width + 1) << s.
+    int need = kMinSize;
+    for (int s = 0; s < 4; ++s) {
+        int r = widths[s] / 2;
+        if (s + 1 < 4) r = std::max(r, widths[s + 1] / 2);
+        need = std::max(need, (r + 1) << s);
+    }
+    return need;
+}
+
+}  // namespace vif::cpu_ref
