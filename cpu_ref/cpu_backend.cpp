@@ -17,25 +17,6 @@
 namespace vif {
 namespace {
 
-class Engine {
-public:
-    virtual ~Engine() = default;
-    virtual void compute(const cpu_ref::Plane& ref, const cpu_ref::Plane& dist, ScaleRaw out[4]) = 0;
-};
-
-template <typename Impl>
-class EngineOf final : public Engine {
-public:
-    template <typename... A>
-    explicit EngineOf(A&&... a) : impl_(std::forward<A>(a)...) {}
-    void compute(const cpu_ref::Plane& ref, const cpu_ref::Plane& dist, ScaleRaw out[4]) override {
-        impl_.compute(ref, dist, out);
-    }
-
-private:
-    Impl impl_;
-};
-
 struct Slot {
     enum class State { kFree, kQueued, kRunning, kDone };
     State state = State::kFree;
@@ -118,13 +99,12 @@ public:
     }
 
 private:
-    std::unique_ptr<Engine> make_engine() const {
+    std::unique_ptr<cpu_ref::FrameScorer> make_engine() const {
         const int w = static_cast<int>(params_.max_width), h = static_cast<int>(params_.max_height);
         const int bpc = static_cast<int>(params_.bitdepth);
         if (params_.variant == VIF_VARIANT_INTEGER)
-            return std::make_unique<EngineOf<cpu_ref::IntegerVif>>(w, h, bpc, params_.gain_limit);
-        return std::make_unique<EngineOf<cpu_ref::FloatVif>>(w, h, bpc, params_.gain_limit,
-                                                             params_.kernelscale);
+            return cpu_ref::make_integer_scorer(w, h, bpc, params_.gain_limit);
+        return cpu_ref::make_float_scorer(w, h, bpc, params_.gain_limit, params_.kernelscale);
     }
 
     void copy_plane(const HostPlane& p, uint8_t* dst) const {
@@ -149,7 +129,7 @@ private:
     }
 
     void work(size_t t) {
-        Engine& engine = *engines_[t];
+        cpu_ref::FrameScorer& engine = *engines_[t];
         for (;;) {
             Slot* slot = nullptr;
             {
@@ -175,7 +155,7 @@ private:
 
     Params params_;
     std::vector<Slot> slots_;
-    std::vector<std::unique_ptr<Engine>> engines_;
+    std::vector<std::unique_ptr<cpu_ref::FrameScorer>> engines_;
     std::vector<std::thread> workers_;
     mutable std::mutex mu_;
     std::condition_variable cv_work_, cv_done_;

@@ -1,10 +1,15 @@
-// The reference backend's per-frame engines. Each engine owns its scratch buffers (sized once at
-// construction for the largest frame) and computes one frame at a time; the backend runs one
-// engine per worker thread, so frames in flight never share scratch.
+// The reference backend's per-frame scorers. A scorer owns its scratch buffers (sized once at
+// construction for the largest frame) and scores one frame at a time; the backend runs one scorer
+// per worker thread, so frames in flight never share scratch.
+//
+// integer_vif.cpp and float_vif.cpp are compiled once per instruction-set level (namespaces
+// base, v3 = AVX2, v4 = AVX-512) so the vectoriser can use the wide units without the library
+// requiring them; make_*_scorer picks the best level the running CPU supports. All levels give
+// the same bits: the arithmetic is integer, or float in a fixed order without contraction.
 #pragma once
 
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 #include "backend.hpp"
 
@@ -17,40 +22,31 @@ struct Plane {
     int width = 0, height = 0;
 };
 
+class FrameScorer {
+public:
+    virtual ~FrameScorer() = default;
+    // Raw per-scale accumulators of one frame (integer: nl/dl/nn/dn; float: num/den).
+    virtual void compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) = 0;
+};
+
+#define VIF_CPU_REF_DECLARE_ISA(ns)                                                            \
+    namespace ns {                                                                             \
+    std::unique_ptr<FrameScorer> make_integer(int max_w, int max_h, int bpc, double gain);     \
+    std::unique_ptr<FrameScorer> make_float(int max_w, int max_h, int bpc, double gain,        \
+                                            float kernelscale);                                \
+    }
+VIF_CPU_REF_DECLARE_ISA(base)
+VIF_CPU_REF_DECLARE_ISA(v3)
+VIF_CPU_REF_DECLARE_ISA(v4)
+#undef VIF_CPU_REF_DECLARE_ISA
+
 // Integer VIF (libvmaf's `vif`), spec section 5. Bit-exact.
-class IntegerVif {
-public:
-    IntegerVif(int max_width, int max_height, int bitdepth, double gain_limit);
-    void compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]);
-
-private:
-    int bitdepth_;
-    double gain_limit_;
-    std::vector<uint32_t> log_table_;  // T[32768..65535] widened to 32 bits for gathers
-    // Decimated images of scales 1..3 (16-bit domain), ref and dist, ping-ponged per scale.
-    std::vector<uint16_t> down_[2][2];
-    // Row scratch: vertical results padded by the filter half-width on each side.
-    std::vector<uint32_t> v_mu_x_, v_mu_y_, v_xx_, v_yy_, v_xy_;
-    std::vector<uint64_t> acc_xx_, acc_yy_, acc_xy_;
-    std::vector<int32_t> sig_x_, sig_y_, sig_xy_;
-    std::vector<uint32_t> d_row_x_, d_row_y_;
-};
-
+std::unique_ptr<FrameScorer> make_integer_scorer(int max_w, int max_h, int bpc, double gain);
 // Float VIF (libvmaf's `float_vif`), spec section 6. Bit-exact by construction.
-class FloatVif {
-public:
-    FloatVif(int max_width, int max_height, int bitdepth, double gain_limit, float kernelscale);
-    void compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]);
-private:
-    int bitdepth_;
-    float gain_limit_;
-    int width_[4];
-    std::vector<float> taps_[4];
-    std::vector<float> img_[2][2];      // scale images ref/dist, ping-pong
-    std::vector<float> t_mu_x_, t_mu_y_, t_xx_, t_yy_, t_xy_;  // padded vertical rows
-    std::vector<float> mu_x_, mu_y_, e_xx_, e_yy_, e_xy_;       // horizontal results (one row)
-    std::vector<float> num_row_, den_row_;
-};
+std::unique_ptr<FrameScorer> make_float_scorer(int max_w, int max_h, int bpc, double gain,
+                                               float kernelscale);
+// The instruction-set level the scorers run with: "avx512", "avx2" or "baseline".
+const char* isa_name();
 
 // Smallest width/height a frame may have for the given filter widths (reflection needs each
 // scale's size to exceed the half-width of every filter applied there, spec section 2).

@@ -3,11 +3,12 @@
 // loops run over columns, so vectorising them keeps each pixel's own summation order.
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "cpu_ref.hpp"
 #include "vif_constants.hpp"
 
-namespace vif::cpu_ref {
+namespace vif::cpu_ref::VIF_ISA_NS {
 namespace {
 
 inline const float* frow(const std::vector<float>& img, int w, int i) {
@@ -42,7 +43,21 @@ void log2_approx_row(const float* in, float* out, int n) {
     for (int j = 0; j < n; ++j) out[j] = log2_approx(in[j]);
 }
 
-}  // namespace
+class FloatVif final : public FrameScorer {
+public:
+    FloatVif(int max_width, int max_height, int bitdepth, double gain_limit, float kernelscale);
+    void compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) override;
+
+private:
+    int bitdepth_;
+    float gain_limit_;
+    int width_[4];
+    std::vector<float> taps_[4];
+    std::vector<float> img_[2][2];                              // scale images [ping-pong][ref, dist]
+    std::vector<float> t_mu_x_, t_mu_y_, t_xx_, t_yy_, t_xy_;  // padded vertical rows
+    std::vector<float> mu_x_, mu_y_, e_xx_, e_yy_, e_xy_;       // horizontal results (one row)
+    std::vector<float> num_row_, den_row_;
+};
 
 FloatVif::FloatVif(int max_width, int max_height, int bitdepth, double gain_limit,
                    float kernelscale)
@@ -212,16 +227,10 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
     }
 }
 
-int min_frame_size(const int widths[4]) {
-    // Scale s sees its statistics filter and the next scale's downsampling filter; its size
-    // must exceed both half-widths. Full size >= (half-width + 1) << s.
-    int need = kMinSize;
-    for (int s = 0; s < 4; ++s) {
-        int r = widths[s] / 2;
-        if (s + 1 < 4) r = std::max(r, widths[s + 1] / 2);
-        need = std::max(need, (r + 1) << s);
-    }
-    return need;
+}  // namespace
+
+std::unique_ptr<FrameScorer> make_float(int max_w, int max_h, int bpc, double gain, float ks) {
+    return std::make_unique<FloatVif>(max_w, max_h, bpc, gain, ks);
 }
 
-}  // namespace vif::cpu_ref
+}  // namespace vif::cpu_ref::VIF_ISA_NS

@@ -6,11 +6,16 @@
 // tap loops unroll fully, and the per-pixel contribution is computed branch-free over a row.
 #include <algorithm>
 #include <cstring>
+#include <vector>
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#include <immintrin.h>
+#endif
 
 #include "cpu_ref.hpp"
 #include "vif_constants.hpp"
 
-namespace vif::cpu_ref {
+namespace vif::cpu_ref::VIF_ISA_NS {
 namespace {
 
 // Rounding shift rs(v, n) of the spec; n == 0 leaves v unchanged.
@@ -50,9 +55,11 @@ void vertical_stats_row(const Plane& X, const Plane& Y, int i, const uint16_t* c
     const int w = X.width;
     const uint32_t mean_round = mean_shift ? 1u << (mean_shift - 1) : 0u;
     const Wide sq_round = sq_shift ? static_cast<Wide>(1) << (sq_shift - 1) : 0;
+#pragma GCC ivdep  // the output rows never overlap the input rows
     for (int j = 0; j < w; ++j) {
         uint32_t ax = 0, ay = 0;
         Wide bxx = 0, byy = 0, bxy = 0;
+#pragma GCC unroll 17  // unrolled taps let the column loop vectorise
         for (int k = 0; k < N; ++k) {
             const uint32_t x = px[k][j], y = py[k][j];
             const uint32_t cx = c[k] * x, cy = c[k] * y;
@@ -75,9 +82,11 @@ template <int N>
 void horizontal_stats_row(int w, const uint16_t* c, const uint32_t* mu_x, const uint32_t* mu_y,
                           const uint32_t* xx, const uint32_t* yy, const uint32_t* xy,
                           int32_t* sig_x, int32_t* sig_y, int32_t* sig_xy) {
+#pragma GCC ivdep
     for (int j = 0; j < w; ++j) {
         uint32_t mx = 0, my = 0;
         uint64_t exx = 0, eyy = 0, exy = 0;
+#pragma GCC unroll 17
         for (int k = 0; k < N; ++k) {
             mx += c[k] * mu_x[j + k];
             my += c[k] * mu_y[j + k];
@@ -102,12 +111,13 @@ inline int64_t log2_fixed(const uint32_t* table, uint64_t v) {
     return static_cast<int64_t>(table[(v >> k) - kLogTableFirst]) + 2048 * k;
 }
 
-// Per-pixel contribution, spec section 5.5, accumulated into acc.
-void accumulate_row(int w, const int32_t* sig_x, const int32_t* sig_y, const int32_t* sig_xy,
-                    const uint32_t* table, double gain_limit, ScaleRaw& acc) {
+// Per-pixel contribution, spec section 5.5, for pixels [j0, w) of a row, accumulated into acc.
+void accumulate_scalar(int j0, int w, const int32_t* sig_x, const int32_t* sig_y,
+                       const int32_t* sig_xy, const uint32_t* table, double gain_limit,
+                       ScaleRaw& acc) {
     const double eps = 65536 * 1.0e-10;
     int64_t nl = 0, dl = 0, nn = 0, dn = 0;
-    for (int j = 0; j < w; ++j) {
+    for (int j = j0; j < w; ++j) {
         const int32_t sx = sig_x[j];
         const int32_t sy = std::max(sig_y[j], 0);
         const int32_t sxy = sig_xy[j];
@@ -133,6 +143,71 @@ void accumulate_row(int w, const int32_t* sig_x, const int32_t* sig_y, const int
     acc.nn += nn;
     acc.dn += dn;
 }
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+// L(v) on 8 lanes. v < 2^53, so its conversion to double is exact and the exponent field is
+// the index of its highest set bit.
+inline __m512i log2_fixed8(const uint32_t* table, __m512i v) {
+    const __m512i bits = _mm512_castpd_si512(_mm512_cvtepi64_pd(v));
+    const __m512i k = _mm512_sub_epi64(_mm512_srli_epi64(bits, 52), _mm512_set1_epi64(1023 + 15));
+    const __m512i idx = _mm512_sub_epi64(_mm512_srlv_epi64(v, k), _mm512_set1_epi64(kLogTableFirst));
+    const __m256i t = _mm512_i64gather_epi32(idx, table, 4);
+    return _mm512_add_epi64(_mm512_cvtepu32_epi64(t), _mm512_slli_epi64(k, 11));
+}
+
+// The same contribution as accumulate_scalar, 8 pixels at a time with masks for the branches.
+// Every lane does the scalar code's operations in the scalar code's order (no FMA: the file is
+// built with -ffp-contract=off), so the sums are identical.
+void accumulate_row(int w, const int32_t* sig_x, const int32_t* sig_y, const int32_t* sig_xy,
+                    const uint32_t* table, double gain_limit, ScaleRaw& acc) {
+    const __m512i nsq = _mm512_set1_epi64(kNsq);
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512d eps = _mm512_set1_pd(65536 * 1.0e-10);
+    const __m512d gl = _mm512_set1_pd(gain_limit);
+    __m512i nl = zero, dl = zero, nn = zero;
+    int64_t dn = 0;
+    int j = 0;
+    for (; j + 8 <= w; j += 8) {
+        const __m512i sx = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i*)(sig_x + j)));
+        const __m512i sy = _mm512_max_epi64(
+            _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i*)(sig_y + j))), zero);
+        const __m512i sxy = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i*)(sig_xy + j)));
+        const __mmask8 big = _mm512_cmpge_epi64_mask(sx, nsq);
+        const __mmask8 num = big & _mm512_cmpgt_epi64_mask(sxy, zero) &
+                             _mm512_cmpgt_epi64_mask(sy, zero);
+        // Lanes outside `big` compute on sigma_x^2 = NSQ and are masked out of the sums.
+        const __m512i sxs = _mm512_mask_blend_epi64(big, nsq, sx);
+        dl = _mm512_mask_add_epi64(
+            dl, big, dl,
+            _mm512_sub_epi64(log2_fixed8(table, _mm512_add_epi64(sxs, nsq)),
+                             _mm512_set1_epi64(17 * 2048)));
+        const __m512d sxd = _mm512_cvtepi64_pd(sxs);
+        const __m512d sxyd = _mm512_cvtepi64_pd(sxy);
+        const __m512d syd = _mm512_cvtepi64_pd(sy);
+        __m512d g = _mm512_div_pd(sxyd, _mm512_add_pd(sxd, eps));
+        const __m512d t = _mm512_sub_pd(syd, _mm512_mul_pd(g, sxyd));
+        const __m512i sv = _mm512_cvttpd_epi64(_mm512_max_pd(t, _mm512_setzero_pd()));
+        g = _mm512_min_pd(g, gl);
+        const __m512i n1 = _mm512_add_epi64(sv, nsq);
+        const __m512i n2 = _mm512_add_epi64(
+            _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(g, g), sxd)), n1);
+        nl = _mm512_mask_add_epi64(
+            nl, num, nl, _mm512_sub_epi64(log2_fixed8(table, n2), log2_fixed8(table, n1)));
+        nn = _mm512_mask_add_epi64(nn, static_cast<__mmask8>(~big), nn, sy);
+        dn += 8 - __builtin_popcount(big);
+    }
+    acc.nl += _mm512_reduce_add_epi64(nl);
+    acc.dl += _mm512_reduce_add_epi64(dl);
+    acc.nn += _mm512_reduce_add_epi64(nn);
+    acc.dn += dn;
+    accumulate_scalar(j, w, sig_x, sig_y, sig_xy, table, gain_limit, acc);
+}
+#else
+void accumulate_row(int w, const int32_t* sig_x, const int32_t* sig_y, const int32_t* sig_xy,
+                    const uint32_t* table, double gain_limit, ScaleRaw& acc) {
+    accumulate_scalar(0, w, sig_x, sig_y, sig_xy, table, gain_limit, acc);
+}
+#endif
 
 // Downsampling (spec section 5.7) of one plane to the next scale: only even rows and columns
 // of the filtered image are computed.
@@ -164,7 +239,20 @@ void downsample(const Plane& src, int scale, int bpc, uint32_t* row, uint16_t* d
     }
 }
 
-}  // namespace
+class IntegerVif final : public FrameScorer {
+public:
+    IntegerVif(int max_width, int max_height, int bitdepth, double gain_limit);
+    void compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) override;
+
+private:
+    int bitdepth_;
+    double gain_limit_;
+    std::vector<uint32_t> log_table_;  // T[32768..65535] widened to 32 bits for gathers
+    std::vector<uint16_t> down_[2][2]; // next-scale images [ping-pong][ref, dist]
+    // Row scratch: vertical results padded by the filter half-width on each side.
+    std::vector<uint32_t> v_mu_x_, v_mu_y_, v_xx_, v_yy_, v_xy_, d_row_;
+    std::vector<int32_t> sig_x_, sig_y_, sig_xy_;
+};
 
 IntegerVif::IntegerVif(int max_width, int max_height, int bitdepth, double gain_limit)
     : bitdepth_(bitdepth), gain_limit_(gain_limit), log_table_(kLogTableSize) {
@@ -175,12 +263,12 @@ IntegerVif::IntegerVif(int max_width, int max_height, int bitdepth, double gain_
     for (auto& set : down_)
         for (auto& img : set) img.resize(std::max<size_t>(half, 1));
     const size_t padded = static_cast<size_t>(max_width) + 2 * 8;
-    for (auto* v : {&v_mu_x_, &v_mu_y_, &v_xx_, &v_yy_, &v_xy_, &d_row_x_}) v->resize(padded);
+    for (auto* v : {&v_mu_x_, &v_mu_y_, &v_xx_, &v_yy_, &v_xy_, &d_row_}) v->resize(padded);
     for (auto* v : {&sig_x_, &sig_y_, &sig_xy_}) v->resize(max_width);
 }
 
 template <int N, typename In>
-static void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain_limit,
+void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain_limit,
                         const uint32_t* table, uint32_t* mu_x, uint32_t* mu_y, uint32_t* xx,
                         uint32_t* yy, uint32_t* xy, int32_t* sx, int32_t* sy, int32_t* sxy,
                         ScaleRaw& acc) {
@@ -239,7 +327,7 @@ void IntegerVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
         // Next scale's images, from this scale's (section 3: strictly chained).
         uint16_t* dx = down_[s & 1][0].data();
         uint16_t* dy = down_[s & 1][1].data();
-        uint32_t* row = d_row_x_.data();
+        uint32_t* row = d_row_.data();
         switch (s) {
             case 0:
                 if (bytes) {
@@ -265,4 +353,10 @@ void IntegerVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
     }
 }
 
-}  // namespace vif::cpu_ref
+}  // namespace
+
+std::unique_ptr<FrameScorer> make_integer(int max_w, int max_h, int bpc, double gain) {
+    return std::make_unique<IntegerVif>(max_w, max_h, bpc, gain);
+}
+
+}  // namespace vif::cpu_ref::VIF_ISA_NS

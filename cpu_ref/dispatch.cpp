@@ -1,0 +1,67 @@
+// Picks the instruction-set build of the scorers for the running CPU (see cpu_ref.hpp).
+#include <algorithm>
+
+#include "cpu_ref.hpp"
+
+namespace vif::cpu_ref {
+namespace {
+
+enum class Isa { kBase, kV3, kV4 };
+
+Isa detect() {
+#if defined(VIF_CPU_REF_HAVE_X86_LEVELS)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("x86-64-v4")) return Isa::kV4;
+    if (__builtin_cpu_supports("x86-64-v3")) return Isa::kV3;
+#endif
+    return Isa::kBase;
+}
+
+Isa isa() {
+    static const Isa level = detect();
+    return level;
+}
+
+}  // namespace
+
+std::unique_ptr<FrameScorer> make_integer_scorer(int w, int h, int bpc, double gain) {
+    switch (isa()) {
+#if defined(VIF_CPU_REF_HAVE_X86_LEVELS)
+        case Isa::kV4: return v4::make_integer(w, h, bpc, gain);
+        case Isa::kV3: return v3::make_integer(w, h, bpc, gain);
+#endif
+        default: return base::make_integer(w, h, bpc, gain);
+    }
+}
+
+std::unique_ptr<FrameScorer> make_float_scorer(int w, int h, int bpc, double gain, float ks) {
+    switch (isa()) {
+#if defined(VIF_CPU_REF_HAVE_X86_LEVELS)
+        case Isa::kV4: return v4::make_float(w, h, bpc, gain, ks);
+        case Isa::kV3: return v3::make_float(w, h, bpc, gain, ks);
+#endif
+        default: return base::make_float(w, h, bpc, gain, ks);
+    }
+}
+
+const char* isa_name() {
+    switch (isa()) {
+        case Isa::kV4: return "avx512";
+        case Isa::kV3: return "avx2";
+        default: return "baseline";
+    }
+}
+
+int min_frame_size(const int widths[4]) {
+    // Scale s sees its statistics filter and the next scale's downsampling filter; its size
+    // must exceed both half-widths: full size >= (half-width + 1) << s.
+    int need = 16;
+    for (int s = 0; s < 4; ++s) {
+        int r = widths[s] / 2;
+        if (s + 1 < 4) r = std::max(r, widths[s + 1] / 2);
+        need = std::max(need, (r + 1) << s);
+    }
+    return need;
+}
+
+}  // namespace vif::cpu_ref
