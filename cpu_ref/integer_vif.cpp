@@ -38,12 +38,17 @@ inline const uint8_t* row_ptr(const Plane& p, int i) {
     return static_cast<const uint8_t*>(p.data) + static_cast<ptrdiff_t>(i) * p.stride;
 }
 
+// Vertical results of one row, padded by the filter half-width on each side. The second moments
+// (< 2^32) are kept as 16-bit halves so the horizontal pass can sum them in 32-bit lanes.
+struct VerticalRow {
+    uint32_t *mu_x, *mu_y, *xx_lo, *xx_hi, *yy_lo, *yy_hi, *xy_lo, *xy_hi;
+};
+
 // Vertical pass of the statistics (spec section 5.3) for one output row. Wide is uint32_t where
 // every second-moment sum fits 32 bits (8-bit samples at scale 0), uint64_t otherwise.
 template <int N, typename In, typename Wide>
 void vertical_stats_row(const Plane& X, const Plane& Y, int i, const uint16_t* c, int mean_shift,
-                        int sq_shift, uint32_t* mu_x, uint32_t* mu_y, uint32_t* xx, uint32_t* yy,
-                        uint32_t* xy) {
+                        int sq_shift, const VerticalRow& out, int offset) {
     constexpr int r = N / 2;
     const In* px[N];
     const In* py[N];
@@ -55,54 +60,80 @@ void vertical_stats_row(const Plane& X, const Plane& Y, int i, const uint16_t* c
     const int w = X.width;
     const uint32_t mean_round = mean_shift ? 1u << (mean_shift - 1) : 0u;
     const Wide sq_round = sq_shift ? static_cast<Wide>(1) << (sq_shift - 1) : 0;
+    uint32_t *mu_x = out.mu_x + offset, *mu_y = out.mu_y + offset;
+    uint32_t *xx_lo = out.xx_lo + offset, *xx_hi = out.xx_hi + offset;
+    uint32_t *yy_lo = out.yy_lo + offset, *yy_hi = out.yy_hi + offset;
+    uint32_t *xy_lo = out.xy_lo + offset, *xy_hi = out.xy_hi + offset;
 #pragma GCC ivdep  // the output rows never overlap the input rows
     for (int j = 0; j < w; ++j) {
-        uint32_t ax = 0, ay = 0;
+        // Means: taps are symmetric, so pair the rows (sums stay below 2^32).
+        uint32_t ax = c[r] * static_cast<uint32_t>(px[r][j]);
+        uint32_t ay = c[r] * static_cast<uint32_t>(py[r][j]);
+#pragma GCC unroll 17
+        for (int k = 0; k < r; ++k) {
+            ax += c[k] * (static_cast<uint32_t>(px[k][j]) + px[N - 1 - k][j]);
+            ay += c[k] * (static_cast<uint32_t>(py[k][j]) + py[N - 1 - k][j]);
+        }
         Wide bxx = 0, byy = 0, bxy = 0;
 #pragma GCC unroll 17  // unrolled taps let the column loop vectorise
         for (int k = 0; k < N; ++k) {
             const uint32_t x = px[k][j], y = py[k][j];
             const uint32_t cx = c[k] * x, cy = c[k] * y;
-            ax += cx;
-            ay += cy;
             bxx += static_cast<Wide>(cx) * x;
             byy += static_cast<Wide>(cy) * y;
             bxy += static_cast<Wide>(cx) * y;
         }
         mu_x[j] = (ax + mean_round) >> mean_shift;
         mu_y[j] = (ay + mean_round) >> mean_shift;
-        xx[j] = static_cast<uint32_t>((bxx + sq_round) >> sq_shift);
-        yy[j] = static_cast<uint32_t>((byy + sq_round) >> sq_shift);
-        xy[j] = static_cast<uint32_t>((bxy + sq_round) >> sq_shift);
+        const uint32_t vxx = static_cast<uint32_t>((bxx + sq_round) >> sq_shift);
+        const uint32_t vyy = static_cast<uint32_t>((byy + sq_round) >> sq_shift);
+        const uint32_t vxy = static_cast<uint32_t>((bxy + sq_round) >> sq_shift);
+        xx_lo[j] = vxx & 0xffff;
+        xx_hi[j] = vxx >> 16;
+        yy_lo[j] = vyy & 0xffff;
+        yy_hi[j] = vyy >> 16;
+        xy_lo[j] = vxy & 0xffff;
+        xy_hi[j] = vxy >> 16;
     }
 }
 
 // Horizontal pass (spec section 5.3) over padded rows, then the variances as signed 32-bit.
+// Every summed value is below 2^16 and the taps sum to 2^16, so each tap sum fits 32 bits, also
+// with symmetric taps paired. A second moment E = rs(sum c*v, 16) with v = hi*2^16 + lo is
+// sum(c*hi) + rs(sum(c*lo), 16), exactly.
 template <int N>
-void horizontal_stats_row(int w, const uint16_t* c, const uint32_t* mu_x, const uint32_t* mu_y,
-                          const uint32_t* xx, const uint32_t* yy, const uint32_t* xy,
-                          int32_t* sig_x, int32_t* sig_y, int32_t* sig_xy) {
+void horizontal_stats_row(int w, const uint16_t* c, const VerticalRow& in, int32_t* sig_x,
+                          int32_t* sig_y, int32_t* sig_xy) {
+    constexpr int r = N / 2;
+    const uint32_t *mu_x = in.mu_x, *mu_y = in.mu_y, *xx_lo = in.xx_lo, *xx_hi = in.xx_hi,
+                   *yy_lo = in.yy_lo, *yy_hi = in.yy_hi, *xy_lo = in.xy_lo, *xy_hi = in.xy_hi;
 #pragma GCC ivdep
     for (int j = 0; j < w; ++j) {
-        uint32_t mx = 0, my = 0;
-        uint64_t exx = 0, eyy = 0, exy = 0;
+        uint32_t mx = c[r] * mu_x[j + r], my = c[r] * mu_y[j + r];
+        uint32_t sxl = c[r] * xx_lo[j + r], sxh = c[r] * xx_hi[j + r];
+        uint32_t syl = c[r] * yy_lo[j + r], syh = c[r] * yy_hi[j + r];
+        uint32_t sxyl = c[r] * xy_lo[j + r], sxyh = c[r] * xy_hi[j + r];
 #pragma GCC unroll 17
-        for (int k = 0; k < N; ++k) {
-            mx += c[k] * mu_x[j + k];
-            my += c[k] * mu_y[j + k];
-            exx += static_cast<uint64_t>(c[k]) * xx[j + k];
-            eyy += static_cast<uint64_t>(c[k]) * yy[j + k];
-            exy += static_cast<uint64_t>(c[k]) * xy[j + k];
+        for (int k = 0; k < r; ++k) {
+            const int a = j + k, b = j + N - 1 - k;
+            mx += c[k] * (mu_x[a] + mu_x[b]);
+            my += c[k] * (mu_y[a] + mu_y[b]);
+            sxl += c[k] * (xx_lo[a] + xx_lo[b]);
+            sxh += c[k] * (xx_hi[a] + xx_hi[b]);
+            syl += c[k] * (yy_lo[a] + yy_lo[b]);
+            syh += c[k] * (yy_hi[a] + yy_hi[b]);
+            sxyl += c[k] * (xy_lo[a] + xy_lo[b]);
+            sxyh += c[k] * (xy_hi[a] + xy_hi[b]);
         }
         const uint32_t mxx = static_cast<uint32_t>((static_cast<uint64_t>(mx) * mx + 0x80000000ull) >> 32);
         const uint32_t myy = static_cast<uint32_t>((static_cast<uint64_t>(my) * my + 0x80000000ull) >> 32);
         const uint32_t mxy = static_cast<uint32_t>((static_cast<uint64_t>(mx) * my + 0x80000000ull) >> 32);
-        const uint32_t ex = static_cast<uint32_t>((exx + 0x8000) >> 16);
-        const uint32_t ey = static_cast<uint32_t>((eyy + 0x8000) >> 16);
-        const uint32_t exy32 = static_cast<uint32_t>((exy + 0x8000) >> 16);
+        const uint32_t ex = sxh + ((sxl + 0x8000) >> 16);
+        const uint32_t ey = syh + ((syl + 0x8000) >> 16);
+        const uint32_t exy = sxyh + ((sxyl + 0x8000) >> 16);
         sig_x[j] = static_cast<int32_t>(ex - mxx);
         sig_y[j] = static_cast<int32_t>(ey - myy);
-        sig_xy[j] = static_cast<int32_t>(exy32 - mxy);
+        sig_xy[j] = static_cast<int32_t>(exy - mxy);
     }
 }
 
@@ -250,7 +281,7 @@ private:
     std::vector<uint32_t> log_table_;  // T[32768..65535] widened to 32 bits for gathers
     std::vector<uint16_t> down_[2][2]; // next-scale images [ping-pong][ref, dist]
     // Row scratch: vertical results padded by the filter half-width on each side.
-    std::vector<uint32_t> v_mu_x_, v_mu_y_, v_xx_, v_yy_, v_xy_, d_row_;
+    std::vector<uint32_t> v_[8], d_row_;
     std::vector<int32_t> sig_x_, sig_y_, sig_xy_;
 };
 
@@ -263,15 +294,15 @@ IntegerVif::IntegerVif(int max_width, int max_height, int bitdepth, double gain_
     for (auto& set : down_)
         for (auto& img : set) img.resize(std::max<size_t>(half, 1));
     const size_t padded = static_cast<size_t>(max_width) + 2 * 8;
-    for (auto* v : {&v_mu_x_, &v_mu_y_, &v_xx_, &v_yy_, &v_xy_, &d_row_}) v->resize(padded);
+    for (auto& v : v_) v.resize(padded);
+    d_row_.resize(padded);
     for (auto* v : {&sig_x_, &sig_y_, &sig_xy_}) v->resize(max_width);
 }
 
 template <int N, typename In>
 void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain_limit,
-                        const uint32_t* table, uint32_t* mu_x, uint32_t* mu_y, uint32_t* xx,
-                        uint32_t* yy, uint32_t* xy, int32_t* sx, int32_t* sy, int32_t* sxy,
-                        ScaleRaw& acc) {
+                 const uint32_t* table, const VerticalRow& rows, int32_t* sx, int32_t* sy,
+                 int32_t* sxy, ScaleRaw& acc) {
     constexpr int r = N / 2;
     const uint16_t* c = int_filter(scale);
     const int ms = vertical_mean_shift(scale, bpc), qs = vertical_sq_shift(scale, bpc);
@@ -279,13 +310,13 @@ void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain
     const bool narrow = sizeof(In) == 1 && scale == 0;  // all sums fit 32 bits (section 5.3)
     for (int i = 0; i < X.height; ++i) {
         if (narrow)
-            vertical_stats_row<N, In, uint32_t>(X, Y, i, c, ms, qs, mu_x + r, mu_y + r, xx + r,
-                                                yy + r, xy + r);
+            vertical_stats_row<N, In, uint32_t>(X, Y, i, c, ms, qs, rows, r);
         else
-            vertical_stats_row<N, In, uint64_t>(X, Y, i, c, ms, qs, mu_x + r, mu_y + r, xx + r,
-                                                yy + r, xy + r);
-        for (uint32_t* row : {mu_x, mu_y, xx, yy, xy}) pad_row(row, w, r);
-        horizontal_stats_row<N>(w, c, mu_x, mu_y, xx, yy, xy, sx, sy, sxy);
+            vertical_stats_row<N, In, uint64_t>(X, Y, i, c, ms, qs, rows, r);
+        for (uint32_t* row : {rows.mu_x, rows.mu_y, rows.xx_lo, rows.xx_hi, rows.yy_lo,
+                              rows.yy_hi, rows.xy_lo, rows.xy_hi})
+            pad_row(row, w, r);
+        horizontal_stats_row<N>(w, c, rows, sx, sy, sxy);
         accumulate_row(w, sx, sy, sxy, table, gain_limit, acc);
     }
 }
@@ -294,8 +325,8 @@ void IntegerVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
     for (int s = 0; s < kNumScales; ++s) out[s] = ScaleRaw{};
     Plane X = ref, Y = dist;
     const uint32_t* table = log_table_.data();
-    uint32_t *mx = v_mu_x_.data(), *my = v_mu_y_.data(), *xx = v_xx_.data(), *yy = v_yy_.data(),
-             *xy = v_xy_.data();
+    const VerticalRow rows{v_[0].data(), v_[1].data(), v_[2].data(), v_[3].data(),
+                           v_[4].data(), v_[5].data(), v_[6].data(), v_[7].data()};
     int32_t *sx = sig_x_.data(), *sy = sig_y_.data(), *sxy = sig_xy_.data();
 
     for (int s = 0; s < kNumScales; ++s) {
@@ -303,23 +334,18 @@ void IntegerVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
         switch (s) {
             case 0:
                 if (bytes)
-                    stats_scale<17, uint8_t>(X, Y, 0, bitdepth_, gain_limit_, table, mx, my, xx,
-                                             yy, xy, sx, sy, sxy, out[0]);
+                    stats_scale<17, uint8_t>(X, Y, 0, bitdepth_, gain_limit_, table, rows, sx, sy, sxy, out[0]);
                 else
-                    stats_scale<17, uint16_t>(X, Y, 0, bitdepth_, gain_limit_, table, mx, my, xx,
-                                              yy, xy, sx, sy, sxy, out[0]);
+                    stats_scale<17, uint16_t>(X, Y, 0, bitdepth_, gain_limit_, table, rows, sx, sy, sxy, out[0]);
                 break;
             case 1:
-                stats_scale<9, uint16_t>(X, Y, 1, bitdepth_, gain_limit_, table, mx, my, xx, yy,
-                                         xy, sx, sy, sxy, out[1]);
+                stats_scale<9, uint16_t>(X, Y, 1, bitdepth_, gain_limit_, table, rows, sx, sy, sxy, out[1]);
                 break;
             case 2:
-                stats_scale<5, uint16_t>(X, Y, 2, bitdepth_, gain_limit_, table, mx, my, xx, yy,
-                                         xy, sx, sy, sxy, out[2]);
+                stats_scale<5, uint16_t>(X, Y, 2, bitdepth_, gain_limit_, table, rows, sx, sy, sxy, out[2]);
                 break;
             default:
-                stats_scale<3, uint16_t>(X, Y, 3, bitdepth_, gain_limit_, table, mx, my, xx, yy,
-                                         xy, sx, sy, sxy, out[3]);
+                stats_scale<3, uint16_t>(X, Y, 3, bitdepth_, gain_limit_, table, rows, sx, sy, sxy, out[3]);
                 break;
         }
         if (s == kNumScales - 1) break;
