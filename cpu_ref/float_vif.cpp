@@ -43,6 +43,62 @@ void log2_approx_row(const float* in, float* out, int n) {
     for (int j = 0; j < n; ++j) out[j] = log2_approx(in[j]);
 }
 
+// The five filtered planes of one row (section 6.2): vertical sums into the padded t* rows,
+// then horizontal sums into the output rows. Every pixel adds its taps in order k = 0..N-1 from
+// 0, rounding each product and sum; loops run over columns so vectorising keeps that order.
+// NT is the filter width when known at compile time (unrolled taps), 0 for any other width.
+struct FilteredRows {
+    float *tmx, *tmy, *txx, *tyy, *txy;  // padded by N/2 on each side
+    float *mx, *my, *exx, *eyy, *exy;
+};
+
+template <int NT>
+void filter_stats_row(const float* F, int n, int w, const float* const* xr, const float* const* yr,
+                      const FilteredRows& o) {
+    const int N = NT ? NT : n, r = N / 2;
+    float *tmx = o.tmx + r, *tmy = o.tmy + r, *txx = o.txx + r, *tyy = o.tyy + r,
+          *txy = o.txy + r;
+#pragma GCC ivdep
+    for (int j = 0; j < w; ++j) {
+        float amx = 0.0f, amy = 0.0f, axx = 0.0f, ayy = 0.0f, axy = 0.0f;
+#pragma GCC unroll 17
+        for (int k = 0; k < N; ++k) {
+            const float xv = xr[k][j], yv = yr[k][j];
+            const float xx = xv * xv, yy = yv * yv, xy = xv * yv;
+            const float f = F[k];
+            amx = amx + f * xv;
+            amy = amy + f * yv;
+            axx = axx + f * xx;
+            ayy = ayy + f * yy;
+            axy = axy + f * xy;
+        }
+        tmx[j] = amx;
+        tmy[j] = amy;
+        txx[j] = axx;
+        tyy[j] = ayy;
+        txy[j] = axy;
+    }
+    for (float* t : {o.tmx, o.tmy, o.txx, o.tyy, o.txy}) pad_row(t, w, r);
+#pragma GCC ivdep
+    for (int j = 0; j < w; ++j) {
+        float amx = 0.0f, amy = 0.0f, axx = 0.0f, ayy = 0.0f, axy = 0.0f;
+#pragma GCC unroll 17
+        for (int k = 0; k < N; ++k) {
+            const float f = F[k];
+            amx = amx + f * o.tmx[j + k];
+            amy = amy + f * o.tmy[j + k];
+            axx = axx + f * o.txx[j + k];
+            ayy = ayy + f * o.tyy[j + k];
+            axy = axy + f * o.txy[j + k];
+        }
+        o.mx[j] = amx;
+        o.my[j] = amy;
+        o.exx[j] = axx;
+        o.eyy[j] = ayy;
+        o.exy[j] = axy;
+    }
+}
+
 class FloatVif final : public FrameScorer {
 public:
     FloatVif(int max_width, int max_height, int bitdepth, double gain_limit, float kernelscale);
@@ -139,35 +195,20 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
         float* drow = den_row_.data();
         float num_total = 0.0f, den_total = 0.0f;
         for (int i = 0; i < h; ++i) {
-            for (float* t : {tmx, tmy, txx, tyy, txy}) std::fill(t + r, t + r + w, 0.0f);
+            const float* xr[kMaxFloatFilterWidth];
+            const float* yr[kMaxFloatFilterWidth];
             for (int k = 0; k < N; ++k) {
                 const int src = reflect101(i - r + k, h);
-                const float* x = frow(X, w, src);
-                const float* y = frow(Y, w, src);
-                const float f = F[k];
-                for (int j = 0; j < w; ++j) {
-                    const float xv = x[j], yv = y[j];
-                    const float xx = xv * xv, yy = yv * yv, xy = xv * yv;
-                    tmx[r + j] = tmx[r + j] + f * xv;
-                    tmy[r + j] = tmy[r + j] + f * yv;
-                    txx[r + j] = txx[r + j] + f * xx;
-                    tyy[r + j] = tyy[r + j] + f * yy;
-                    txy[r + j] = txy[r + j] + f * xy;
-                }
+                xr[k] = frow(X, w, src);
+                yr[k] = frow(Y, w, src);
             }
-            for (float* t : {tmx, tmy, txx, tyy, txy}) pad_row(t, w, r);
-            for (int j = 0; j < w; ++j) {
-                mx[j] = my[j] = exx[j] = eyy[j] = exy[j] = 0.0f;
-            }
-            for (int k = 0; k < N; ++k) {
-                const float f = F[k];
-                for (int j = 0; j < w; ++j) {
-                    mx[j] = mx[j] + f * tmx[j + k];
-                    my[j] = my[j] + f * tmy[j + k];
-                    exx[j] = exx[j] + f * txx[j + k];
-                    eyy[j] = eyy[j] + f * tyy[j + k];
-                    exy[j] = exy[j] + f * txy[j + k];
-                }
+            const FilteredRows rows{tmx, tmy, txx, tyy, txy, mx, my, exx, eyy, exy};
+            switch (N) {
+                case 17: filter_stats_row<17>(F, N, w, xr, yr, rows); break;
+                case 9: filter_stats_row<9>(F, N, w, xr, yr, rows); break;
+                case 5: filter_stats_row<5>(F, N, w, xr, yr, rows); break;
+                case 3: filter_stats_row<3>(F, N, w, xr, yr, rows); break;
+                default: filter_stats_row<0>(F, N, w, xr, yr, rows); break;
             }
             // Per-pixel terms (section 6.4 steps 1-9); arguments of the logs go to nrow/drow.
             for (int j = 0; j < w; ++j) {
