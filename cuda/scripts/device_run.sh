@@ -51,6 +51,14 @@ if has parity && [ -n "$PT" ]; then
       --gtest_filter='Small/*:All/DevicePointer.*:Pipeline.*:KernelScales/*' ) > "$RES/parity_nograph.log" 2>&1
   note "## parity (VIF_CUDA_GRAPHS=0) rc=$?"; grep -E "PASSED|FAILED|tests ran" "$RES/parity_nograph.log" | tail -6 >> "$SUMMARY"
 fi
+if has parity && [ -n "$PT" ]; then
+  for tiles in ${PARITY_TILES:-"1,1,1,1,1,1" "2,2,2,2,0,0" "3,3,3,3,0,0" "4,0,0,0,0,1" "5,0,0,0,0,1"}; do
+    stamp "parity with VIF_CUDA_TILES=$tiles"
+    ( cd "$ROOT" && VIF_CUDA_TILES=$tiles timeout 100 "$PT" --gtest_brief=1 \
+        --gtest_filter='Small/SyntheticInteger.*:Large/SyntheticInteger.*:Pipeline.*' ) > "$RES/parity_tiles_$tiles.log" 2>&1
+    note "## parity VIF_CUDA_TILES=$tiles rc=$? $(grep -E 'PASSED|FAILED  \]' "$RES/parity_tiles_$tiles.log" | tail -3 | tr '\n' ' ')"
+  done
+fi
 if has golden && [ -n "$GT" ]; then
   stamp "golden (backend auto = cuda)"
   ( cd "$ROOT" && timeout 120 "$GT" --gtest_brief=1 ) > "$RES/golden.log" 2>&1
@@ -84,7 +92,7 @@ fi
 if has candidates && [ -n "$SW" ]; then
   stamp "candidates"
   mkdir -p "$RES/cand"
-  timeout 300 "$SW" --candidates --sizes 576x324,1920x1080,3840x2160 --runs 200 --out "$RES/cand" > /dev/null 2> "$RES/cand/stderr.log"
+  timeout 300 "$SW" --candidates --sizes 576x324,1920x1080,3840x2160 --bitdepths ${CAND_BPC:-8} --runs 100 --warmup 10 --out "$RES/cand" > /dev/null 2> "$RES/cand/stderr.log"
   note "## candidates rc=$?"
   sed -n '/## Fastest/,$p' "$RES/cand/sweep.md" >> "$SUMMARY"
 fi

@@ -8,6 +8,8 @@
 // blocks only when every slot is in flight; receive(block = false) polls with cudaEventQuery.
 #include "cuda_backend.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -55,8 +57,18 @@ Error CudaBackend::init(const Params& p) {
                                               " found)"};
     VIF_CUDA_TRY(cudaSetDevice(device_));
 
+    // VIF_CUDA_TILES="s0,s1,s2,s3,s23,fuse23" picks other tile candidates (tuning_policy.hpp);
+    // for testing and tuning only, results are identical by construction.
+    Candidates cand;
+    if (const char* t = std::getenv("VIF_CUDA_TILES")) {
+        int v[6] = {0, 0, 0, 0, 0, 1};
+        std::sscanf(t, "%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]);
+        for (int i = 0; i < 5; ++i)
+            cand.scale[i] = std::max(0, std::min(v[i], Engine::candidate_count(i, static_cast<int>(p.bitdepth), p.variant) - 1));
+        cand.fuse23 = v[5] != 0;
+    }
     Error err;
-    engine_ = Engine::create(p, &err, Candidates{}, sync_debug_);
+    engine_ = Engine::create(p, &err, cand, sync_debug_);
     if (!engine_) return err;
 
     VIF_CUDA_TRY(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));

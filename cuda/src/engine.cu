@@ -45,13 +45,33 @@ KernelLaunch pick_int0(int cand, int w, int h) {
             case 2: return int_launch<0, BPC, policy::Int0c>(w, h);
             case 3: return int_launch<0, BPC, policy::Int0d>(w, h);
             case 4: return int_launch<0, BPC, policy::Int0e>(w, h);
+            case 5: return int_launch<0, BPC, policy::Int0f>(w, h);
             default: break;
         }
     }
     return int_launch<0, BPC, policy::Int0>(w, h);
 }
 
-// The one switch from run-time parameters to integer kernel instances.
+template <class P2, class P3>
+KernelLaunch int23_launch(int w2, int h2) {
+    using L2 = IntSmemLayout<2, P2>;
+    using L3 = IntSmemLayout<3, P3>;
+    const int w3 = w2 / 2, h3 = h2 / 2;
+    const int g2x = ceil_div(w2, P2::kTileW), g3x = ceil_div(w3, P3::kTileW);
+    const int blocks = g2x * ceil_div(h2, P2::kTileH) + g3x * ceil_div(h3, P3::kTileH);
+    KernelLaunch k;
+    k.func = reinterpret_cast<const void*>(&int_scale23_kernel<P2, P3>);
+    k.grid = dim3(blocks);
+    k.block = dim3(P2::kThreads);
+    k.smem = std::max(L2::kBytes, L3::kBytes);
+    k.name = "int_s23";
+    k.shape = tile_shape(P2::kTileW, P2::kTileH, P2::kThreads) + "+" +
+              tile_shape(P3::kTileW, P3::kTileH, P3::kThreads);
+    return k;
+}
+
+// The one switch from run-time parameters to integer kernel instances. Scale index 4 is the
+// fused scales 2+3 launch (w, h: the size of scale 2).
 KernelLaunch select_int(int s, int bpc, int cand, int w, int h) {
     switch (s) {
         case 0:
@@ -72,14 +92,19 @@ KernelLaunch select_int(int s, int bpc, int cand, int w, int h) {
             switch (cand) {
                 case 1: return int_launch<2, 16, policy::Int2b>(w, h);
                 case 2: return int_launch<2, 16, policy::Int2c>(w, h);
+                case 3: return int_launch<2, 16, policy::Int2d>(w, h);
                 default: return int_launch<2, 16, policy::Int2>(w, h);
             }
-        default:
+        case 3:
             switch (cand) {
                 case 1: return int_launch<3, 16, policy::Int3b>(w, h);
                 case 2: return int_launch<3, 16, policy::Int3c>(w, h);
+                case 3: return int_launch<3, 16, policy::Int3d>(w, h);
                 default: return int_launch<3, 16, policy::Int3>(w, h);
             }
+        default:
+            return cand ? int23_launch<policy::Int23b_2, policy::Int23b_3>(w, h)
+                        : int23_launch<policy::Int23_2, policy::Int23_3>(w, h);
     }
 }
 
@@ -184,8 +209,9 @@ bool device_present() {
 
 int Engine::candidate_count(int scale, int bitdepth, VifVariant variant) {
     if (variant != VIF_VARIANT_INTEGER) return 1;
-    if (scale == 0) return (bitdepth == 8 || bitdepth == 10) ? 5 : 1;
-    return scale == 1 ? 4 : 3;
+    if (scale == 0) return (bitdepth == 8 || bitdepth == 10) ? 6 : 1;
+    if (scale == 4) return 2;  // fused scales 2+3
+    return 4;
 }
 
 std::unique_ptr<Engine> Engine::create(const Params& p, Error* err, Candidates cand,
@@ -362,7 +388,9 @@ std::vector<KernelLaunch> Engine::plan(int w, int h) const {
     std::vector<KernelLaunch> out;
     const int bpc = static_cast<int>(params_.bitdepth);
     if (params_.variant == VIF_VARIANT_INTEGER) {
-        for (int s = 0; s < 4; ++s) out.push_back(select_int(s, bpc, cand_.scale[s], w >> s, h >> s));
+        for (int s = 0; s < (cand_.fuse23 ? 2 : 4); ++s)
+            out.push_back(select_int(s, bpc, cand_.scale[s], w >> s, h >> s));
+        if (cand_.fuse23) out.push_back(select_int(4, bpc, cand_.scale[4], w >> 2, h >> 2));
     } else {
         int groups = 0;
         for (int s = 0; s < 4; ++s) {
@@ -405,8 +433,10 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
     };
 
     if (params_.variant == VIF_VARIANT_INTEGER) {
+        IntScaleArgs args[4];
         for (int s = 0; s < 4; ++s) {
-            IntScaleArgs a{};
+            IntScaleArgs& a = args[s];
+            a = IntScaleArgs{};
             a.ref = src(s, 0);
             a.dis = src(s, 1);
             a.ref_pitch = pitch(s, 0);
@@ -425,9 +455,38 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
             a.done_counter = d.counter;
             a.out = out->acc;
             a.gain_limit = params_.gain_limit;
-            void* args[] = {&a};
-            if (Error x = launch(args)) return x;
+        }
+        const int unfused = cand_.fuse23 ? 2 : 4;
+        for (int s = 0; s < unfused; ++s) {
+            void* kargs[] = {&args[s]};
+            if (Error x = launch(kargs)) return x;
             if (s == 0 && input_consumed) VIF_CUDA_TRY(cudaEventRecord(input_consumed, stream));
+        }
+        if (cand_.fuse23) {
+            // Scale 3 tiles read scale 2 and derive their samples from it.
+            IntScaleArgs a3 = args[3];
+            a3.ref = args[2].ref;
+            a3.dis = args[2].dis;
+            a3.ref_pitch = args[2].ref_pitch;
+            a3.dis_pitch = args[2].dis_pitch;
+            a3.src_w = args[2].w;
+            a3.src_h = args[2].h;
+            const KernelLaunch& k = launches[li];
+            const bool alt = cand_.scale[4] != 0;
+            const int w2 = args[2].w, h2 = args[2].h;
+            int blocks2, g2x, g3x;
+            if (alt) {
+                g2x = ceil_div(w2, policy::Int23b_2::kTileW);
+                blocks2 = g2x * ceil_div(h2, policy::Int23b_2::kTileH);
+                g3x = ceil_div(w2 / 2, policy::Int23b_3::kTileW);
+            } else {
+                g2x = ceil_div(w2, policy::Int23_2::kTileW);
+                blocks2 = g2x * ceil_div(h2, policy::Int23_2::kTileH);
+                g3x = ceil_div(w2 / 2, policy::Int23_3::kTileW);
+            }
+            (void)k;
+            void* kargs[] = {&args[2], &a3, &blocks2, &g2x, &g3x};
+            if (Error x = launch(kargs)) return x;
         }
     } else {
         for (int s = 0; s < 4; ++s) {

@@ -39,8 +39,10 @@ struct KernelLaunch {
 };
 
 // Per-scale tile candidate (index into the candidate lists of tuning_policy.hpp); 0 = chosen.
+// scale[4] selects the fused scales 2+3 launch's shapes (used when fuse23 is set).
 struct Candidates {
-    int scale[4] = {0, 0, 0, 0};
+    int scale[5] = {0, 0, 0, 0, 0};
+    bool fuse23 = true;
 };
 
 class Engine {

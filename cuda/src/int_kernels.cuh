@@ -43,6 +43,7 @@ struct IntScaleArgs {
     unsigned int* done_counter;      // scale 3: blocks finished (reset by the last block)
     long long* out;                  // scale 3: the last block moves acc here and zeroes acc
     double gain_limit;
+    int src_w, src_h;     // fused scale 3: size of the scale-2 image that ref/dis point to
 };
 
 // Shared-memory layout of one block, usable on the host to size the launch.
@@ -100,9 +101,32 @@ __device__ __forceinline__ void int_pixel_stat(uint32_t mux, uint32_t muy, uint3
     }
 }
 
-template <int S, int BPC, class P>
-__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
-    int_scale_kernel(const IntScaleArgs a) {
+// Scale-3 samples made on the fly from the scale-2 image (spec 5.7 with scale-3 taps and
+// V_m = 16): the fused scales 2+3 launch reads scale 2 from global memory (written by the
+// scale-1 kernel) and never materialises scale 3.
+__device__ __forceinline__ uint32_t down_from_finer(const unsigned char* src, ptrdiff_t pitch, int i3,
+                                                   int j3, int w2, int h2) {
+    const uint32_t* c = c_int_taps.v[3];
+    const int r[3] = {reflect_clamp(2 * i3 - 1, h2), reflect_clamp(2 * i3, h2), reflect_clamp(2 * i3 + 1, h2)};
+    uint32_t out = 0;
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+        const int col = reflect_clamp(2 * j3 - 1 + k, w2);
+        uint32_t d = 0;
+#pragma unroll
+        for (int l = 0; l < 3; ++l)
+            d += c[l] * uint32_t(__ldg(reinterpret_cast<const uint16_t*>(src + r[l] * pitch) + col));
+        out += c[k] * rshift_round32<16>(d);
+    }
+    return rshift_round32<16>(out);
+}
+
+// One tile (block coordinates bx, by) of scale S: everything but the frame-level bookkeeping.
+// kFromFiner: S == 3 inside the fused 2+3 launch (inputs derived from scale 2).
+// kWriteNext: whether to produce the next scale's samples (off for scale 2 when fused).
+template <int S, int BPC, class P, bool kFromFiner, bool kWriteNext>
+__device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, int by,
+                                               unsigned char* smem) {
     using Info = IntScaleInfo<S>;
     using L = IntSmemLayout<S, P>;
     using InT = typename std::conditional<S == 0 && BPC == 8, uint8_t, uint16_t>::type;
@@ -115,7 +139,6 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     constexpr bool kMoments32 = S == 0 && BPC == 8;  // vertical second moments fit 32 bits
     constexpr bool kPairs32 = S == 0 && BPC <= 12;   // paired squares fit 32 bits
 
-    extern __shared__ __align__(16) unsigned char smem[];
     double* s_mom = reinterpret_cast<double*>(smem + L::kOffMoments);  // xx, yy, xy
     int64_t* s_red = reinterpret_cast<int64_t*>(smem + L::kOffReduce);
     uint16_t* s_in = reinterpret_cast<uint16_t*>(smem + L::kOffIn);     // x, y
@@ -123,7 +146,7 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     uint16_t* s_dn = reinterpret_cast<uint16_t*>(smem + L::kOffDown);   // down x, down y
 
     const int tid = threadIdx.x;
-    const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
+    const int x0 = bx * TW, y0 = by * TH;
     const int w = a.w, h = a.h;
 
     // 1. Tile + halo of both pictures: one warp per row, lanes along the row (no divisions);
@@ -136,6 +159,15 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
         const unsigned char* dis = static_cast<const unsigned char*>(a.dis);
         const int shift_r = S == 0 ? a.ref_shift : 0, shift_d = S == 0 ? a.dis_shift : 0;
         const bool interior = x0 >= R && y0 >= R && x0 + TW + R <= w && y0 + TH + R <= h;
+        if constexpr (kFromFiner) {
+            for (int i = tid; i < IH * IW; i += NT) {
+                const int r = i / IW, c = i - r * IW;
+                const int gy = reflect_clamp(y0 - R + r, h), gx = reflect_clamp(x0 - R + c, w);
+                s_in[i] = static_cast<uint16_t>(down_from_finer(ref, a.ref_pitch, gy, gx, a.src_w, a.src_h));
+                s_in[IH * IW + i] =
+                    static_cast<uint16_t>(down_from_finer(dis, a.dis_pitch, gy, gx, a.src_w, a.src_h));
+            }
+        } else
         for (int r = warp; r < IH; r += kWarps) {
             const int gy = interior ? y0 - R + r : reflect_clamp(y0 - R + r, h);
             const InT* pr = reinterpret_cast<const InT*>(ref + gy * a.ref_pitch);
@@ -204,7 +236,7 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
                 }
             }
             // Downsampling filter (scale S + 1 taps), vertical pass on the even rows.
-            if constexpr (Info::kHasNext) {
+            if constexpr (Info::kHasNext && kWriteNext) {
                 constexpr int RD = Info::kRD;
                 const int dc = c - (R - RD);
                 if (dc >= 0 && dc < L::kDW) {
@@ -277,7 +309,7 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     }
 
     // Downsampling filter, horizontal pass at the even columns: samples of scale S + 1.
-    if constexpr (Info::kHasNext) {
+    if constexpr (Info::kHasNext && kWriteNext) {
         constexpr int RD = Info::kRD, DW = TW / 2;
         const int wn = w / 2, hn = h / 2;
         for (int t = tid; t < L::kDH * DW; t += NT) {
@@ -307,21 +339,47 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
         for (int i = 0; i < 4; ++i)
             atomicAdd(a.acc + S * 4 + i, static_cast<unsigned long long>(v[i]));
     }
-    if constexpr (S == 3) {
-        // The last block to finish publishes the frame's accumulators and resets them.
-        __shared__ bool s_last;
-        if (tid == 0) {
-            __threadfence();
-            const unsigned int prev = atomicAdd(a.done_counter, 1u);
-            s_last = prev == gridDim.x * gridDim.y - 1;
-        }
-        __syncthreads();
-        if (s_last) {
-            __threadfence();
-            if (tid < 16) a.out[tid] = static_cast<long long>(atomicExch(a.acc + tid, 0ull));
-            if (tid == 0) atomicExch(a.done_counter, 0u);
-        }
+}
+
+// The last block of the launch to finish publishes the frame's accumulators and resets them.
+__device__ __forceinline__ void int_publish_if_last(const IntScaleArgs& a) {
+    __shared__ bool s_last;
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const unsigned int prev = atomicAdd(a.done_counter, 1u);
+        s_last = prev == gridDim.x * gridDim.y - 1;
     }
+    __syncthreads();
+    if (s_last) {
+        __threadfence();
+        if (threadIdx.x < 16) a.out[threadIdx.x] = static_cast<long long>(atomicExch(a.acc + threadIdx.x, 0ull));
+        if (threadIdx.x == 0) atomicExch(a.done_counter, 0u);
+    }
+}
+
+// One scale per launch.
+template <int S, int BPC, class P>
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
+    int_scale_kernel(const IntScaleArgs a) {
+    extern __shared__ __align__(16) unsigned char smem[];
+    int_scale_tile<S, BPC, P, false, true>(a, blockIdx.x, blockIdx.y, smem);
+    if constexpr (S == 3) int_publish_if_last(a);
+}
+
+// Scales 2 and 3 in one launch (a 1-D grid: the scale-2 tiles, then the scale-3 tiles, whose
+// inputs are derived from scale 2): one kernel boundary less for the two smallest scales.
+template <class P2, class P3>
+__global__ void __launch_bounds__(P2::kThreads, P2::kMinBlocks)
+    int_scale23_kernel(const IntScaleArgs a2, const IntScaleArgs a3, int blocks2, int grid2_x,
+                       int grid3_x) {
+    static_assert(P2::kThreads == P3::kThreads, "one block size per launch");
+    extern __shared__ __align__(16) unsigned char smem[];
+    const int b = blockIdx.x;
+    if (b < blocks2)
+        int_scale_tile<2, 16, P2, false, false>(a2, b % grid2_x, b / grid2_x, smem);
+    else
+        int_scale_tile<3, 16, P3, true, false>(a3, (b - blocks2) % grid3_x, (b - blocks2) / grid3_x, smem);
+    int_publish_if_last(a3);
 }
 
 }  // namespace vif::cuda

@@ -39,24 +39,35 @@ namespace policy {
 // and marks the fastest (docs/performance.md, "Tile candidates"). Balance notes: the vertical
 // pass has (kTileW + 2r) * kTileH / kVertRows tasks and the horizontal pass
 // kTileH * kTileW / kHorizCols; a task count just above a multiple of kThreads idles threads.
-using Int0 = IntTile<64, 16, 256, 4, 4, 2>;   // scale 0, chosen (first sweep; see docs)
-using Int0b = IntTile<64, 16, 320, 4, 4, 2>;  // vertical 320 tasks in one round
-using Int0c = IntTile<48, 16, 256, 4, 3, 2>;  // both passes exactly one round
-using Int0d = IntTile<64, 16, 256, 4, 4, 3>;  // register cap for 3 blocks/SM
-using Int0e = IntTile<48, 32, 256, 8, 6, 1>;  // larger tile, more reuse per thread
+// Small grids are latency-bound (one block per SM runs its whole instruction path alone), so the
+// small-scale candidates give each thread less work (kVertRows 2, kHorizCols 1-2).
+using Int0 = IntTile<64, 16, 256, 4, 4, 3>;   // scale 0 (sweep 2: 69 vs 85 us at 1080p for mb=2)
+using Int0b = IntTile<64, 16, 256, 4, 4, 4>;  // 64 registers, 4 blocks/SM
+using Int0c = IntTile<48, 16, 256, 4, 3, 3>;  // both passes exactly one round
+using Int0d = IntTile<48, 16, 256, 2, 3, 4>;
+using Int0e = IntTile<16, 16, 128, 2, 2, 8>;  // latency candidate for small frames
+using Int0f = IntTile<32, 16, 256, 2, 2, 4>;
 
-using Int1 = IntTile<64, 16, 256, 4, 4, 2>;   // scale 1, chosen
-using Int1b = IntTile<56, 16, 256, 4, 4, 3>;  // vertical 256 tasks
-using Int1c = IntTile<64, 16, 288, 4, 4, 2>;  // vertical 288 tasks in one round
-using Int1d = IntTile<32, 16, 128, 4, 4, 4>;  // small tiles, more blocks
+using Int1 = IntTile<56, 16, 256, 4, 4, 3>;   // scale 1 (sweep 2: 56x16 fastest at 576x324/1080p)
+using Int1b = IntTile<64, 16, 288, 4, 4, 2>;
+using Int1c = IntTile<56, 8, 256, 2, 2, 4>;
+using Int1d = IntTile<24, 16, 256, 2, 2, 4>;
 
-using Int2 = IntTile<32, 16, 128, 4, 4, 4>;   // scale 2, chosen
-using Int2b = IntTile<32, 8, 64, 4, 4, 8>;
-using Int2c = IntTile<60, 16, 256, 4, 4, 2>;  // vertical 256 tasks
+using Int2 = IntTile<60, 16, 256, 4, 4, 2>;   // scale 2 (sweep 2: fastest at every size)
+using Int2b = IntTile<60, 8, 256, 2, 2, 4>;
+using Int2c = IntTile<28, 16, 256, 2, 2, 4>;
+using Int2d = IntTile<28, 8, 128, 2, 2, 8>;
 
-using Int3 = IntTile<32, 8, 64, 4, 4, 8>;     // scale 3, chosen
-using Int3b = IntTile<16, 8, 32, 4, 4, 8>;
-using Int3c = IntTile<32, 16, 128, 4, 4, 4>;
+using Int3 = IntTile<32, 16, 128, 4, 4, 4>;   // scale 3 (sweep 2: fastest at every size)
+using Int3b = IntTile<30, 8, 128, 2, 2, 8>;
+using Int3c = IntTile<62, 8, 256, 2, 2, 4>;
+using Int3d = IntTile<30, 8, 256, 2, 1, 4>;
+
+// Scales 2 and 3 in one launch (same block size for both parts).
+using Int23_2 = IntTile<28, 16, 256, 2, 2, 4>;
+using Int23_3 = IntTile<62, 8, 256, 2, 2, 4>;
+using Int23b_2 = IntTile<60, 16, 256, 4, 4, 2>;
+using Int23b_3 = IntTile<62, 8, 256, 2, 2, 2>;
 
 // ---- Float path -----------------------------------------------------------------------------
 using Float = FloatTile<32, 16, 256>;

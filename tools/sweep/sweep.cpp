@@ -492,11 +492,19 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "vif-sweep: %dx%d %d-bit: %.1f us/frame pipelined\n", w, h, bpc,
                          results.back().pipelined_us);
             if (!o.candidates) continue;
-            for (int s = 0; s < 4; ++s) {
+            // Scales 2 and 3 candidates are timed unfused (their own launches); index 4 is
+            // the fused 2+3 launch. "unfused" is the chosen shapes without the fusion.
+            {
+                vif::cuda::Candidates cand;
+                cand.fuse23 = false;
+                results.push_back(run_one(o, prop, w, h, bpc, cand, "unfused"));
+            }
+            for (int s = 0; s < 5; ++s) {
                 const int n = vif::cuda::Engine::candidate_count(s, bpc, o.variant);
                 for (int c = 1; c < n; ++c) {
                     vif::cuda::Candidates cand;
                     cand.scale[s] = c;
+                    cand.fuse23 = s != 2 && s != 3;
                     results.push_back(run_one(o, prop, w, h, bpc, cand,
                                               "s" + std::to_string(s) + "#" + std::to_string(c)));
                 }
@@ -504,29 +512,28 @@ int main(int argc, char** argv) {
         }
     std::string md = markdown(results, prop, o, sm_clock, mem_clock);
     if (o.candidates) {
-        // Fastest candidate per scale, size and bit depth (by the median of that scale's kernel).
+        // Fastest shape per kernel, size and bit depth (by that kernel's median).
         std::ostringstream best;
-        best << "\n## Fastest tile candidate per scale\n\n| size | bpc | scale | fastest | median us | chosen us |\n|---|---|---|---|---|---|\n";
+        best << "\n## Fastest tile candidate per kernel\n\n| size | bpc | kernel | fastest (run: tile) | median us | chosen us |\n|---|---|---|---|---|---|\n";
         for (auto [w, h] : o.sizes)
-            for (int bpc : o.bitdepths)
-                for (int s = 0; s < 4; ++s) {
-                    double chosen = 0, bestv = 1e30;
-                    std::string bestn;
-                    for (const auto& r : results) {
-                        if (r.w != w || r.h != h || r.bpc != bpc || s >= int(r.kernels.size())) continue;
-                        const bool is_chosen = r.candidate.empty();
-                        const bool is_s = !r.candidate.empty() && r.candidate[1] == char('0' + s);
-                        if (!is_chosen && !is_s) continue;
-                        const double v = r.kernels[s].us.median;
-                        if (is_chosen) chosen = v;
-                        if (v < bestv) {
-                            bestv = v;
-                            bestn = (is_chosen ? "chosen " : r.candidate + " ") + r.kernels[s].shape;
-                        }
+            for (int bpc : o.bitdepths) {
+                std::map<std::string, std::pair<double, std::string>> fastest;
+                std::map<std::string, double> chosen;
+                for (const auto& r : results) {
+                    if (r.w != w || r.h != h || r.bpc != bpc) continue;
+                    for (const auto& k : r.kernels) {
+                        const std::string run = r.candidate.empty() ? "chosen" : r.candidate;
+                        if (r.candidate.empty() || (r.candidate == "unfused" && !chosen.count(k.name)))
+                            chosen[k.name] = k.us.median;
+                        auto it = fastest.find(k.name);
+                        if (it == fastest.end() || k.us.median < it->second.first)
+                            fastest[k.name] = {k.us.median, run + ": " + k.shape};
                     }
-                    best << "| " << w << "x" << h << " | " << bpc << " | " << s << " | **" << bestn << "** | "
-                         << fmt("%.1f", bestv) << " | " << fmt("%.1f", chosen) << " |\n";
                 }
+                for (const auto& [name, v] : fastest)
+                    best << "| " << w << "x" << h << " | " << bpc << " | " << name << " | **" << v.second
+                         << "** | " << fmt("%.1f", v.first) << " | " << fmt("%.1f", chosen[name]) << " |\n";
+            }
         md += best.str();
     }
     std::fputs(md.c_str(), stdout);
