@@ -74,7 +74,7 @@ std::vector<VifScores> score_case_as(const GoldenCase& c, AVPixelFormat fmt, con
             return out;
         }
         uint64_t index = ~0ull;
-        if (vif_ffmpeg_submit(ctx, fr.get(), fd.get(), &index) != VIF_OK) {
+        if (ctx.submit(fr.get(), fd.get(), &index, &out) != VIF_OK) {
             *error = vif_ffmpeg_last_error();
             return out;
         }
@@ -184,7 +184,7 @@ TEST(VifFfmpegFormats, MixedFormatsInOnePair) {
     FramePtr fr = build_frame(r, AV_PIX_FMT_YUV420P10LE), fd = build_frame(d, AV_PIX_FMT_P010LE);
     Ctx ctx(c->width, c->height, 10);
     std::vector<VifScores> got;
-    ASSERT_EQ(vif_ffmpeg_submit(ctx, fr.get(), fd.get(), nullptr), VIF_OK) << vif_ffmpeg_last_error();
+    ASSERT_EQ(ctx.submit(fr.get(), fd.get(), nullptr, &got), VIF_OK) << vif_ffmpeg_last_error();
     ctx.collect(&got, true);
     GoldenCase one = *c;
     one.frames = 1;
@@ -226,7 +226,7 @@ TEST(VifFfmpegFormats, SwscaleConvertedFramesScoreExpected) {
                               0)
                         << name_of(target) << " row " << y;
             }
-            ASSERT_EQ(vif_ffmpeg_submit(ctx, conv[0].get(), conv[1].get(), nullptr), VIF_OK)
+            ASSERT_EQ(ctx.submit(conv[0].get(), conv[1].get(), nullptr, &got), VIF_OK)
                 << vif_ffmpeg_last_error();
             ctx.collect(&got, false);
         }
@@ -308,6 +308,34 @@ TEST(VifFfmpegErrors, SizeAndDepthMismatches) {
     VifScores s;
     ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
     EXPECT_EQ(s.frame_index, 0u);
+}
+
+// A full queue (queue_depth frames' scores not received) comes back as VIF_AGAIN, as from
+// vif_submit, with nothing queued; after receiving, the same call succeeds.
+TEST(VifFfmpegErrors, FullQueueIsAgain) {
+    Ctx ctx(64, 64, 8, VIF_VARIANT_INTEGER, 1);
+    FramePtr a = build_frame(flat_frame(64, 64, 8), AV_PIX_FMT_NV12);
+    uint64_t index = 99, submitted = 0;
+    VifStatus st;
+    // The backend may round the depth up (to its thread count): submit until it is full.
+    while ((st = vif_ffmpeg_submit(ctx, a.get(), a.get(), &index)) == VIF_OK) {
+        EXPECT_EQ(index, submitted);
+        ASSERT_LT(++submitted, 1000u) << "the queue never filled";
+    }
+    ASSERT_EQ(st, VIF_AGAIN) << vif_ffmpeg_last_error();
+    EXPECT_STRNE(vif_ffmpeg_last_error(), "");
+    EXPECT_GE(submitted, 1u);
+    EXPECT_EQ(vif_pending(ctx), submitted);
+    VifScores s;
+    ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
+    EXPECT_EQ(s.frame_index, 0u);
+    ASSERT_EQ(vif_ffmpeg_submit(ctx, a.get(), a.get(), &index), VIF_OK) << vif_ffmpeg_last_error();
+    EXPECT_EQ(index, submitted);
+    for (uint64_t i = 1; i <= submitted; ++i) {
+        ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
+        EXPECT_EQ(s.frame_index, i);
+    }
+    EXPECT_EQ(vif_pending(ctx), 0u);
 }
 
 TEST(VifFfmpegErrors, CudaFramesWithoutCudaBuild) {

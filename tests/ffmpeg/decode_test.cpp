@@ -162,16 +162,15 @@ void score_files(const GoldenCase& c, const std::string& ref, const std::string&
         uint64_t index = 0;
         if (api && vif_ffmpeg_pix_fmt_supported(rr.frame()->format) &&
             vif_ffmpeg_pix_fmt_supported(rd.frame()->format)) {
-            ASSERT_EQ(vif_ffmpeg_submit(ctx, rr.frame(), rd.frame(), &index), VIF_OK)
+            ASSERT_EQ(ctx.submit(rr.frame(), rd.frame(), &index, got), VIF_OK)
                 << vif_ffmpeg_last_error();
         } else if (api) {
             // The decoder's own format has no usable luma plane: refused, with a reason.
-            EXPECT_EQ(vif_ffmpeg_submit(ctx, rr.frame(), rd.frame(), &index),
-                      VIF_ERROR_UNSUPPORTED);
+            EXPECT_EQ(ctx.submit(rr.frame(), rd.frame(), &index, got), VIF_ERROR_UNSUPPORTED);
             EXPECT_STRNE(vif_ffmpeg_last_error(), "");
-            ASSERT_EQ(vif_submit(ctx, &pr, &pd, &index), VIF_OK) << vif_last_error();
+            ASSERT_EQ(ctx.submit(&pr, &pd, &index, got), VIF_OK) << vif_last_error();
         } else {
-            ASSERT_EQ(vif_submit(ctx, &pr, &pd, &index), VIF_OK) << vif_last_error();
+            ASSERT_EQ(ctx.submit(&pr, &pd, &index, got), VIF_OK) << vif_last_error();
         }
         EXPECT_EQ(index, rr.frames_read() - 1);
         ctx.collect(got, false);

@@ -175,7 +175,8 @@ inline FramePtr build_frame(const RawFrame& raw, AVPixelFormat fmt, const BuildO
 // A context for frames of this size and depth on the CPU backend (integer variant).
 struct Ctx {
     VifContext* ctx = nullptr;
-    Ctx(uint32_t w, uint32_t h, uint32_t depth, VifVariant variant = VIF_VARIANT_INTEGER) {
+    Ctx(uint32_t w, uint32_t h, uint32_t depth, VifVariant variant = VIF_VARIANT_INTEGER,
+        uint32_t queue_depth = 0) {
         VifConfig cfg;
         vif_default_config(&cfg);
         cfg.max_width = w;
@@ -184,12 +185,33 @@ struct Ctx {
         cfg.variant = variant;
         cfg.backend = VIF_BACKEND_CPU;
         cfg.threads = 2;
+        cfg.queue_depth = queue_depth;
         if (vif_create(&ctx, &cfg) != VIF_OK) ADD_FAILURE() << "vif_create: " << vif_last_error();
     }
     ~Ctx() { vif_destroy(ctx); }
     Ctx(const Ctx&) = delete;
     Ctx& operator=(const Ctx&) = delete;
     operator VifContext*() const { return ctx; }
+
+    // vif_ffmpeg_submit / vif_submit; on VIF_AGAIN (queue_depth frames' scores wait to be
+    // received) takes the oldest scores into *out and tries again.
+    VifStatus submit(const AVFrame* r, const AVFrame* d, uint64_t* index,
+                     std::vector<VifScores>* out) {
+        VifStatus st;
+        VifScores s;
+        while ((st = vif_ffmpeg_submit(ctx, r, d, index)) == VIF_AGAIN &&
+               vif_receive(ctx, &s, 1) == VIF_OK)
+            out->push_back(s);
+        return st;
+    }
+    VifStatus submit(const VifPicture* r, const VifPicture* d, uint64_t* index,
+                     std::vector<VifScores>* out) {
+        VifStatus st;
+        VifScores s;
+        while ((st = vif_submit(ctx, r, d, index)) == VIF_AGAIN && vif_receive(ctx, &s, 1) == VIF_OK)
+            out->push_back(s);
+        return st;
+    }
 
     // Polls for ready scores (block = false), or drains (block = true).
     void collect(std::vector<VifScores>* out, bool block) {
