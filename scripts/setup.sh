@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages libvif needs (only those missing), then configures and builds.
+#   scripts/setup.sh [build-dir] [extra cmake args...]
+# Environment: VIF_JOBS (parallel jobs, default: all cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build_dir=${1:-build}
+shift || true
+
+packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev
+          libfmt-dev libcli11-dev nlohmann-json3-dev
+          libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" = 0 ] || sudo_cmd=sudo
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# nvcc lives outside PATH in the CUDA Toolkit's default location.
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
+
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+cmake --build "$build_dir" -j "${VIF_JOBS:-$(nproc)}"
