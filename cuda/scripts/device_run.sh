@@ -26,7 +26,7 @@ note "## GPU"; cat "$RES/gpu.txt" >> "$SUMMARY"
 if has build; then
   stamp "configure"
   cmake -S "$ROOT/cuda/scripts/superbuild" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DVIF_WITH_FFMPEG=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_CXX_FLAGS="-include system_error" -DCMAKE_PREFIX_PATH="$ROOT/build-deps/prefix" > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; }
   stamp "build"
   ninja -C "$B" -j16 vif_parity_tests vif_sweep vif_bench_cuda vif_golden_tests > "$RES/build.log" 2>&1
