@@ -1,8 +1,8 @@
 // An encoder loop scoring each reconstructed frame against its source with libvif, in C++.
 //
 // Same stand-in encoder and the same output as encoder_loop.c (the two must print identical
-// scores). It uses the C API through a small RAII holder; the C++ wrapper vif/vif.hpp, where
-// installed, offers the same calls with exceptions.
+// scores), through the header-only C++ wrapper vif/vif.hpp (RAII context, vif::Error
+// exceptions).
 //
 //   encoder_loop_cpp [width height frames bitdepth]     (default 640 360 12 8; bitdepth 8 or 10)
 //
@@ -13,23 +13,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <vif/vif.h>
+#include <vif/vif.hpp>
 
 namespace {
-
-struct ContextDeleter {
-    void operator()(VifContext* c) const { vif_destroy(c); }
-};
-using Context = std::unique_ptr<VifContext, ContextDeleter>;
-
-void check(VifStatus st, const char* what) {
-    if (st != VIF_OK) throw std::runtime_error(std::string(what) + ": " + vif_last_error());
-}
 
 // One luma plane: 8-bit samples in bytes, 10-bit in 16-bit words.
 struct Plane {
@@ -98,49 +88,34 @@ void print_scores(const VifScores& s) {
 }
 
 int run(int width, int height, int frames, int bitdepth) {
-    VifConfig cfg;
-    vif_default_config(&cfg);
+    vif::Config cfg;  // vif_default_config's values
     cfg.max_width = uint32_t(width);
     cfg.max_height = uint32_t(height);
     cfg.bitdepth = uint32_t(bitdepth);
     cfg.backend = VIF_BACKEND_AUTO;
     cfg.queue_depth = 4;
-
-    VifContext* raw = nullptr;
-    check(vif_create(&raw, &cfg), "vif_create");
-    Context ctx(raw);
-    std::fprintf(stderr, "libvif %s on %s\n", vif_version(), vif_backend_name(ctx.get()));
+    vif::Context ctx(cfg);
+    std::fprintf(stderr, "libvif %s on %s\n", vif_version(), ctx.backend());
 
     Plane src(width, height, bitdepth), rec(width, height, bitdepth);
     std::vector<double> combined;
-    VifScores s;
+    auto use = [&](const VifScores& s) {
+        print_scores(s);
+        combined.push_back(s.combined);
+    };
     for (int t = 0; t < frames; ++t) {
         make_source(src, t);
         fake_encode(src, rec, t);
-        const VifPicture ref = src.picture(), dis = rec.picture();
-        // Copies both planes. VIF_AGAIN: queue_depth frames' scores wait to be received; take
-        // the oldest, then submit again.
-        VifStatus st;
-        while ((st = vif_submit(ctx.get(), &ref, &dis, nullptr)) == VIF_AGAIN &&
-               vif_receive(ctx.get(), &s, 1) == VIF_OK) {
-            print_scores(s);
-            combined.push_back(s.combined);
-        }
-        check(st, "vif_submit");
-        while (vif_receive(ctx.get(), &s, 0) == VIF_OK) {                // poll, never waits
-            print_scores(s);
-            combined.push_back(s.combined);
-        }
+        // Copies both planes; when queue_depth frames' scores wait to be received, it hands the
+        // oldest to `use` first.
+        ctx.submit(src.picture(), rec.picture(), use);
+        while (auto s = ctx.receive(false)) use(*s);  // poll, never waits
     }
-    while (vif_receive(ctx.get(), &s, 1) == VIF_OK) {  // drain
-        print_scores(s);
-        combined.push_back(s.combined);
-    }
+    while (auto s = ctx.receive(true)) use(*s);  // drain
 
     double mean = 0, hmean = 0;
-    check(vif_pool(combined.data(), combined.size(), VIF_POOL_MEAN, 0, &mean), "vif_pool");
-    check(vif_pool(combined.data(), combined.size(), VIF_POOL_HARMONIC_MEAN, 0, &hmean),
-          "vif_pool");
+    vif::check(vif_pool(combined.data(), combined.size(), VIF_POOL_MEAN, 0, &mean));
+    vif::check(vif_pool(combined.data(), combined.size(), VIF_POOL_HARMONIC_MEAN, 0, &hmean));
     std::printf("%zu frames: mean vif %.9f, harmonic mean %.9f\n", combined.size(), mean, hmean);
     if (combined.size() != size_t(frames))
         throw std::runtime_error("expected " + std::to_string(frames) + " scores, got " +
