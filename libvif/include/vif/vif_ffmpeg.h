@@ -12,9 +12,13 @@
  * with libswscale first (vif_ffmpeg_pix_fmt_supported() tells which formats need it).
  *
  * Hardware frames (AV_PIX_FMT_CUDA, e.g. from NVDEC with hwaccel cuda): in builds with the CUDA
- * backend, the luma plane stays on the device and goes to the CUDA backend's device entry point
- * on the frame's own CUDA stream (the stream of its AVCUDADeviceContext), with no host copy. The
- * context must run on the cuda backend. Other builds return VIF_ERROR_UNSUPPORTED.
+ * backend, the luma plane of the frames' sw_format stays on the device and goes to
+ * vif_cuda_submit() (vif/vif_cuda.h) on the stream of the frames' AVCUDADeviceContext, with no
+ * host copy. The context must run on the cuda backend, and the FFmpeg CUDA device must have been
+ * created on the primary CUDA context of the same device (av_hwdevice_ctx_create with the option
+ * "primary_ctx" = "1", i.e. AV_CUDA_USE_PRIMARY_CONTEXT): libvif works in that context, and
+ * frames of another context are refused with a message. Builds without CUDA return
+ * VIF_ERROR_UNSUPPORTED for CUDA frames.
  *
  * Encoder loop (reconstructed frames against the source):
  *
@@ -24,19 +28,22 @@
  *     VifContext *ctx;
  *     if (vif_create(&ctx, &cfg) != VIF_OK) { fprintf(stderr, "%s\n", vif_last_error()); ... }
  *     for each (src_frame, recon_frame):
- *         if (vif_ffmpeg_submit(ctx, src_frame, recon_frame, NULL) != VIF_OK)
- *             fprintf(stderr, "%s\n", vif_ffmpeg_last_error());
  *         VifScores s;
+ *         VifStatus st;
+ *         while ((st = vif_ffmpeg_submit(ctx, src_frame, recon_frame, NULL)) == VIF_AGAIN)
+ *             if (vif_receive(ctx, &s, 1) == VIF_OK) use(s.frame_index, s.combined);
+ *         if (st != VIF_OK) fprintf(stderr, "%s\n", vif_ffmpeg_last_error());
  *         while (vif_receive(ctx, &s, 0) == VIF_OK) use(s.frame_index, s.combined);
  *     VifScores s;
  *     while (vif_receive(ctx, &s, 1) == VIF_OK) use(...);    // drain
  *     vif_destroy(ctx);
  *
  * Threading and lifetimes are those of vif_submit (see vif.h and docs/api.md): a context is used
- * from one thread at a time; a software AVFrame is only read during the call and may be unreferenced
- * or reused as soon as vif_ffmpeg_submit returns. A CUDA AVFrame must stay referenced (its
- * device memory not reused) until the work queued on its stream completes, i.e. until its scores
- * have been received.
+ * from one thread at a time; a software AVFrame is only read during the call and may be
+ * unreferenced or reused as soon as vif_ffmpeg_submit returns. A CUDA AVFrame's device memory is
+ * borrowed as vif_cuda_submit() borrows it: until the work queued on the frame's stream after
+ * the call. Whatever reuses that memory next must write on that stream (FFmpeg's NVDEC hwaccel
+ * does), or the frame must be kept until its scores are received.
  */
 #ifndef VIF_VIF_FFMPEG_H
 #define VIF_VIF_FFMPEG_H
@@ -57,9 +64,11 @@ struct AVFrame;
  * reconstruction: both are 10-bit luma and score the same). *frame_index (if not NULL) receives
  * the index the scores will carry in vif_receive().
  *
- * Returns VIF_OK, or VIF_ERROR_INVALID_ARGUMENT (NULL pointer, size or bit-depth mismatch),
- * VIF_ERROR_UNSUPPORTED (pixel format without a usable luma plane, hardware frame this build or
- * context cannot take), or whatever vif_submit() returns. On failure nothing was queued and
+ * Returns VIF_OK; VIF_AGAIN when queue_depth frames' scores wait to be received (nothing
+ * queued: receive, then submit the same frames again), as vif_submit() does; or
+ * VIF_ERROR_INVALID_ARGUMENT (NULL pointer, size or bit-depth mismatch), VIF_ERROR_UNSUPPORTED
+ * (pixel format without a usable luma plane, hardware frame this build or context cannot take),
+ * or another error of vif_submit() / vif_cuda_submit(). On failure nothing was queued and
  * vif_ffmpeg_last_error() says why.
  */
 VIF_API VifStatus vif_ffmpeg_submit(VifContext *ctx, const struct AVFrame *ref,
