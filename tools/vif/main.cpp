@@ -29,14 +29,15 @@ namespace {
 constexpr int kExitError = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitParity = 3;
-constexpr int kExitInterrupted = 130;
 
-volatile std::sig_atomic_t g_interrupted = 0;
-
+// SIGINT/SIGTERM: remove the temporary output file and leave at once (the library may be busy
+// inside a call; nothing else needs cleaning up).
 void on_signal(int sig) {
-    g_interrupted = 1;
     remove_pending_outputs_signal_safe();
-    std::signal(sig, SIG_DFL); // a second signal ends the process at once
+    static const char msg[] = "\nvif: interrupted\n";
+    ssize_t ignored = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(128 + sig);
 }
 
 /** A one-line failure: printed as "vif: error: <message>". */
@@ -140,8 +141,16 @@ struct Scorer {
         backend = vif_backend_name(ctx);
     }
     void submit(const VifPicture &ref, const VifPicture &dist) {
-        VifStatus st = vif_submit(ctx, &ref, &dist, nullptr);
-        if (st != VIF_OK) throw Failure{vif_error("scoring failed", st)};
+        for (;;) {
+            VifStatus st = vif_submit(ctx, &ref, &dist, nullptr);
+            if (st == VIF_OK) return;
+            if (st != VIF_AGAIN) throw Failure{vif_error("scoring failed", st)};
+            // The queue is full of scores waiting for us: take the oldest, then retry.
+            VifScores s;
+            st = vif_receive(ctx, &s, 1);
+            if (st != VIF_OK) throw Failure{vif_error("scoring failed", st)};
+            scores.push_back(s);
+        }
     }
     void drain(bool block) {
         for (;;) {
@@ -403,7 +412,6 @@ int run(const Options &o) {
     VifPicture dpic{nullptr, ptrdiff_t(di.row_bytes()), di.width, di.height, di.bitdepth,
                     di.picture_flags};
     for (;;) {
-        if (g_interrupted) throw Failure{"interrupted", kExitInterrupted};
         Prefetcher::Frame fa, fb;
         auto sa = rpf.next(&fa);
         auto sb = dpf.next(&fb);
@@ -446,7 +454,6 @@ int run(const Options &o) {
         primary.drain(true);
         if (o.check_parity) secondary.drain(true);
     }
-    if (g_interrupted) throw Failure{"interrupted", kExitInterrupted};
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     progress.update(o.read_only ? submitted : primary.scores.size(), true);
