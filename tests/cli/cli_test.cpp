@@ -290,6 +290,19 @@ TEST_P(GoldenCli, Y4mInputBitExact) {
     expect_frames_match(j, rows, keys, true, c.name + " (y4m)");
 }
 
+TEST_P(GoldenCli, PreadPathBitExact) {
+    // --no-mmap: the buffered (pread) reader instead of the file mapping, raw and Y4M.
+    const GoldenCase &c = GetParam();
+    auto rows = vif::testing::load_expected(c.expected_path());
+    auto keys = expected_keys(c.expected_path(), true, false);
+    keys.resize(4);
+    json j = score_json(c, {"--precision", "max", "--no-mmap"});
+    expect_frames_match(j, rows, keys, true, c.name + " (pread)");
+    write_y4m(c, c.dist_path(), path("dist.y4m"), /*frame_params=*/true);
+    j = score_json(c, {"--precision", "max", "--no-mmap"}, "", path("dist.y4m"));
+    expect_frames_match(j, rows, keys, true, c.name + " (pread, y4m)");
+}
+
 std::string case_name(const ::testing::TestParamInfo<GoldenCase> &info) {
     return info.param.name;
 }

@@ -6,9 +6,10 @@
 // must not touch global state.
 //
 // Built in: raw planar YUV (sizes from the command line) and YUV4MPEG2 (Y4M, sizes from its
-// header), both in raw_y4m_source.cpp. Both read only the luma bytes of each frame (pread at the
-// plane's offset; the chroma planes are never read from a regular file) into the caller's buffer
-// with no copy in between and no allocation per frame.
+// header), both in raw_y4m_source.cpp. Both touch only the luma bytes of each frame (the chroma
+// planes of a regular file are never read). A regular file is memory-mapped and its luma planes
+// handed out in place (map_luma); a pipe is read with read() into the caller's buffers. Neither
+// allocates per frame.
 //
 // Adding a source (e.g. FFmpeg-decoded input):
 //   1. Implement FrameSource in a file of its own (tools/vif/ffmpeg_source.cpp).
@@ -63,6 +64,7 @@ struct SourceRequest {
     uint32_t height = 0;
     uint32_t bitdepth = 0;
     std::string pixel_format;     ///< "420", "422", "444" or "400"
+    bool allow_mapping = true;    ///< false: never offer map_luma (--no-mmap)
 };
 
 class FrameSource {
@@ -82,6 +84,16 @@ public:
     /** Skips up to n frames without delivering them; returns how many it skipped (fewer only at
      *  the end of the stream). Throws InputError like read_luma. */
     virtual uint64_t skip(uint64_t n) = 0;
+
+    /**
+     * Optional zero-copy path. When supports_mapping() is true the CLI calls map_luma() instead
+     * of read_luma(): it returns the next frame's luma plane, packed (row_bytes() apart), in
+     * memory the source keeps readable until it is destroyed (a memory mapping of a regular
+     * file), or nullptr at a clean end of the stream; errors as read_luma. The CLI hands that
+     * pointer straight to vif_submit, which copies it: one copy per plane instead of two.
+     */
+    virtual bool supports_mapping() const { return false; }
+    virtual const uint8_t *map_luma() { return nullptr; }
 };
 
 /**

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -48,7 +49,19 @@ InputFile::InputFile(const std::string &path, const std::string &label)
 }
 
 InputFile::~InputFile() {
+    if (map_) ::munmap(const_cast<uint8_t *>(map_), size_t(*size_));
     if (own_fd_ && fd_ >= 0) ::close(fd_);
+}
+
+const uint8_t *InputFile::map() {
+    if (map_tried_) return map_;
+    map_tried_ = true;
+    if (!seekable_ || !size_ || *size_ == 0) return nullptr;
+    void *p = ::mmap(nullptr, size_t(*size_), PROT_READ, MAP_SHARED, fd_, 0);
+    if (p == MAP_FAILED) return nullptr;
+    ::madvise(p, size_t(*size_), MADV_SEQUENTIAL);
+    map_ = static_cast<const uint8_t *>(p);
+    return map_;
 }
 
 std::string InputFile::name() const {

@@ -38,6 +38,10 @@ public:
      */
     size_t read_at(uint64_t offset, void *dst, size_t n);
 
+    /** The whole regular file mapped read-only (mapped on first call), or nullptr when it cannot
+     *  be (a pipe, an empty file, mmap failing). */
+    const uint8_t *map();
+
     /** Where the data ends, once known: the size of a regular file, or of a pipe that hit EOF. */
     std::optional<uint64_t> known_end() const { return size_ ? size_ : pipe_end_; }
 
@@ -47,6 +51,8 @@ private:
 
     int fd_ = -1;
     bool own_fd_ = false;
+    const uint8_t *map_ = nullptr;
+    bool map_tried_ = false;
     bool seekable_ = false;
     std::optional<uint64_t> size_;
     // Pipe state: bytes [win_start_, win_start_ + win_.size()) read but kept; pos_ = bytes read.

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <new>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 namespace vifcli {
 
 namespace {
@@ -16,11 +19,15 @@ constexpr std::align_val_t kAlign{4096};
 void Prefetcher::AlignedFree::operator()(uint8_t *p) const { ::operator delete[](p, kAlign); }
 
 Prefetcher::Prefetcher(FrameSource &src, std::string name, ReadPlan plan, size_t slots)
-    : src_(src), info_(src.info()), name_(std::move(name)), plan_(std::move(plan)) {
+    : src_(src), info_(src.info()), name_(std::move(name)), plan_(std::move(plan)),
+      mapped_(src.supports_mapping()) {
     if (plan_.subsample == 0) plan_.subsample = 1;
     slots_.resize(slots < 2 ? 2 : slots);
-    for (auto &s : slots_)
-        s.buf.reset(static_cast<uint8_t *>(::operator new[](info_.luma_bytes(), kAlign)));
+    if (!mapped_)
+        for (auto &s : slots_) {
+            s.buf.reset(static_cast<uint8_t *>(::operator new[](info_.luma_bytes(), kAlign)));
+            s.data = s.buf.get();
+        }
     thread_ = std::thread([this] { run(); });
 }
 
@@ -70,13 +77,21 @@ void Prefetcher::run() {
                 if (stop_) return;
             }
             Slot &s = slots_[tail];
-            if (!src_.read_luma(s.buf.get(), ptrdiff_t(info_.row_bytes()))) {
+            if (mapped_) {
+                if (s.data) drop(s.data); // the frame this slot held last is done with
+                s.data = src_.map_luma();
+                if (!s.data) {
+                    finish(true);
+                    return;
+                }
+            } else if (!src_.read_luma(s.buf.get(), ptrdiff_t(info_.row_bytes()))) {
                 finish(true);
                 return;
             }
             s.pair = pair;
             s.file_frame = plan_.skip + pair;
-            check_samples(s.buf.get(), s.file_frame);
+            if (!check_samples_needed() && mapped_) populate(s.data);
+            check_samples(s.data, s.file_frame);
             tail = (tail + 1) % n;
             ++delivered;
             {
@@ -93,9 +108,42 @@ void Prefetcher::run() {
     }
 }
 
+bool Prefetcher::check_samples_needed() const {
+    const uint32_t bd = info_.bitdepth;
+    return bd > 8 && bd < 16 && !(info_.picture_flags & VIF_PICTURE_MSB_ALIGNED);
+}
+
+// The page-aligned part of a mapped plane: [*begin, *end).
+static void page_range(const uint8_t *data, size_t bytes, bool outward, uintptr_t *begin,
+                       uintptr_t *end) {
+    static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+    uintptr_t b = uintptr_t(data), e = b + bytes;
+    *begin = outward ? b & ~(page - 1) : (b + page - 1) & ~(page - 1);
+    *end = outward ? (e + page - 1) & ~(page - 1) : e & ~(page - 1);
+}
+
+void Prefetcher::populate(const uint8_t *data) const {
+    uintptr_t b, e;
+    page_range(data, info_.luma_bytes(), true, &b, &e);
+#ifdef MADV_POPULATE_READ
+    if (::madvise(reinterpret_cast<void *>(b), e - b, MADV_POPULATE_READ) == 0) return;
+#endif
+    // Older kernels: touch a byte of every page.
+    static const size_t page = size_t(::sysconf(_SC_PAGESIZE));
+    volatile uint8_t sink = 0;
+    for (size_t off = 0; off < info_.luma_bytes(); off += page) sink = sink ^ data[off];
+}
+
+void Prefetcher::drop(const uint8_t *data) const {
+    // Only whole pages inside the plane: never a page another frame's plane shares.
+    uintptr_t b, e;
+    page_range(data, info_.luma_bytes(), false, &b, &e);
+    if (e > b) ::madvise(reinterpret_cast<void *>(b), e - b, MADV_DONTNEED);
+}
+
 void Prefetcher::check_samples(const uint8_t *data, uint64_t file_frame) const {
     const uint32_t bd = info_.bitdepth;
-    if (bd <= 8 || bd >= 16 || (info_.picture_flags & VIF_PICTURE_MSB_ALIGNED)) return;
+    if (!check_samples_needed()) return;
     const size_t count = size_t(info_.width) * info_.height;
     uint16_t acc = 0;
     // memcpy per word keeps this free of aliasing and alignment questions; it vectorises.
@@ -121,7 +169,7 @@ Prefetcher::Status Prefetcher::next(Frame *out) {
     cv_.wait(lk, [&] { return filled_ > 0 || done_ || failed_; });
     if (filled_ > 0) {
         const Slot &s = slots_[head_];
-        out->data = s.buf.get();
+        out->data = s.data;
         out->pair = s.pair;
         out->file_frame = s.file_frame;
         return Status::kFrame;

@@ -1,5 +1,9 @@
 // A reader thread per input: it reads luma planes ahead into a small ring of buffers (allocated
-// once), checks their sample range, and hands them to the scoring loop in order.
+// once), checks their sample range, and hands them to the scoring loop in order. With a source
+// that maps its file (FrameSource::map_luma), the ring holds pointers into the mapping instead:
+// the thread faults the plane's pages in ahead of the scoring loop (so that vif_submit's copy
+// does not stall on page faults) and drops them from the page tables once the loop is done with
+// them (so that a long file does not pile up page-table entries).
 #ifndef VIF_TOOLS_PREFETCH_HPP
 #define VIF_TOOLS_PREFETCH_HPP
 
@@ -48,23 +52,30 @@ public:
     const std::string &error() const { return error_; }
     /** After kEnd: whether the input itself ended (rather than --frames or the common count). */
     bool input_ended() const { return input_ended_; }
+    /** Whether frames come straight from a file mapping (no copy). */
+    bool mapped() const { return mapped_; }
 
 private:
     struct AlignedFree {
         void operator()(uint8_t *p) const;
     };
     struct Slot {
-        std::unique_ptr<uint8_t, AlignedFree> buf;
+        std::unique_ptr<uint8_t, AlignedFree> buf; // copied mode only
+        const uint8_t *data = nullptr;
         uint64_t pair = 0, file_frame = 0;
     };
 
     void run();
     void check_samples(const uint8_t *data, uint64_t file_frame) const;
+    bool check_samples_needed() const;
+    void populate(const uint8_t *data) const;
+    void drop(const uint8_t *data) const;
 
     FrameSource &src_;
     VideoInfo info_;
     std::string name_;
     ReadPlan plan_;
+    bool mapped_;
     std::vector<Slot> slots_;
 
     std::mutex mu_;

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -62,10 +63,18 @@ size_t read_plane(InputFile &f, uint64_t offset, const VideoInfo &vi, uint8_t *d
 
 class RawSource final : public FrameSource {
 public:
-    RawSource(std::unique_ptr<InputFile> f, VideoInfo vi, uint64_t fbytes)
-        : f_(std::move(f)), vi_(std::move(vi)), fbytes_(fbytes) {}
+    RawSource(std::unique_ptr<InputFile> f, VideoInfo vi, uint64_t fbytes, bool allow_mapping)
+        : f_(std::move(f)), vi_(std::move(vi)), fbytes_(fbytes),
+          base_(allow_mapping && vi_.frames ? f_->map() : nullptr) {}
 
     const VideoInfo &info() const override { return vi_; }
+
+    bool supports_mapping() const override { return base_ != nullptr; }
+
+    const uint8_t *map_luma() override {
+        if (next_ >= *vi_.frames) return nullptr;
+        return base_ + fbytes_ * next_++;
+    }
 
     bool read_luma(uint8_t *dst, ptrdiff_t stride) override {
         if (vi_.frames && next_ >= *vi_.frames) return false;
@@ -117,15 +126,27 @@ private:
     std::unique_ptr<InputFile> f_;
     VideoInfo vi_;
     uint64_t fbytes_;
+    const uint8_t *base_;
     uint64_t next_ = 0;
 };
 
 class Y4mSource final : public FrameSource {
 public:
-    Y4mSource(std::unique_ptr<InputFile> f, VideoInfo vi, uint64_t fbytes, uint64_t data_start)
-        : f_(std::move(f)), vi_(std::move(vi)), fbytes_(fbytes), next_off_(data_start) {}
+    Y4mSource(std::unique_ptr<InputFile> f, VideoInfo vi, uint64_t fbytes, uint64_t data_start,
+              bool allow_mapping)
+        : f_(std::move(f)), vi_(std::move(vi)), fbytes_(fbytes), next_off_(data_start),
+          base_(allow_mapping ? f_->map() : nullptr) {}
 
     const VideoInfo &info() const override { return vi_; }
+
+    bool supports_mapping() const override { return base_ != nullptr; }
+
+    const uint8_t *map_luma() override {
+        uint64_t plane_off;
+        if (!frame_header(&plane_off)) return nullptr;
+        ++index_;
+        return base_ + plane_off;
+    }
 
     bool read_luma(uint8_t *dst, ptrdiff_t stride) override {
         uint64_t plane_off;
@@ -147,7 +168,13 @@ private:
     // advances next_off_ past the frame. False at a clean end of the stream.
     bool frame_header(uint64_t *plane_off) {
         char buf[256];
-        size_t got = f_->read_at(next_off_, buf, sizeof buf);
+        size_t got;
+        if (base_) { // the header straight from the mapping: no system call
+            got = size_t(std::min<uint64_t>(sizeof buf, *f_->size() - std::min(next_off_, *f_->size())));
+            if (got) std::memcpy(buf, base_ + next_off_, got);
+        } else {
+            got = f_->read_at(next_off_, buf, sizeof buf);
+        }
         if (got == 0) {
             auto end = f_->known_end();
             if (end && *end < next_off_ && index_ > 0) throw incomplete(index_ - 1);
@@ -177,6 +204,7 @@ private:
     VideoInfo vi_;
     uint64_t fbytes_;
     uint64_t next_off_;
+    const uint8_t *base_;
     uint64_t index_ = 0;
 };
 
@@ -240,7 +268,7 @@ std::unique_ptr<FrameSource> open_raw_source(const SourceRequest &req,
         vi.frames = *size / fb;
     }
     vi.format = "raw " + vi.format;
-    return std::make_unique<RawSource>(std::move(f), std::move(vi), fb);
+    return std::make_unique<RawSource>(std::move(f), std::move(vi), fb, req.allow_mapping);
 }
 
 std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
@@ -355,7 +383,8 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
             vi.frames = 0;
     }
     vi.format = "Y4M " + vi.format;
-    return std::make_unique<Y4mSource>(std::move(f), std::move(vi), fb, data_start);
+    return std::make_unique<Y4mSource>(std::move(f), std::move(vi), fb, data_start,
+                                       req.allow_mapping);
 }
 
 } // namespace vifcli
