@@ -1,0 +1,293 @@
+// AV_PIX_FMT_CUDA frames through vif_ffmpeg_submit (CUDA + FFmpeg builds, on a GPU machine).
+//
+// Golden cases are uploaded into FFmpeg CUDA frames (hwcontext_cuda, sw formats nv12, p010 and
+// p016) and scored on the device with no host copy; the integer scores must equal libvmaf's.
+// Also: frames from two device contexts with their own streams (the read must be ordered after
+// both uploads, and overwrites queued on either stream after the submission must not change the
+// scores), frames of a non-primary CUDA context and mixed or CPU-context submissions (refused
+// with a clear message).
+//
+// A plain program (no GoogleTest, so that it builds where only CUDA and libavutil are present):
+// exit status 0 when every check passed, 1 otherwise, 77 when there is no GPU (skipped).
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include <libavutil/dict.h>
+#include <libavutil/hwcontext.h>
+#include <libavutil/hwcontext_cuda.h>
+#include <libavutil/log.h>
+}
+
+#include "frame_builder.hpp"
+#include "vif/vif_ffmpeg.h"
+
+namespace {
+
+using namespace vif::fftest;
+
+int g_failures = 0;
+#define CHECK(cond, ...)                                              \
+    do {                                                              \
+        if (!(cond)) {                                                \
+            ++g_failures;                                             \
+            std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+            std::fprintf(stderr, __VA_ARGS__);                        \
+            std::fprintf(stderr, "\n");                               \
+        }                                                             \
+    } while (0)
+
+struct BufferRef {
+    AVBufferRef* ref = nullptr;
+    ~BufferRef() { av_buffer_unref(&ref); }
+};
+
+// A CUDA device context; primary: on the device's primary context; stream: its stream (null:
+// FFmpeg's default, the legacy default stream).
+bool make_device(BufferRef* dev, bool primary, cudaStream_t stream) {
+    AVDictionary* opts = nullptr;
+    if (primary) av_dict_set(&opts, "primary_ctx", "1", 0);
+    const int r = av_hwdevice_ctx_create(&dev->ref, AV_HWDEVICE_TYPE_CUDA, "0", opts, 0);
+    av_dict_free(&opts);
+    if (r < 0) return false;
+    if (stream) {
+        auto* hw = reinterpret_cast<AVCUDADeviceContext*>(
+            reinterpret_cast<AVHWDeviceContext*>(dev->ref->data)->hwctx);
+        hw->stream = stream;
+    }
+    return true;
+}
+
+bool make_frames(BufferRef* frames, const BufferRef& dev, AVPixelFormat sw, int w, int h) {
+    frames->ref = av_hwframe_ctx_alloc(dev.ref);
+    if (!frames->ref) return false;
+    auto* fc = reinterpret_cast<AVHWFramesContext*>(frames->ref->data);
+    fc->format = AV_PIX_FMT_CUDA;
+    fc->sw_format = sw;
+    fc->width = w;
+    fc->height = h;
+    fc->initial_pool_size = 0;
+    return av_hwframe_ctx_init(frames->ref) >= 0;
+}
+
+// Uploads a host frame into a new CUDA frame of `frames`.
+FramePtr upload(const BufferRef& frames, const AVFrame* host) {
+    FramePtr hw(av_frame_alloc());
+    if (av_hwframe_get_buffer(frames.ref, hw.get(), 0) < 0) return nullptr;
+    if (av_hwframe_transfer_data(hw.get(), host, 0) < 0) return nullptr;
+    return hw;
+}
+
+bool scores_equal_expected(const GoldenCase& c, const std::vector<VifScores>& got,
+                           const std::string& what) {
+    const auto rows = vif::testing::load_expected(c.expected_path());
+    bool ok = got.size() == c.frames && rows.size() >= c.frames;
+    CHECK(ok, "%s: %zu frames scored, %u expected", what.c_str(), got.size(), c.frames);
+    for (size_t i = 0; ok && i < got.size(); ++i) {
+        CHECK(got[i].frame_index == i, "%s: frame index %llu at %zu", what.c_str(),
+              (unsigned long long)got[i].frame_index, i);
+        for (int k = 0; k < 4; ++k) {
+            const double e = rows[i].at("integer_vif_scale" + std::to_string(k));
+            if (got[i].scale[k] != e) {
+                ok = false;
+                CHECK(false, "%s: frame %zu scale %d: %.17g, expected %.17g", what.c_str(), i, k,
+                      got[i].scale[k], e);
+            }
+        }
+    }
+    return ok;
+}
+
+VifContext* cuda_context(const AVFrame* hw_frame) {
+    VifConfig cfg;
+    vif_default_config(&cfg);
+    if (vif_ffmpeg_config_from_frame(&cfg, hw_frame) != VIF_OK) {
+        CHECK(false, "config_from_frame: %s", vif_ffmpeg_last_error());
+        return nullptr;
+    }
+    CHECK(cfg.backend == VIF_BACKEND_CUDA, "config_from_frame did not pick the cuda backend");
+    VifContext* ctx = nullptr;
+    if (vif_create(&ctx, &cfg) != VIF_OK) {
+        CHECK(false, "vif_create: %s", vif_last_error());
+        return nullptr;
+    }
+    return ctx;
+}
+
+// Every frame of case c, uploaded as sw format `sw` through devices dev_ref / dev_dist, scored
+// through vif_ffmpeg_submit. When `clobber`, each frame's device memory is overwritten on its
+// own stream right after the submission: the scores must not change.
+void run_case(const GoldenCase& c, AVPixelFormat sw, const BufferRef& dev_ref,
+              const BufferRef& dev_dist, bool clobber, const std::string& what) {
+    BufferRef fr, fd;
+    if (!make_frames(&fr, dev_ref, sw, int(c.width), int(c.height)) ||
+        !make_frames(&fd, dev_dist, sw, int(c.width), int(c.height))) {
+        CHECK(false, "%s: cannot make CUDA frame pools of %s", what.c_str(),
+              av_get_pix_fmt_name(sw));
+        return;
+    }
+    std::vector<VifScores> got;
+    VifContext* ctx = nullptr;
+    for (uint32_t i = 0; i < c.frames; ++i) {
+        RawFrame r, d;
+        if (!read_raw_frame(c, c.ref_path(), i, &r) || !read_raw_frame(c, c.dist_path(), i, &d)) {
+            CHECK(false, "%s: cannot read frame %u", what.c_str(), i);
+            break;
+        }
+        // Host frames in the hw pool's sw format, same luma as the case.
+        const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(sw);
+        if (uint32_t(desc->comp[0].depth) != c.bitdepth) {
+            // p016 for 12-bit content would change the values: not a case for this format.
+            CHECK(false, "%s: depth mismatch", what.c_str());
+            break;
+        }
+        FramePtr hr = build_frame(r, sw), hd = build_frame(d, sw);
+        FramePtr gr = hr ? upload(fr, hr.get()) : nullptr, gd = hd ? upload(fd, hd.get()) : nullptr;
+        if (!gr || !gd) {
+            CHECK(false, "%s: upload failed", what.c_str());
+            break;
+        }
+        if (!ctx && !(ctx = cuda_context(gr.get()))) break;
+        uint64_t index = ~0ull;
+        VifStatus st;
+        VifScores s;
+        while ((st = vif_ffmpeg_submit(ctx, gr.get(), gd.get(), &index)) == VIF_AGAIN)
+            if (vif_receive(ctx, &s, 1) == VIF_OK) got.push_back(s);
+        CHECK(st == VIF_OK, "%s: vif_ffmpeg_submit: %s", what.c_str(), vif_ffmpeg_last_error());
+        CHECK(index == i, "%s: index %llu for frame %u", what.c_str(), (unsigned long long)index, i);
+        if (clobber) {
+            for (const AVFrame* f : {gr.get(), gd.get()}) {
+                const auto* fc = reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data);
+                const auto* hw = static_cast<const AVCUDADeviceContext*>(fc->device_ctx->hwctx);
+                cudaMemset2DAsync(f->data[0], size_t(f->linesize[0]), 0x5a,
+                                  size_t(f->width) * (c.bitdepth > 8 ? 2 : 1), size_t(f->height),
+                                  static_cast<cudaStream_t>(hw->stream));
+            }
+        }
+        while (vif_receive(ctx, &s, 0) == VIF_OK) got.push_back(s);
+        // gr/gd go back to their pools here; the next upload writes them on the same streams.
+    }
+    if (ctx) {
+        VifScores s;
+        while (vif_receive(ctx, &s, 1) == VIF_OK) got.push_back(s);
+        vif_destroy(ctx);
+    }
+    if (scores_equal_expected(c, got, what)) std::printf("ok   %s\n", what.c_str());
+}
+
+}  // namespace
+
+int main() {
+    av_log_set_level(AV_LOG_ERROR);
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        std::printf("SKIP: no CUDA device\n");
+        return 77;
+    }
+    if (!vif_ffmpeg_pix_fmt_supported(AV_PIX_FMT_CUDA)) {
+        std::printf("FAIL: this vif_ffmpeg build does not take CUDA frames\n");
+        return 1;
+    }
+    BufferRef primary, other;
+    if (!make_device(&primary, true, nullptr)) {
+        std::printf("FAIL: av_hwdevice_ctx_create(cuda, primary_ctx=1) failed\n");
+        return 1;
+    }
+
+    struct Job {
+        const char* name;
+        AVPixelFormat sw;
+    };
+    const Job jobs[] = {
+        {"kodim23pan_576x324_8b_crf35", AV_PIX_FMT_NV12},
+        {"bsds100007pan_481x271_8b_crf35", AV_PIX_FMT_YUV420P},
+        {"img1012576pan_576x324_444_8b_crf35", AV_PIX_FMT_YUV444P},
+        {"foreman_176x144_8b_crf45", AV_PIX_FMT_NV12},
+        {"cosmospan_576x324_10b_crf35", AV_PIX_FMT_P010LE},
+        {"cosmospan_576x324_16b_blur", AV_PIX_FMT_P016LE},
+        {"checker_352x288_16b_shift1", AV_PIX_FMT_YUV444P16LE},
+    };
+    for (const Job& j : jobs) {
+        const GoldenCase* c = find_case(j.name);
+        if (!c) {
+            std::printf("FAIL: case %s not in testdata ('%s')\n", j.name, data_dir().c_str());
+            ++g_failures;
+            continue;
+        }
+        run_case(*c, j.sw, primary, primary, false,
+                 std::string(j.name) + " as CUDA " + av_get_pix_fmt_name(j.sw));
+    }
+
+    // Two device contexts on the primary context with streams of their own; the device memory is
+    // overwritten on each stream right after each submission.
+    cudaStream_t s1 = nullptr, s2 = nullptr;
+    cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
+    BufferRef dev1, dev2;
+    if (!make_device(&dev1, true, s1) || !make_device(&dev2, true, s2)) {
+        CHECK(false, "cannot make two CUDA device contexts");
+    } else if (const GoldenCase* c = find_case("foreman_176x144_8b_crf45")) {
+        run_case(*c, AV_PIX_FMT_NV12, dev1, dev2, true, "two streams, overwritten after submit");
+        if (const GoldenCase* c10 = find_case("cosmospan_576x324_10b_crf35"))
+            run_case(*c10, AV_PIX_FMT_P010LE, dev1, dev1, true, "one stream, overwritten after submit");
+    }
+
+    // Refusals.
+    if (const GoldenCase* c = find_case("foreman_176x144_8b_crf45")) {
+        RawFrame r;
+        read_raw_frame(*c, c->ref_path(), 0, &r);
+        FramePtr host = build_frame(r, AV_PIX_FMT_NV12);
+        BufferRef frames;
+        make_frames(&frames, primary, AV_PIX_FMT_NV12, int(c->width), int(c->height));
+        FramePtr hw = upload(frames, host.get());
+        VifContext* ctx = hw ? cuda_context(hw.get()) : nullptr;
+        if (ctx) {
+            // A CUDA frame against a software frame.
+            CHECK(vif_ffmpeg_submit(ctx, hw.get(), host.get(), nullptr) == VIF_ERROR_UNSUPPORTED,
+                  "mixed frames accepted");
+            CHECK(std::strstr(vif_ffmpeg_last_error(), "software") != nullptr, "%s",
+                  vif_ffmpeg_last_error());
+            // Frames of a non-primary CUDA context.
+            if (make_device(&other, false, nullptr)) {
+                BufferRef oframes;
+                make_frames(&oframes, other, AV_PIX_FMT_NV12, int(c->width), int(c->height));
+                FramePtr ohw = upload(oframes, host.get());
+                CHECK(ohw && vif_ffmpeg_submit(ctx, ohw.get(), ohw.get(), nullptr) ==
+                                 VIF_ERROR_UNSUPPORTED,
+                      "frames of a non-primary context accepted");
+                CHECK(std::strstr(vif_ffmpeg_last_error(), "primary") != nullptr, "%s",
+                      vif_ffmpeg_last_error());
+            }
+            CHECK(vif_pending(ctx) == 0, "a refused submission queued something");
+            vif_destroy(ctx);
+        }
+        // A CPU context cannot take CUDA frames.
+        VifConfig cfg;
+        vif_default_config(&cfg);
+        cfg.max_width = c->width;
+        cfg.max_height = c->height;
+        cfg.backend = VIF_BACKEND_CPU;
+        VifContext* cpu = nullptr;
+        if (hw && vif_create(&cpu, &cfg) == VIF_OK) {
+            CHECK(vif_ffmpeg_submit(cpu, hw.get(), hw.get(), nullptr) == VIF_ERROR_UNSUPPORTED,
+                  "a cpu context took CUDA frames");
+            CHECK(std::strstr(vif_ffmpeg_last_error(), "cuda backend") != nullptr, "%s",
+                  vif_ffmpeg_last_error());
+            vif_destroy(cpu);
+        }
+        std::printf("ok   refusals checked\n");
+    }
+    cudaStreamDestroy(s1);
+    cudaStreamDestroy(s2);
+
+    if (g_failures) {
+        std::printf("FAILED: %d check(s)\n", g_failures);
+        return 1;
+    }
+    std::printf("PASSED\n");
+    return 0;
+}
