@@ -52,7 +52,7 @@ if has parity && [ -n "$PT" ]; then
   note "## parity (VIF_CUDA_GRAPHS=0) rc=$?"; grep -E "PASSED|FAILED|tests ran" "$RES/parity_nograph.log" | tail -6 >> "$SUMMARY"
 fi
 if has parity && [ -n "$PT" ]; then
-  for tiles in ${PARITY_TILES:-"1,1,1,1,1,1" "2,2,2,2,0,0" "3,3,3,3,0,0" "4,0,0,0,0,1" "5,0,0,0,0,1"}; do
+  for tiles in ${PARITY_TILES:-"3,2,0,0,2,1" "5,3,0,0,0,1" "1,4,0,0,1,1" "4,5,2,2,0,0" "2,1,1,1,0,0" "0,0,3,3,0,0"}; do
     stamp "parity with VIF_CUDA_TILES=$tiles"
     ( cd "$ROOT" && VIF_CUDA_TILES=$tiles timeout 100 "$PT" --gtest_brief=1 \
         --gtest_filter='Small/SyntheticInteger.*:Large/SyntheticInteger.*:Pipeline.*' ) > "$RES/parity_tiles_$tiles.log" 2>&1
@@ -81,9 +81,9 @@ fi
 if has sweep && [ -n "$SW" ]; then
   stamp "sweep"
   mkdir -p "$RES/sweep"
-  timeout 300 "$SW" --out "$RES/sweep" --runs 300 > "$RES/sweep/stdout.md" 2> "$RES/sweep/stderr.log"
+  timeout 300 "$SW" --out "$RES/sweep" --runs 300 ${SWEEP_TILES:-} > "$RES/sweep/stdout.md" 2> "$RES/sweep/stderr.log"
   note "## sweep rc=$?"
-  grep -A16 "## Per frame" "$RES/sweep/sweep.md" >> "$SUMMARY"
+  sed -n '/## Per frame/,/## Per kernel/p' "$RES/sweep/sweep.md" >> "$SUMMARY"
   mkdir -p "$RES/sweep_float"
   timeout 150 "$SW" --variant float --sizes 1920x1080,3840x2160 --bitdepths 8 --runs 30 --warmup 3 \
     --out "$RES/sweep_float" > /dev/null 2>&1
@@ -92,13 +92,13 @@ fi
 if has candidates && [ -n "$SW" ]; then
   stamp "candidates"
   mkdir -p "$RES/cand"
-  timeout 300 "$SW" --candidates --sizes 576x324,1920x1080,3840x2160 --bitdepths ${CAND_BPC:-8} --runs 100 --warmup 10 --out "$RES/cand" > /dev/null 2> "$RES/cand/stderr.log"
+  timeout 300 "$SW" --candidates --sizes 576x324,1920x1080,3840x2160 --bitdepths ${CAND_BPC:-8} --runs 60 --warmup 10 --out "$RES/cand" > /dev/null 2> "$RES/cand/stderr.log"
   note "## candidates rc=$?"
   sed -n '/## Fastest/,$p' "$RES/cand/sweep.md" >> "$SUMMARY"
 fi
 if has bench && [ -n "$BE" ]; then
   stamp "bench"
-  timeout 300 "$BE" --benchmark_min_time=0.3 --benchmark_filter='Kernels|Pipeline/(576x324|1920x1080|3840x2160)' \
+  timeout 300 "$BE" --benchmark_min_time=0.2 --benchmark_filter="${BENCH_FILTER:-(Kernels/integer|Pipeline)/(576x324|1920x1080|3840x2160)/8bit}" \
     --benchmark_out="$RES/bench.json" --benchmark_out_format=json > "$RES/bench.txt" 2>&1
   note "## bench rc=$?"; grep -E "Kernels|Pipeline" "$RES/bench.txt" | head -60 >> "$SUMMARY"
 fi
@@ -121,7 +121,7 @@ for line in open(sys.argv[1]):
     if m and name: print(f"  {name}: {m.group(2)} {m.group(1)}")
 PY
   done
-  timeout 150 "$NCU" --clock-control none --kernel-name-base function --kernel-name regex:'int_scale' \
+  [ -n "${NCU_DETAIL:-}" ] && timeout 150 "$NCU" --clock-control none --kernel-name-base function --kernel-name regex:'int_scale' \
     --section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
     --section ComputeWorkloadAnalysis --section InstructionStats --section MemoryWorkloadAnalysis \
     --launch-skip 8 --launch-count 4 "$SW" --sizes 1920x1080 --bitdepths 8 --runs 5 --warmup 2 --out /tmp \

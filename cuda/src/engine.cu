@@ -86,7 +86,11 @@ KernelLaunch select_int(int s, int bpc, int cand, int w, int h) {
                 case 1: return int_launch<1, 16, policy::Int1b>(w, h);
                 case 2: return int_launch<1, 16, policy::Int1c>(w, h);
                 case 3: return int_launch<1, 16, policy::Int1d>(w, h);
-                default: return int_launch<1, 16, policy::Int1>(w, h);
+                case 4: return int_launch<1, 16, policy::Int1>(w, h);
+                case 5: return int_launch<1, 16, policy::Int1s>(w, h);
+                default:
+                    return long(w) * h < policy::kSmallScalePixels ? int_launch<1, 16, policy::Int1s>(w, h)
+                                                                   : int_launch<1, 16, policy::Int1>(w, h);
             }
         case 2:
             switch (cand) {
@@ -103,8 +107,11 @@ KernelLaunch select_int(int s, int bpc, int cand, int w, int h) {
                 default: return int_launch<3, 16, policy::Int3>(w, h);
             }
         default:
-            return cand ? int23_launch<policy::Int23b_2, policy::Int23b_3>(w, h)
-                        : int23_launch<policy::Int23_2, policy::Int23_3>(w, h);
+            switch (cand) {
+                case 1: return int23_launch<policy::Int23b_2, policy::Int23b_3>(w, h);
+                case 2: return int23_launch<policy::Int23c_2, policy::Int23c_3>(w, h);
+                default: return int23_launch<policy::Int23_2, policy::Int23_3>(w, h);
+            }
     }
 }
 
@@ -210,8 +217,8 @@ bool device_present() {
 int Engine::candidate_count(int scale, int bitdepth, VifVariant variant) {
     if (variant != VIF_VARIANT_INTEGER) return 1;
     if (scale == 0) return (bitdepth == 8 || bitdepth == 10) ? 6 : 1;
-    if (scale == 4) return 2;  // fused scales 2+3
-    return 4;
+    if (scale == 4) return 3;  // fused scales 2+3
+    return scale == 1 ? 6 : 4;
 }
 
 std::unique_ptr<Engine> Engine::create(const Params& p, Error* err, Candidates cand,
@@ -472,17 +479,19 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
             a3.src_w = args[2].w;
             a3.src_h = args[2].h;
             const KernelLaunch& k = launches[li];
-            const bool alt = cand_.scale[4] != 0;
             const int w2 = args[2].w, h2 = args[2].h;
             int blocks2, g2x, g3x;
-            if (alt) {
-                g2x = ceil_div(w2, policy::Int23b_2::kTileW);
-                blocks2 = g2x * ceil_div(h2, policy::Int23b_2::kTileH);
-                g3x = ceil_div(w2 / 2, policy::Int23b_3::kTileW);
-            } else {
-                g2x = ceil_div(w2, policy::Int23_2::kTileW);
-                blocks2 = g2x * ceil_div(h2, policy::Int23_2::kTileH);
-                g3x = ceil_div(w2 / 2, policy::Int23_3::kTileW);
+            auto grid = [&](auto p2, auto p3) {
+                using P2 = decltype(p2);
+                using P3 = decltype(p3);
+                g2x = ceil_div(w2, P2::kTileW);
+                blocks2 = g2x * ceil_div(h2, P2::kTileH);
+                g3x = ceil_div(w2 / 2, P3::kTileW);
+            };
+            switch (cand_.scale[4]) {
+                case 1: grid(policy::Int23b_2{}, policy::Int23b_3{}); break;
+                case 2: grid(policy::Int23c_2{}, policy::Int23c_3{}); break;
+                default: grid(policy::Int23_2{}, policy::Int23_3{}); break;
             }
             (void)k;
             void* kargs[] = {&args[2], &a3, &blocks2, &g2x, &g3x};

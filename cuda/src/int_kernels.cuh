@@ -124,6 +124,57 @@ __device__ __forceinline__ uint32_t down_from_finer(const unsigned char* src, pt
 // One tile (block coordinates bx, by) of scale S: everything but the frame-level bookkeeping.
 // kFromFiner: S == 3 inside the fused 2+3 launch (inputs derived from scale 2).
 // kWriteNext: whether to produce the next scale's samples (off for scale 2 when fused).
+// The same statistics for the HC pixels of one thread, written without branches so that their
+// independent chains (table loads, divisions) overlap: every pixel runs the same instructions
+// with safe operands where a branch of spec 5.5 does not apply, and the masks pick what is
+// added. Bit-identical to int_pixel_stat on the pixels it counts.
+template <int HC>
+__device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC], const uint32_t (&e)[3][HC],
+                                                    uint32_t valid, const uint16_t* __restrict__ table,
+                                                    double gain_limit, int64_t& nl, int64_t& dl,
+                                                    int64_t& nn, int64_t& dn) {
+    int32_t sxx[HC], syy[HC], sxy[HC];
+#pragma unroll
+    for (int o = 0; o < HC; ++o) {
+        const uint32_t mu_xx = static_cast<uint32_t>((uint64_t(mu[0][o]) * mu[0][o] + 0x80000000ull) >> 32);
+        const uint32_t mu_yy = static_cast<uint32_t>((uint64_t(mu[1][o]) * mu[1][o] + 0x80000000ull) >> 32);
+        const uint32_t mu_xy = static_cast<uint32_t>((uint64_t(mu[0][o]) * mu[1][o] + 0x80000000ull) >> 32);
+        sxx[o] = static_cast<int32_t>(e[0][o] - mu_xx);
+        const int32_t t = static_cast<int32_t>(e[1][o] - mu_yy);
+        syy[o] = t < 0 ? 0 : t;
+        sxy[o] = static_cast<int32_t>(e[2][o] - mu_xy);
+    }
+    int32_t ld[HC], ln[HC];
+#pragma unroll
+    for (int o = 0; o < HC; ++o) {
+        const bool big = sxx[o] >= static_cast<int32_t>(kNsq);
+        const bool lp = big && sxy[o] > 0 && syy[o] > 0;
+        ld[o] = log_l32(table, big ? static_cast<uint32_t>(sxx[o]) + kNsq : kNsq);
+        const double sx = lp ? static_cast<double>(sxx[o]) : 131072.0;
+        const double sy = lp ? static_cast<double>(syy[o]) : 0.0;
+        const double sc = lp ? static_cast<double>(sxy[o]) : 0.0;
+        const double eps = 65536 * 1.0e-10;
+        double g = sc / __dadd_rn(sx, eps);
+        const double t = __dsub_rn(sy, __dmul_rn(g, sc));
+        int32_t sv = __double2int_rz(t);
+        sv = sv < 0 ? 0 : sv;
+        g = g < gain_limit ? g : gain_limit;
+        const uint32_t n1 = static_cast<uint32_t>(sv) + kNsq;
+        const int64_t n2 = __double2ll_rz(__dmul_rn(__dmul_rn(g, g), sx)) + n1;
+        ln[o] = log_l(table, static_cast<uint64_t>(n2)) - log_l32(table, n1);
+    }
+#pragma unroll
+    for (int o = 0; o < HC; ++o) {
+        if (!((valid >> o) & 1u)) continue;
+        const bool big = sxx[o] >= static_cast<int32_t>(kNsq);
+        const bool lp = big && sxy[o] > 0 && syy[o] > 0;
+        dl += big ? ld[o] - 17 * 2048 : 0;
+        nl += lp ? ln[o] : 0;
+        nn += big ? 0 : syy[o];
+        dn += big ? 0 : 1;
+    }
+}
+
 template <int S, int BPC, class P, bool kFromFiner, bool kWriteNext>
 __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, int by,
                                                unsigned char* smem) {
@@ -168,15 +219,36 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                     static_cast<uint16_t>(down_from_finer(dis, a.dis_pitch, gy, gx, a.src_w, a.src_h));
             }
         } else
-        for (int r = warp; r < IH; r += kWarps) {
-            const int gy = interior ? y0 - R + r : reflect_clamp(y0 - R + r, h);
-            const InT* pr = reinterpret_cast<const InT*>(ref + gy * a.ref_pitch);
-            const InT* pd = reinterpret_cast<const InT*>(dis + gy * a.dis_pitch);
-            for (int c = lane; c < IW; c += 32) {
-                const int gx = interior ? x0 - R + c : reflect_clamp(x0 - R + c, w);
-                s_in[r * IW + c] = static_cast<uint16_t>(__ldg(pr + gx) >> shift_r);
-                s_in[IH * IW + r * IW + c] = static_cast<uint16_t>(__ldg(pd + gx) >> shift_d);
+        {
+            // All of a warp's loads are issued before its first store (registers, then shared
+            // memory): one global-memory latency per tile instead of one per row.
+            constexpr int kRowIt = (IH + kWarps - 1) / kWarps, kColIt = (IW + 31) / 32;
+            uint16_t vr[kRowIt][kColIt], vd[kRowIt][kColIt];
+#pragma unroll
+            for (int it = 0; it < kRowIt; ++it) {
+                const int r = warp + it * kWarps;
+                const int gy = interior ? y0 - R + r : reflect_clamp(y0 - R + r, h);
+                const InT* pr = reinterpret_cast<const InT*>(ref + gy * a.ref_pitch);
+                const InT* pd = reinterpret_cast<const InT*>(dis + gy * a.dis_pitch);
+#pragma unroll
+                for (int ci = 0; ci < kColIt; ++ci) {
+                    const int c = lane + 32 * ci;
+                    const int gx = interior ? x0 - R + c : reflect_clamp(x0 - R + c, w);
+                    const bool ok = r < IH && c < IW;
+                    vr[it][ci] = ok ? static_cast<uint16_t>(__ldg(pr + gx) >> shift_r) : 0;
+                    vd[it][ci] = ok ? static_cast<uint16_t>(__ldg(pd + gx) >> shift_d) : 0;
+                }
             }
+#pragma unroll
+            for (int it = 0; it < kRowIt; ++it)
+#pragma unroll
+                for (int ci = 0; ci < kColIt; ++ci) {
+                    const int r = warp + it * kWarps, c = lane + 32 * ci;
+                    if (r < IH && c < IW) {
+                        s_in[r * IW + c] = vr[it][ci];
+                        s_in[IH * IW + r * IW + c] = vd[it][ci];
+                    }
+                }
         }
     }
     __syncthreads();
@@ -298,12 +370,19 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                 }
             }
             const int gy = y0 + row;
+            if constexpr (P::kStatsILP) {
+                uint32_t valid = 0;
 #pragma unroll
-            for (int o = 0; o < HC; ++o) {
-                const int gx = x0 + j0 + o;
-                if (gx < w && gy < h)
-                    int_pixel_stat(mu[0][o], mu[1][o], e[0][o], e[1][o], e[2][o], a.log_table,
-                                   a.gain_limit, nl, dl, nn, dn);
+                for (int o = 0; o < HC; ++o) valid |= (x0 + j0 + o < w && gy < h) ? 1u << o : 0u;
+                int_pixel_stats_ilp<HC>(mu, e, valid, a.log_table, a.gain_limit, nl, dl, nn, dn);
+            } else {
+#pragma unroll
+                for (int o = 0; o < HC; ++o) {
+                    const int gx = x0 + j0 + o;
+                    if (gx < w && gy < h)
+                        int_pixel_stat(mu[0][o], mu[1][o], e[0][o], e[1][o], e[2][o], a.log_table,
+                                       a.gain_limit, nl, dl, nn, dn);
+                }
             }
         }
     }

@@ -10,8 +10,12 @@ namespace vif::cuda {
 //               reuse of the 2r + kVertRows samples loaded from shared memory)
 //   kHorizCols: horizontal-pass outputs per thread, consecutive columns of one row
 //   kMinBlocks: __launch_bounds__ minimum resident blocks per SM (caps registers per thread)
-template <int TileW, int TileH, int Threads, int VertRows, int HorizCols, int MinBlocks>
+//   kStatsILP : per-pixel statistics of a thread's kHorizCols pixels without branches (their
+//               table loads and divisions overlap)
+template <int TileW, int TileH, int Threads, int VertRows, int HorizCols, int MinBlocks,
+          bool StatsILP = false>
 struct IntTile {
+    static constexpr bool kStatsILP = StatsILP;
     static constexpr int kTileW = TileW;
     static constexpr int kTileH = TileH;
     static constexpr int kThreads = Threads;
@@ -41,33 +45,41 @@ namespace policy {
 // kTileH * kTileW / kHorizCols; a task count just above a multiple of kThreads idles threads.
 // Small grids are latency-bound (one block per SM runs its whole instruction path alone), so the
 // small-scale candidates give each thread less work (kVertRows 2, kHorizCols 1-2).
-using Int0 = IntTile<64, 16, 256, 4, 4, 3>;   // scale 0 (sweep 2: 69 vs 85 us at 1080p for mb=2)
-using Int0b = IntTile<64, 16, 256, 4, 4, 4>;  // 64 registers, 4 blocks/SM
-using Int0c = IntTile<48, 16, 256, 4, 3, 3>;  // both passes exactly one round
-using Int0d = IntTile<48, 16, 256, 2, 3, 4>;
+using Int0 = IntTile<48, 16, 256, 2, 3, 4>;   // scale 0 (sweep 3: fastest or within 1.5% at
+                                              //   576x324, 1080p and 2160p)
+using Int0b = IntTile<64, 16, 256, 4, 4, 3>;  // sweep 2's choice
+using Int0c = IntTile<48, 16, 256, 4, 3, 3>;
+using Int0d = IntTile<48, 16, 256, 2, 3, 4, true>;
 using Int0e = IntTile<16, 16, 128, 2, 2, 8>;  // latency candidate for small frames
-using Int0f = IntTile<32, 16, 256, 2, 2, 4>;
+using Int0f = IntTile<32, 16, 256, 2, 2, 4, true>;
 
-using Int1 = IntTile<56, 16, 256, 4, 4, 3>;   // scale 1 (sweep 2: 56x16 fastest at 576x324/1080p)
-using Int1b = IntTile<64, 16, 288, 4, 4, 2>;
-using Int1c = IntTile<56, 8, 256, 2, 2, 4>;
-using Int1d = IntTile<24, 16, 256, 2, 2, 4>;
+// Scale 1: large grids use Int1, grids of fewer than kSmallScalePixels pixels Int1s (sweep 3:
+// 64x16/288t fastest at 1080p and 2160p, 24x16/v2h2 at 576x324: 8.1 vs 10.1 us).
+using Int1 = IntTile<64, 16, 288, 4, 4, 2>;
+using Int1s = IntTile<24, 16, 256, 2, 2, 4>;
+using Int1b = IntTile<56, 16, 256, 4, 4, 3>;
+using Int1c = IntTile<64, 16, 288, 4, 4, 2, true>;
+using Int1d = IntTile<24, 16, 256, 2, 2, 4, true>;
+constexpr long kSmallScalePixels = 200000;
 
-using Int2 = IntTile<60, 16, 256, 4, 4, 2>;   // scale 2 (sweep 2: fastest at every size)
+using Int2 = IntTile<60, 16, 256, 4, 4, 2>;   // scale 2 when not fused
 using Int2b = IntTile<60, 8, 256, 2, 2, 4>;
 using Int2c = IntTile<28, 16, 256, 2, 2, 4>;
 using Int2d = IntTile<28, 8, 128, 2, 2, 8>;
 
-using Int3 = IntTile<32, 16, 128, 4, 4, 4>;   // scale 3 (sweep 2: fastest at every size)
+using Int3 = IntTile<32, 16, 128, 4, 4, 4>;   // scale 3 when not fused
 using Int3b = IntTile<30, 8, 128, 2, 2, 8>;
 using Int3c = IntTile<62, 8, 256, 2, 2, 4>;
 using Int3d = IntTile<30, 8, 256, 2, 1, 4>;
 
-// Scales 2 and 3 in one launch (same block size for both parts).
+// Scales 2 and 3 in one launch (same block size for both parts); sweep 3: the fused launch
+// saves 7-9 us per frame at 576x324 and 1080p against two launches.
 using Int23_2 = IntTile<28, 16, 256, 2, 2, 4>;
 using Int23_3 = IntTile<62, 8, 256, 2, 2, 4>;
 using Int23b_2 = IntTile<60, 16, 256, 4, 4, 2>;
 using Int23b_3 = IntTile<62, 8, 256, 2, 2, 2>;
+using Int23c_2 = IntTile<28, 16, 256, 2, 2, 4, true>;
+using Int23c_3 = IntTile<62, 8, 256, 2, 2, 4, true>;
 
 // ---- Float path -----------------------------------------------------------------------------
 using Float = FloatTile<32, 16, 256>;

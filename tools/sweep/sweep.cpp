@@ -40,12 +40,14 @@ struct Options {
     int warmup = 20;
     int device = 0;
     std::string out = ".";
+    std::vector<std::string> tiles;  // explicit candidate combinations "s0,s1,s2,s3,s23,fuse23"
 };
 
 void usage() {
     std::puts(
         "usage: vif-sweep [--sizes 576x324,1920x1080,...] [--bitdepths 8,10] [--variant integer|float]\n"
-        "                 [--candidates] [--runs N] [--warmup N] [--device N] [--out DIR]\n"
+        "                 [--candidates] [--tiles s0,s1,s2,s3,s23,fuse23]... [--runs N] [--warmup N]\n"
+        "                 [--device N] [--out DIR]\n"
         "Times every CUDA kernel of libvif per resolution and bit depth; writes sweep.md/.json/.csv/.svg.");
 }
 
@@ -75,6 +77,10 @@ bool parse(int argc, char** argv, Options* o) {
             const char* v = next();
             if (!v) return false;
             o->variant = std::string(v) == "float" ? VIF_VARIANT_FLOAT : VIF_VARIANT_INTEGER;
+        } else if (a == "--tiles") {
+            const char* v = next();
+            if (!v) return false;
+            o->tiles.push_back(v);
         } else if (a == "--candidates") {
             o->candidates = true;
         } else if (a == "--runs") {
@@ -491,6 +497,14 @@ int main(int argc, char** argv) {
             results.push_back(run_one(o, prop, w, h, bpc, {}, ""));
             std::fprintf(stderr, "vif-sweep: %dx%d %d-bit: %.1f us/frame pipelined\n", w, h, bpc,
                          results.back().pipelined_us);
+            for (const std::string& t : o.tiles) {
+                int v[6] = {0, 0, 0, 0, 0, 1};
+                std::sscanf(t.c_str(), "%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]);
+                vif::cuda::Candidates cand;
+                for (int i = 0; i < 5; ++i) cand.scale[i] = v[i];
+                cand.fuse23 = v[5] != 0;
+                results.push_back(run_one(o, prop, w, h, bpc, cand, "tiles " + t));
+            }
             if (!o.candidates) continue;
             // Scales 2 and 3 candidates are timed unfused (their own launches); index 4 is
             // the fused 2+3 launch. "unfused" is the chosen shapes without the fusion.
