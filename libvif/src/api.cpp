@@ -2,6 +2,7 @@
 // it (they become status codes with a message).
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <new>
 #include <string>
 
@@ -29,11 +30,14 @@ VifStatus params_from_config(const VifConfig& cfg, Params* out) {
     if (cfg.bitdepth != 8 && cfg.bitdepth != 10 && cfg.bitdepth != 12 && cfg.bitdepth != 16)
         return fail(VIF_ERROR_INVALID_ARGUMENT,
                     "unsupported bit depth " + std::to_string(cfg.bitdepth) + " (8, 10, 12 or 16)");
-    if (cfg.variant != VIF_VARIANT_INTEGER && cfg.variant != VIF_VARIANT_FLOAT)
-        return fail(VIF_ERROR_INVALID_ARGUMENT, "unknown variant");
-    if (cfg.backend != VIF_BACKEND_AUTO && cfg.backend != VIF_BACKEND_CPU &&
-        cfg.backend != VIF_BACKEND_CUDA)
-        return fail(VIF_ERROR_INVALID_ARGUMENT, "unknown backend");
+    // A C caller may store any int in an enum field; read them as ints before trusting them.
+    int variant, backend;
+    std::memcpy(&variant, &cfg.variant, sizeof variant);
+    std::memcpy(&backend, &cfg.backend, sizeof backend);
+    if (variant != VIF_VARIANT_INTEGER && variant != VIF_VARIANT_FLOAT)
+        return fail(VIF_ERROR_INVALID_ARGUMENT, "unknown variant " + std::to_string(variant));
+    if (backend != VIF_BACKEND_AUTO && backend != VIF_BACKEND_CPU && backend != VIF_BACKEND_CUDA)
+        return fail(VIF_ERROR_INVALID_ARGUMENT, "unknown backend " + std::to_string(backend));
     if (!(cfg.enhn_gain_limit >= 1.0 && cfg.enhn_gain_limit <= 100.0))
         return fail(VIF_ERROR_INVALID_ARGUMENT, "vif_enhn_gain_limit must be in [1, 100]");
     if (cfg.variant == VIF_VARIANT_FLOAT && !kernelscale_accepted(cfg.kernelscale))

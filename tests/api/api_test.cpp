@@ -70,8 +70,8 @@ TEST(Api, CreateRejectsBadConfigs) {
         {"width below 16", [](VifConfig& c) { c.max_width = 15; }, "minimum"},
         {"height zero", [](VifConfig& c) { c.max_height = 0; }, "minimum"},
         {"absurd width", [](VifConfig& c) { c.max_width = 40000; }, "limit"},
-        {"unknown variant", [](VifConfig& c) { c.variant = static_cast<VifVariant>(7); }, "variant"},
-        {"unknown backend", [](VifConfig& c) { c.backend = static_cast<VifBackend>(9); }, "backend"},
+        {"unknown variant", [](VifConfig& c) { const int v = 7; std::memcpy(&c.variant, &v, sizeof v); }, "variant"},
+        {"unknown backend", [](VifConfig& c) { const int v = 9; std::memcpy(&c.backend, &v, sizeof v); }, "backend"},
     };
     for (const BadConfig& bc : cases) {
         VifConfig cfg = config(64, 64);

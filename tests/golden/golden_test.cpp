@@ -36,6 +36,9 @@ struct Param {
     std::string source;
 };
 
+// Short names in test listings instead of gtest's byte dump.
+void PrintTo(const Param& p, std::ostream* os) { *os << p.source << "/" << p.c.name << "/" << p.v.name; }
+
 std::vector<Param> all_params() {
     std::vector<Param> out;
     for (const char* src : {"repo", "shared"}) {
