@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#if defined(__AVX512F__)
 #include <immintrin.h>
 #endif
 
@@ -48,7 +48,7 @@ struct VerticalRow {
 // every second-moment sum fits 32 bits (8-bit samples at scale 0), uint64_t otherwise.
 template <int N, typename In, typename Wide>
 void vertical_stats_row(const Plane& X, const Plane& Y, int i, const uint16_t* c, int mean_shift,
-                        int sq_shift, const VerticalRow& out, int offset) {
+                        int sq_shift, const VerticalRow& out, int offset, int j0 = 0) {
     constexpr int r = N / 2;
     const In* px[N];
     const In* py[N];
@@ -65,7 +65,7 @@ void vertical_stats_row(const Plane& X, const Plane& Y, int i, const uint16_t* c
     uint32_t *yy_lo = out.yy_lo + offset, *yy_hi = out.yy_hi + offset;
     uint32_t *xy_lo = out.xy_lo + offset, *xy_hi = out.xy_hi + offset;
 #pragma GCC ivdep  // the output rows never overlap the input rows
-    for (int j = 0; j < w; ++j) {
+    for (int j = j0; j < w; ++j) {
         // Means: taps are symmetric, so pair the rows (sums stay below 2^32).
         uint32_t ax = c[r] * static_cast<uint32_t>(px[r][j]);
         uint32_t ay = c[r] * static_cast<uint32_t>(py[r][j]);
@@ -96,6 +96,85 @@ void vertical_stats_row(const Plane& X, const Plane& Y, int i, const uint16_t* c
         xy_hi[j] = vxy >> 16;
     }
 }
+
+#if defined(__AVX512BW__)
+// Columns 0..31 of a 32-column block come out of _mm512_unpack{lo,hi}_epi16 + madd as
+// lo = {0-3, 8-11, 16-19, 24-27} and hi = {4-7, 12-15, 20-23, 28-31}; store them in order.
+inline void store_interleaved(uint32_t* dst, __m512i lo, __m512i hi) {
+    const __m512i a = _mm512_shuffle_i32x4(lo, hi, 0x44);  // lo.0 lo.1 hi.0 hi.1
+    const __m512i b = _mm512_shuffle_i32x4(lo, hi, 0xEE);  // lo.2 lo.3 hi.2 hi.3
+    _mm512_storeu_si512(dst, _mm512_shuffle_i32x4(a, a, 0xD8));
+    _mm512_storeu_si512(dst + 16, _mm512_shuffle_i32x4(b, b, 0xD8));
+}
+
+inline void store_moment(uint32_t* lo_dst, uint32_t* hi_dst, __m512i lo, __m512i hi) {
+    // The sums were formed on values offset by -32768 (see below): add 2^31 back, modulo 2^32.
+    const __m512i back = _mm512_set1_epi32(static_cast<int>(0x80000000u));
+    lo = _mm512_add_epi32(lo, back);
+    hi = _mm512_add_epi32(hi, back);
+    const __m512i mask = _mm512_set1_epi32(0xffff);
+    store_interleaved(lo_dst, _mm512_and_si512(lo, mask), _mm512_and_si512(hi, mask));
+    store_interleaved(hi_dst, _mm512_srli_epi32(lo, 16), _mm512_srli_epi32(hi, 16));
+}
+
+// The vertical pass for 8-bit samples at scale 0 (mean shift 8, moment shift 0), 32 columns at a
+// time with 16-bit multiply-adds: taps are symmetric, so rows k and 16 - k are interleaved and
+// one _mm512_madd_epi16 with (c_k, c_k) adds both. Samples (< 2^8) and their products x*x, y*y,
+// x*y (< 2^16, exact in 16 bits) fit int16 once the products are offset by -32768; the offset
+// contributes -32768 * sum(c) = -2^31 to each sum, which store_moment adds back. All sums are
+// the exact integers of the generic code, modulo 2^32, and the true values are below 2^32.
+void vertical_stats_row_u8(const Plane& X, const Plane& Y, int i, const uint16_t* c,
+                           const VerticalRow& out, int offset) {
+    constexpr int N = 17, r = 8;
+    const uint8_t* px[N];
+    const uint8_t* py[N];
+    for (int k = 0; k < N; ++k) {
+        const int src = reflect101(i - r + k, X.height);
+        px[k] = row_ptr(X, src);
+        py[k] = row_ptr(Y, src);
+    }
+    __m512i coef[r + 1];
+    for (int k = 0; k < r; ++k) coef[k] = _mm512_set1_epi32(c[k] | (c[k] << 16));
+    coef[r] = _mm512_set1_epi32(c[r]);  // the centre row is paired with a zero-weight partner
+    const __m512i bias = _mm512_set1_epi16(static_cast<short>(0x8000));
+    const int w = X.width;
+    int j = 0;
+    for (; j + 32 <= w; j += 32) {
+        __m512i mx[2], my[2], sxx[2], syy[2], sxy[2];
+        for (int h = 0; h < 2; ++h)
+            mx[h] = my[h] = sxx[h] = syy[h] = sxy[h] = _mm512_setzero_si512();
+        for (int k = 0; k <= r; ++k) {
+            const int kb = k < r ? N - 1 - k : k;  // partner row (the centre pairs with itself)
+            const __m512i xa = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)(px[k] + j)));
+            const __m512i xb = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)(px[kb] + j)));
+            const __m512i ya = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)(py[k] + j)));
+            const __m512i yb = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)(py[kb] + j)));
+            const __m512i cf = coef[k];
+            auto add_pairs = [&](__m512i (&acc)[2], __m512i a, __m512i b) {
+                acc[0] = _mm512_add_epi32(acc[0], _mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), cf));
+                acc[1] = _mm512_add_epi32(acc[1], _mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), cf));
+            };
+            add_pairs(mx, xa, xb);
+            add_pairs(my, ya, yb);
+            add_pairs(sxx, _mm512_xor_si512(_mm512_mullo_epi16(xa, xa), bias),
+                      _mm512_xor_si512(_mm512_mullo_epi16(xb, xb), bias));
+            add_pairs(syy, _mm512_xor_si512(_mm512_mullo_epi16(ya, ya), bias),
+                      _mm512_xor_si512(_mm512_mullo_epi16(yb, yb), bias));
+            add_pairs(sxy, _mm512_xor_si512(_mm512_mullo_epi16(xa, ya), bias),
+                      _mm512_xor_si512(_mm512_mullo_epi16(xb, yb), bias));
+        }
+        const __m512i round = _mm512_set1_epi32(128);
+        store_interleaved(out.mu_x + offset + j, _mm512_srli_epi32(_mm512_add_epi32(mx[0], round), 8),
+                          _mm512_srli_epi32(_mm512_add_epi32(mx[1], round), 8));
+        store_interleaved(out.mu_y + offset + j, _mm512_srli_epi32(_mm512_add_epi32(my[0], round), 8),
+                          _mm512_srli_epi32(_mm512_add_epi32(my[1], round), 8));
+        store_moment(out.xx_lo + offset + j, out.xx_hi + offset + j, sxx[0], sxx[1]);
+        store_moment(out.yy_lo + offset + j, out.yy_hi + offset + j, syy[0], syy[1]);
+        store_moment(out.xy_lo + offset + j, out.xy_hi + offset + j, sxy[0], sxy[1]);
+    }
+    vertical_stats_row<N, uint8_t, uint32_t>(X, Y, i, c, 8, 0, out, offset, j);
+}
+#endif
 
 // Horizontal pass (spec section 5.3) over padded rows, then the variances as signed 32-bit.
 // Every summed value is below 2^16 and the taps sum to 2^16, so each tap sum fits 32 bits, also
@@ -309,6 +388,11 @@ void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain
     const int w = X.width;
     const bool narrow = sizeof(In) == 1 && scale == 0;  // all sums fit 32 bits (section 5.3)
     for (int i = 0; i < X.height; ++i) {
+#if defined(__AVX512BW__)
+        if constexpr (N == 17 && sizeof(In) == 1) {
+            vertical_stats_row_u8(X, Y, i, c, rows, r);
+        } else
+#endif
         if (narrow)
             vertical_stats_row<N, In, uint32_t>(X, Y, i, c, ms, qs, rows, r);
         else
