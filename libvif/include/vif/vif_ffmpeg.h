@@ -90,8 +90,9 @@ VIF_API VifStatus vif_ffmpeg_config_from_frame(VifConfig *cfg, const struct AVFr
 
 /**
  * Whether software frames of this pixel format (an enum AVPixelFormat value) can be scored
- * without conversion; for AV_PIX_FMT_CUDA, whether this build can take CUDA frames at all.
- * Returns the luma bit depth (8, 10, 12 or 16) if so, 0 if not.
+ * without conversion: the luma bit depth (8, 10, 12 or 16) if so, 0 if not. For
+ * AV_PIX_FMT_CUDA: 1 if this build takes CUDA frames (then their sw_format must pass this test),
+ * 0 if not.
  */
 VIF_API int vif_ffmpeg_pix_fmt_supported(int pix_fmt);
 
