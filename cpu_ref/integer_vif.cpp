@@ -38,10 +38,13 @@ inline const uint8_t* row_ptr(const Plane& p, int i) {
     return static_cast<const uint8_t*>(p.data) + static_cast<ptrdiff_t>(i) * p.stride;
 }
 
-// Vertical results of one row, padded by the filter half-width on each side. The second moments
-// (< 2^32) are kept as 16-bit halves so the horizontal pass can sum them in 32-bit lanes.
+// Vertical results of one row, padded by the filter half-width on each side. Every value is
+// below 2^16: the means, and the second moments (< 2^32) split in 16-bit halves, so the
+// horizontal pass sums them in 32-bit lanes. They are stored offset by -32768 (v ^ 0x8000, an
+// int16) so that 16-bit multiply-adds can use them directly; kOffset undoes that.
+constexpr uint16_t kOffset = 0x8000;
 struct VerticalRow {
-    uint32_t *mu_x, *mu_y, *xx_lo, *xx_hi, *yy_lo, *yy_hi, *xy_lo, *xy_hi;
+    uint16_t *mu_x, *mu_y, *xx_lo, *xx_hi, *yy_lo, *yy_hi, *xy_lo, *xy_hi;
 };
 
 // Vertical pass of the statistics (spec section 5.3) for one output row. Wide is uint32_t where
@@ -60,10 +63,10 @@ void vertical_stats_row(const Plane& X, const Plane& Y, int i, const uint16_t* c
     const int w = X.width;
     const uint32_t mean_round = mean_shift ? 1u << (mean_shift - 1) : 0u;
     const Wide sq_round = sq_shift ? static_cast<Wide>(1) << (sq_shift - 1) : 0;
-    uint32_t *mu_x = out.mu_x + offset, *mu_y = out.mu_y + offset;
-    uint32_t *xx_lo = out.xx_lo + offset, *xx_hi = out.xx_hi + offset;
-    uint32_t *yy_lo = out.yy_lo + offset, *yy_hi = out.yy_hi + offset;
-    uint32_t *xy_lo = out.xy_lo + offset, *xy_hi = out.xy_hi + offset;
+    uint16_t *mu_x = out.mu_x + offset, *mu_y = out.mu_y + offset;
+    uint16_t *xx_lo = out.xx_lo + offset, *xx_hi = out.xx_hi + offset;
+    uint16_t *yy_lo = out.yy_lo + offset, *yy_hi = out.yy_hi + offset;
+    uint16_t *xy_lo = out.xy_lo + offset, *xy_hi = out.xy_hi + offset;
 #pragma GCC ivdep  // the output rows never overlap the input rows
     for (int j = j0; j < w; ++j) {
         // Means: taps are symmetric, so pair the rows (sums stay below 2^32).
@@ -83,38 +86,51 @@ void vertical_stats_row(const Plane& X, const Plane& Y, int i, const uint16_t* c
             byy += static_cast<Wide>(cy) * y;
             bxy += static_cast<Wide>(cx) * y;
         }
-        mu_x[j] = (ax + mean_round) >> mean_shift;
-        mu_y[j] = (ay + mean_round) >> mean_shift;
+        mu_x[j] = static_cast<uint16_t>(((ax + mean_round) >> mean_shift) ^ kOffset);
+        mu_y[j] = static_cast<uint16_t>(((ay + mean_round) >> mean_shift) ^ kOffset);
         const uint32_t vxx = static_cast<uint32_t>((bxx + sq_round) >> sq_shift);
         const uint32_t vyy = static_cast<uint32_t>((byy + sq_round) >> sq_shift);
         const uint32_t vxy = static_cast<uint32_t>((bxy + sq_round) >> sq_shift);
-        xx_lo[j] = vxx & 0xffff;
-        xx_hi[j] = vxx >> 16;
-        yy_lo[j] = vyy & 0xffff;
-        yy_hi[j] = vyy >> 16;
-        xy_lo[j] = vxy & 0xffff;
-        xy_hi[j] = vxy >> 16;
+        xx_lo[j] = static_cast<uint16_t>(vxx ^ kOffset);
+        xx_hi[j] = static_cast<uint16_t>((vxx >> 16) ^ kOffset);
+        yy_lo[j] = static_cast<uint16_t>(vyy ^ kOffset);
+        yy_hi[j] = static_cast<uint16_t>((vyy >> 16) ^ kOffset);
+        xy_lo[j] = static_cast<uint16_t>(vxy ^ kOffset);
+        xy_hi[j] = static_cast<uint16_t>((vxy >> 16) ^ kOffset);
     }
 }
 
 #if defined(__AVX512BW__)
-// Columns 0..31 of a 32-column block come out of _mm512_unpack{lo,hi}_epi16 + madd as
-// lo = {0-3, 8-11, 16-19, 24-27} and hi = {4-7, 12-15, 20-23, 28-31}; store them in order.
-inline void store_interleaved(uint32_t* dst, __m512i lo, __m512i hi) {
+// Puts the two halves of a 32-column block in column order: _mm512_unpack{lo,hi}_epi16 + madd
+// leave columns {0-3, 8-11, 16-19, 24-27} in lo and {4-7, 12-15, 20-23, 28-31} in hi.
+inline void deinterleave(__m512i lo, __m512i hi, __m512i& first, __m512i& second) {
     const __m512i a = _mm512_shuffle_i32x4(lo, hi, 0x44);  // lo.0 lo.1 hi.0 hi.1
     const __m512i b = _mm512_shuffle_i32x4(lo, hi, 0xEE);  // lo.2 lo.3 hi.2 hi.3
-    _mm512_storeu_si512(dst, _mm512_shuffle_i32x4(a, a, 0xD8));
-    _mm512_storeu_si512(dst + 16, _mm512_shuffle_i32x4(b, b, 0xD8));
+    first = _mm512_shuffle_i32x4(a, a, 0xD8);              // columns 0..15
+    second = _mm512_shuffle_i32x4(b, b, 0xD8);             // columns 16..31
 }
 
-inline void store_moment(uint32_t* lo_dst, uint32_t* hi_dst, __m512i lo, __m512i hi) {
-    // The sums were formed on values offset by -32768 (see below): add 2^31 back, modulo 2^32.
-    const __m512i back = _mm512_set1_epi32(static_cast<int>(0x80000000u));
-    lo = _mm512_add_epi32(lo, back);
-    hi = _mm512_add_epi32(hi, back);
+// Stores 32 values below 2^16 (32-bit lanes, madd order) as offset 16-bit values.
+inline void store_offset16(uint16_t* dst, __m512i lo, __m512i hi) {
+    __m512i first, second;
+    deinterleave(lo, hi, first, second);
+    const __m512i off = _mm512_set1_epi32(kOffset);
+    _mm256_storeu_si256((__m256i*)dst, _mm512_cvtepi32_epi16(_mm512_xor_si512(first, off)));
+    _mm256_storeu_si256((__m256i*)(dst + 16), _mm512_cvtepi32_epi16(_mm512_xor_si512(second, off)));
+}
+
+// Sums formed on values offset by -32768 carry -32768 * sum(c) = -2^31 (taps sum to 2^16):
+// adding 2^31 back, modulo 2^32, gives the exact sum (its true value is below 2^32).
+inline __m512i unbias(__m512i sum) {
+    return _mm512_add_epi32(sum, _mm512_set1_epi32(static_cast<int>(0x80000000u)));
+}
+
+inline void store_moment(uint16_t* lo_dst, uint16_t* hi_dst, __m512i lo, __m512i hi) {
+    lo = unbias(lo);
+    hi = unbias(hi);
     const __m512i mask = _mm512_set1_epi32(0xffff);
-    store_interleaved(lo_dst, _mm512_and_si512(lo, mask), _mm512_and_si512(hi, mask));
-    store_interleaved(hi_dst, _mm512_srli_epi32(lo, 16), _mm512_srli_epi32(hi, 16));
+    store_offset16(lo_dst, _mm512_and_si512(lo, mask), _mm512_and_si512(hi, mask));
+    store_offset16(hi_dst, _mm512_srli_epi32(lo, 16), _mm512_srli_epi32(hi, 16));
 }
 
 // The vertical pass for 8-bit samples at scale 0 (mean shift 8, moment shift 0), 32 columns at a
@@ -164,10 +180,10 @@ void vertical_stats_row_u8(const Plane& X, const Plane& Y, int i, const uint16_t
                       _mm512_xor_si512(_mm512_mullo_epi16(xb, yb), bias));
         }
         const __m512i round = _mm512_set1_epi32(128);
-        store_interleaved(out.mu_x + offset + j, _mm512_srli_epi32(_mm512_add_epi32(mx[0], round), 8),
-                          _mm512_srli_epi32(_mm512_add_epi32(mx[1], round), 8));
-        store_interleaved(out.mu_y + offset + j, _mm512_srli_epi32(_mm512_add_epi32(my[0], round), 8),
-                          _mm512_srli_epi32(_mm512_add_epi32(my[1], round), 8));
+        store_offset16(out.mu_x + offset + j, _mm512_srli_epi32(_mm512_add_epi32(mx[0], round), 8),
+                       _mm512_srli_epi32(_mm512_add_epi32(mx[1], round), 8));
+        store_offset16(out.mu_y + offset + j, _mm512_srli_epi32(_mm512_add_epi32(my[0], round), 8),
+                       _mm512_srli_epi32(_mm512_add_epi32(my[1], round), 8));
         store_moment(out.xx_lo + offset + j, out.xx_hi + offset + j, sxx[0], sxx[1]);
         store_moment(out.yy_lo + offset + j, out.yy_hi + offset + j, syy[0], syy[1]);
         store_moment(out.xy_lo + offset + j, out.xy_hi + offset + j, sxy[0], sxy[1]);
@@ -180,41 +196,107 @@ void vertical_stats_row_u8(const Plane& X, const Plane& Y, int i, const uint16_t
 // Every summed value is below 2^16 and the taps sum to 2^16, so each tap sum fits 32 bits, also
 // with symmetric taps paired. A second moment E = rs(sum c*v, 16) with v = hi*2^16 + lo is
 // sum(c*hi) + rs(sum(c*lo), 16), exactly.
+inline void variances(uint32_t mx, uint32_t my, uint32_t sxl, uint32_t sxh, uint32_t syl,
+                      uint32_t syh, uint32_t sxyl, uint32_t sxyh, int32_t& sig_x, int32_t& sig_y,
+                      int32_t& sig_xy) {
+    const uint32_t mxx = static_cast<uint32_t>((static_cast<uint64_t>(mx) * mx + 0x80000000ull) >> 32);
+    const uint32_t myy = static_cast<uint32_t>((static_cast<uint64_t>(my) * my + 0x80000000ull) >> 32);
+    const uint32_t mxy = static_cast<uint32_t>((static_cast<uint64_t>(mx) * my + 0x80000000ull) >> 32);
+    sig_x = static_cast<int32_t>(sxh + ((sxl + 0x8000) >> 16) - mxx);
+    sig_y = static_cast<int32_t>(syh + ((syl + 0x8000) >> 16) - myy);
+    sig_xy = static_cast<int32_t>(sxyh + ((sxyl + 0x8000) >> 16) - mxy);
+}
+
 template <int N>
 void horizontal_stats_row(int w, const uint16_t* c, const VerticalRow& in, int32_t* sig_x,
-                          int32_t* sig_y, int32_t* sig_xy) {
+                          int32_t* sig_y, int32_t* sig_xy, int j0 = 0) {
     constexpr int r = N / 2;
-    const uint32_t *mu_x = in.mu_x, *mu_y = in.mu_y, *xx_lo = in.xx_lo, *xx_hi = in.xx_hi,
+    const uint16_t *mu_x = in.mu_x, *mu_y = in.mu_y, *xx_lo = in.xx_lo, *xx_hi = in.xx_hi,
                    *yy_lo = in.yy_lo, *yy_hi = in.yy_hi, *xy_lo = in.xy_lo, *xy_hi = in.xy_hi;
+    auto v = [](const uint16_t* a, int i) { return static_cast<uint32_t>(a[i] ^ kOffset); };
 #pragma GCC ivdep
-    for (int j = 0; j < w; ++j) {
-        uint32_t mx = c[r] * mu_x[j + r], my = c[r] * mu_y[j + r];
-        uint32_t sxl = c[r] * xx_lo[j + r], sxh = c[r] * xx_hi[j + r];
-        uint32_t syl = c[r] * yy_lo[j + r], syh = c[r] * yy_hi[j + r];
-        uint32_t sxyl = c[r] * xy_lo[j + r], sxyh = c[r] * xy_hi[j + r];
+    for (int j = j0; j < w; ++j) {
+        uint32_t mx = c[r] * v(mu_x, j + r), my = c[r] * v(mu_y, j + r);
+        uint32_t sxl = c[r] * v(xx_lo, j + r), sxh = c[r] * v(xx_hi, j + r);
+        uint32_t syl = c[r] * v(yy_lo, j + r), syh = c[r] * v(yy_hi, j + r);
+        uint32_t sxyl = c[r] * v(xy_lo, j + r), sxyh = c[r] * v(xy_hi, j + r);
 #pragma GCC unroll 17
         for (int k = 0; k < r; ++k) {
             const int a = j + k, b = j + N - 1 - k;
-            mx += c[k] * (mu_x[a] + mu_x[b]);
-            my += c[k] * (mu_y[a] + mu_y[b]);
-            sxl += c[k] * (xx_lo[a] + xx_lo[b]);
-            sxh += c[k] * (xx_hi[a] + xx_hi[b]);
-            syl += c[k] * (yy_lo[a] + yy_lo[b]);
-            syh += c[k] * (yy_hi[a] + yy_hi[b]);
-            sxyl += c[k] * (xy_lo[a] + xy_lo[b]);
-            sxyh += c[k] * (xy_hi[a] + xy_hi[b]);
+            mx += c[k] * (v(mu_x, a) + v(mu_x, b));
+            my += c[k] * (v(mu_y, a) + v(mu_y, b));
+            sxl += c[k] * (v(xx_lo, a) + v(xx_lo, b));
+            sxh += c[k] * (v(xx_hi, a) + v(xx_hi, b));
+            syl += c[k] * (v(yy_lo, a) + v(yy_lo, b));
+            syh += c[k] * (v(yy_hi, a) + v(yy_hi, b));
+            sxyl += c[k] * (v(xy_lo, a) + v(xy_lo, b));
+            sxyh += c[k] * (v(xy_hi, a) + v(xy_hi, b));
         }
-        const uint32_t mxx = static_cast<uint32_t>((static_cast<uint64_t>(mx) * mx + 0x80000000ull) >> 32);
-        const uint32_t myy = static_cast<uint32_t>((static_cast<uint64_t>(my) * my + 0x80000000ull) >> 32);
-        const uint32_t mxy = static_cast<uint32_t>((static_cast<uint64_t>(mx) * my + 0x80000000ull) >> 32);
-        const uint32_t ex = sxh + ((sxl + 0x8000) >> 16);
-        const uint32_t ey = syh + ((syl + 0x8000) >> 16);
-        const uint32_t exy = sxyh + ((sxyl + 0x8000) >> 16);
-        sig_x[j] = static_cast<int32_t>(ex - mxx);
-        sig_y[j] = static_cast<int32_t>(ey - myy);
-        sig_xy[j] = static_cast<int32_t>(exy - mxy);
+        variances(mx, my, sxl, sxh, syl, syh, sxyl, sxyh, sig_x[j], sig_y[j], sig_xy[j]);
     }
 }
+
+#if defined(__AVX512BW__)
+// (a * b + 2^31) >> 32 on 16 unsigned 32-bit lanes.
+inline __m512i mul_round_hi(__m512i a, __m512i b) {
+    const __m512i half = _mm512_set1_epi64(0x80000000ll);
+    const __m512i even = _mm512_add_epi64(_mm512_mul_epu32(a, b), half);
+    const __m512i odd = _mm512_add_epi64(
+        _mm512_mul_epu32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)), half);
+    return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
+}
+
+// The horizontal pass 32 columns at a time with 16-bit multiply-adds on the offset values:
+// columns j + k and j + N - 1 - k are interleaved and one madd with (c_k, c_k) adds both. Needs
+// every tap below 2^15 (scales 0 to 2). Same sums as horizontal_stats_row, exactly.
+template <int N>
+void horizontal_stats_row_madd(int w, const uint16_t* c, const VerticalRow& in, int32_t* sig_x,
+                               int32_t* sig_y, int32_t* sig_xy) {
+    constexpr int r = N / 2;
+    __m512i coef[r + 1];
+    for (int k = 0; k < r; ++k) coef[k] = _mm512_set1_epi32(c[k] | (c[k] << 16));
+    coef[r] = _mm512_set1_epi32(c[r]);  // the centre column pairs with a zero-weight partner
+    const uint16_t* q[8] = {in.mu_x, in.mu_y, in.xx_lo, in.xx_hi,
+                            in.yy_lo, in.yy_hi, in.xy_lo, in.xy_hi};
+    int j = 0;
+    for (; j + 32 <= w; j += 32) {
+        __m512i acc[8][2];
+        for (auto& a : acc) a[0] = a[1] = _mm512_setzero_si512();
+        for (int k = 0; k <= r; ++k) {
+            const int kb = k < r ? N - 1 - k : k;
+            for (int t = 0; t < 8; ++t) {
+                const __m512i a = _mm512_loadu_si512(q[t] + j + k);
+                const __m512i b = _mm512_loadu_si512(q[t] + j + kb);
+                acc[t][0] = _mm512_add_epi32(acc[t][0], _mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), coef[k]));
+                acc[t][1] = _mm512_add_epi32(acc[t][1], _mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), coef[k]));
+            }
+        }
+        const __m512i round = _mm512_set1_epi32(0x8000);
+        for (int h = 0; h < 2; ++h) {
+            const __m512i mx = unbias(acc[0][h]), my = unbias(acc[1][h]);
+            auto moment = [&](int lo, int hi) {
+                return _mm512_add_epi32(unbias(acc[hi][h]),
+                                        _mm512_srli_epi32(_mm512_add_epi32(unbias(acc[lo][h]), round), 16));
+            };
+            acc[2][h] = _mm512_sub_epi32(moment(2, 3), mul_round_hi(mx, mx));
+            acc[4][h] = _mm512_sub_epi32(moment(4, 5), mul_round_hi(my, my));
+            acc[6][h] = _mm512_sub_epi32(moment(6, 7), mul_round_hi(mx, my));
+        }
+        // The sums over pixels do not depend on their order, but keep column order anyway.
+        __m512i first, second;
+        deinterleave(acc[2][0], acc[2][1], first, second);
+        _mm512_storeu_si512(sig_x + j, first);
+        _mm512_storeu_si512(sig_x + j + 16, second);
+        deinterleave(acc[4][0], acc[4][1], first, second);
+        _mm512_storeu_si512(sig_y + j, first);
+        _mm512_storeu_si512(sig_y + j + 16, second);
+        deinterleave(acc[6][0], acc[6][1], first, second);
+        _mm512_storeu_si512(sig_xy + j, first);
+        _mm512_storeu_si512(sig_xy + j + 16, second);
+    }
+    horizontal_stats_row<N>(w, c, in, sig_x, sig_y, sig_xy, j);
+}
+#endif
 
 inline int64_t log2_fixed(const uint32_t* table, uint64_t v) {
     const int k = 48 - __builtin_clzll(v);  // (63 - clz) - 15
@@ -360,7 +442,8 @@ private:
     std::vector<uint32_t> log_table_;  // T[32768..65535] widened to 32 bits for gathers
     std::vector<uint16_t> down_[2][2]; // next-scale images [ping-pong][ref, dist]
     // Row scratch: vertical results padded by the filter half-width on each side.
-    std::vector<uint32_t> v_[8], d_row_;
+    std::vector<uint16_t> v_[8];
+    std::vector<uint32_t> d_row_;
     std::vector<int32_t> sig_x_, sig_y_, sig_xy_;
 };
 
@@ -397,10 +480,15 @@ void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain
             vertical_stats_row<N, In, uint32_t>(X, Y, i, c, ms, qs, rows, r);
         else
             vertical_stats_row<N, In, uint64_t>(X, Y, i, c, ms, qs, rows, r);
-        for (uint32_t* row : {rows.mu_x, rows.mu_y, rows.xx_lo, rows.xx_hi, rows.yy_lo,
+        for (uint16_t* row : {rows.mu_x, rows.mu_y, rows.xx_lo, rows.xx_hi, rows.yy_lo,
                               rows.yy_hi, rows.xy_lo, rows.xy_hi})
             pad_row(row, w, r);
-        horizontal_stats_row<N>(w, c, rows, sx, sy, sxy);
+#if defined(__AVX512BW__)
+        if constexpr (N != 3)  // scale 3's centre tap (43728) does not fit a signed 16-bit madd
+            horizontal_stats_row_madd<N>(w, c, rows, sx, sy, sxy);
+        else
+#endif
+            horizontal_stats_row<N>(w, c, rows, sx, sy, sxy);
         accumulate_row(w, sx, sy, sxy, table, gain_limit, acc);
     }
 }
