@@ -23,10 +23,17 @@ stamp configure
 cmake -S "$ROOT" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIF_ENABLE_CUDA=ON \
   -DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_BENCHMARKS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DCMAKE_CXX_FLAGS="-include system_error" \
-  -DCMAKE_PREFIX_PATH="$ROOT/build-deps/prefix;$ROOT/build-cli-deps/prefix" > "$OUT/cli_configure.log" 2>&1 \
-  || { tail -30 "$OUT/cli_configure.log" | tee -a "$S"; exit 1; }
+  -DCMAKE_PREFIX_PATH="$ROOT/build-deps/prefix;$ROOT/build-cli-deps/prefix" > "$OUT/cli_configure.log" 2>&1
+crc=$?
+TARGETS="vif_cli vif_cli_tests"
+if [ $crc -ne 0 ] || ! grep -q vif_cli_tests "$B/build.ninja" 2>/dev/null; then
+  note "configure with tests failed or has no tests/cli; CLI only: $(grep -i error "$OUT/cli_configure.log" | head -3)"
+  cmake -S "$ROOT" -B "$B" -DVIF_BUILD_TESTS=OFF > "$OUT/cli_configure2.log" 2>&1 \
+    || { tail -30 "$OUT/cli_configure2.log" | tee -a "$S"; exit 1; }
+  TARGETS="vif_cli"
+fi
 stamp build
-ninja -C "$B" -j"$(nproc)" vif_cli vif_cli_tests > "$OUT/cli_build.log" 2>&1 \
+ninja -C "$B" -j"$(nproc)" $TARGETS > "$OUT/cli_build.log" 2>&1 \
   || { grep -E "error|FAILED" -A3 "$OUT/cli_build.log" | head -40 | tee -a "$S"; exit 1; }
 V=$(find "$B" -name vif -type f -perm -u+x | head -1)
 T=$(find "$B" -name vif_cli_tests -type f | head -1)
@@ -57,7 +64,7 @@ def make(w, h, n, bd, name):
             fd.write(np.ascontiguousarray(noisy[:, i:i + w]).tobytes()); fd.write(chroma)
 make(1920, 1080, 1200, 8, "p1080")
 make(3840, 2160, 300, 8, "p2160")
-make(1920, 1080, 300, 10, "p1080_10b")
+make(1920, 1080, 200, 10, "p1080_10b")
 EOF
 cat "$DATA"/*.yuv > /dev/null  # into the page cache
 ls -la "$DATA" >> "$S"
@@ -75,28 +82,24 @@ R1="-r $DATA/p1080_ref.yuv -d $DATA/p1080_dis.yuv -w 1920 -h 1080 -p 420 -b 8"
 R2="-r $DATA/p2160_ref.yuv -d $DATA/p2160_dis.yuv -w 3840 -h 2160 -p 420 -b 8"
 R3="-r $DATA/p1080_10b_ref.yuv -d $DATA/p1080_10b_dis.yuv -w 1920 -h 1080 -p 420 -b 10"
 stamp "input speed (--read-only: read, check, one copy per plane)"
-for i in 1 2; do
-  run "1080p read-only mapped" $R1 --read-only
-  run "1080p read-only pread " $R1 --read-only --no-mmap
-done
+run "1080p read-only mapped" $R1 --read-only
+run "1080p read-only pread " $R1 --read-only --no-mmap
 run "2160p read-only mapped" $R2 --read-only
 run "1080p 10-bit read-only mapped (sample check)" $R3 --read-only
 stamp "scoring, whole process"
-for i in 1 2 3; do
+for i in 1 2; do
   run "1080p cuda integer 1200 frames" $R1 --backend cuda -q -o "$DATA/o.json"
   grep -m1 '"fps"' "$DATA/o.json" | tee -a "$S"
 done
 run "1080p cuda integer --no-mmap" $R1 --backend cuda -q -o "$DATA/o.json"
 grep -m1 '"fps"' "$DATA/o.json" | tee -a "$S"
-for i in 1 2; do
-  run "2160p cuda integer 300 frames" $R2 --backend cuda -q -o "$DATA/o.json"
-  grep -m1 '"fps"' "$DATA/o.json" | tee -a "$S"
-done
-run "1080p cuda integer 10-bit 300 frames" $R3 --backend cuda -q -o "$DATA/o.json"
+run "2160p cuda integer 300 frames" $R2 --backend cuda -q -o "$DATA/o.json"
 grep -m1 '"fps"' "$DATA/o.json" | tee -a "$S"
-run "1080p cuda float 300 frames" $R1 --backend cuda --variant float --frames 300 -q -o "$DATA/o.json"
+run "1080p cuda integer 10-bit 200 frames" $R3 --backend cuda -q -o "$DATA/o.json"
 grep -m1 '"fps"' "$DATA/o.json" | tee -a "$S"
-run "1080p cpu integer 120 frames (16 threads)" $R1 --backend cpu --frames 120 -q -o "$DATA/o.json"
+run "1080p cuda float 100 frames" $R1 --backend cuda --variant float --frames 100 -q -o "$DATA/o.json"
+grep -m1 '"fps"' "$DATA/o.json" | tee -a "$S"
+run "1080p cpu integer 60 frames (16 threads)" $R1 --backend cpu --frames 60 -q -o "$DATA/o.json"
 grep -m1 '"fps"' "$DATA/o.json" | tee -a "$S"
 run "1080p start-up: 1 frame cuda" $R1 --backend cuda --frames 1 -q -o "$DATA/o.json"
 stamp "parity: 1080p clip, 100 frames"
@@ -104,8 +107,10 @@ run "1080p --check-parity integer" $R1 --check-parity --frames 100 -q
 tail -18 "$OUT/cli_run.err" >> "$S"
 run "1080p --check-parity float" $R1 --check-parity --variant float --frames 30 -q
 tail -3 "$OUT/cli_run.err" >> "$S"
-stamp "tests/cli on the GPU machine"
-( cd "$ROOT" && timeout 240 "$T" --gtest_brief=1 ) > "$OUT/cli_tests.log" 2>&1
-note "tests/cli rc=$?"
-grep -E "PASSED|FAILED|SKIPPED|Skipped|tests ran" "$OUT/cli_tests.log" | tail -12 | tee -a "$S"
+if [ -n "$T" ]; then
+  stamp "tests/cli on the GPU machine"
+  ( cd "$ROOT" && timeout 180 "$T" --gtest_brief=1 ) > "$OUT/cli_tests.log" 2>&1
+  note "tests/cli rc=$?"
+  grep -E "PASSED|FAILED|SKIPPED|Skipped|tests ran" "$OUT/cli_tests.log" | tail -12 | tee -a "$S"
+fi
 stamp done
