@@ -10,6 +10,9 @@
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
+// GCC 12 reports its own _mm512_undefined_* placeholders inside the conversion intrinsics as
+// "maybe uninitialized"; the values are never read.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
 #include "cpu_ref.hpp"
