@@ -13,6 +13,7 @@
 // GCC 12 reports its own _mm512_undefined_* placeholders inside the conversion intrinsics as
 // "maybe uninitialized"; the values are never read.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 
 #include "cpu_ref.hpp"
@@ -391,9 +392,16 @@ void accumulate_row(int w, const int32_t* sig_x, const int32_t* sig_y, const int
         nn = _mm512_mask_add_epi64(nn, static_cast<__mmask8>(~big), nn, sy);
         dn += 8 - __builtin_popcount(big);
     }
-    acc.nl += _mm512_reduce_add_epi64(nl);
-    acc.dl += _mm512_reduce_add_epi64(dl);
-    acc.nn += _mm512_reduce_add_epi64(nn);
+    auto lanes_sum = [](__m512i v) {
+        alignas(64) int64_t lane[8];
+        _mm512_store_si512(lane, v);
+        int64_t sum = 0;
+        for (int64_t x : lane) sum += x;
+        return sum;
+    };
+    acc.nl += lanes_sum(nl);
+    acc.dl += lanes_sum(dl);
+    acc.nn += lanes_sum(nn);
     acc.dn += dn;
     accumulate_scalar(j, w, sig_x, sig_y, sig_xy, table, gain_limit, acc);
 }
