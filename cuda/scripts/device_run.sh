@@ -68,10 +68,10 @@ if has sanitize && [ -n "$PT" ]; then
   CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
   F='Small/SyntheticInteger.*/?:Small/SyntheticInteger.*/1?:Small/SyntheticFloat.*/?:All/DevicePointer.*:Pipeline.*:DevicePointerErrors.*'
   for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
-    filt=$F
-    [ $tool = racecheck ] && filt='Small/SyntheticInteger.*/1:Small/SyntheticInteger.*/5:Small/SyntheticInteger.*/9:Small/SyntheticFloat.*/2:Pipeline.*'
-    [ $tool = initcheck ] && filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1:Pipeline.*'
-    [ $tool = synccheck ] && filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1'
+    filt=${SAN_FILTER:-$F}
+    [ $tool = racecheck ] && [ -z "${SAN_FILTER:-}" ] && filt='Small/SyntheticInteger.*/1:Small/SyntheticInteger.*/5:Small/SyntheticInteger.*/9:Small/SyntheticFloat.*/2:Pipeline.*'
+    [ $tool = initcheck ] && [ -z "${SAN_FILTER:-}" ] && filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1:Pipeline.*'
+    [ $tool = synccheck ] && [ -z "${SAN_FILTER:-}" ] && filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1'
     stamp "compute-sanitizer $tool"
     ( cd "$ROOT" && timeout ${SAN_TIMEOUT:-150} "$CS" --tool $tool --error-exitcode 9 "$PT" --gtest_brief=1 --gtest_filter="$filt" ) \
       > "$RES/sanitize_$tool.log" 2>&1
@@ -81,7 +81,7 @@ fi
 if has sweep && [ -n "$SW" ]; then
   stamp "sweep"
   mkdir -p "$RES/sweep"
-  timeout 300 "$SW" --out "$RES/sweep" --runs 300 ${SWEEP_TILES:-} > "$RES/sweep/stdout.md" 2> "$RES/sweep/stderr.log"
+  timeout 300 "$SW" --out "$RES/sweep" --runs 300 ${SWEEP_TILES:-} ${SWEEP_ARGS:-} > "$RES/sweep/stdout.md" 2> "$RES/sweep/stderr.log"
   note "## sweep rc=$?"
   sed -n '/## Per frame/,/## Per kernel/p' "$RES/sweep/sweep.md" >> "$SUMMARY"
   mkdir -p "$RES/sweep_float"

@@ -13,6 +13,17 @@
 
 namespace vif::cuda {
 
+class CopyPool;
+
+// A run of rows for the staging copy.
+struct CopyChunk {
+    unsigned char* dst;
+    const unsigned char* src;
+    ptrdiff_t stride;
+    size_t row_bytes;
+    uint32_t rows;
+};
+
 class CudaBackend final : public Backend {
 public:
     static std::unique_ptr<CudaBackend> create(const Params& params, Error* err);
@@ -66,6 +77,8 @@ private:
     std::deque<FrameRaw> ready_;
     std::vector<void*> host_allocs_;
     std::vector<void*> dev_allocs_;
+    std::unique_ptr<CopyPool> copy_pool_;
+    std::vector<CopyChunk> chunks_;
 };
 
 }  // namespace vif::cuda

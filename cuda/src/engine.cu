@@ -48,6 +48,9 @@ KernelLaunch pick_int0(int cand, int w, int h) {
             case 5: return int_launch<0, BPC, policy::Int0f>(w, h);
             default: break;
         }
+        // The large-frame rule was measured at 8 bit only (sweep 4); other depths keep Int0.
+        if (BPC == 8 && cand == 0 && long(w) * h >= policy::kLargeFramePixels)
+            return int_launch<0, BPC, policy::Int0b>(w, h);
     }
     return int_launch<0, BPC, policy::Int0>(w, h);
 }
@@ -107,7 +110,7 @@ KernelLaunch select_int(int s, int bpc, int cand, int w, int h) {
                 default: return int_launch<3, 16, policy::Int3>(w, h);
             }
         default:
-            switch (cand) {
+            switch (cand == 0 && long(w) * h >= policy::kLarge23Pixels ? 1 : cand) {
                 case 1: return int23_launch<policy::Int23b_2, policy::Int23b_3>(w, h);
                 case 2: return int23_launch<policy::Int23c_2, policy::Int23c_3>(w, h);
                 default: return int23_launch<policy::Int23_2, policy::Int23_3>(w, h);
@@ -488,7 +491,8 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
                 blocks2 = g2x * ceil_div(h2, P2::kTileH);
                 g3x = ceil_div(w2 / 2, P3::kTileW);
             };
-            switch (cand_.scale[4]) {
+            const int c23 = cand_.scale[4] == 0 && long(w2) * h2 >= policy::kLarge23Pixels ? 1 : cand_.scale[4];
+            switch (c23) {
                 case 1: grid(policy::Int23b_2{}, policy::Int23b_3{}); break;
                 case 2: grid(policy::Int23c_2{}, policy::Int23c_3{}); break;
                 default: grid(policy::Int23_2{}, policy::Int23_3{}); break;
