@@ -74,12 +74,11 @@ if [[ -f "$libdir/pkgconfig/vif-ffmpeg.pc" ]]; then
 fi
 # The shared library exports the C API and nothing of the internals.
 if command -v nm >/dev/null; then
-    nm -D --defined-only "$libdir/libvif.so" | grep -q ' T vif_create$' ||
-        fail "libvif.so does not export vif_create"
-    if nm -D --defined-only "$libdir/libvif.so" | grep ' T ' | grep -v ' T vif_' | grep -q .; then
-        nm -D --defined-only "$libdir/libvif.so" | grep ' T ' | grep -v ' T vif_' | head >&2
-        fail "libvif.so exports symbols outside the vif_ C API"
-    fi
+    # (Captured first: grep -q closing a pipe early would fail the pipeline under pipefail.)
+    exported="$(nm -D --defined-only "$libdir/libvif.so" | awk '$2 == "T" { print $3 }')"
+    grep -qx 'vif_create' <<<"$exported" || fail "libvif.so does not export vif_create"
+    others="$(grep -v '^vif_' <<<"$exported" || true)"
+    [[ -z "$others" ]] || { head <<<"$others" >&2; fail "libvif.so exports symbols outside the vif_ C API"; }
 fi
 if [[ -x "$prefix/bin/vif" ]]; then
     "$prefix/bin/vif" --version >/dev/null || fail "installed vif CLI does not run"
@@ -115,8 +114,9 @@ run_example cmake_cpp "$ex/encoder_loop_cpp" "${args[@]}"
 run_example cmake_c_static "$ex/encoder_loop_static" "${args[@]}"
 run_example cmake_cpp_static "$ex/encoder_loop_cpp_static" "${args[@]}"
 # The static executables must not need libvif.so.
-if command -v ldd >/dev/null && ldd "$ex/encoder_loop_static" | grep -q 'libvif\.so'; then
-    fail "encoder_loop_static is linked to libvif.so"
+if command -v ldd >/dev/null; then
+    deps="$(ldd "$ex/encoder_loop_static")"
+    if grep -q 'libvif\.so' <<<"$deps"; then fail "encoder_loop_static is linked to libvif.so"; fi
 fi
 if ((has_ffmpeg)); then
     [[ -x "$ex/ffmpeg_encoder_loop" ]] || fail "vif::ffmpeg example not built with CMake"
