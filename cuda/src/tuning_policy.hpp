@@ -56,7 +56,8 @@ using Int0e = IntTile<16, 16, 128, 2, 2, 8>;  // latency candidate for small fra
 using Int0f = IntTile<32, 16, 256, 2, 2, 4, true>;
 
 // Scale 1: large grids use Int1, grids of fewer than kSmallScalePixels pixels Int1s (sweep 3:
-// 64x16/288t fastest at 1080p and 2160p, 24x16/v2h2 at 576x324: 8.1 vs 10.1 us).
+// 1080p 64x16/288t 19.5 us vs 56x16 20.2; 576x324 24x16/v2h2 8.4 vs 10.3. At 2160p 56x16 is
+// 1-2 us faster (sweeps 3 and 4), not switched).
 using Int1 = IntTile<64, 16, 288, 4, 4, 2>;
 using Int1s = IntTile<24, 16, 256, 2, 2, 4>;
 using Int1b = IntTile<56, 16, 256, 4, 4, 3>;
