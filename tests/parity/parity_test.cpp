@@ -11,6 +11,8 @@
 // Every GPU test skips (GTEST_SKIP) when no CUDA device is present, so CI without a GPU passes.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -259,6 +261,7 @@ std::vector<std::pair<Plane, Plane>> synthetic_frames(int w, int h, int bpc, int
 struct SizeCase {
     int w, h, frames;
 };
+void PrintTo(const SizeCase& c, std::ostream* os) { *os << c.w << "x" << c.h << "x" << c.frames << "frames"; }
 
 class SyntheticInteger : public ::testing::TestWithParam<std::tuple<int, SizeCase, double>> {};
 
@@ -331,6 +334,9 @@ struct ApiVariant {
     VifVariant variant;
     double egl;
 };
+void PrintTo(const ApiVariant& v, std::ostream* os) {
+    *os << (v.variant == VIF_VARIANT_INTEGER ? "integer" : "float") << "_egl" << v.egl;
+}
 
 class GoldenParity : public ::testing::TestWithParam<ApiVariant> {};
 
@@ -429,6 +435,10 @@ struct DeviceCase {
     bool msb;
     VifVariant variant;
 };
+void PrintTo(const DeviceCase& c, std::ostream* os) {
+    *os << (c.variant == VIF_VARIANT_INTEGER ? "integer_" : "float_") << c.bpc << "bit"
+        << (c.msb ? "_msb" : "");
+}
 
 class DevicePointer : public ::testing::TestWithParam<DeviceCase> {};
 
