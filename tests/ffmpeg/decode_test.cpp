@@ -42,6 +42,8 @@ const Encode kEncodes[] = {
      true},
     {"av1_lossless_ivf", "ivf", "libaom-av1",
      "-c:v libaom-av1 -aom-params lossless=1 -cpu-used 8 -threads 1 -f ivf", "", true},
+    {"av1_lossless_obu", "obu", "libaom-av1",
+     "-c:v libaom-av1 -aom-params lossless=1 -cpu-used 8 -threads 1 -f obu", "", true},
     {"ffv1_yuyv422_nut", "nut", "", "-c:v rawvideo -f nut", "yuyv422", true},
     {"rawvideo_bigendian_nut", "nut", "", "-c:v rawvideo -f nut", "BE", false},
 };
@@ -64,6 +66,7 @@ const Combo kCombos[] = {
     {"foreman_176x144_8b_crf45", "h264_annexb"},
     {"foreman_176x144_8b_crf45", "hevc_lossless"},
     {"foreman_176x144_8b_crf45", "av1_lossless_ivf"},
+    {"foreman_176x144_8b_crf45", "av1_lossless_obu"},
     {"foreman_176x144_8b_crf45", "ffv1_yuyv422_nut"},
     {"src01_160x90_8b_vmafrepo", "x264_mp4"},
     {"bsds100007pan_481x271_8b_crf35", "ffv1_mkv"},
