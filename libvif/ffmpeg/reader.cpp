@@ -230,9 +230,11 @@ std::string VideoReader::description() const {
     const Impl& s = *impl_;
     if (!s.fmt || !s.dec) return s.path;
     std::string d = std::string(s.dec->codec ? s.dec->codec->name : "?") + " (" +
-                    pix_name(s.first_format) + ", " + std::to_string(s.width) + "x" +
-                    std::to_string(s.height) + ", " + std::to_string(s.bitdepth) + "-bit) in " +
-                    s.fmt->iformat->name;
+                    pix_name(s.first_format);
+    if (!vif_ffmpeg_pix_fmt_supported(s.first_format))
+        d += std::string(" converted to ") + pix_name(conversion_target(s.first_format));
+    d += ", " + std::to_string(s.width) + "x" + std::to_string(s.height) + ", " +
+         std::to_string(s.bitdepth) + "-bit) in " + s.fmt->iformat->name;
     return d;
 }
 

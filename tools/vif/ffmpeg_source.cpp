@@ -5,6 +5,7 @@
 // are flagged VIF_PICTURE_MSB_ALIGNED.
 #include "ffmpeg_source.hpp"
 
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 
@@ -65,6 +66,14 @@ public:
                 throw InputError(name_ + ": the pixel format given is " + req.pixel_format +
                                  " but the file is " + layout);
         }
+        // 9, 11, 13-15-bit streams are scored at the next depth libvif has: say so, since that
+        // conversion scales the sample values.
+        if (const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(
+                static_cast<AVPixelFormat>(reader_.frame()->format));
+            d && uint32_t(d->comp[0].depth) != info_.bitdepth)
+            std::fprintf(stderr, "vif: warning: %s: %d-bit %s is scored as %u-bit (%s)\n",
+                         name_.c_str(), d->comp[0].depth, d->name, info_.bitdepth,
+                         info_.format.c_str());
         info_.picture_flags = pic.flags;
         first_ = pic;
         have_first_ = true;
