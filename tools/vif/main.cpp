@@ -537,8 +537,13 @@ int main(int argc, char **argv) {
                  "reference, computed bit-exactly like libvmaf.\n"};
     app.set_help_flag("--help", "Print this help and exit");
     app.get_formatter()->column_width(34);
-    app.add_option("-r,--reference", o.reference, "Reference video: .y4m, raw .yuv, or - (stdin)");
-    app.add_option("-d,--distorted", o.distorted, "Distorted video: .y4m, raw .yuv, or - (stdin)");
+#if defined(VIF_WITH_FFMPEG)
+    const char* const kInputKinds = ".y4m, raw .yuv, anything FFmpeg decodes (.mp4, .mkv, .264, ...), or - (stdin)";
+#else
+    const char* const kInputKinds = ".y4m, raw .yuv, or - (stdin)";
+#endif
+    app.add_option("-r,--reference", o.reference, std::string("Reference video: ") + kInputKinds);
+    app.add_option("-d,--distorted", o.distorted, std::string("Distorted video: ") + kInputKinds);
     app.add_option("-w,--width", o.width, "Raw YUV: width in pixels");
     app.add_option("-h,--height", o.height, "Raw YUV: height in pixels");
     app.add_option("-p,--pixel-format", o.pixel_format, "Raw YUV: 420, 422, 444 or 400");
