@@ -145,8 +145,10 @@ VIF_API const char *vif_backend_name(const VifContext *ctx);
 /**
  * Queues one frame pair. Both pictures must have the same size (at most the configured maximum,
  * at least 16x16) and the configured bit depth. The planes are copied before this returns; it
- * blocks only while queue_depth frames are being scored. If queue_depth frames already wait for
- * vif_receive it returns VIF_AGAIN at once (nothing queued): receive scores, then submit again.
+ * blocks only while queue_depth frames are being scored. It never waits on the caller: on the
+ * CPU backend, if queue_depth frames already wait for vif_receive it returns VIF_AGAIN at once
+ * (nothing queued; receive scores, then submit again); the CUDA backend instead keeps finished
+ * scores in host memory until they are received. Handle VIF_AGAIN either way.
  * *frame_index (if not NULL) receives the index the scores will carry.
  */
 VIF_API VifStatus vif_submit(VifContext *ctx, const VifPicture *ref, const VifPicture *dist,
