@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test: set up and build, run CTest (GPU tests skip with a message when no GPU is
-# present), check the installed package with the examples, then run the core suites again
-# under AddressSanitizer and UndefinedBehaviorSanitizer.
+# present), check the installed package with the examples, then build again with
+# AddressSanitizer and UndefinedBehaviorSanitizer (CPU paths, CLI, FFmpeg) and run CTest there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build
@@ -12,8 +12,9 @@ if [ -x tests/install/run.sh ] || [ -f tests/install/run.sh ]; then
 fi
 
 if [ "${VIF_SKIP_SANITIZERS:-0}" != 1 ]; then
+  # Everything but CUDA (device code is not instrumented) and the benchmarks.
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVIF_ENABLE_SANITIZERS=ON \
-        -DVIF_ENABLE_CUDA=OFF -DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_BENCHMARKS=OFF -DVIF_BUILD_TOOLS=OFF
+        -DVIF_ENABLE_CUDA=OFF -DVIF_BUILD_BENCHMARKS=OFF
   cmake --build build-asan -j "${VIF_JOBS:-$(nproc)}"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "${VIF_JOBS:-$(nproc)}"
