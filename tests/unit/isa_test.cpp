@@ -1,0 +1,127 @@
+// The CPU reference is built once per x86-64 level (cpu_ref/dispatch.cpp picks one at run time;
+// docs/decisions/0001). The golden tests only exercise the level this machine picks, so this
+// test runs every level the CPU supports on the same frames and requires identical raw sums:
+// integer NL/DL/NN/DN and float num/den, bit for bit. Inputs are random frames with the worst
+// cases of the specification: flat blocks (low-variance branch), saturated areas, checkerboards,
+// noise, odd sizes and the smallest size, at every bit depth and both gain limits.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu_ref/cpu_ref.hpp"
+
+namespace {
+
+using vif::ScaleRaw;
+using vif::cpu_ref::FrameScorer;
+using vif::cpu_ref::Plane;
+
+struct Level {
+    const char* name;
+    bool supported;
+    std::unique_ptr<FrameScorer> (*make_integer)(int, int, int, double);
+    std::unique_ptr<FrameScorer> (*make_float)(int, int, int, double, float);
+};
+
+std::vector<Level> levels() {
+    std::vector<Level> out = {{"base", true, vif::cpu_ref::base::make_integer,
+                               vif::cpu_ref::base::make_float}};
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    out.push_back({"avx2", __builtin_cpu_supports("x86-64-v3") != 0,
+                   vif::cpu_ref::v3::make_integer, vif::cpu_ref::v3::make_float});
+    out.push_back({"avx512", __builtin_cpu_supports("x86-64-v4") != 0,
+                   vif::cpu_ref::v4::make_integer, vif::cpu_ref::v4::make_float});
+#endif
+    return out;
+}
+
+// A frame made of regions: smooth gradient with noise, flat blocks, a saturated band, a
+// checkerboard; the distorted frame adds noise, a gain, or zeroes parts of it.
+std::vector<uint16_t> make_frame(int w, int h, int bpc, uint32_t seed, bool distorted) {
+    const int maxv = (1 << bpc) - 1;
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int> noise(-maxv / 40 - 1, maxv / 40 + 1);
+    std::vector<uint16_t> f(size_t(w) * h);
+    for (int i = 0; i < h; ++i)
+        for (int j = 0; j < w; ++j) {
+            int v;
+            const int region = ((i / 24) * 7 + (j / 24)) % 5;
+            if (region == 0) v = maxv / 3;                                  // flat
+            else if (region == 1) v = maxv;                                 // saturated
+            else if (region == 2) v = ((i + j) & 1) ? maxv : 0;             // checkerboard
+            else v = (i * 37 + j * 11) % (maxv + 1) / 2 + noise(rng) + maxv / 4;  // texture
+            if (distorted) {
+                if (region == 3) v = v * 5 / 4;   // gain above 1
+                else if (region == 4) v += noise(rng) * 3;
+                else if (region == 0 && (i + j) % 7 == 0) v += 1;
+            }
+            f[size_t(i) * w + j] = static_cast<uint16_t>(std::clamp(v, 0, maxv));
+        }
+    return f;
+}
+
+struct Case {
+    int w, h, bpc;
+    double gain;
+};
+
+TEST(IsaLevels, SameRawSumsOnEveryLevel) {
+    const std::vector<Level> all = levels();
+    const Case cases[] = {{16, 16, 8, 100}, {97, 61, 8, 100}, {176, 144, 8, 1},  {331, 190, 8, 100},
+                          {96, 80, 10, 100}, {131, 67, 10, 1}, {120, 72, 12, 100}, {75, 41, 16, 100},
+                          {200, 120, 16, 1}};
+    int compared = 0;
+    for (const Case& c : cases) {
+        const auto ref16 = make_frame(c.w, c.h, c.bpc, 7 + c.w, false);
+        const auto dis16 = make_frame(c.w, c.h, c.bpc, 7 + c.w, true);
+        std::vector<uint8_t> ref8(ref16.begin(), ref16.end()), dis8(dis16.begin(), dis16.end());
+        const bool bytes = c.bpc == 8;
+        const Plane ref{bytes ? static_cast<const void*>(ref8.data()) : ref16.data(),
+                        c.w * (bytes ? 1 : 2), c.w, c.h};
+        const Plane dis{bytes ? static_cast<const void*>(dis8.data()) : dis16.data(),
+                        c.w * (bytes ? 1 : 2), c.w, c.h};
+        for (bool integer : {true, false}) {
+            ScaleRaw first[4];
+            const char* first_name = nullptr;
+            for (const Level& l : all) {
+                if (!l.supported) continue;
+                auto scorer = integer ? l.make_integer(c.w, c.h, c.bpc, c.gain)
+                                      : l.make_float(c.w, c.h, c.bpc, c.gain, 1.0f);
+                ScaleRaw out[4];
+                scorer->compute(ref, dis, out);
+                if (!first_name) {
+                    std::memcpy(first, out, sizeof out);
+                    first_name = l.name;
+                    // The frames must reach both branches, or the comparison proves little.
+                    if (integer && c.w >= 64) {  // 16x16 is one flat region
+                        EXPECT_GT(out[0].dn, 0) << "no low-variance pixels";
+                        EXPECT_GT(out[0].nl, 0) << "no log-domain pixels";
+                    }
+                    continue;
+                }
+                const std::string what = std::string(integer ? "integer " : "float ") +
+                                         std::to_string(c.w) + "x" + std::to_string(c.h) + " " +
+                                         std::to_string(c.bpc) + "-bit egl " +
+                                         std::to_string(c.gain) + ": " + l.name + " vs " +
+                                         first_name;
+                for (int s = 0; s < 4; ++s) {
+                    EXPECT_EQ(out[s].nl, first[s].nl) << what << " scale " << s;
+                    EXPECT_EQ(out[s].dl, first[s].dl) << what << " scale " << s;
+                    EXPECT_EQ(out[s].nn, first[s].nn) << what << " scale " << s;
+                    EXPECT_EQ(out[s].dn, first[s].dn) << what << " scale " << s;
+                    EXPECT_EQ(std::memcmp(&out[s].num, &first[s].num, 4), 0) << what << " scale " << s;
+                    EXPECT_EQ(std::memcmp(&out[s].den, &first[s].den, 4), 0) << what << " scale " << s;
+                }
+                ++compared;
+            }
+        }
+    }
+    if (compared == 0) GTEST_SKIP() << "this CPU supports only the baseline level";
+}
+
+}  // namespace
