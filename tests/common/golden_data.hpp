@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <fstream>
 #include <map>
+#include <ostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ struct GoldenCase {
     std::string dist_path() const { return dir + "/" + dist_file; }
     std::string expected_path() const { return dir + "/expected/" + name + ".csv"; }
 };
+
+// Test listings show the case name instead of GoogleTest's byte dump (found by ADL).
+inline void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.name; }
 
 inline std::vector<std::string> split_csv_line(const std::string& line) {
     std::vector<std::string> out;
