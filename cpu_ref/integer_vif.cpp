@@ -2,10 +2,11 @@
 // pass fills padded row buffers, the horizontal pass filters them, and the per-pixel statistics
 // are accumulated at once, so the working set stays in L1/L2 whatever the frame size.
 //
-// The loops are written for the auto-vectoriser: filter widths are template parameters so the
-// tap loops unroll fully, and the per-pixel contribution is computed branch-free over a row.
+// The plain loops are written for the auto-vectoriser (filter widths are template parameters so
+// the tap loops unroll fully) and are the reference for the AVX-512 versions beside them: the
+// per-pixel contribution with masks for its branches, and the filter passes with 16-bit
+// multiply-adds (docs/decisions/0002). Every version computes the same integers.
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #if defined(__AVX512F__)
@@ -21,12 +22,6 @@
 
 namespace vif::cpu_ref::VIF_ISA_NS {
 namespace {
-
-// Rounding shift rs(v, n) of the spec; n == 0 leaves v unchanged.
-template <typename T>
-inline T round_shift(T v, int n) {
-    return n == 0 ? v : static_cast<T>((v + (static_cast<T>(1) << (n - 1))) >> n);
-}
 
 // Fills the r padding entries on both sides of a row of w values stored at row[r .. r+w-1],
 // mirroring about the edge samples (reflect-101).
