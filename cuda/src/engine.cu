@@ -481,7 +481,6 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
             a3.dis_pitch = args[2].dis_pitch;
             a3.src_w = args[2].w;
             a3.src_h = args[2].h;
-            const KernelLaunch& k = launches[li];
             const int w2 = args[2].w, h2 = args[2].h;
             int blocks2, g2x, g3x;
             auto grid = [&](auto p2, auto p3) {
@@ -497,7 +496,6 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
                 case 2: grid(policy::Int23c_2{}, policy::Int23c_3{}); break;
                 default: grid(policy::Int23_2{}, policy::Int23_3{}); break;
             }
-            (void)k;
             void* kargs[] = {&args[2], &a3, &blocks2, &g2x, &g3x};
             if (Error x = launch(kargs)) return x;
         }

@@ -59,7 +59,8 @@ VifStatus params_from_config(const VifConfig& cfg, Params* out) {
     p.threads = cfg.threads;
     p.queue_depth = cfg.queue_depth;
     p.cuda_device = cfg.cuda_device;
-    const uint32_t min = min_size(p);
+    p.min_size = min_size(p);
+    const uint32_t min = p.min_size;
     if (cfg.max_width < min || cfg.max_height < min)
         return fail(VIF_ERROR_INVALID_ARGUMENT,
                     "maximum frame size " + std::to_string(cfg.max_width) + "x" +
@@ -90,7 +91,7 @@ VifStatus check_picture(const Params& p, const VifPicture* pic, const char* whic
                     w + " picture " + std::to_string(pic->width) + "x" +
                         std::to_string(pic->height) + " exceeds the context's maximum " +
                         std::to_string(p.max_width) + "x" + std::to_string(p.max_height));
-    const uint32_t min = min_size(p);
+    const uint32_t min = p.min_size;  // computed once at create: this runs per frame
     if (pic->width < min || pic->height < min)
         return fail(VIF_ERROR_INVALID_ARGUMENT, w + " picture " + std::to_string(pic->width) + "x" +
                                                     std::to_string(pic->height) +

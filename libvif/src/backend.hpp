@@ -33,6 +33,7 @@ struct Params {
     uint32_t max_width = 0, max_height = 0;
     double gain_limit = 100.0;   // integer path uses the double; float path fl32 of it
     float kernelscale = 1.0f;    // float path only
+    uint32_t min_size = 16;      // smallest frame side these filters allow (set at create)
     uint32_t threads = 0;
     uint32_t queue_depth = 0;
     int32_t cuda_device = 0;
