@@ -56,16 +56,41 @@ __device__ __forceinline__ uint64_t rshift_round64(uint64_t v) {
     else return (v + (uint64_t(1) << (N - 1))) >> N;
 }
 
-// L(v) of spec 5.4; table holds T[32768..65535].
-__device__ __forceinline__ int32_t log_l(const uint16_t* __restrict__ table, uint64_t v) {
+// T[i] of spec 5.4 for i in [32768, 65535]. The table is 64 KB, and a warp's 32 lookups land on
+// up to 32 different L1 lines: three gathers per pixel were the largest stall of the scale-0
+// kernel. So T[i] = floor(fl32(log2 i) * 2048 + 0.5) is computed with the hardware log2
+// (MUFU.LG2, one instruction) instead, and the table is read only where that approximation
+// lands within `eps` of a rounding boundary (under 1% of lookups). Whether this reproduces T for
+// every i is checked exhaustively on the device at create (engine.cu: verify_log_lookup); if it
+// does not, eps is set to 1 and every lookup reads the table, as before.
+struct LogLookup {
+    const uint16_t* __restrict__ table;  // T[32768..65535]
+    float eps;                           // rounding margin; >= 0.5 means always the table
+};
+
+__device__ __forceinline__ int32_t log_t(const LogLookup& lk, uint32_t i) {
+    const float fi = __uint_as_float(0x47000000u | ((i - 32768u) << 8));  // == float(i), exact
+    const float y = __fmaf_rn(__log2f(fi), 2048.0f, 0.5f);                // ~ T[i] + fraction
+    // floor(y) without a conversion instruction: adding 1.5 * 2^23 rounding down leaves floor(y)
+    // in the low mantissa bits (y < 2^22).
+    const float m = __fadd_rd(y, 12582912.0f);
+    const float frac = y - (m - 12582912.0f);  // exact
+    int32_t t = __float_as_int(m) - 0x4B400000;
+    if (fabsf(frac - 0.5f) > 0.5f - lk.eps)
+        t = static_cast<int32_t>(__ldg(lk.table + (i - static_cast<uint32_t>(kLogTableFirst))));
+    return t;
+}
+
+// L(v) of spec 5.4.
+__device__ __forceinline__ int32_t log_l(const LogLookup& lk, uint64_t v) {
     const int b = 63 - __clzll(static_cast<long long>(v));
     const int k = b - 15;
-    return static_cast<int32_t>(__ldg(table + ((v >> k) - kLogTableFirst))) + 2048 * k;
+    return log_t(lk, static_cast<uint32_t>(v >> k)) + 2048 * k;
 }
-__device__ __forceinline__ int32_t log_l32(const uint16_t* __restrict__ table, uint32_t v) {
+__device__ __forceinline__ int32_t log_l32(const LogLookup& lk, uint32_t v) {
     const int b = 31 - __clz(static_cast<int>(v));
     const int k = b - 15;
-    return static_cast<int32_t>(__ldg(table + ((v >> k) - kLogTableFirst))) + 2048 * k;
+    return log_t(lk, v >> k) + 2048 * k;
 }
 
 // Sum over the block of a few int64 values; the result is valid in thread 0. Integer sums are

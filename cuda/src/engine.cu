@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -22,6 +23,18 @@ std::string tile_shape(int tw, int th, int threads) {
 }
 
 int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// T[i] as the kernels compute it (log_t), for every i of the table.
+__global__ void __launch_bounds__(256) log_lookup_kernel(LogLookup lk, uint16_t* out) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < static_cast<uint32_t>(kLogTableSize))
+        out[i] = static_cast<uint16_t>(log_t(lk, static_cast<uint32_t>(kLogTableFirst) + i));
+}
+
+// The margin log_t uses around rounding boundaries: 2^-8 in units of T, where the hardware log2's
+// error (about 2^-22 absolute, 2^-11 in units of T) plus fl32's own rounding (2^-10) stay well
+// inside it, so under 1% of lookups read the table.
+constexpr float kLogEps = 1.0f / 256.0f;
 
 // ---- Integer kernels ---------------------------------------------------------------------------
 template <int S, int BPC, class P>
@@ -173,6 +186,7 @@ KernelLaunch final_launch() {
 
 struct Engine::Impl {
     uint16_t* log_table = nullptr;
+    float log_eps = 1.0f;  // see verify_log_lookup
     unsigned long long* acc = nullptr;
     unsigned int* counter = nullptr;
     // Scale images 1..3 (index 0 unused), ref and dist.
@@ -299,6 +313,9 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Error* err, Candidates c
         return {};
     };
     if (Error x = init()) return fail(x);
+    if (is_int) {
+        if (Error x = e->verify_log_lookup(table.data())) return fail(x);
+    }
 
     // Opt every kernel this engine may launch into the shared memory it needs.
     int dev = 0, optin = 0;
@@ -318,6 +335,31 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Error* err, Candidates c
     if (Error x = attrs()) return fail(x);
     return e;
 }
+
+Error Engine::verify_log_lookup(const uint16_t* expected) {
+    // Every T[i] the kernels can ask for, computed by the kernels' own code with the fast path
+    // on, must equal the table; a GPU or driver whose log2 differs keeps the table path.
+    Impl& d = *d_;
+    d.log_eps = 1.0f;
+    const char* force = std::getenv("VIF_CUDA_LOG");  // "table": always the table (A/B timing)
+    if (force && std::strcmp(force, "table") == 0) return {};
+    uint16_t* dev_out = nullptr;
+    if (Error x = d.alloc(reinterpret_cast<void**>(&dev_out), kLogTableSize * sizeof(uint16_t)))
+        return x;
+    std::vector<uint16_t> got(kLogTableSize);
+    LogLookup lk{d.log_table, kLogEps};
+    log_lookup_kernel<<<ceil_div(kLogTableSize, 256), 256>>>(lk, dev_out);
+    VIF_CUDA_TRY(cudaGetLastError());
+    VIF_CUDA_TRY(cudaMemcpy(got.data(), dev_out, kLogTableSize * sizeof(uint16_t),
+                            cudaMemcpyDeviceToHost));
+    if (std::equal(got.begin(), got.end(), expected)) d.log_eps = kLogEps;
+    if (std::getenv("VIF_CUDA_VERBOSE"))
+        std::fprintf(stderr, "libvif cuda: log lookup %s\n",
+                     d.log_eps < 0.5f ? "computed (hardware log2 reproduces T)" : "from the table");
+    return {};
+}
+
+bool Engine::log_computed() const { return d_ && d_->log_eps < 0.5f; }
 
 Engine::~Engine() {
     if (!d_) return;
@@ -460,7 +502,7 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
                 a.next_dis = static_cast<uint16_t*>(d.img[1][s + 1]);
                 a.next_pitch = d.img_pitch[s + 1];
             }
-            a.log_table = d.log_table;
+            a.log = LogLookup{d.log_table, d.log_eps};
             a.acc = d.acc;
             a.done_counter = d.counter;
             a.out = out->acc;

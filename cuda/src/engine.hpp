@@ -71,6 +71,10 @@ public:
 
     const Params& params() const { return params_; }
 
+    // Whether the kernels compute the log lookup (T of spec 5.4) instead of reading the table:
+    // decided at create by checking every entry on the device.
+    bool log_computed() const;
+
     // Number of candidate tile shapes per scale compiled in for this bit depth (vif-sweep).
     static int candidate_count(int scale, int bitdepth, VifVariant variant);
 
@@ -78,6 +82,7 @@ private:
     Engine() = default;
     Error launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
                         cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events);
+    Error verify_log_lookup(const uint16_t* expected);
     struct Impl;
     Params params_;
     Candidates cand_;

@@ -38,7 +38,7 @@ struct IntScaleArgs {
     uint16_t* next_ref;   // scale S + 1 images (w/2 x h/2), next_pitch elements per row
     uint16_t* next_dis;
     int next_pitch;
-    const uint16_t* log_table;       // T[32768..65535]
+    LogLookup log;                   // T of spec 5.4 (device_helpers.cuh)
     unsigned long long* acc;         // [4 scales][nl, dl, nn, dn]
     unsigned int* done_counter;      // scale 3: blocks finished (reset by the last block)
     long long* out;                  // scale 3: the last block moves acc here and zeroes acc
@@ -72,7 +72,7 @@ struct IntSmemLayout {
 // Statistics of one pixel (spec 5.3 moments onwards, 5.5) added to the thread's accumulators.
 __device__ __forceinline__ void int_pixel_stat(uint32_t mux, uint32_t muy, uint32_t exx,
                                                uint32_t eyy, uint32_t exy,
-                                               const uint16_t* __restrict__ table, double gain_limit,
+                                               const LogLookup& lk, double gain_limit,
                                                int64_t& nl, int64_t& dl, int64_t& nn, int64_t& dn) {
     const uint32_t mu_xx = static_cast<uint32_t>((uint64_t(mux) * mux + 0x80000000ull) >> 32);
     const uint32_t mu_yy = static_cast<uint32_t>((uint64_t(muy) * muy + 0x80000000ull) >> 32);
@@ -82,7 +82,7 @@ __device__ __forceinline__ void int_pixel_stat(uint32_t mux, uint32_t muy, uint3
     const int32_t sxy = static_cast<int32_t>(exy - mu_xy);
     syy = syy < 0 ? 0 : syy;
     if (sxx >= static_cast<int32_t>(kNsq)) {
-        dl += log_l32(table, static_cast<uint32_t>(sxx) + kNsq) - 17 * 2048;
+        dl += log_l32(lk, static_cast<uint32_t>(sxx) + kNsq) - 17 * 2048;
         if (sxy > 0 && syy > 0) {
             const double eps = 65536 * 1.0e-10;
             double g = static_cast<double>(sxy) / __dadd_rn(static_cast<double>(sxx), eps);
@@ -93,7 +93,7 @@ __device__ __forceinline__ void int_pixel_stat(uint32_t mux, uint32_t muy, uint3
             const uint32_t n1 = static_cast<uint32_t>(sv) + kNsq;
             const int64_t n2 =
                 __double2ll_rz(__dmul_rn(__dmul_rn(g, g), static_cast<double>(sxx))) + n1;
-            nl += log_l(table, static_cast<uint64_t>(n2)) - log_l32(table, n1);
+            nl += log_l(lk, static_cast<uint64_t>(n2)) - log_l32(lk, n1);
         }
     } else {
         nn += syy;
@@ -130,7 +130,7 @@ __device__ __forceinline__ uint32_t down_from_finer(const unsigned char* src, pt
 // added. Bit-identical to int_pixel_stat on the pixels it counts.
 template <int HC>
 __device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC], const uint32_t (&e)[3][HC],
-                                                    uint32_t valid, const uint16_t* __restrict__ table,
+                                                    uint32_t valid, const LogLookup& lk,
                                                     double gain_limit, int64_t& nl, int64_t& dl,
                                                     int64_t& nn, int64_t& dn) {
     int32_t sxx[HC], syy[HC], sxy[HC];
@@ -149,7 +149,7 @@ __device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC],
     for (int o = 0; o < HC; ++o) {
         const bool big = sxx[o] >= static_cast<int32_t>(kNsq);
         const bool lp = big && sxy[o] > 0 && syy[o] > 0;
-        ld[o] = log_l32(table, big ? static_cast<uint32_t>(sxx[o]) + kNsq : kNsq);
+        ld[o] = log_l32(lk, big ? static_cast<uint32_t>(sxx[o]) + kNsq : kNsq);
         const double sx = lp ? static_cast<double>(sxx[o]) : 131072.0;
         const double sy = lp ? static_cast<double>(syy[o]) : 0.0;
         const double sc = lp ? static_cast<double>(sxy[o]) : 0.0;
@@ -161,7 +161,7 @@ __device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC],
         g = g < gain_limit ? g : gain_limit;
         const uint32_t n1 = static_cast<uint32_t>(sv) + kNsq;
         const int64_t n2 = __double2ll_rz(__dmul_rn(__dmul_rn(g, g), sx)) + n1;
-        ln[o] = log_l(table, static_cast<uint64_t>(n2)) - log_l32(table, n1);
+        ln[o] = log_l(lk, static_cast<uint64_t>(n2)) - log_l32(lk, n1);
     }
 #pragma unroll
     for (int o = 0; o < HC; ++o) {
@@ -374,13 +374,13 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                 uint32_t valid = 0;
 #pragma unroll
                 for (int o = 0; o < HC; ++o) valid |= (x0 + j0 + o < w && gy < h) ? 1u << o : 0u;
-                int_pixel_stats_ilp<HC>(mu, e, valid, a.log_table, a.gain_limit, nl, dl, nn, dn);
+                int_pixel_stats_ilp<HC>(mu, e, valid, a.log, a.gain_limit, nl, dl, nn, dn);
             } else {
 #pragma unroll
                 for (int o = 0; o < HC; ++o) {
                     const int gx = x0 + j0 + o;
                     if (gx < w && gy < h)
-                        int_pixel_stat(mu[0][o], mu[1][o], e[0][o], e[1][o], e[2][o], a.log_table,
+                        int_pixel_stat(mu[0][o], mu[1][o], e[0][o], e[1][o], e[2][o], a.log,
                                        a.gain_limit, nl, dl, nn, dn);
                 }
             }
