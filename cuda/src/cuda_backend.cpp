@@ -9,6 +9,7 @@
 #include "cuda_backend.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -107,6 +108,16 @@ namespace vif {
 
 bool cuda_device_present() { return cuda::device_present(); }
 
+Error cuda_prepare(int device) {
+    if (Error e = cuda::check_device(device)) return e;
+    int prev = -1;
+    VIF_CUDA_TRY(cudaGetDevice(&prev));
+    VIF_CUDA_TRY(cudaSetDevice(device));
+    VIF_CUDA_TRY(cudaFree(nullptr));  // the primary context exists from here on
+    if (prev != device) VIF_CUDA_TRY(cudaSetDevice(prev));  // the caller's thread as it was
+    return {};
+}
+
 std::unique_ptr<Backend> create_cuda_backend(const Params& params, Error* err) {
     return cuda::CudaBackend::create(params, err);
 }
@@ -118,7 +129,40 @@ bool env_flag(const char* name) {
     const char* v = std::getenv(name);
     return v && *v && std::strcmp(v, "0") != 0;
 }
+
+// VIF_CUDA_VERBOSE=1: how long each start-up step takes, on stderr.
+class StartupTrace {
+public:
+    StartupTrace() : on_(env_flag("VIF_CUDA_VERBOSE")), last_(std::chrono::steady_clock::now()) {}
+    void step(const char* what) {
+        if (!on_) return;
+        const auto now = std::chrono::steady_clock::now();
+        std::fprintf(stderr, "libvif cuda: %-34s %8.2f ms\n", what,
+                     std::chrono::duration<double, std::milli>(now - last_).count());
+        last_ = now;
+    }
+
+private:
+    bool on_;
+    std::chrono::steady_clock::time_point last_;
+};
 }  // namespace
+
+Error check_device(int device) {
+    int count = 0;
+    const cudaError_t ce = cudaGetDeviceCount(&count);
+    if (ce != cudaSuccess || count == 0) {
+        cudaGetLastError();
+        return Error{VIF_ERROR_NO_DEVICE, std::string("CUDA: no usable GPU (") +
+                                              (ce != cudaSuccess ? cudaGetErrorString(ce)
+                                                                 : "no device found") + ")"};
+    }
+    if (device < 0 || device >= count)
+        return Error{VIF_ERROR_NO_DEVICE, "CUDA: device " + std::to_string(device) +
+                                              " does not exist (" + std::to_string(count) +
+                                              " found)"};
+    return {};
+}
 
 std::unique_ptr<CudaBackend> CudaBackend::create(const Params& params, Error* err) {
     std::unique_ptr<CudaBackend> b(new CudaBackend());
@@ -133,17 +177,12 @@ Error CudaBackend::init(const Params& p) {
     params_ = p;
     device_ = p.cuda_device;
     sync_debug_ = env_flag("VIF_CUDA_SYNC");
-    int count = 0;
-    const cudaError_t ce = cudaGetDeviceCount(&count);
-    if (ce != cudaSuccess || count == 0)
-        return Error{VIF_ERROR_NO_DEVICE, std::string("CUDA: no usable GPU (") +
-                                              (ce != cudaSuccess ? cudaGetErrorString(ce)
-                                                                 : "no device found") + ")"};
-    if (device_ < 0 || device_ >= count)
-        return Error{VIF_ERROR_NO_DEVICE, "CUDA: device " + std::to_string(device_) +
-                                              " does not exist (" + std::to_string(count) +
-                                              " found)"};
+    StartupTrace trace;
+    if (Error e = check_device(device_)) return e;
+    trace.step("driver initialised");
     VIF_CUDA_TRY(cudaSetDevice(device_));
+    VIF_CUDA_TRY(cudaFree(nullptr));
+    trace.step("device context ready");
 
     // VIF_CUDA_TILES="s0,s1,s2,s3,s23,fuse23" picks other tile candidates (tuning_policy.hpp);
     // for testing and tuning only, results are identical by construction.
@@ -158,6 +197,7 @@ Error CudaBackend::init(const Params& p) {
     Error err;
     engine_ = Engine::create(p, &err, cand, sync_debug_);
     if (!engine_) return err;
+    trace.step(engine_->log_computed() ? "engine ready (log computed)" : "engine ready (log table)");
 
     VIF_CUDA_TRY(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
     VIF_CUDA_TRY(cudaStreamCreateWithFlags(&compute_stream_, cudaStreamNonBlocking));
@@ -165,11 +205,11 @@ Error CudaBackend::init(const Params& p) {
     const size_t bps = p.bitdepth == 8 ? 1 : 2;
     row_bytes_max_ = size_t(p.max_width) * bps;
     const size_t plane = row_bytes_max_ * p.max_height;
-    // Staging copies on up to 4 threads (the caller + 3) for frames of 1 MB or more; `threads`
-    // caps the total when set.
+    // Staging copies on up to 8 threads (the caller + 7, at most half the hardware threads) for
+    // frames of 1 MB or more; `threads` caps the total when set.
     if (plane >= (size_t(1) << 20)) {
         const int hw = static_cast<int>(std::thread::hardware_concurrency());
-        int total = p.threads ? static_cast<int>(p.threads) : std::min(4, std::max(1, hw / 2));
+        int total = p.threads ? static_cast<int>(p.threads) : std::min(8, std::max(1, hw / 2));
         if (total > 1) {
             copy_pool_ = std::make_unique<CopyPool>(total - 1);
             chunks_.reserve(2 * (p.max_height + 1));
@@ -204,6 +244,7 @@ Error CudaBackend::init(const Params& p) {
         VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.caller, cudaEventDisableTiming));
         VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming));
     }
+    trace.step("streams, pinned staging, slots");
     return {};
 }
 

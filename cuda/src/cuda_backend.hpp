@@ -15,6 +15,9 @@ namespace vif::cuda {
 
 class CopyPool;
 
+// VIF_ERROR_NO_DEVICE with the reason when there is no usable GPU or no device `device`.
+Error check_device(int device);
+
 // A run of rows for the staging copy.
 struct CopyChunk {
     unsigned char* dst;

@@ -72,6 +72,7 @@ std::unique_ptr<Backend> create_cpu_backend(const Params& params, Error* err);
 #if defined(VIF_HAVE_CUDA)
 std::unique_ptr<Backend> create_cuda_backend(const Params& params, Error* err);
 bool cuda_device_present();
+Error cuda_prepare(int device);
 #endif
 
 }  // namespace vif

@@ -26,6 +26,16 @@ std::unique_ptr<Backend> create_backend(const Params& params, VifBackend kind, E
 
 }  // namespace vif
 
+extern "C" VifStatus vif_cuda_prepare(int cuda_device) {
+#if defined(VIF_HAVE_CUDA)
+    if (vif::Error e = vif::cuda_prepare(cuda_device)) return vif::fail(e);
+    return VIF_OK;
+#else
+    (void)cuda_device;
+    return vif::fail(VIF_ERROR_NO_DEVICE, "this libvif was built without CUDA");
+#endif
+}
+
 extern "C" int vif_cuda_available(void) {
 #if defined(VIF_HAVE_CUDA)
     return vif::cuda_device_present() ? 1 : 0;

@@ -17,8 +17,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <optional>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include <signal.h>
@@ -57,6 +60,93 @@ struct Failure {
     int code = kExitError;
 };
 
+// ---- Start-up timing (--verbose) and CUDA warm-up -------------------------------------------
+
+/** Phase times since main() began, printed by --verbose. */
+class Timeline {
+public:
+    void enable() { on_ = true; }
+    bool on() const { return on_; }
+    void mark(const char *what) {
+        if (on_) marks_.emplace_back(what, std::chrono::steady_clock::now());
+    }
+    void print() const {
+        if (!on_) return;
+        std::fprintf(stderr, "vif: timing: %-36s %9.1f ms (kernel's count, 10 ms steps)\n",
+                     "process start to main()", process_age_ms_);
+        auto prev = start_;
+        for (const auto &[what, t] : marks_) {
+            std::fprintf(stderr, "vif: timing: %-36s %9.1f ms  (at %.1f ms)\n", what.c_str(),
+                         ms(t - prev), ms(t - start_));
+            prev = t;
+        }
+        timespec ts{};
+        clock_gettime(CLOCK_REALTIME, &ts);
+        std::fprintf(stderr, "vif: timing: leaving main() at %lld.%09ld (wall clock)\n",
+                     (long long)ts.tv_sec, ts.tv_nsec);
+    }
+
+private:
+    static double ms(std::chrono::steady_clock::duration d) {
+        return std::chrono::duration<double, std::milli>(d).count();
+    }
+    static double process_age() {
+        // /proc/self/stat field 22: start time in clock ticks after boot; /proc/uptime: now.
+        FILE *f = std::fopen("/proc/self/stat", "r");
+        if (!f) return 0;
+        char buf[1024];
+        size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+        std::fclose(f);
+        buf[n] = 0;
+        const char *p = std::strrchr(buf, ')');
+        unsigned long long start = 0;
+        for (int field = 2; p && *p && field < 22; ++p)
+            if (*p == ' ') ++field;
+        if (p) start = std::strtoull(p, nullptr, 10);
+        double up = 0;
+        if (FILE *u = std::fopen("/proc/uptime", "r")) {
+            if (std::fscanf(u, "%lf", &up) != 1) up = 0;
+            std::fclose(u);
+        }
+        const double age = up - double(start) / double(sysconf(_SC_CLK_TCK));
+        return age > 0 ? age * 1000 : 0;
+    }
+    bool on_ = false;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    double process_age_ms_ = process_age();
+    std::vector<std::pair<std::string, std::chrono::steady_clock::time_point>> marks_;
+};
+
+Timeline g_timeline;
+
+/**
+ * CUDA's one-time start-up (driver and device context, 0.1-0.3 s) on a thread of its own, so
+ * that it overlaps opening and checking the inputs; the scoring contexts are created after it.
+ */
+class CudaWarmup {
+public:
+    void start() {
+        thread_ = std::thread([this] {
+            status_ = vif_cuda_prepare(0);
+            if (status_ != VIF_OK) message_ = vif_last_error();
+        });
+    }
+    /** Waits for the start-up; VIF_OK when a GPU is ready (or no start-up was asked for). */
+    VifStatus wait() {
+        if (thread_.joinable()) thread_.join();
+        return status_;
+    }
+    const std::string &message() const { return message_; }
+    ~CudaWarmup() {
+        if (thread_.joinable()) thread_.join();
+    }
+
+private:
+    std::thread thread_;
+    VifStatus status_ = VIF_OK;
+    std::string message_;
+};
+
 struct Options {
     std::string reference, distorted;
     std::string width, height, pixel_format, bitdepth;
@@ -70,6 +160,7 @@ struct Options {
     std::string precision = "6";
     bool quiet = false, version = false, check_parity = false, debug_metrics = false;
     bool read_only = false;
+    bool verbose = false;
     bool no_mmap = false;
 };
 
@@ -214,7 +305,7 @@ bool check_parity(const VifConfig &cfg, const std::vector<VifScores> &cpu,
 
 // ---- The run -------------------------------------------------------------------------------
 
-int run(const Options &o) {
+int run(const Options &o, CudaWarmup &warmup) {
     // Validate everything cheap before touching the inputs.
     SourceRequest rq, dq;
     rq.path = o.reference;
@@ -320,11 +411,7 @@ int run(const Options &o) {
         if (ext == ".csv") format = Format::kCsv;
         if (ext == ".xml") format = Format::kXml;
     }
-    if (o.check_parity && !vif_cuda_available())
-        throw Failure{"--check-parity needs the cuda backend: this build has no CUDA backend or "
-                      "no usable GPU was found"};
-    if (!o.check_parity && backend == VIF_BACKEND_CUDA && !vif_cuda_available())
-        throw Failure{"--backend cuda: this build has no CUDA backend or no usable GPU was found"};
+    // Whether a GPU is there is known once the warm-up (started in main) is done: see below.
     if (o.reference == "-" && o.distorted == "-")
         throw Failure{"only one of the inputs can be standard input", kExitUsage};
 
@@ -395,6 +482,23 @@ int run(const Options &o) {
     cfg.max_height = ri.height;
     cfg.bitdepth = ri.bitdepth;
 
+    g_timeline.mark("inputs opened");
+    if (!o.read_only && (o.check_parity || backend == VIF_BACKEND_CUDA)) {
+        const VifStatus st = warmup.wait();
+        g_timeline.mark("waited for the CUDA start-up");
+        if (st != VIF_OK) {
+            const std::string why = warmup.message().empty() ? "" : " (" + warmup.message() + ")";
+            throw Failure{o.check_parity
+                              ? "--check-parity needs the cuda backend: this build has no CUDA "
+                                "backend or no usable GPU was found" + why
+                              : "--backend cuda: this build has no CUDA backend or no usable GPU "
+                                "was found" + why};
+        }
+    } else if (!o.read_only) {
+        warmup.wait();  // auto: the backend is picked at create
+        g_timeline.mark("waited for the CUDA start-up");
+    }
+
     Scorer primary, secondary;
     if (!o.read_only) {
         if (o.check_parity) {
@@ -403,6 +507,7 @@ int run(const Options &o) {
         } else {
             primary.create(cfg, backend);
         }
+        g_timeline.mark("scoring contexts created");
         if (expected) {
             primary.scores.reserve(size_t(*expected));
             if (o.check_parity) secondary.scores.reserve(size_t(*expected));
@@ -444,6 +549,7 @@ int run(const Options &o) {
             rpf.release();
             dpf.release();
             ++submitted;
+            if (submitted == 1) g_timeline.mark("first frame pair read and submitted");
             if (!o.read_only) {
                 primary.drain(false);
                 if (o.check_parity) secondary.drain(false);
@@ -474,6 +580,7 @@ int run(const Options &o) {
     }
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    g_timeline.mark("all frames scored");
     progress.update(o.read_only ? submitted : primary.scores.size(), true);
     progress.finish();
     if (submitted == 0) throw Failure{"no frames to score"};
@@ -524,6 +631,7 @@ int run(const Options &o) {
     } catch (const OutputError &e) {
         throw Failure{e.what()};
     }
+    g_timeline.mark("output written");
     return code;
 }
 
@@ -581,6 +689,8 @@ int main(int argc, char **argv) {
                  "without scoring; print the input speed");
     app.add_flag("--no-mmap", o.no_mmap,
                  "Read files with pread into buffers instead of mapping them (slower)");
+    app.add_flag("-v,--verbose", o.verbose,
+                 "Print how long each phase took (start-up, reading, scoring, output) to stderr");
     app.add_flag("--version", o.version, "Print the version and exit");
 
     try {
@@ -610,8 +720,16 @@ int main(int argc, char **argv) {
     sigemptyset(&sb.sa_mask);
     sigaction(SIGBUS, &sb, nullptr);
 
+    if (o.verbose) g_timeline.enable();
+    g_timeline.mark("options parsed");
+    // CUDA's start-up overlaps opening the inputs (see CudaWarmup); not for cpu or read-only runs.
+    CudaWarmup warmup;
+    if (!o.read_only && (o.check_parity || o.backend == "cuda" || o.backend == "auto"))
+        warmup.start();
+
+    int code = kExitError;
     try {
-        return run(o);
+        code = run(o, warmup);
     } catch (const Failure &f) {
         if (::isatty(STDERR_FILENO)) std::fputs("\r\033[K", stderr); // over the progress bar
         std::fprintf(stderr, "vif: error: %s\n", f.message.c_str());
@@ -620,4 +738,7 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "vif: error: %s\n", e.what());
         return kExitError;
     }
+    g_timeline.mark("scoring contexts destroyed");
+    g_timeline.print();
+    return code;
 }

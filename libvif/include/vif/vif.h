@@ -131,6 +131,16 @@ VIF_API void vif_default_config(VifConfig *cfg);
 VIF_API int vif_cuda_available(void);
 
 /**
+ * Optional: does the CUDA start-up that the first vif_create on a GPU would otherwise pay
+ * (driver initialisation and the device's context, typically 0.1 to 0.3 s) now, so that it can
+ * run on a thread of its own while the caller opens its inputs. Safe to call from any thread,
+ * any number of times; vif_create waits for a start-up in progress instead of repeating it.
+ * VIF_OK, or VIF_ERROR_NO_DEVICE (no CUDA backend in this build, no GPU, or no such device),
+ * with the reason in vif_last_error() of the calling thread.
+ */
+VIF_API VifStatus vif_cuda_prepare(int cuda_device);
+
+/**
  * Creates a context. Validates cfg (sizes >= 16 and <= 32768, bit depth, options) and allocates
  * every buffer it will need. On failure *ctx is NULL.
  */
