@@ -1,23 +1,23 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, parity gate, compute-sanitizer, sweeps and benchmarks.
 #   bash cuda/scripts/device_run.sh [stages]      stages (default all): build parity golden
-#                                                 sanitize sweep candidates bench ncu sass
+#                                                 sanitize sweep logab candidates bench ncu sass e2e
 # Writes logs and tables to $OUT (results.tar.gz + summary.md); prints a short summary last.
 # Needs build-deps/prefix (GoogleTest and Google Benchmark, carried from the dev machine) when
-# the GPU machine has neither.
+# the GPU machine has neither, and build-cli-deps/prefix (CLI11, fmt, nlohmann) for the CLI.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-$ROOT/build-device-out}
 RES=/tmp/vif-results
 B=${VIF_DEVICE_BUILD:-/tmp/vif-build}
-STAGES=${*:-build parity golden sanitize sweep candidates bench sass}
+STAGES=${*:-build parity golden sanitize sweep candidates bench sass e2e}
 mkdir -p "$OUT" "$RES"
 SUMMARY=$OUT/summary.md
 : > "$SUMMARY"
 has() { [[ " $STAGES " == *" $1 "* ]]; }
 note() { echo "$*" | tee -a "$SUMMARY"; }
 t0=$(date +%s)
-stamp() { echo "[$(( $(date +%s) - t0 ))s] $*"; }
+stamp() { echo "[$(( $(date +%s) - t0 ))s] $*" | tee -a "$SUMMARY"; }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu,power.draw \
   --format=csv > "$RES/gpu.txt" 2>&1
@@ -27,9 +27,9 @@ if has build; then
   stamp "configure"
   cmake -S "$ROOT/cuda/scripts/superbuild" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DCMAKE_CXX_FLAGS="-include system_error" -DCMAKE_PREFIX_PATH="$ROOT/build-deps/prefix" > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; }
+    -DCMAKE_CXX_FLAGS="-include system_error" -DCMAKE_PREFIX_PATH="$ROOT/build-deps/prefix;$ROOT/build-cli-deps/prefix" > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; }
   stamp "build"
-  ninja -C "$B" -j16 vif_parity_tests vif_sweep vif_bench_cuda vif_golden_tests > "$RES/build.log" 2>&1
+  ninja -C "$B" -j16 vif_parity_tests vif_sweep vif_bench_cuda vif_golden_tests vif_cli > "$RES/build.log" 2>&1
   rc=$?
   note "build rc=$rc"
   [ $rc -ne 0 ] && grep -E "error|FAILED" -A5 "$RES/build.log" | head -60
@@ -38,6 +38,7 @@ PT=$(find "$B" -name vif_parity_tests -type f | head -1)
 GT=$(find "$B" -name vif_golden_tests -type f | head -1)
 SW=$(find "$B" -name vif-sweep -type f | head -1)
 BE=$(find "$B" -name vif_bench_cuda -type f | head -1)
+CLI=$(find "$B" -name vif -type f -perm -u+x | head -1)
 
 if has parity && [ -n "$PT" ]; then
   stamp "parity"
@@ -88,6 +89,20 @@ if has sweep && [ -n "$SW" ]; then
   timeout 150 "$SW" --variant float --sizes 1920x1080,3840x2160 --bitdepths 8 --runs 30 --warmup 3 \
     --out "$RES/sweep_float" > /dev/null 2>&1
   note "## float sweep rc=$?"; grep -A5 "## Per frame" "$RES/sweep_float/sweep.md" >> "$SUMMARY"
+fi
+if has logab && [ -n "$SW" ]; then
+  # The log lookup of the integer kernels: computed with the hardware log2 (default) against
+  # always read from the table (VIF_CUDA_LOG=table), same binary, back to back.
+  for mode in computed table; do
+    stamp "sweep, log lookup $mode"
+    mkdir -p "$RES/sweep_log_$mode"
+    if [ $mode = table ]; then export VIF_CUDA_LOG=table; fi
+    timeout 200 "$SW" --sizes ${LOGAB_SIZES:-576x324,1920x1080,3840x2160} --bitdepths 8,10 --runs 300 \
+      --out "$RES/sweep_log_$mode" > /dev/null 2> "$RES/sweep_log_$mode/stderr.log"
+    note "## sweep, log lookup $mode rc=$?"
+    unset VIF_CUDA_LOG
+    sed -n '/## Per frame/,/## Per kernel/p' "$RES/sweep_log_$mode/sweep.md" | grep '^|' >> "$SUMMARY"
+  done
 fi
 if has candidates && [ -n "$SW" ]; then
   stamp "candidates"
@@ -146,6 +161,12 @@ for fn in re.split(r'\n\s*Function : ', text)[1:]:
     print(f"## SASS {name[:90]}: {sum(ops.values())} instr; " + ", ".join(f"{k} {v}" for k, v in top))
 PY
   fi
+fi
+if has e2e && [ -n "$CLI" ]; then
+  stamp "e2e (the vif CLI, whole process)"
+  mkdir -p "$RES/e2e"
+  OUT="$RES/e2e" VIF_CLI="$CLI" timeout ${E2E_TIMEOUT:-300} bash "$ROOT/tests/cli/device_e2e.sh" > /dev/null 2>&1
+  note "## e2e rc=$?"; cat "$RES/e2e/e2e.txt" >> "$SUMMARY"
 fi
 stamp "done"
 cp "$SUMMARY" "$RES/summary.md"
