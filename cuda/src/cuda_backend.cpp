@@ -63,11 +63,11 @@ private:
             const size_t i = next_.fetch_add(1);
             if (i >= chunks_.size()) return n;
             const Chunk& c = chunks_[i];
-            if (c.stride == static_cast<ptrdiff_t>(c.row_bytes)) {
+            if (c.stride == static_cast<ptrdiff_t>(c.row_bytes) && c.dst_pitch == c.row_bytes) {
                 std::memcpy(c.dst, c.src, c.row_bytes * c.rows);
             } else {
                 for (uint32_t r = 0; r < c.rows; ++r)
-                    std::memcpy(c.dst + r * c.row_bytes, c.src + r * c.stride, c.row_bytes);
+                    std::memcpy(c.dst + r * c.dst_pitch, c.src + r * c.stride, c.row_bytes);
             }
             ++n;
         }
@@ -204,7 +204,7 @@ Error CudaBackend::init(const Params& p) {
 
     const size_t bps = p.bitdepth == 8 ? 1 : 2;
     row_bytes_max_ = size_t(p.max_width) * bps;
-    const size_t plane = row_bytes_max_ * p.max_height;
+    const size_t plane = staging_pitch(row_bytes_max_) * p.max_height;
     // Staging copies on up to 8 threads (the caller + 7, at most half the hardware threads) for
     // frames of 1 MB or more; `threads` caps the total when set.
     if (plane >= (size_t(1) << 20)) {
@@ -313,15 +313,16 @@ Error CudaBackend::acquire_slot(Slot** slot) {
 }
 
 namespace {
-// Copies `rows` rows of `row_bytes` into a packed buffer.
-void pack_rows(void* dst, const void* src, ptrdiff_t stride, size_t row_bytes, uint32_t rows) {
+// Copies `rows` rows of `row_bytes` into a buffer of pitch `dst_pitch`.
+void pack_rows(void* dst, size_t dst_pitch, const void* src, ptrdiff_t stride, size_t row_bytes,
+               uint32_t rows) {
     auto* d = static_cast<unsigned char*>(dst);
     const auto* s = static_cast<const unsigned char*>(src);
-    if (stride == static_cast<ptrdiff_t>(row_bytes)) {
+    if (stride == static_cast<ptrdiff_t>(row_bytes) && dst_pitch == row_bytes) {
         std::memcpy(d, s, row_bytes * rows);
         return;
     }
-    for (uint32_t r = 0; r < rows; ++r) std::memcpy(d + r * row_bytes, s + r * stride, row_bytes);
+    for (uint32_t r = 0; r < rows; ++r) std::memcpy(d + r * dst_pitch, s + r * stride, row_bytes);
 }
 }  // namespace
 
@@ -332,7 +333,8 @@ Error CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t 
     if (Error e = acquire_slot(&s)) return e;
     const size_t bps = params_.bitdepth == 8 ? 1 : 2;
     const size_t row_bytes = size_t(ref.width) * bps;
-    const size_t bytes = row_bytes * ref.height;
+    const size_t pitch = staging_pitch(row_bytes);
+    const size_t bytes = pitch * ref.height;  // one contiguous H2D copy per plane
     if (copy_pool_ && bytes >= (size_t(1) << 20)) {
         // Chunks of about 256 KB from both planes, spread over the pool.
         const uint32_t rows = static_cast<uint32_t>(std::max<size_t>(1, (size_t(256) << 10) / row_bytes));
@@ -341,13 +343,13 @@ Error CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t 
         void* dst[2] = {s->h_ref, s->h_dis};
         for (int p = 0; p < 2; ++p)
             for (uint32_t r = 0; r < ref.height; r += rows)
-                chunks_.push_back({static_cast<unsigned char*>(dst[p]) + r * row_bytes,
+                chunks_.push_back({static_cast<unsigned char*>(dst[p]) + r * pitch,
                                    static_cast<const unsigned char*>(planes[p]->data) + r * planes[p]->stride,
-                                   planes[p]->stride, row_bytes, std::min(rows, ref.height - r)});
+                                   planes[p]->stride, row_bytes, std::min(rows, ref.height - r), pitch});
         copy_pool_->run(chunks_);
     } else {
-        pack_rows(s->h_ref, ref.data, ref.stride, row_bytes, ref.height);
-        pack_rows(s->h_dis, dist.data, dist.stride, row_bytes, dist.height);
+        pack_rows(s->h_ref, pitch, ref.data, ref.stride, row_bytes, ref.height);
+        pack_rows(s->h_dis, pitch, dist.data, dist.stride, row_bytes, dist.height);
     }
     auto enqueue = [&]() -> Error {
         VIF_CUDA_TRY(cudaMemcpyAsync(s->d_ref, s->h_ref, bytes, cudaMemcpyHostToDevice, copy_stream_));
@@ -356,8 +358,8 @@ Error CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t 
         VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, s->ready, 0));
         const int shift_r = ref.msb_aligned ? 16 - static_cast<int>(params_.bitdepth) : 0;
         const int shift_d = dist.msb_aligned ? 16 - static_cast<int>(params_.bitdepth) : 0;
-        DevPlane r{s->d_ref, static_cast<ptrdiff_t>(row_bytes), shift_r};
-        DevPlane d{s->d_dis, static_cast<ptrdiff_t>(row_bytes), shift_d};
+        DevPlane r{s->d_ref, static_cast<ptrdiff_t>(pitch), shift_r};
+        DevPlane d{s->d_dis, static_cast<ptrdiff_t>(pitch), shift_d};
         if (Error e = engine_->enqueue(r, d, static_cast<int>(ref.width),
                                        static_cast<int>(ref.height), s->d_out, compute_stream_))
             return e;
@@ -377,18 +379,19 @@ Error CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int 
     Slot* s = nullptr;
     if (Error e = acquire_slot(&s)) return e;
     const size_t row_bytes = size_t(width) * (params_.bitdepth == 8 ? 1 : 2);
+    const size_t pitch = staging_pitch(row_bytes);
     auto enqueue = [&]() -> Error {
         VIF_CUDA_TRY(cudaEventRecord(s->caller, stream));
         VIF_CUDA_TRY(cudaStreamWaitEvent(copy_stream_, s->caller, 0));
-        VIF_CUDA_TRY(cudaMemcpy2DAsync(s->d_ref, row_bytes, ref.data, ref.pitch, row_bytes, height,
+        VIF_CUDA_TRY(cudaMemcpy2DAsync(s->d_ref, pitch, ref.data, ref.pitch, row_bytes, height,
                                        cudaMemcpyDeviceToDevice, copy_stream_));
-        VIF_CUDA_TRY(cudaMemcpy2DAsync(s->d_dis, row_bytes, dist.data, dist.pitch, row_bytes, height,
+        VIF_CUDA_TRY(cudaMemcpy2DAsync(s->d_dis, pitch, dist.data, dist.pitch, row_bytes, height,
                                        cudaMemcpyDeviceToDevice, copy_stream_));
         VIF_CUDA_TRY(cudaEventRecord(s->ready, copy_stream_));
         VIF_CUDA_TRY(cudaStreamWaitEvent(stream, s->ready, 0));
         VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, s->ready, 0));
-        DevPlane r{s->d_ref, static_cast<ptrdiff_t>(row_bytes), ref.shift};
-        DevPlane d{s->d_dis, static_cast<ptrdiff_t>(row_bytes), dist.shift};
+        DevPlane r{s->d_ref, static_cast<ptrdiff_t>(pitch), ref.shift};
+        DevPlane d{s->d_dis, static_cast<ptrdiff_t>(pitch), dist.shift};
         if (Error e = engine_->enqueue(r, d, width, height, s->d_out, compute_stream_)) return e;
         VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
         return {};

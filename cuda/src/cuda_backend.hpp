@@ -22,10 +22,15 @@ Error check_device(int device);
 struct CopyChunk {
     unsigned char* dst;
     const unsigned char* src;
-    ptrdiff_t stride;
+    ptrdiff_t stride;      // source
     size_t row_bytes;
     uint32_t rows;
+    size_t dst_pitch;
 };
+
+// Row pitch of the backend's own copies of the input planes: a multiple of 16 bytes, so that
+// the kernels' vector loads of the tile rows are aligned whatever the width.
+inline size_t staging_pitch(size_t row_bytes) { return (row_bytes + 15) / 16 * 16; }
 
 class CudaBackend final : public Backend {
 public:

@@ -1,5 +1,5 @@
 // Device helpers shared by the CUDA kernels: border handling, filter taps in constant memory,
-// the integer log lookup, and deterministic block reductions.
+// the integer log lookup, and the deterministic block reduction.
 #pragma once
 
 #include <cstdint>
@@ -93,30 +93,41 @@ __device__ __forceinline__ int32_t log_l32(const LogLookup& lk, uint32_t v) {
     return log_t(lk, v >> k) + 2048 * k;
 }
 
-// Sum over the block of a few int64 values; the result is valid in thread 0. Integer sums are
-// exact, so the order (and thus the block shape) does not change the result.
-template <int kThreads, int kCount>
-__device__ __forceinline__ void block_sum_i64(int64_t (&v)[kCount], int64_t* smem /* kCount*32 */) {
+// The four per-block sums of the integer kernels, valid in thread 0 as int64 {nl, dl, nn, dn}.
+// Within a warp one REDUX per 32-bit value (__reduce_add_sync); NN is split into 24-bit pieces
+// so that each warp sum fits 32 bits (per thread NN < 2^33). Exact, so the order does not matter.
+template <int kThreads>
+__device__ __forceinline__ void block_sum_stats(int32_t nl, int32_t dl, int64_t nn, int32_t dn,
+                                                int64_t (&out)[4], int64_t* smem /* 4*32 */) {
     constexpr int kWarps = (kThreads + 31) / 32;
-#pragma unroll
-    for (int i = 0; i < kCount; ++i)
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) v[i] += __shfl_down_sync(0xffffffffu, v[i], o);
+    static_assert(kThreads % 32 == 0, "whole warps");
+    const unsigned full = 0xffffffffu;
+    const uint64_t un = static_cast<uint64_t>(nn);
+    const int32_t wnl = static_cast<int32_t>(__reduce_add_sync(full, static_cast<uint32_t>(nl)));
+    const int32_t wdl = static_cast<int32_t>(__reduce_add_sync(full, static_cast<uint32_t>(dl)));
+    const int32_t wdn = static_cast<int32_t>(__reduce_add_sync(full, static_cast<uint32_t>(dn)));
+    const uint32_t lo = __reduce_add_sync(full, static_cast<uint32_t>(un & 0xFFFFFFu));
+    const uint32_t mid = __reduce_add_sync(full, static_cast<uint32_t>((un >> 24) & 0xFFFFFFu));
+    const uint32_t hi = __reduce_add_sync(full, static_cast<uint32_t>(un >> 48));  // sign bits
+    const int64_t wnn = static_cast<int64_t>(uint64_t(lo) + (uint64_t(mid) << 24) + (uint64_t(hi) << 48));
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int64_t v[4] = {wnl, wdl, wnn, wdn};
     if (kWarps > 1) {
         if (lane == 0)
 #pragma unroll
-            for (int i = 0; i < kCount; ++i) smem[i * 32 + warp] = v[i];
+            for (int i = 0; i < 4; ++i) smem[i * 32 + warp] = v[i];
         __syncthreads();
         if (warp == 0) {
 #pragma unroll
-            for (int i = 0; i < kCount; ++i) {
+            for (int i = 0; i < 4; ++i) {
                 v[i] = lane < kWarps ? smem[i * 32 + lane] : 0;
 #pragma unroll
-                for (int o = 16; o > 0; o >>= 1) v[i] += __shfl_down_sync(0xffffffffu, v[i], o);
+                for (int o = 16; o > 0; o >>= 1) v[i] += __shfl_down_sync(full, v[i], o);
             }
         }
     }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) out[i] = v[i];
 }
 
 }  // namespace vif::cuda

@@ -73,7 +73,7 @@ struct IntSmemLayout {
 __device__ __forceinline__ void int_pixel_stat(uint32_t mux, uint32_t muy, uint32_t exx,
                                                uint32_t eyy, uint32_t exy,
                                                const LogLookup& lk, double gain_limit,
-                                               int64_t& nl, int64_t& dl, int64_t& nn, int64_t& dn) {
+                                               int32_t& nl, int32_t& dl, int64_t& nn, int32_t& dn) {
     const uint32_t mu_xx = static_cast<uint32_t>((uint64_t(mux) * mux + 0x80000000ull) >> 32);
     const uint32_t mu_yy = static_cast<uint32_t>((uint64_t(muy) * muy + 0x80000000ull) >> 32);
     const uint32_t mu_xy = static_cast<uint32_t>((uint64_t(mux) * muy + 0x80000000ull) >> 32);
@@ -131,8 +131,8 @@ __device__ __forceinline__ uint32_t down_from_finer(const unsigned char* src, pt
 template <int HC>
 __device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC], const uint32_t (&e)[3][HC],
                                                     uint32_t valid, const LogLookup& lk,
-                                                    double gain_limit, int64_t& nl, int64_t& dl,
-                                                    int64_t& nn, int64_t& dn) {
+                                                    double gain_limit, int32_t& nl, int32_t& dl,
+                                                    int64_t& nn, int32_t& dn) {
     int32_t sxx[HC], syy[HC], sxy[HC];
 #pragma unroll
     for (int o = 0; o < HC; ++o) {
@@ -210,6 +210,14 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
         const unsigned char* dis = static_cast<const unsigned char*>(a.dis);
         const int shift_r = S == 0 ? a.ref_shift : 0, shift_d = S == 0 ? a.dis_shift : 0;
         const bool interior = x0 >= R && y0 >= R && x0 + TW + R <= w && y0 + TH + R <= h;
+        // Vector path: chunks of kEPC consecutive samples (4 or 8 bytes) per load, for tiles whose
+        // tile + halo lies inside the picture and rows that are aligned for it (always so for the
+        // backend's own buffers: staging_pitch).
+        constexpr int kEPC = (R % 4 == 0 && TW % 4 == 0) ? 4 : (R % 2 == 0 && TW % 2 == 0) ? 2 : 1;
+        constexpr int kVecBytes = kEPC * int(sizeof(InT));
+        const bool aligned = ((reinterpret_cast<uintptr_t>(ref) | reinterpret_cast<uintptr_t>(dis) |
+                               static_cast<uintptr_t>(a.ref_pitch) | static_cast<uintptr_t>(a.dis_pitch)) &
+                              (kVecBytes - 1)) == 0;
         if constexpr (kFromFiner) {
             for (int i = tid; i < IH * IW; i += NT) {
                 const int r = i / IW, c = i - r * IW;
@@ -218,8 +226,57 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                 s_in[IH * IW + i] =
                     static_cast<uint16_t>(down_from_finer(dis, a.dis_pitch, gy, gx, a.src_w, a.src_h));
             }
-        } else
-        {
+        } else if (kEPC > 1 && interior && aligned) {
+            using Vec = typename std::conditional<
+                kVecBytes == 8, uint2, typename std::conditional<kVecBytes == 4, uint32_t, uint16_t>::type>::type;
+            constexpr int kCPR = IW / kEPC;  // chunks per row
+            constexpr int kChunks = IH * kCPR;
+            constexpr int kIt = (kChunks + NT - 1) / NT;
+            Vec vr[kIt], vd[kIt];
+            const unsigned char* base_r = ref + (y0 - R) * a.ref_pitch + (x0 - R) * int(sizeof(InT));
+            const unsigned char* base_d = dis + (y0 - R) * a.dis_pitch + (x0 - R) * int(sizeof(InT));
+#pragma unroll
+            for (int it = 0; it < kIt; ++it) {
+                const int i = tid + it * NT;
+                if (kChunks % NT == 0 || i < kChunks) {
+                    const int r = i / kCPR, c = (i - r * kCPR) * kVecBytes;
+                    vr[it] = __ldg(reinterpret_cast<const Vec*>(base_r + r * a.ref_pitch + c));
+                    vd[it] = __ldg(reinterpret_cast<const Vec*>(base_d + r * a.dis_pitch + c));
+                }
+            }
+#pragma unroll
+            for (int it = 0; it < kIt; ++it) {
+                const int i = tid + it * NT;
+                if (kChunks % NT == 0 || i < kChunks) {
+                    const int r = i / kCPR, c = (i - r * kCPR) * kEPC;
+                    uint16_t* dr = s_in + r * IW + c;
+                    uint16_t* dd = dr + IH * IW;
+                    if constexpr (sizeof(InT) == 1 && kEPC == 4) {
+                        // Four bytes to four 16-bit samples.
+                        *reinterpret_cast<uint2*>(dr) = make_uint2(__byte_perm(vr[it], 0, 0x4140), __byte_perm(vr[it], 0, 0x4342));
+                        *reinterpret_cast<uint2*>(dd) = make_uint2(__byte_perm(vd[it], 0, 0x4140), __byte_perm(vd[it], 0, 0x4342));
+                    } else if constexpr (sizeof(InT) == 1 && kEPC == 2) {
+                        *reinterpret_cast<uint32_t*>(dr) = __byte_perm(vr[it], 0, 0x4140);
+                        *reinterpret_cast<uint32_t*>(dd) = __byte_perm(vd[it], 0, 0x4140);
+                    } else if constexpr (S == 0) {
+                        // 16-bit words, each shifted right (MSB-aligned input): both halves of a
+                        // 32-bit word at once, the bits that cross into the low half masked off.
+                        const int sr = a.ref_shift, sd = a.dis_shift;
+                        const uint32_t mr = 0xFFFF0000u | (0xFFFFu >> sr), md = 0xFFFF0000u | (0xFFFFu >> sd);
+                        if constexpr (kEPC == 4) {
+                            *reinterpret_cast<uint2*>(dr) = make_uint2((vr[it].x >> sr) & mr, (vr[it].y >> sr) & mr);
+                            *reinterpret_cast<uint2*>(dd) = make_uint2((vd[it].x >> sd) & md, (vd[it].y >> sd) & md);
+                        } else {
+                            *reinterpret_cast<uint32_t*>(dr) = (vr[it] >> sr) & mr;
+                            *reinterpret_cast<uint32_t*>(dd) = (vd[it] >> sd) & md;
+                        }
+                    } else {
+                        *reinterpret_cast<Vec*>(dr) = vr[it];
+                        *reinterpret_cast<Vec*>(dd) = vd[it];
+                    }
+                }
+            }
+        } else {
             // All of a warp's loads are issued before its first store (registers, then shared
             // memory): one global-memory latency per tile instead of one per row.
             constexpr int kRowIt = (IH + kWarps - 1) / kWarps, kColIt = (IW + 31) / 32;
@@ -334,7 +391,10 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
 
     // 3. Horizontal passes and per-pixel statistics. One thread: one row, HC consecutive
     //    columns; consecutive lanes take consecutive rows (conflict-free with the odd strides).
-    int64_t nl = 0, dl = 0, nn = 0, dn = 0;
+    // Per-thread sums: NL, DL and DN fit 32 bits for a block's pixels (|NL| < 2^17 and |DL| < 2^16
+    // per pixel, at most 1024 pixels a block); NN (a variance per pixel) needs 64.
+    int32_t nl = 0, dl = 0, dn = 0;
+    int64_t nn = 0;
     {
         constexpr int kGroups = TW / HC;
         for (int t = tid; t < TH * kGroups; t += NT) {
@@ -362,11 +422,13 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                 for (int i = 0; i < HC + 2 * R; ++i) v[i] = s_mom[(q * TH + row) * SD + j0 + i];
 #pragma unroll
                 for (int o = 0; o < HC; ++o) {
-                    double sum = 0.0;
+                    // Exact integers < 2^49 throughout. rs(sum, 16) = floor((sum + 2^15) / 2^16):
+                    // the rounding constant is the start value, and one multiply-add rounding
+                    // down onto 2^52 leaves the floor in the low word (it is < 2^32).
+                    double sum = 32768.0;
 #pragma unroll
                     for (int k = 0; k < N; ++k) sum = __fma_rn(c_int_taps.d[S][k], v[o + k], sum);
-                    // Exact integer < 2^48; rs(sum, 16) < 2^32.
-                    e[q][o] = static_cast<uint32_t>(rshift_round64<16>(__double2ull_rz(sum)));
+                    e[q][o] = static_cast<uint32_t>(__double2loint(__fma_rd(sum, 1.0 / 65536.0, 4503599627370496.0)));
                 }
             }
             const int gy = y0 + row;
@@ -411,8 +473,8 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     }
 
     // 4. Block sums, then one int64 atomic per accumulator.
-    int64_t v[4] = {nl, dl, nn, dn};
-    block_sum_i64<NT, 4>(v, s_red);
+    int64_t v[4];
+    block_sum_stats<NT>(nl, dl, nn, dn, v, s_red);
     if (tid == 0) {
 #pragma unroll
         for (int i = 0; i < 4; ++i)
