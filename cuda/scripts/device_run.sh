@@ -29,7 +29,7 @@ if has build; then
     -DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_TESTS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_CXX_FLAGS="-include system_error" -DCMAKE_PREFIX_PATH="$ROOT/build-deps/prefix;$ROOT/build-cli-deps/prefix" > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; }
   stamp "build"
-  ninja -C "$B" -j16 vif_parity_tests vif_sweep vif_bench_cuda vif_golden_tests vif_cli > "$RES/build.log" 2>&1
+  ninja -C "$B" -j16 vif_parity_tests vif_sweep vif_bench_cuda vif_golden_tests vif_cli vif_cli_tests > "$RES/build.log" 2>&1
   rc=$?
   note "build rc=$rc"
   [ $rc -ne 0 ] && grep -E "error|FAILED" -A5 "$RES/build.log" | head -60
@@ -60,6 +60,12 @@ if has parity && [ -n "$PT" ]; then
     note "## parity VIF_CUDA_TILES=$tiles rc=$? $(grep -E 'PASSED|FAILED  \]' "$RES/parity_tiles_$tiles.log" | tail -3 | tr '\n' ' ')"
   done
 fi
+if has cli; then
+  CT=$(find "$B" -name vif_cli_tests -type f | head -1)
+  stamp "CLI tests (GPU ones included)"
+  ( cd "$ROOT" && timeout 300 "$CT" --gtest_brief=1 ) > "$RES/cli_tests.log" 2>&1
+  note "## CLI tests rc=$?"; grep -E "^\[hand-over\]|PASSED|FAILED|tests ran" "$RES/cli_tests.log" | tail -12 >> "$SUMMARY"
+fi
 if has golden && [ -n "$GT" ]; then
   stamp "golden (backend auto = cuda)"
   ( cd "$ROOT" && timeout 120 "$GT" --gtest_brief=1 ) > "$RES/golden.log" 2>&1
@@ -73,6 +79,8 @@ if has sanitize && [ -n "$PT" ]; then
     [ $tool = racecheck ] && [ -z "${SAN_FILTER:-}" ] && filt='Small/SyntheticInteger.*/1:Small/SyntheticInteger.*/5:Small/SyntheticInteger.*/9:Small/SyntheticFloat.*/2:Pipeline.*'
     [ $tool = initcheck ] && [ -z "${SAN_FILTER:-}" ] && filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1:Pipeline.*'
     [ $tool = synccheck ] && [ -z "${SAN_FILTER:-}" ] && filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1'
+    per_tool=SAN_FILTER_$tool
+    [ -n "${!per_tool:-}" ] && filt=${!per_tool}
     stamp "compute-sanitizer $tool"
     ( cd "$ROOT" && timeout ${SAN_TIMEOUT:-150} "$CS" --tool $tool --error-exitcode 9 "$PT" --gtest_brief=1 --gtest_filter="$filt" ) \
       > "$RES/sanitize_$tool.log" 2>&1

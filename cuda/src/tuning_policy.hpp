@@ -46,21 +46,22 @@ namespace policy {
 // Small grids are latency-bound (one block per SM runs its whole instruction path alone), so the
 // small-scale candidates give each thread less work (kVertRows 2, kHorizCols 1-2).
 // Scale 0: Int0; 8-bit frames of kLargeFramePixels or more Int0b (sweep 4, 8-bit: 576x324 11.5 us
-// vs 13.6; 1080p 60.9 vs 61.3; 2160p 220.2 vs 214.4).
+// vs 13.6; 1080p 60.9 vs 61.3; 2160p 220.2 vs 214.4. Sweep 5, after the vector tile loads:
+// 1080p 52.2 vs 52.5 us, 2160p 179.8 vs 180.5 us, so 1080p moved to Int0b).
 using Int0 = IntTile<48, 16, 256, 2, 3, 4>;
 using Int0b = IntTile<64, 16, 256, 4, 4, 3>;
-constexpr long kLargeFramePixels = 4000000;
+constexpr long kLargeFramePixels = 2000000;
 using Int0c = IntTile<48, 16, 256, 4, 3, 3>;
 using Int0d = IntTile<48, 16, 256, 2, 3, 4, true>;
 using Int0e = IntTile<16, 16, 128, 2, 2, 8>;  // latency candidate for small frames
 using Int0f = IntTile<32, 16, 256, 2, 2, 4, true>;
 
 // Scale 1: large grids use Int1, grids of fewer than kSmallScalePixels pixels Int1s (sweep 3:
-// 1080p 64x16/288t 19.5 us vs 56x16 20.2; 576x324 24x16/v2h2 8.4 vs 10.3. At 2160p 56x16 is
-// 1-2 us faster (sweeps 3 and 4), not switched).
-using Int1 = IntTile<64, 16, 288, 4, 4, 2>;
+// 576x324 24x16/v2h2 8.4 vs 10.3 us. Sweep 5: 56x16 beats 64x16/288t at 1080p, 16.3 vs 16.8 us,
+// and 2160p, 43.9 vs 45.4 us; in sweep 3, before the vector loads, it lost at 1080p).
+using Int1 = IntTile<56, 16, 256, 4, 4, 3>;
 using Int1s = IntTile<24, 16, 256, 2, 2, 4>;
-using Int1b = IntTile<56, 16, 256, 4, 4, 3>;
+using Int1b = IntTile<64, 16, 288, 4, 4, 2>;
 using Int1c = IntTile<64, 16, 288, 4, 4, 2, true>;
 using Int1d = IntTile<24, 16, 256, 2, 2, 4, true>;
 constexpr long kSmallScalePixels = 200000;

@@ -71,7 +71,7 @@ if fps: line += f" | steady (JSON fps) {float(fps):.0f}"
 if leave: line += f" | exit after main {1000*(float(e)-float(leave)):.0f} ms"
 print(line)
 PY
-  grep -E "^vif: timing|^libvif cuda|error" "$OUT/run.err" >> "$S"
+  grep -E "^vif: timing|^vif: [0-9]+ frames|^vif: staying|^libvif cuda|error" "$OUT/run.err" >> "$S"
   rm -f /tmp/e2e.json
 }
 
@@ -81,10 +81,12 @@ for size in 1080 2160; do
   note ""
   note "## ${W}x${H} 8-bit, $N frames"
   for i in 1 2 3; do run "whole process, --backend cuda (run $i)" $N "$V" "${A[@]}" --backend cuda -q -o /tmp/e2e.json; done
-  run "whole process, --threads 4 (copy pool of 4)" $N "$V" "${A[@]}" --backend cuda --threads 4 -q -o /tmp/e2e.json
-  run "whole process, CUDA_MODULE_LOADING=EAGER" $N env CUDA_MODULE_LOADING=EAGER "$V" "${A[@]}" --backend cuda -q -o /tmp/e2e.json
-  run "whole process, -v, VIF_CUDA_VERBOSE=1" $N env VIF_CUDA_VERBOSE=1 "$V" "${A[@]}" --backend cuda -v -q -o /tmp/e2e.json
-  run "one frame, -v" 1 env VIF_CUDA_VERBOSE=1 "$V" "${A[@]}" --backend cuda --frames 1 -v -q -o /tmp/e2e.json
+  for i in 1 2 3; do run "whole process, default (auto: cpu, then cuda) ($i)" $N "$V" "${A[@]}" -q -o /tmp/e2e.json; done
+  run "whole process, auto, -v" $N "$V" "${A[@]}" -v -q -o /tmp/e2e.json
+  run "whole process, --backend cuda, -v, VIF_CUDA_VERBOSE=1" $N env VIF_CUDA_VERBOSE=1 "$V" "${A[@]}" --backend cuda -v -q -o /tmp/e2e.json
+  run "one frame, --backend cuda, -v" 1 env VIF_CUDA_VERBOSE=1 "$V" "${A[@]}" --backend cuda --frames 1 -v -q -o /tmp/e2e.json
+  for i in 1 2 3; do run "one frame, default (auto) ($i)" 1 "$V" "${A[@]}" --frames 1 -q -o /tmp/e2e.json; done
+  run "one frame, default (auto), -v" 1 "$V" "${A[@]}" --frames 1 -v -q -o /tmp/e2e.json
   run "one frame, --backend cpu" 1 "$V" "${A[@]}" --backend cpu --frames 1 -q -o /tmp/e2e.json
   run "--read-only (input speed)" $N "$V" "${A[@]}" --read-only
   note "$(tail -1 "$OUT/run.out")"
@@ -99,7 +101,7 @@ note "--check-parity golden 576x324: rc=$? $(grep 'parity:' "$OUT/run.err" | tai
 note "--check-parity float 1080p 20 frames: rc=$? $(grep 'parity:' "$OUT/run.err" | tail -1)"
 
 # CUDA's own start-up and exit, outside libvif (bench/cuda/startup_probe.cu).
-if command -v nvcc > /dev/null && nvcc -O2 -arch=sm_90 "$ROOT/bench/cuda/startup_probe.cu" -o /tmp/probe 2> "$OUT/probe_build.log"; then
+if [ "${E2E_PROBE:-1}" = 1 ] && command -v nvcc > /dev/null && nvcc -O2 -arch=sm_90 "$ROOT/bench/cuda/startup_probe.cu" -o /tmp/probe 2> "$OUT/probe_build.log"; then
   for mode in return quick reset; do
     for i in 1 2; do
       s=$(date +%s.%N); /tmp/probe $mode > "$OUT/probe.out" 2>&1; e=$(date +%s.%N)

@@ -126,11 +126,15 @@ Timeline g_timeline;
 class CudaWarmup {
 public:
     void start() {
+        started_ = true;
         thread_ = std::thread([this] {
             status_ = vif_cuda_prepare(0);
             if (status_ != VIF_OK) message_ = vif_last_error();
+            done_.store(true, std::memory_order_release);
         });
     }
+    /** Whether a start-up was asked for and has not finished yet (never blocks). */
+    bool running() const { return started_ && !done_.load(std::memory_order_acquire); }
     /** Waits for the start-up; VIF_OK when a GPU is ready (or no start-up was asked for). */
     VifStatus wait() {
         if (thread_.joinable()) thread_.join();
@@ -143,6 +147,8 @@ public:
 
 private:
     std::thread thread_;
+    bool started_ = false;
+    std::atomic<bool> done_{false};
     VifStatus status_ = VIF_OK;
     std::string message_;
 };
@@ -494,17 +500,23 @@ int run(const Options &o, CudaWarmup &warmup) {
                               : "--backend cuda: this build has no CUDA backend or no usable GPU "
                                 "was found" + why};
         }
-    } else if (!o.read_only) {
-        warmup.wait();  // auto: the backend is picked at create
-        g_timeline.mark("waited for the CUDA start-up");
     }
+    // --backend auto while CUDA is still starting: score on the CPU at once and hand the frames
+    // over to the GPU as soon as it is ready (both give the same bits: the parity gate). Short
+    // clips are then done before CUDA's 0.2-0.3 s start-up is.
+    const bool hand_over = !o.read_only && !o.check_parity && backend == VIF_BACKEND_AUTO &&
+                           warmup.running();
 
-    Scorer primary, secondary;
+    Scorer primary, secondary, gpu;
+    bool handed_over = false;
     if (!o.read_only) {
         if (o.check_parity) {
             primary.create(cfg, VIF_BACKEND_CPU);
             secondary.create(cfg, VIF_BACKEND_CUDA);
+        } else if (hand_over) {
+            primary.create(cfg, VIF_BACKEND_CPU);
         } else {
+            if (backend == VIF_BACKEND_AUTO) warmup.wait();  // done already: no wait
             primary.create(cfg, backend);
         }
         g_timeline.mark("scoring contexts created");
@@ -535,10 +547,23 @@ int run(const Options &o, CudaWarmup &warmup) {
         auto sa = rpf.next(&fa);
         auto sb = dpf.next(&fb);
         if (sa == Prefetcher::Status::kFrame && sb == Prefetcher::Status::kFrame) {
+            if (hand_over && !handed_over && !warmup.running()) {
+                handed_over = true;  // asked once, whatever the outcome
+                if (warmup.wait() == VIF_OK) {
+                    try {
+                        gpu.create(cfg, VIF_BACKEND_CUDA);
+                        gpu.scores.reserve(expected ? size_t(*expected) : 0);
+                        g_timeline.mark("GPU ready: frames from here on go to cuda");
+                    } catch (const Failure &f) {
+                        if (o.verbose)
+                            std::fprintf(stderr, "vif: staying on the cpu: %s\n", f.message.c_str());
+                    }
+                }
+            }
             if (!o.read_only) {
                 rpic.data = fa.data;
                 dpic.data = fb.data;
-                primary.submit(rpic, dpic);
+                (gpu.ctx ? gpu : primary).submit(rpic, dpic);
                 if (o.check_parity) secondary.submit(rpic, dpic);
             } else {
                 // Stand in for vif_submit's copy, so that the speed is that of real input.
@@ -553,8 +578,9 @@ int run(const Options &o, CudaWarmup &warmup) {
             if (!o.read_only) {
                 primary.drain(false);
                 if (o.check_parity) secondary.drain(false);
+                if (gpu.ctx) gpu.drain(false);
             }
-            progress.update(o.read_only ? submitted : primary.scores.size());
+            progress.update(o.read_only ? submitted : primary.scores.size() + gpu.scores.size());
             continue;
         }
         if (sa == Prefetcher::Status::kError) throw Failure{rpf.error()};
@@ -577,6 +603,15 @@ int run(const Options &o, CudaWarmup &warmup) {
     if (!o.read_only) {
         primary.drain(true);
         if (o.check_parity) secondary.drain(true);
+        if (gpu.ctx) gpu.drain(true);
+    }
+    // Frames scored on the CPU before the hand-over come first: submission order is kept.
+    const size_t cpu_frames = gpu.ctx ? primary.scores.size() : 0;
+    if (gpu.ctx) {
+        primary.scores.insert(primary.scores.end(), gpu.scores.begin(), gpu.scores.end());
+        if (o.verbose)
+            std::fprintf(stderr, "vif: %zu frames on the cpu while CUDA started, %zu on cuda\n",
+                         cpu_frames, gpu.scores.size());
     }
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -602,7 +637,7 @@ int run(const Options &o, CudaWarmup &warmup) {
     r.width = ri.width;
     r.height = ri.height;
     r.bitdepth = ri.bitdepth;
-    r.backend = primary.backend;
+    r.backend = !gpu.ctx ? primary.backend : cpu_frames ? "cpu+cuda" : "cuda";
     r.variant = o.variant;
     r.reference = o.reference;
     r.distorted = o.distorted;
@@ -740,5 +775,11 @@ int main(int argc, char **argv) {
     }
     g_timeline.mark("scoring contexts destroyed");
     g_timeline.print();
+    if (warmup.running()) {
+        // Everything was scored on the CPU before CUDA finished starting: the output is complete
+        // and closed, so leave without waiting for (or tearing down) a GPU we did not use.
+        std::fflush(nullptr);
+        std::_Exit(code);
+    }
     return code;
 }
