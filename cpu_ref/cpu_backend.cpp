@@ -2,6 +2,7 @@
 // its own VIF engine (scratch buffers). Frames are independent, so scoring them in parallel gives
 // the same bits as scoring them one by one; results leave in submission order.
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <memory>
@@ -21,7 +22,9 @@ namespace {
 struct Slot {
     enum class State { kFree, kQueued, kRunning, kDone };
     State state = State::kFree;
-    std::vector<uint8_t> ref, dist;  // copied planes, tightly packed
+    // Copied planes, tightly packed. Not zeroed at create: a fresh context touches only the
+    // slots it uses (zeroing 18 slots of 2160p took 0.3 s of start-up).
+    std::unique_ptr<uint8_t[]> ref, dist;
     uint32_t width = 0, height = 0;
     FrameRaw result;
 };
@@ -32,10 +35,10 @@ public:
         const size_t bytes = static_cast<size_t>(p.max_width) * p.max_height *
                              (p.bitdepth == 8 ? 1 : 2);
         for (Slot& s : slots_) {
-            s.ref.resize(bytes);
-            s.dist.resize(bytes);
+            s.ref.reset(new uint8_t[bytes]);
+            s.dist.reset(new uint8_t[bytes]);
         }
-        for (size_t t = 0; t < threads; ++t) engines_.push_back(make_engine());
+        build_engines(threads);
         for (size_t t = 0; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
     }
 
@@ -64,8 +67,8 @@ public:
                 return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
         }
         // The slot is ours until it is queued: copy outside the lock.
-        copy_plane(ref, slot->ref.data());
-        copy_plane(dist, slot->dist.data());
+        copy_plane(ref, slot->ref.get());
+        copy_plane(dist, slot->dist.get());
         slot->width = ref.width;
         slot->height = ref.height;
         slot->result.index = index;
@@ -100,6 +103,32 @@ public:
     }
 
 private:
+    // One engine per worker, built on as many threads at once: each allocates and clears its
+    // scratch images, which on one thread took most of the start-up at 2160p.
+    void build_engines(size_t n) {
+        engines_.resize(n);
+        std::atomic<bool> failed{false};
+        std::vector<std::thread> builders;
+        auto join_all = [&] {
+            for (auto& b : builders) b.join();
+        };
+        try {
+            for (size_t t = 0; t < n; ++t)
+                builders.emplace_back([this, t, &failed] {
+                    try {
+                        engines_[t] = make_engine();
+                    } catch (...) {
+                        failed = true;
+                    }
+                });
+        } catch (...) {
+            join_all();
+            throw;
+        }
+        join_all();
+        if (failed) throw std::bad_alloc();
+    }
+
     std::unique_ptr<cpu_ref::FrameScorer> make_engine() const {
         const int w = static_cast<int>(params_.max_width), h = static_cast<int>(params_.max_height);
         const int bpc = static_cast<int>(params_.bitdepth);
@@ -144,8 +173,8 @@ private:
             const ptrdiff_t stride = static_cast<ptrdiff_t>(slot->width) *
                                      (params_.bitdepth == 8 ? 1 : 2);
             const int w = static_cast<int>(slot->width), h = static_cast<int>(slot->height);
-            engine.compute(cpu_ref::Plane{slot->ref.data(), stride, w, h},
-                           cpu_ref::Plane{slot->dist.data(), stride, w, h}, slot->result.scale);
+            engine.compute(cpu_ref::Plane{slot->ref.get(), stride, w, h},
+                           cpu_ref::Plane{slot->dist.get(), stride, w, h}, slot->result.scale);
             {
                 std::lock_guard<std::mutex> lock(mu_);
                 slot->state = Slot::State::kDone;

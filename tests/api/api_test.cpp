@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/golden_data.hpp"
@@ -113,6 +114,24 @@ TEST(Api, CudaBackendWithoutGpuFailsClearly) {
     ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK);
     EXPECT_STREQ(vif_backend_name(ctx), "cpu");
     vif_destroy(ctx);
+}
+
+// vif_cuda_prepare: OK (and repeatable, also from another thread) with a GPU; without one, or
+// for a device that does not exist, VIF_ERROR_NO_DEVICE with the reason.
+TEST(Api, CudaPrepareReportsWhetherAGpuIsThere) {
+    EXPECT_EQ(vif_cuda_prepare(4096), VIF_ERROR_NO_DEVICE);
+    EXPECT_STRNE(vif_last_error(), "");
+    if (!vif_cuda_available()) {
+        EXPECT_EQ(vif_cuda_prepare(0), VIF_ERROR_NO_DEVICE);
+        EXPECT_STRNE(vif_last_error(), "");
+        return;
+    }
+    VifStatus other = VIF_ERROR_INTERNAL;
+    std::thread t([&] { other = vif_cuda_prepare(0); });
+    EXPECT_EQ(vif_cuda_prepare(0), VIF_OK) << vif_last_error();
+    t.join();
+    EXPECT_EQ(other, VIF_OK);
+    EXPECT_EQ(vif_cuda_prepare(0), VIF_OK);
 }
 
 TEST(Api, SubmitRejectsBadPicturesAndStaysUsable) {

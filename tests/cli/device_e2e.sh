@@ -88,6 +88,7 @@ for size in 1080 2160; do
   for i in 1 2 3; do run "one frame, default (auto) ($i)" 1 "$V" "${A[@]}" --frames 1 -q -o /tmp/e2e.json; done
   run "one frame, default (auto), -v" 1 "$V" "${A[@]}" --frames 1 -v -q -o /tmp/e2e.json
   run "one frame, --backend cpu" 1 "$V" "${A[@]}" --backend cpu --frames 1 -q -o /tmp/e2e.json
+  run "whole process, --backend cuda --no-mmap (pread)" $N "$V" "${A[@]}" --backend cuda --no-mmap -q -o /tmp/e2e.json
   run "--read-only (input speed)" $N "$V" "${A[@]}" --read-only
   note "$(tail -1 "$OUT/run.out")"
   run "--check-parity, 20 frames" 20 "$V" "${A[@]}" --check-parity --frames 20 -q
