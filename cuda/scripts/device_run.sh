@@ -138,6 +138,7 @@ if has ncu && [ -n "$SW" ]; then
 import re, sys
 name = None
 for line in open(sys.argv[1]):
+    line = line.replace('(int)', '').replace('(bool)', '')
     m = re.match(r'\s+(?:void )?vif::cuda::(\w+)<(\d+), (\d+), [^>]*IntTile<([^>]*)>', line) or re.match(r'\s+(\S*int_scale_kernel\S*|\S*float_\w+)', line)
     if m: name = ' '.join(m.groups())
     m = re.search(r'gpu__time_duration.sum\s+(\S+)\s+([\d.,]+)', line)
