@@ -344,14 +344,15 @@ Error Engine::verify_log_lookup(const uint16_t* expected) {
     const char* force = std::getenv("VIF_CUDA_LOG");  // "table": always the table (A/B timing)
     if (force && std::strcmp(force, "table") == 0) return {};
     uint16_t* dev_out = nullptr;
-    if (Error x = d.alloc(reinterpret_cast<void**>(&dev_out), kLogTableSize * sizeof(uint16_t)))
-        return x;
+    VIF_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&dev_out), kLogTableSize * sizeof(uint16_t)));
     std::vector<uint16_t> got(kLogTableSize);
     LogLookup lk{d.log_table, kLogEps};
     log_lookup_kernel<<<ceil_div(kLogTableSize, 256), 256>>>(lk, dev_out);
-    VIF_CUDA_TRY(cudaGetLastError());
-    VIF_CUDA_TRY(cudaMemcpy(got.data(), dev_out, kLogTableSize * sizeof(uint16_t),
-                            cudaMemcpyDeviceToHost));
+    cudaError_t ce = cudaGetLastError();
+    if (ce == cudaSuccess)
+        ce = cudaMemcpy(got.data(), dev_out, kLogTableSize * sizeof(uint16_t), cudaMemcpyDeviceToHost);
+    cudaFree(dev_out);
+    if (ce != cudaSuccess) return cuda_error(ce, "log lookup check", __FILE__, __LINE__);
     if (std::equal(got.begin(), got.end(), expected)) d.log_eps = kLogEps;
     if (std::getenv("VIF_CUDA_VERBOSE"))
         std::fprintf(stderr, "libvif cuda: log lookup %s\n",

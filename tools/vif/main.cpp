@@ -66,7 +66,6 @@ struct Failure {
 class Timeline {
 public:
     void enable() { on_ = true; }
-    bool on() const { return on_; }
     void mark(const char *what) {
         if (on_) marks_.emplace_back(what, std::chrono::steady_clock::now());
     }
@@ -765,19 +764,20 @@ int main(int argc, char **argv) {
     int code = kExitError;
     try {
         code = run(o, warmup);
+        g_timeline.mark("scoring contexts destroyed");
+        g_timeline.print();
     } catch (const Failure &f) {
         if (::isatty(STDERR_FILENO)) std::fputs("\r\033[K", stderr); // over the progress bar
         std::fprintf(stderr, "vif: error: %s\n", f.message.c_str());
-        return f.code;
+        code = f.code;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "vif: error: %s\n", e.what());
-        return kExitError;
+        code = kExitError;
     }
-    g_timeline.mark("scoring contexts destroyed");
-    g_timeline.print();
     if (warmup.running()) {
-        // Everything was scored on the CPU before CUDA finished starting: the output is complete
-        // and closed, so leave without waiting for (or tearing down) a GPU we did not use.
+        // Done (everything scored on the CPU, or failed) before CUDA finished starting: the
+        // output is complete and closed or removed, so leave without waiting for a GPU we did
+        // not use.
         std::fflush(nullptr);
         std::_Exit(code);
     }
