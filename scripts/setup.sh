@@ -27,5 +27,6 @@ if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH
 fi
 
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+# The CLI is what run-sample.sh runs: ask for it explicitly, whatever an old cache says.
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIF_BUILD_TOOLS=ON "$@"
 cmake --build "$build_dir" -j "${VIF_JOBS:-$(nproc)}"
