@@ -12,7 +12,6 @@ namespace vif::cuda {
 struct IntTapTable {
     uint32_t v[kNumScales][17];
     double d[kNumScales][17];  // the same taps as doubles, for the exact FP64 sums
-    float f[kNumScales][17];   // and as floats, for the exact FP32 sums of 8-bit samples
 };
 
 constexpr IntTapTable make_int_tap_table() {
@@ -22,10 +21,7 @@ constexpr IntTapTable make_int_tap_table() {
     for (int k = 0; k < 5; ++k) t.v[2][k] = kIntFilter2[k];
     for (int k = 0; k < 3; ++k) t.v[3][k] = kIntFilter3[k];
     for (int s = 0; s < kNumScales; ++s)
-        for (int k = 0; k < 17; ++k) {
-            t.d[s][k] = static_cast<double>(t.v[s][k]);
-            t.f[s][k] = static_cast<float>(t.v[s][k]);
-        }
+        for (int k = 0; k < 17; ++k) t.d[s][k] = static_cast<double>(t.v[s][k]);
     return t;
 }
 

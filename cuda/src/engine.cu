@@ -46,8 +46,7 @@ KernelLaunch int_launch(int w, int h) {
     k.smem = IntSmemLayout<S, P>::kBytes;
     k.name = "int_s" + std::to_string(S) + (S == 0 ? "_" + std::to_string(BPC) + "b" : "");
     k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads) + "/v" +
-              std::to_string(P::kVertRows) + "h" + std::to_string(P::kHorizCols) +
-              (S == 0 && BPC == 8 && P::kFloatMeans ? "/f32means" : "");
+              std::to_string(P::kVertRows) + "h" + std::to_string(P::kHorizCols);
     return k;
 }
 
@@ -60,7 +59,6 @@ KernelLaunch pick_int0(int cand, int w, int h) {
             case 3: return int_launch<0, BPC, policy::Int0d>(w, h);
             case 4: return int_launch<0, BPC, policy::Int0e>(w, h);
             case 5: return int_launch<0, BPC, policy::Int0f>(w, h);
-            case 6: return int_launch<0, BPC, policy::Int0g>(w, h);
             default: break;
         }
         // The large-frame rule was measured at 8 bit only (sweep 4); other depths keep Int0.
@@ -235,7 +233,7 @@ bool device_present() {
 
 int Engine::candidate_count(int scale, int bitdepth, VifVariant variant) {
     if (variant != VIF_VARIANT_INTEGER) return 1;
-    if (scale == 0) return (bitdepth == 8 || bitdepth == 10) ? 7 : 1;
+    if (scale == 0) return (bitdepth == 8 || bitdepth == 10) ? 6 : 1;
     if (scale == 4) return 3;  // fused scales 2+3
     return scale == 1 ? 6 : 4;
 }

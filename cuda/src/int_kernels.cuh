@@ -188,7 +188,6 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     constexpr int VM = S == 0 ? BPC : 16;            // spec 5.2
     constexpr int VQ = S == 0 ? 2 * (BPC - 8) : 16;
     constexpr bool kMoments32 = S == 0 && BPC == 8;  // vertical second moments fit 32 bits
-    constexpr bool kFloatMeans = S == 0 && BPC == 8 && P::kFloatMeans;
     constexpr bool kPairs32 = S == 0 && BPC <= 12;   // paired squares fit 32 bits
 
     double* s_mom = reinterpret_cast<double*>(smem + L::kOffMoments);  // xx, yy, xy
@@ -317,76 +316,22 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
         for (int t = tid; t < IW * kGroups; t += NT) {
             const int c = t % IW, r0 = (t / IW) * VR;
             uint32_t x[VR + 2 * R], y[VR + 2 * R];
-            auto load_column = [&] {
 #pragma unroll
-                for (int i = 0; i < VR + 2 * R; ++i) {
-                    x[i] = s_in[(r0 + i) * IW + c];
-                    y[i] = s_in[IH * IW + (r0 + i) * IW + c];
+            for (int i = 0; i < VR + 2 * R; ++i) {
+                x[i] = s_in[(r0 + i) * IW + c];
+                y[i] = s_in[IH * IW + (r0 + i) * IW + c];
+            }
+#pragma unroll
+            for (int o = 0; o < VR; ++o) {
+                uint32_t ax = c_int_taps.v[S][R] * x[o + R];
+                uint32_t ay = c_int_taps.v[S][R] * y[o + R];
+#pragma unroll
+                for (int k = 0; k < R; ++k) {
+                    ax += c_int_taps.v[S][k] * (x[o + k] + x[o + N - 1 - k]);
+                    ay += c_int_taps.v[S][k] * (y[o + k] + y[o + N - 1 - k]);
                 }
-            };
-            if constexpr (!kFloatMeans) load_column();
-            if constexpr (kFloatMeans) {
-                // 8-bit samples as floats (bit trick, exact), sums in FP32: every partial sum is
-                // an integer below 2^24, so each FMA is exact. rs(sum, 8) = floor((sum + 128) /
-                // 256): the rounding constant is the start value, and one FMA rounding down onto
-                // 2^23 leaves the floor in the low bits. The column is loaded twice (as floats
-                // here, as integers for the moments below) so that both copies are not live at
-                // once.
-                float xf[VR + 2 * R], yf[VR + 2 * R];
-#pragma unroll
-                for (int i = 0; i < VR + 2 * R; ++i) {
-                    xf[i] = __uint_as_float(0x4B000000u | s_in[(r0 + i) * IW + c]) - 8388608.0f;
-                    yf[i] = __uint_as_float(0x4B000000u | s_in[IH * IW + (r0 + i) * IW + c]) - 8388608.0f;
-                }
-#pragma unroll
-                for (int o = 0; o < VR; ++o) {
-                    float ax = __fmaf_rn(c_int_taps.f[S][R], xf[o + R], 128.0f);
-                    float ay = __fmaf_rn(c_int_taps.f[S][R], yf[o + R], 128.0f);
-#pragma unroll
-                    for (int k = 0; k < R; ++k) {
-                        ax = __fmaf_rn(c_int_taps.f[S][k], xf[o + k] + xf[o + N - 1 - k], ax);
-                        ay = __fmaf_rn(c_int_taps.f[S][k], yf[o + k] + yf[o + N - 1 - k], ay);
-                    }
-                    s_mu[(r0 + o) * SM + c] =
-                        static_cast<uint16_t>(__float_as_uint(__fmaf_rd(ax, 1.0f / 256.0f, 8388608.0f)));
-                    s_mu[TH * SM + (r0 + o) * SM + c] =
-                        static_cast<uint16_t>(__float_as_uint(__fmaf_rd(ay, 1.0f / 256.0f, 8388608.0f)));
-                }
-                if constexpr (Info::kHasNext && kWriteNext) {
-                    constexpr int RD = Info::kRD;
-                    const int dc = c - (R - RD);
-                    if (dc >= 0 && dc < L::kDW) {
-#pragma unroll
-                        for (int o = 0; o < VR; o += 2) {
-                            float dx = __fmaf_rn(c_int_taps.f[S + 1][RD], xf[o + R], 128.0f);
-                            float dy = __fmaf_rn(c_int_taps.f[S + 1][RD], yf[o + R], 128.0f);
-#pragma unroll
-                            for (int k = 0; k < RD; ++k) {
-                                dx = __fmaf_rn(c_int_taps.f[S + 1][k], xf[o + R - RD + k] + xf[o + R + RD - k], dx);
-                                dy = __fmaf_rn(c_int_taps.f[S + 1][k], yf[o + R - RD + k] + yf[o + R + RD - k], dy);
-                            }
-                            const int m = (r0 + o) / 2;
-                            s_dn[m * L::kDW + dc] =
-                                static_cast<uint16_t>(__float_as_uint(__fmaf_rd(dx, 1.0f / 256.0f, 8388608.0f)));
-                            s_dn[L::kDH * L::kDW + m * L::kDW + dc] =
-                                static_cast<uint16_t>(__float_as_uint(__fmaf_rd(dy, 1.0f / 256.0f, 8388608.0f)));
-                        }
-                    }
-                }
-                load_column();
-            } else {
-#pragma unroll
-                for (int o = 0; o < VR; ++o) {
-                    uint32_t ax = c_int_taps.v[S][R] * x[o + R];
-                    uint32_t ay = c_int_taps.v[S][R] * y[o + R];
-#pragma unroll
-                    for (int k = 0; k < R; ++k) {
-                        ax += c_int_taps.v[S][k] * (x[o + k] + x[o + N - 1 - k]);
-                        ay += c_int_taps.v[S][k] * (y[o + k] + y[o + N - 1 - k]);
-                    }
-                    s_mu[(r0 + o) * SM + c] = static_cast<uint16_t>(rshift_round32<VM>(ax));
-                    s_mu[TH * SM + (r0 + o) * SM + c] = static_cast<uint16_t>(rshift_round32<VM>(ay));
-                }
+                s_mu[(r0 + o) * SM + c] = static_cast<uint16_t>(rshift_round32<VM>(ax));
+                s_mu[TH * SM + (r0 + o) * SM + c] = static_cast<uint16_t>(rshift_round32<VM>(ay));
             }
             // Second moments: q = 0 (x*x), 1 (y*y), 2 (x*y).
 #pragma unroll
@@ -419,9 +364,8 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                     s_mom[(q * TH + r0 + o) * SD + c] = static_cast<double>(v);
                 }
             }
-            // Downsampling filter (scale S + 1 taps), vertical pass on the even rows (FP32 above
-            // when kFloatMeans).
-            if constexpr (Info::kHasNext && kWriteNext && !kFloatMeans) {
+            // Downsampling filter (scale S + 1 taps), vertical pass on the even rows.
+            if constexpr (Info::kHasNext && kWriteNext) {
                 constexpr int RD = Info::kRD;
                 const int dc = c - (R - RD);
                 if (dc >= 0 && dc < L::kDW) {

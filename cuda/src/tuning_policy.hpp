@@ -12,13 +12,10 @@ namespace vif::cuda {
 //   kMinBlocks: __launch_bounds__ minimum resident blocks per SM (caps registers per thread)
 //   kStatsILP : per-pixel statistics of a thread's kHorizCols pixels without branches (their
 //               table loads and divisions overlap)
-//   kFloatMeans: 8-bit scale 0 only: the vertical means and downsampling sums in FP32 (exact:
-//               every partial sum is an integer below 2^24), off the half-rate integer pipe
 template <int TileW, int TileH, int Threads, int VertRows, int HorizCols, int MinBlocks,
-          bool StatsILP = false, bool FloatMeans = false>
+          bool StatsILP = false>
 struct IntTile {
     static constexpr bool kStatsILP = StatsILP;
-    static constexpr bool kFloatMeans = FloatMeans;
     static constexpr int kTileW = TileW;
     static constexpr int kTileH = TileH;
     static constexpr int kThreads = Threads;
@@ -58,7 +55,6 @@ using Int0c = IntTile<48, 16, 256, 4, 3, 3>;
 using Int0d = IntTile<48, 16, 256, 2, 3, 4, true>;
 using Int0e = IntTile<16, 16, 128, 2, 2, 8>;  // latency candidate for small frames
 using Int0f = IntTile<32, 16, 256, 2, 2, 4, true>;
-using Int0g = IntTile<64, 16, 256, 4, 4, 3, false, true>;  // Int0b with FP32 vertical means
 
 // Scale 1: large grids use Int1, grids of fewer than kSmallScalePixels pixels Int1s (sweep 3:
 // 576x324 24x16/v2h2 8.4 vs 10.3 us. Sweep 5: 56x16 beats 64x16/288t at 1080p, 16.3 vs 16.8 us,
