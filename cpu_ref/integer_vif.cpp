@@ -441,12 +441,23 @@ class IntegerVif final : public FrameScorer {
 public:
     IntegerVif(int max_width, int max_height, int bitdepth, double gain_limit);
     void compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) override;
+    void compute_multi(const Plane& ref, const Plane* dists, size_t count,
+                       ScaleRaw (*out)[4]) override;
 
 private:
+    // The reference's planes at scales 1..3, from ref_down_ (they depend on the reference only,
+    // so a ladder computes them once per reference frame).
+    void reference_pyramid(const Plane& ref, Plane X[kNumScales]);
+    // Scores dist against a reference whose scales X[0..3] are ready.
+    void score_against(const Plane X[kNumScales], const Plane& dist, ScaleRaw out[4]);
+    void statistics(const Plane& X, const Plane& Y, int s, ScaleRaw& out);
+    void downsample_plane(const Plane& src, int s, uint16_t* dst);
+
     int bitdepth_;
     double gain_limit_;
     std::vector<uint32_t> log_table_;  // T[32768..65535] widened to 32 bits for gathers
-    std::vector<uint16_t> down_[2][2]; // next-scale images [ping-pong][ref, dist]
+    std::vector<uint16_t> ref_down_[kNumScales - 1];  // reference at scales 1..3
+    std::vector<uint16_t> dist_down_[2];               // distorted, ping-pong between scales
     // Row scratch: vertical results padded by the filter half-width on each side.
     std::vector<uint16_t> v_[8];
     std::vector<uint32_t> d_row_;
@@ -459,8 +470,8 @@ IntegerVif::IntegerVif(int max_width, int max_height, int bitdepth, double gain_
     build_log_table(t.data());
     std::copy(t.begin(), t.end(), log_table_.begin());
     const size_t half = static_cast<size_t>(max_width / 2) * (max_height / 2);
-    for (auto& set : down_)
-        for (auto& img : set) img.resize(std::max<size_t>(half, 1));
+    for (auto& img : ref_down_) img.resize(std::max<size_t>(half, 1));
+    for (auto& img : dist_down_) img.resize(std::max<size_t>(half, 1));
     const size_t padded = static_cast<size_t>(max_width) + 2 * 8;
     for (auto& v : v_) v.resize(padded);
     d_row_.resize(padded);
@@ -499,62 +510,75 @@ void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain
     }
 }
 
-void IntegerVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
-    for (int s = 0; s < kNumScales; ++s) out[s] = ScaleRaw{};
-    Plane X = ref, Y = dist;
+void IntegerVif::statistics(const Plane& X, const Plane& Y, int s, ScaleRaw& out) {
     const uint32_t* table = log_table_.data();
     const VerticalRow rows{v_[0].data(), v_[1].data(), v_[2].data(), v_[3].data(),
                            v_[4].data(), v_[5].data(), v_[6].data(), v_[7].data()};
     int32_t *sx = sig_x_.data(), *sy = sig_y_.data(), *sxy = sig_xy_.data();
-
-    for (int s = 0; s < kNumScales; ++s) {
-        const bool bytes = (s == 0 && bitdepth_ == 8);
-        switch (s) {
-            case 0:
-                if (bytes)
-                    stats_scale<17, uint8_t>(X, Y, 0, bitdepth_, gain_limit_, table, rows, sx, sy, sxy, out[0]);
-                else
-                    stats_scale<17, uint16_t>(X, Y, 0, bitdepth_, gain_limit_, table, rows, sx, sy, sxy, out[0]);
-                break;
-            case 1:
-                stats_scale<9, uint16_t>(X, Y, 1, bitdepth_, gain_limit_, table, rows, sx, sy, sxy, out[1]);
-                break;
-            case 2:
-                stats_scale<5, uint16_t>(X, Y, 2, bitdepth_, gain_limit_, table, rows, sx, sy, sxy, out[2]);
-                break;
-            default:
-                stats_scale<3, uint16_t>(X, Y, 3, bitdepth_, gain_limit_, table, rows, sx, sy, sxy, out[3]);
-                break;
-        }
-        if (s == kNumScales - 1) break;
-
-        // Next scale's images, from this scale's (section 3: strictly chained).
-        uint16_t* dx = down_[s & 1][0].data();
-        uint16_t* dy = down_[s & 1][1].data();
-        uint32_t* row = d_row_.data();
-        switch (s) {
-            case 0:
-                if (bytes) {
-                    downsample<9, uint8_t>(X, 0, bitdepth_, row, dx);
-                    downsample<9, uint8_t>(Y, 0, bitdepth_, row, dy);
-                } else {
-                    downsample<9, uint16_t>(X, 0, bitdepth_, row, dx);
-                    downsample<9, uint16_t>(Y, 0, bitdepth_, row, dy);
-                }
-                break;
-            case 1:
-                downsample<5, uint16_t>(X, 1, bitdepth_, row, dx);
-                downsample<5, uint16_t>(Y, 1, bitdepth_, row, dy);
-                break;
-            default:
-                downsample<3, uint16_t>(X, 2, bitdepth_, row, dx);
-                downsample<3, uint16_t>(Y, 2, bitdepth_, row, dy);
-                break;
-        }
-        const int w2 = X.width / 2, h2 = X.height / 2;
-        X = Plane{dx, static_cast<ptrdiff_t>(w2) * 2, w2, h2};
-        Y = Plane{dy, static_cast<ptrdiff_t>(w2) * 2, w2, h2};
+    const int bpc = bitdepth_;
+    const double gl = gain_limit_;
+    switch (s) {
+        case 0:
+            if (bpc == 8)
+                stats_scale<17, uint8_t>(X, Y, 0, bpc, gl, table, rows, sx, sy, sxy, out);
+            else
+                stats_scale<17, uint16_t>(X, Y, 0, bpc, gl, table, rows, sx, sy, sxy, out);
+            break;
+        case 1: stats_scale<9, uint16_t>(X, Y, 1, bpc, gl, table, rows, sx, sy, sxy, out); break;
+        case 2: stats_scale<5, uint16_t>(X, Y, 2, bpc, gl, table, rows, sx, sy, sxy, out); break;
+        default: stats_scale<3, uint16_t>(X, Y, 3, bpc, gl, table, rows, sx, sy, sxy, out); break;
     }
+}
+
+// Next scale's image of one plane, from this scale's (section 3: strictly chained).
+void IntegerVif::downsample_plane(const Plane& src, int s, uint16_t* dst) {
+    uint32_t* row = d_row_.data();
+    switch (s) {
+        case 0:
+            if (bitdepth_ == 8)
+                downsample<9, uint8_t>(src, 0, bitdepth_, row, dst);
+            else
+                downsample<9, uint16_t>(src, 0, bitdepth_, row, dst);
+            break;
+        case 1: downsample<5, uint16_t>(src, 1, bitdepth_, row, dst); break;
+        default: downsample<3, uint16_t>(src, 2, bitdepth_, row, dst); break;
+    }
+}
+
+inline Plane half_plane(const Plane& p, uint16_t* data) {
+    const int w2 = p.width / 2, h2 = p.height / 2;
+    return Plane{data, static_cast<ptrdiff_t>(w2) * 2, w2, h2};
+}
+
+void IntegerVif::reference_pyramid(const Plane& ref, Plane X[kNumScales]) {
+    X[0] = ref;
+    for (int s = 0; s + 1 < kNumScales; ++s) {
+        downsample_plane(X[s], s, ref_down_[s].data());
+        X[s + 1] = half_plane(X[s], ref_down_[s].data());
+    }
+}
+
+void IntegerVif::score_against(const Plane X[kNumScales], const Plane& dist, ScaleRaw out[4]) {
+    Plane Y = dist;
+    for (int s = 0; s < kNumScales; ++s) {
+        out[s] = ScaleRaw{};
+        statistics(X[s], Y, s, out[s]);
+        if (s == kNumScales - 1) break;
+        uint16_t* next = dist_down_[s & 1].data();
+        downsample_plane(Y, s, next);
+        Y = half_plane(Y, next);
+    }
+}
+
+void IntegerVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
+    compute_multi(ref, &dist, 1, reinterpret_cast<ScaleRaw(*)[4]>(out));
+}
+
+void IntegerVif::compute_multi(const Plane& ref, const Plane* dists, size_t count,
+                               ScaleRaw (*out)[4]) {
+    Plane X[kNumScales];
+    reference_pyramid(ref, X);
+    for (size_t k = 0; k < count; ++k) score_against(X, dists[k], out[k]);
 }
 
 }  // namespace
