@@ -1,4 +1,4 @@
-// Golden tests: every case of testdata/ (and of ../shared/testdata when present, the 1080p pair
+// Golden tests: every case of testdata/ (and of the full set when present, the 1080p pair
 // included) scored through the public API, against libvmaf's values from the expected CSVs.
 // Integer VIF must be equal to the bit; float VIF within 1e-4 per frame and scale.
 #include <gtest/gtest.h>
