@@ -65,6 +65,7 @@ struct SourceRequest {
     uint32_t bitdepth = 0;
     std::string pixel_format;     ///< "420", "422", "444" or "400"
     bool allow_mapping = true;    ///< false: never offer map_luma (--no-mmap)
+    bool verbose = false;         ///< --verbose: let FFmpeg's own error lines through
 };
 
 class FrameSource {
