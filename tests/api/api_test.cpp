@@ -95,7 +95,7 @@ TEST(Api, CreateRejectsBadConfigs) {
 }
 
 TEST(Api, LargerKernelScalesNeedLargerFrames) {
-    // ks = 3 gives widths 51/27/15/9 (spec 4.3): scale 3 needs more than 4 samples, so 40.
+    // ks = 3: widths 51/27/15/9 (docs/algorithm.md §5.3); scale 3 needs more than 4 samples: 40.
     VifConfig cfg = config(39, 64, 8, VIF_VARIANT_FLOAT);
     cfg.kernelscale = 3.0;
     VifContext* ctx = nullptr;
@@ -284,7 +284,7 @@ TEST(Api, MetricNamesFollowLibvmaf) {
                 EXPECT_EQ(expected[0].count(name), 1u) << name << " is not a libvmaf column";
             }
         }
-    // Spec section 7.2's examples.
+    // The examples of docs/algorithm.md §8.3.
     cfg.variant = VIF_VARIANT_FLOAT;
     cfg.enhn_gain_limit = 100.0;
     cfg.kernelscale = 0.5;
