@@ -84,12 +84,14 @@ TEST(Summary, ThreeShardsTogetherEqualOneUnshardedRun) {
     ASSERT_EQ(files.size(), 3u);
     const MergeResult m = merge_summaries(files);
     EXPECT_TRUE(m.missing.empty());
+    EXPECT_TRUE(m.missing_shards.empty());
     ASSERT_EQ(m.rows.size(), whole.size());
     for (size_t i = 0; i < whole.size(); ++i) EXPECT_TRUE(same(m.rows[i], whole[i])) << i;
     EXPECT_EQ(format_summary(m.rows), format_summary(whole));
 
     // A shard missing: its rows are reported; the same summary twice: refused.
     const MergeResult two = merge_summaries({files[0], files[2]});
+    EXPECT_EQ(two.missing_shards, std::vector<uint32_t>{1});
     EXPECT_FALSE(two.missing.empty());
     EXPECT_EQ(two.rows.size() + two.missing.size() +
                   (20 - (two.rows.empty() ? 0 : two.rows.back().row)),

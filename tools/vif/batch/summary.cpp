@@ -1,6 +1,7 @@
 #include "batch/summary.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -121,6 +122,26 @@ std::vector<SummaryRow> parse_summary(std::istream& in, const std::string& name)
 }
 
 MergeResult merge_summaries(const std::vector<std::string>& files) {
+    // Shard summaries carry I and N in their names: every shard must be there, once. (A shard
+    // may have no rows at all, so the row numbers alone cannot tell that one is missing.)
+    std::map<uint32_t, std::string> shard_file;
+    uint32_t shards = 0;
+    for (const std::string& file : files) {
+        unsigned i = 0, n = 0;
+        const std::string name = std::filesystem::path(file).filename().string();
+        if (std::sscanf(name.c_str(), "summary.shard-%u-of-%u.csv", &i, &n) != 2) continue;
+        if (shards && n != shards)
+            throw SummaryError(file + ": a shard of " + std::to_string(n) + ", but " +
+                               shard_file.begin()->second + " is a shard of " +
+                               std::to_string(shards));
+        shards = n;
+        if (!shard_file.emplace(i, file).second)
+            throw SummaryError("shard " + std::to_string(i) + " is in both " + shard_file[i] +
+                               " and " + file);
+    }
+    MergeResult m;
+    for (uint32_t i = 0; i < shards; ++i)
+        if (!shard_file.count(i)) m.missing_shards.push_back(i);
     std::map<size_t, std::pair<SummaryRow, std::string>> by_row;
     for (const std::string& file : files) {
         std::ifstream in(file, std::ios::binary);
@@ -133,7 +154,6 @@ MergeResult merge_summaries(const std::vector<std::string>& files) {
                                    " (overlapping shards or the same summary twice)");
         }
     }
-    MergeResult m;
     size_t expect = 1;
     for (auto& [row, entry] : by_row) {
         for (; expect < row; ++expect) m.missing.push_back(expect);

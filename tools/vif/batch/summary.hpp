@@ -35,11 +35,13 @@ std::string format_summary(const std::vector<SummaryRow>& rows);
 std::vector<SummaryRow> parse_summary(std::istream& in, const std::string& name);
 
 // The summaries of several shards joined: rows sorted by row number. A row present in two
-// summaries is an error (the shards overlapped), as is a file that is not a summary. `missing`
-// lists row numbers below the largest one that no summary has (a shard not run yet).
+// summaries is an error (the shards overlapped), as is a file that is not a summary, or two
+// files of the same shard. `missing` lists row numbers below the largest one that no summary
+// has; `missing_shards` the shards I of N (from the names summary.shard-I-of-N.csv) absent.
 struct MergeResult {
     std::vector<SummaryRow> rows;
     std::vector<size_t> missing;
+    std::vector<uint32_t> missing_shards;
 };
 MergeResult merge_summaries(const std::vector<std::string>& files);
 

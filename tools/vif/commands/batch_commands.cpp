@@ -354,6 +354,14 @@ int merge_main(int argc, const char *const *argv) {
             files.insert(files.end(), f.begin(), f.end());
         }
         const auto m = vif::batch::merge_summaries(files);
+        if (!m.missing_shards.empty()) {
+            std::string list;
+            for (uint32_t i : m.missing_shards) list += (list.empty() ? "" : ", ") + std::to_string(i);
+            std::fprintf(stderr, "vif: %s: shards missing: %s (no summary.shard-I-of-N.csv for "
+                                 "them in the folders given)\n",
+                         allow_missing ? "warning" : "error", list.c_str());
+            if (!allow_missing) return kExitError;
+        }
         if (!m.missing.empty()) {
             std::string list;
             for (size_t i = 0; i < m.missing.size() && i < 20; ++i)
