@@ -35,7 +35,12 @@ GoldenCase find_case(const std::string& name) {
 }
 
 TEST(Api, VersionAndStatusStrings) {
-    EXPECT_STREQ(vif_version(), "1.0.0");
+    // One definition (CMake's project version), seen the same through the header and the library.
+    EXPECT_STREQ(vif_version(), VIF_VERSION_STRING);
+    const std::string parts = std::to_string(VIF_VERSION_MAJOR) + "." +
+                              std::to_string(VIF_VERSION_MINOR) + "." +
+                              std::to_string(VIF_VERSION_PATCH);
+    EXPECT_EQ(parts, vif_version());
     EXPECT_STREQ(vif_status_string(VIF_OK), "ok");
     EXPECT_STRNE(vif_status_string(VIF_ERROR_INVALID_ARGUMENT), "");
     EXPECT_STREQ(vif_status_string(static_cast<VifStatus>(1234)), "unknown status");
