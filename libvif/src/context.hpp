@@ -32,7 +32,7 @@ int enum_value(const Enum& e) {
 
 // Largest stride accepted (bytes): with at most 32768 rows a plane then spans less than 2^46
 // bytes, so no offset computation can overflow.
-constexpr ptrdiff_t kMaxStride = ptrdiff_t(1) << 30;
+constexpr ptrdiff_t kMaxStride = VIF_MAX_STRIDE;
 
 // Checks the options a metric name depends on (variant, gain limit, kernel scale); shared by
 // vif_create and vif_metric_name.
