@@ -313,10 +313,10 @@ INSTANTIATE_TEST_SUITE_P(Repo, GoldenCli, ::testing::ValuesIn(repo_cases()), cas
 
 TEST_F(CliTest, JsonHasLibvmafLayoutAndSixDecimals) {
     const GoldenCase &c = find_case("src01_160x90_8b_vmafrepo");
-    json j = score_json(c, {});
+    json j = score_json(c, {"--details"});
     std::vector<std::string> top;
     for (auto it = j.begin(); it != j.end(); ++it) top.push_back(it.key());
-    // libvmaf's keys in libvmaf's order, then our own block.
+    // libvmaf's keys in libvmaf's order, then our own block (asked for with --details).
     const std::vector<std::string> want = {"version", "fps", "frames", "pooled_metrics",
                                            "aggregate_metrics", "libvif"};
     EXPECT_EQ(top, want);
@@ -353,7 +353,7 @@ TEST_F(CliTest, PooledValuesMatchExpectedFrames) {
     for (const char *name : {"src01_160x90_8b_vmafrepo", "foreman_176x144_8b_crf45",
                              "rav1esmall_64x64_8b_crf35"}) {
         const GoldenCase &c = find_case(name);
-        json j = score_json(c, {"--precision", "max"});
+        json j = score_json(c, {"--precision", "max", "--details"});
         auto rows = vif::testing::load_expected(c.expected_path());
         ASSERT_GE(rows.size(), 2u);
         for (int s = 0; s < 4; ++s) {
@@ -803,7 +803,7 @@ TEST_F(CliTest, AutoHandOverToGpuKeepsOrderAndValues) {
                                         "--precision", "max", "-q"};
     auto run = [&](const char *backend, const std::string &out) {
         auto args = a;
-        args.insert(args.end(), {"--backend", backend, "-v", "-o", path(out)});
+        args.insert(args.end(), {"--backend", backend, "--verbose", "--details", "-o", path(out)});
         CliRun r = vif(args);
         EXPECT_EQ(r.code, 0) << r.err;
         return std::make_pair(json::parse(slurp(path(out))), r.err);

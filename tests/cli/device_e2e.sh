@@ -51,7 +51,7 @@ note "cores: $(nproc); $(grep -m1 'model name' /proc/cpuinfo); $("$V" --version)
 note "clips: $(ls -la /tmp/p1080_ref.yuv /tmp/p2160_ref.yuv | awk '{print $5, $9}' | tr '\n' ' ')"
 
 # run LABEL FRAMES ARGS...: wall time from date stamps; the exit's share from the
-# "leaving main()" stamp that -v prints.
+# "leaving main()" stamp that --verbose prints.
 run() {
   local label=$1 frames=$2; shift 2
   local s e
@@ -82,11 +82,11 @@ for size in 1080 2160; do
   note "## ${W}x${H} 8-bit, $N frames"
   for i in 1 2 3; do run "whole process, --backend cuda (run $i)" $N "$V" "${A[@]}" --backend cuda -q -o /tmp/e2e.json; done
   for i in 1 2 3; do run "whole process, default (auto: cpu, then cuda) ($i)" $N "$V" "${A[@]}" -q -o /tmp/e2e.json; done
-  run "whole process, auto, -v" $N "$V" "${A[@]}" -v -q -o /tmp/e2e.json
-  run "whole process, --backend cuda, -v, VIF_CUDA_VERBOSE=1" $N env VIF_CUDA_VERBOSE=1 "$V" "${A[@]}" --backend cuda -v -q -o /tmp/e2e.json
-  run "one frame, --backend cuda, -v" 1 env VIF_CUDA_VERBOSE=1 "$V" "${A[@]}" --backend cuda --frames 1 -v -q -o /tmp/e2e.json
+  run "whole process, auto, --verbose" $N "$V" "${A[@]}" --verbose -q -o /tmp/e2e.json
+  run "whole process, --backend cuda, --verbose, VIF_CUDA_VERBOSE=1" $N env VIF_CUDA_VERBOSE=1 "$V" "${A[@]}" --backend cuda --verbose -q -o /tmp/e2e.json
+  run "one frame, --backend cuda, --verbose" 1 env VIF_CUDA_VERBOSE=1 "$V" "${A[@]}" --backend cuda --frames 1 --verbose -q -o /tmp/e2e.json
   for i in 1 2 3; do run "one frame, default (auto) ($i)" 1 "$V" "${A[@]}" --frames 1 -q -o /tmp/e2e.json; done
-  run "one frame, default (auto), -v" 1 "$V" "${A[@]}" --frames 1 -v -q -o /tmp/e2e.json
+  run "one frame, default (auto), --verbose" 1 "$V" "${A[@]}" --frames 1 --verbose -q -o /tmp/e2e.json
   run "one frame, --backend cpu" 1 "$V" "${A[@]}" --backend cpu --frames 1 -q -o /tmp/e2e.json
   run "whole process, --backend cuda --no-mmap (pread)" $N "$V" "${A[@]}" --backend cuda --no-mmap -q -o /tmp/e2e.json
   run "--read-only (input speed)" $N "$V" "${A[@]}" --read-only
