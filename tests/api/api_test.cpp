@@ -476,7 +476,7 @@ TEST(ApiInputs, SamplesAboveTheBitDepthAreNamed) {
             dis[9 * stride_words + 1] = 0xFFFF;  // a later one: the first is named
             EXPECT_EQ(vif_submit(ctx, &r, &d, &idx), VIF_ERROR_INVALID_ARGUMENT);
             const std::string msg = vif_last_error();
-            for (const std::string part :
+            for (const std::string& part :
                  {std::string("frame 1"), std::string("distorted"), std::to_string(max + 1),
                   std::string("x=5, y=7"), std::to_string(bpc) + "-bit"})
                 EXPECT_NE(msg.find(part), std::string::npos) << "'" << part << "' in: " << msg;

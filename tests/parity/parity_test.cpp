@@ -639,7 +639,7 @@ TEST(DevicePointerErrors, SamplesAboveTheBitDepthAreNamedWhenReceived) {
         EXPECT_EQ(idx, 2u);
         EXPECT_EQ(vif_receive(ctx, &s, 1), VIF_ERROR_INVALID_ARGUMENT);
         const std::string msg = vif_last_error();
-        for (const std::string part : {std::string("frame 1"), std::string("distorted"),
+        for (const std::string& part : {std::string("frame 1"), std::string("distorted"),
                                        std::to_string(max + 1), std::string("x=5, y=7")})
             EXPECT_NE(msg.find(part), std::string::npos) << "'" << part << "' in: " << msg;
         EXPECT_EQ(vif_pending(ctx), 1u);
