@@ -15,7 +15,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 TESTDATA = REPO / "testdata"
-SHARED = (REPO / ".." / "shared" / "testdata").resolve()
+# The full golden set beside the checkout; VIF_SHARED_TESTDATA points elsewhere (the GPU machine
+# gets a copy of part of it).
+SHARED = Path(os.environ.get("VIF_SHARED_TESTDATA") or
+              (REPO / ".." / "shared" / "testdata")).resolve()
 
 
 @dataclass

@@ -14,6 +14,9 @@ import pytest
 import libvif
 from conftest import REPO_CASES, SHARED_CASES
 
+pytestmark = pytest.mark.skipif(not libvif._core.HAVE_FILES,
+                                reason="built without the file readers (fmt was missing)")
+
 # A spread of sizes, bit depths and chroma layouts; the shared copies have more frames.
 PICK = ["foreman_176x144_8b_crf45", "bsds100007pan_481x271_8b_crf35",
         "cosmospan_576x324_10b_crf35", "cosmospan_576x324_12b_x265crf35",
