@@ -13,6 +13,7 @@
 set -euo pipefail
 src="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${1:-}"
+[ -n "$build" ] && build="$(cd "$build" && pwd)"
 python="${VIF_PYTHON:-/usr/bin/python3}"
 [ -x "$python" ] || python=python3
 
@@ -50,7 +51,7 @@ PY
 
 step "the pytest suite against the installed package"
 cli=""
-[ -n "$build" ] && [ -x "$build/tools/vif/vif" ] && cli="$(cd "$build" && pwd)/tools/vif/vif"
+[ -n "$build" ] && [ -x "$build/tools/vif/vif" ] && cli="$build/tools/vif/vif"
 set +e
 VIF_CLI="$cli" "$work/venv/bin/python" "$work/src/tests/python/run_pytest.py" \
   "$work/src/tests/python" -q -p no:cacheprovider

@@ -176,7 +176,7 @@ def test_scorer_streaming_equals_score(foreman):
     case, ref, dist = foreman
     want = _frames(libvif.score(ref, dist))
     got = []
-    with libvif.Scorer(queue_depth=1, threads=2) as scorer:
+    with libvif.Scorer(backend="cpu", queue_depth=1, threads=2) as scorer:
         assert not scorer.started and scorer.receive() is None
         for i in range(ref.shape[0]):
             index = scorer.submit(ref[i], dist[i])  # the queue fills: VIF_AGAIN is handled

@@ -129,6 +129,7 @@ def test_streams_and_buffer_reuse_in_a_scorer():
     ref, dist = _host(case)
     want = _frames(libvif.score(ref, dist, backend="cpu"))
     ref_d, dist_d = torch.from_numpy(ref).cuda(), torch.from_numpy(dist).cuda()
+    torch.cuda.synchronize()  # the uploads are done before other streams read them
     side = torch.cuda.Stream()
     got = []
     with torch.cuda.stream(side):
