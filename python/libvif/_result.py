@@ -9,6 +9,8 @@ import numpy as np
 #: Pooling methods reported in Result.pooled, as libvmaf's JSON names them.
 POOL_METHODS = ("mean", "harmonic_mean", "min", "max")
 _POOL_CODES = {"mean": 0, "harmonic_mean": 1, "min": 2, "max": 3, "percentile": 4}
+#: Position of the combined score ("integer_vif" / "vif") in Result.names (VIF_METRIC_COMBINED).
+VIF_COMBINED_INDEX = 4
 
 
 class FrameScores(Dict[str, float]):
@@ -93,7 +95,3 @@ class Result:
         mean = self.pooled.get(main, {}).get("mean")
         return (f"<libvif.Result {len(self.frames)} frames, backend={self.backend}, "
                 f"{main} mean={mean}>")
-
-
-#: Position of the combined score ("integer_vif" / "vif") in Result.names (VIF_METRIC_COMBINED).
-VIF_COMBINED_INDEX = 4

@@ -6,6 +6,7 @@ from typing import Any, Iterator, List, Optional
 
 import numpy as np
 
+from ._errors import VifError
 from ._frames import (DeviceFrames, HostFrames, check_sample_range, device_frames, host_frames,
                       is_device_tensor, resolve_bitdepth, stream_handle)
 from ._result import FrameScores, Result
@@ -68,8 +69,7 @@ class Scorer:
 
     def _context(self, frames: Any, bitdepth: int) -> Any:
         if self._closed:
-            from ._errors import VifError
-            raise VifError("the scorer is closed", -6)
+            raise VifError("the scorer is closed", -6)  # VIF_ERROR_INVALID_STATE
         if self._ctx is None:
             from . import _core
             backend = self._backend_req

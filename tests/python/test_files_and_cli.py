@@ -8,7 +8,6 @@ import shutil
 import subprocess
 import warnings
 
-import numpy as np
 import pytest
 
 import libvif
