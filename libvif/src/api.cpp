@@ -121,7 +121,7 @@ using vif::fail;
 
 extern "C" {
 
-const char* vif_version(void) { return "1.0.0"; }
+const char* vif_version(void) { return VIF_VERSION_STRING; }
 
 const char* vif_status_string(VifStatus s) {
     switch (s) {

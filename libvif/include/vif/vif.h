@@ -30,6 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vif_version.h" /* VIF_VERSION_MAJOR/MINOR/PATCH, VIF_VERSION_STRING (from CMake) */
+
 #if defined(_WIN32)
 #define VIF_API __declspec(dllexport)
 #elif defined(__GNUC__)
@@ -42,9 +44,6 @@
 extern "C" {
 #endif
 
-#define VIF_VERSION_MAJOR 1
-#define VIF_VERSION_MINOR 0
-#define VIF_VERSION_PATCH 0
 
 /** Number of scales VIF reports. */
 #define VIF_NUM_SCALES 4
