@@ -67,9 +67,18 @@ public:
     // Queues one reference against count distorted planes (vif_submit_multi); pair k gets index
     // first_index + k and comes out of receive() in that order. All or nothing: on an error
     // nothing is queued. This fallback queues them as ordinary pairs (the reference copied for
-    // each); a backend that shares the reference's work overrides it.
+    // each), each taking a place of the queue, after checking that all of them fit; a backend
+    // that shares the reference's work overrides it.
     virtual Error submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
                                uint64_t first_index) {
+        if (count > capacity())
+            return {VIF_ERROR_INVALID_ARGUMENT,
+                    "vif_submit_multi: " + std::to_string(count) + " distorted pictures, but the " +
+                        name() + " backend queues each as a frame and its queue_depth is " +
+                        std::to_string(capacity()) + ": create the context with queue_depth >= " +
+                        std::to_string(count)};
+        if (pending() + count > capacity())
+            return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
         for (size_t k = 0; k < count; ++k) {
             Error e = submit(ref, dists[k], first_index + k);
             if (e.status != VIF_OK && k > 0)  // earlier pairs are queued and cannot be taken back
@@ -84,6 +93,9 @@ public:
     // (block == false) or when nothing is pending.
     virtual Error receive(FrameRaw* out, bool block) = 0;
     virtual size_t pending() const = 0;
+    // Frames the queue holds at most (queue_depth as resolved at create); the fallback
+    // submit_multi needs room for all of its pairs.
+    virtual size_t capacity() const { return SIZE_MAX; }
 };
 
 // Factories. create_cuda_backend exists only in CUDA builds (VIF_HAVE_CUDA).

@@ -164,7 +164,9 @@ TEST_P(Multi, EqualsSeparatePairsAcrossDepthsAndVariants) {
 }
 
 TEST_P(Multi, RefusedCallsQueueNothing) {
-    VifContext* ctx = make(64, 64, 8, VIF_VARIANT_INTEGER, 1, 1);
+    // CUDA queues each pair as a frame: room for the largest call.
+    const bool cuda = GetParam() == VIF_BACKEND_CUDA;
+    VifContext* ctx = make(64, 64, 8, VIF_VARIANT_INTEGER, 1, cuda ? VIF_MAX_DISTORTED : 1);
     ASSERT_NE(ctx, nullptr);
     std::vector<uint8_t> a(64 * 64, 100), small(32 * 32, 7);
     VifPicture p{a.data(), 64, 64, 64, 8, 0}, q{small.data(), 32, 32, 32, 8, 0};
@@ -200,13 +202,20 @@ TEST_P(Multi, RefusedCallsQueueNothing) {
     vif_destroy(ctx);
 }
 
+// The queue rule of vif.h: CPU, one place per call; CUDA, one place per pair.
 TEST_P(Multi, FullQueueSaysAgainAndQueuesNothing) {
-    if (GetParam() == VIF_BACKEND_CUDA) GTEST_SKIP() << "the CUDA queue does not refuse (vif.h)";
-    VifContext* ctx = make(64, 64, 8, VIF_VARIANT_INTEGER, 1, 1);
+    const bool cuda = GetParam() == VIF_BACKEND_CUDA;
+    VifContext* ctx = make(64, 64, 8, VIF_VARIANT_INTEGER, 1, cuda ? 3 : 1);
     ASSERT_NE(ctx, nullptr);
     std::vector<uint8_t> a(64 * 64, 100);
     VifPicture p{a.data(), 64, 64, 64, 8, 0};
-    const VifPicture* three[] = {&p, &p, &p};
+    const VifPicture* four[] = {&p, &p, &p, &p};
+    if (cuda) {
+        EXPECT_EQ(vif_submit_multi(ctx, &p, four, 4, nullptr), VIF_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(vif_last_error()).find("queue_depth"), std::string::npos)
+            << vif_last_error();
+    }
+    const VifPicture* const* three = four;
     ASSERT_EQ(vif_submit_multi(ctx, &p, three, 3, nullptr), VIF_OK);
     uint64_t idx = 42;
     EXPECT_EQ(vif_submit_multi(ctx, &p, three, 3, &idx), VIF_AGAIN);
@@ -214,13 +223,15 @@ TEST_P(Multi, FullQueueSaysAgainAndQueuesNothing) {
     EXPECT_EQ(vif_pending(ctx), 3u);
     VifScores s;
     ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
-    // Two of the three still wait: the slot is not free yet.
-    EXPECT_EQ(vif_submit_multi(ctx, &p, three, 1, nullptr), VIF_AGAIN);
+    // CPU: two of the three still wait, the slot is not free yet. CUDA: one place is free.
+    EXPECT_EQ(vif_submit_multi(ctx, &p, three, 2, nullptr), VIF_AGAIN);
+    EXPECT_EQ(vif_pending(ctx), 2u);
     ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
     ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
     EXPECT_EQ(s.frame_index, 2u);
     ASSERT_EQ(vif_submit_multi(ctx, &p, three, 2, &idx), VIF_OK);
     EXPECT_EQ(idx, 3u);
+    EXPECT_EQ(vif_pending(ctx), 2u);
     vif_destroy(ctx);  // with pairs pending
 }
 

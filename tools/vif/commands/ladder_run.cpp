@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <filesystem>
@@ -161,6 +162,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     cfg.max_width = ri.width;
     cfg.max_height = ri.height;
     cfg.bitdepth = ri.bitdepth;
+    // The CUDA backend queues a ladder's pairs one by one (vif.h): room for two source frames.
+    if (s.backend != VIF_BACKEND_CPU) cfg.queue_depth = uint32_t(std::max<size_t>(4, 2 * rungs.size()));
     VifContext *ctx = nullptr;
     if (vif_create(&ctx, &cfg) != VIF_OK) return finish_all(vif_last_error());
     std::unique_ptr<VifContext, void (*)(VifContext *)> guard(ctx, vif_destroy);
