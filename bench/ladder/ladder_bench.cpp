@@ -79,6 +79,8 @@ double run(const Options& o, int k, bool multi, const std::vector<uint8_t>& ref,
     cfg.bitdepth = o.bpc;
     cfg.backend = o.backend;
     cfg.threads = o.threads;
+    // CUDA queues each pair of a ladder as a frame (vif.h): room for two reference frames.
+    if (o.backend == VIF_BACKEND_CUDA) cfg.queue_depth = uint32_t(std::max(4, 2 * o.rungs));
     VifContext* ctx = nullptr;
     if (vif_create(&ctx, &cfg) != VIF_OK) die("vif_create");
     const ptrdiff_t stride = ptrdiff_t(o.w) * (o.bpc == 8 ? 1 : 2);
