@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "batch/luma_scaler.hpp"
 #include "vif/vif.h"
 
@@ -33,10 +35,13 @@ std::vector<uint8_t> read_all(const fs::path& p) {
 
 class LadderUpscale : public ::testing::TestWithParam<int> {  // param: bit depth
 protected:
-    // Made afresh by each run of the suite (clips are shared between its tests).
+    // One folder per process (CTest runs the bit depths at once), made afresh by each run of
+    // the suite; its clips are shared between the suite's tests.
     static void SetUpTestSuite() { fs::remove_all(dir()); }
     static void TearDownTestSuite() { fs::remove_all(dir()); }
-    static fs::path dir() { return fs::temp_directory_path() / "vif_scaler_test"; }
+    static fs::path dir() {
+        return fs::temp_directory_path() / ("vif_scaler_test." + std::to_string(::getpid()));
+    }
     static std::string ffmpeg() { return "ffmpeg -hide_banner -loglevel error -nostdin -y "; }
     void SetUp() override {
         if (!sh("ffmpeg -version")) GTEST_SKIP() << "ffmpeg CLI not on PATH: nothing compared";
