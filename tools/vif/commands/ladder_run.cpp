@@ -11,6 +11,7 @@
 
 #include "batch/outputs.hpp"
 #include "frame_source.hpp"
+#include "prefetch.hpp"
 #include "report.hpp"
 
 namespace vifcli {
@@ -34,7 +35,7 @@ struct Rung {
     std::string path; // output file
     std::unique_ptr<FrameSource> src;
     std::unique_ptr<vif::batch::LumaScaler> scaler;
-    std::vector<uint8_t> buf;
+    std::unique_ptr<Prefetcher> reader; // decodes ahead on a thread of its own
     bool active = false;
     bool reported = false; // `done` called for it
     std::vector<VifScores> scores;
@@ -52,7 +53,6 @@ SourceRequest request(const std::string &path, const std::string &label,
     SourceRequest q;
     q.path = path;
     q.label = label;
-    q.allow_mapping = false; // read_luma into our own buffers (no mapping kept alive)
     if (!raw_name(path)) return q;
     q.width = row.width;
     q.height = row.height;
@@ -120,7 +120,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         return finish_all(e.what());
     }
     const VideoInfo ri = ref->info();
-    std::vector<uint8_t> ref_buf(ri.luma_bytes());
+    // Read-ahead per input: a few frames, about 16 MiB of buffers at most each.
+    const size_t ahead = std::clamp<size_t>((16u << 20) / std::max<size_t>(ri.luma_bytes(), 1), 2, 8);
 
     for (Rung &r : rungs) {
         if (!r.active) continue;
@@ -144,7 +145,6 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                     "FFmpeg (libswscale)", di.width, di.height, ri.width, ri.height));
 #endif
             }
-            r.buf.resize(di.luma_bytes());
         } catch (const std::exception &e) {
             fail(r, e.what());
             report(r);
@@ -181,6 +181,11 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             throw std::runtime_error(fmt::format("scoring failed: {}", vif_last_error()));
     };
 
+    Prefetcher ref_reader(*ref, fmt::format("reference '{}'", first.reference), ReadPlan{}, ahead);
+    for (Rung &r : rungs)
+        if (r.active)
+            r.reader = std::make_unique<Prefetcher>(
+                *r.src, fmt::format("distorted '{}'", r.job.row.distorted), ReadPlan{}, ahead);
     const auto t0 = std::chrono::steady_clock::now();
     uint64_t frames = 0;
     std::vector<VifPicture> pics;
@@ -190,26 +195,31 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         for (;;) {
             bool any = false;
             for (const Rung &r : rungs) any |= r.active;
-            if (!any || !ref->read_luma(ref_buf.data(), ptrdiff_t(ri.row_bytes()))) break;
+            if (!any) break;
+            Prefetcher::Frame rf;
+            const Prefetcher::Status rs = ref_reader.next(&rf);
+            if (rs == Prefetcher::Status::kError) throw std::runtime_error(ref_reader.error());
+            if (rs == Prefetcher::Status::kEnd) break;
             pics.clear();
             members.clear();
             for (size_t i = 0; i < rungs.size(); ++i) {
                 Rung &r = rungs[i];
                 if (!r.active) continue;
                 const VideoInfo &di = r.src->info();
-                try {
-                    if (!r.src->read_luma(r.buf.data(), ptrdiff_t(di.row_bytes()))) {
-                        r.active = false; // shorter than the reference: its common frames
-                        continue;
-                    }
-                } catch (const std::exception &e) {
-                    fail(r, e.what());
+                Prefetcher::Frame f;
+                const Prefetcher::Status st = r.reader->next(&f);
+                if (st == Prefetcher::Status::kEnd) {
+                    r.active = false; // shorter than the reference: its common frames
                     continue;
                 }
-                VifPicture p{r.buf.data(), ptrdiff_t(di.row_bytes()), di.width, di.height,
+                if (st == Prefetcher::Status::kError) {
+                    fail(r, r.reader->error());
+                    continue;
+                }
+                VifPicture p{f.data, ptrdiff_t(di.row_bytes()), di.width, di.height,
                              di.bitdepth, di.picture_flags};
                 if (r.scaler) {
-                    p.data = r.scaler->scale(r.buf.data(), ptrdiff_t(di.row_bytes()));
+                    p.data = r.scaler->scale(f.data, ptrdiff_t(di.row_bytes()));
                     p.stride = r.scaler->out_stride();
                     p.width = ri.width;
                     p.height = ri.height;
@@ -220,7 +230,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             if (pics.empty()) break;
             ptrs.clear();
             for (const VifPicture &p : pics) ptrs.push_back(&p);
-            const VifPicture rp{ref_buf.data(), ptrdiff_t(ri.row_bytes()), ri.width, ri.height,
+            const VifPicture rp{rf.data, ptrdiff_t(ri.row_bytes()), ri.width, ri.height,
                                 ri.bitdepth, ri.picture_flags};
             VifStatus st;
             while ((st = vif_submit_multi(ctx, &rp, ptrs.data(), ptrs.size(), nullptr)) ==
@@ -228,7 +238,12 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                 receive(true);
             if (st != VIF_OK)
                 throw std::runtime_error(fmt::format("scoring failed: {}", vif_last_error()));
-            for (size_t i : members) owners.push_back(i);
+            // The pictures were copied: their buffers go back to the readers.
+            ref_reader.release();
+            for (size_t i : members) {
+                rungs[i].reader->release();
+                owners.push_back(i);
+            }
             receive(false);
             ++frames;
         }
