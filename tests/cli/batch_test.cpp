@@ -150,6 +150,30 @@ TEST_F(BatchCli, ThreeShardsTogetherEqualOneUnshardedRun) {
     EXPECT_NE(twice.err.find("in both"), std::string::npos) << twice.err;
 }
 
+// A rung shorter than the reference: its common frames are scored, with a warning and a note in
+// the summary (as `vif` warns for a pair); the values are libvmaf's for those frames.
+TEST_F(BatchCli, ShorterRungScoresTheCommonFramesWithANote) {
+    const GoldenCase &c = find_case("foreman_176x144_8b_crf45");  // 3 frames
+    spit(path("short.yuv"), frame_bytes(c, c.dist_path(), 0, 2));   // its first 2 frames
+    std::vector<std::string> a = {"-r", c.ref_path(), "-d", path("short.yuv"), "-d", c.dist_path()};
+    auto ra = raw_args(c);
+    a.insert(a.end(), ra.begin(), ra.end());
+    a.insert(a.end(), {"-o", path("out"), "--precision", "max", "-q"});
+    CliRun r = vif(a);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("fewer than the reference"), std::string::npos) << r.err;
+    const std::string s = slurp(path("out/summary.csv"));
+    EXPECT_NE(s.find("short.json,ok,2,176,144,"), std::string::npos) << s;
+    EXPECT_NE(s.find("fewer than the reference"), std::string::npos) << s;
+    EXPECT_NE(s.find("crf45.json,ok,3,176,144,"), std::string::npos) << s;
+    std::vector<std::string> keys;
+    for (const auto &k : expected_keys(c.expected_path(), true, false))
+        if (is_score_key(k) && k != "integer_vif") keys.push_back(k);
+    const auto rows = vif::testing::load_expected(c.expected_path());
+    expect_frames_match(load(path("out/" + stem(c.dist_path()) + ".json")), rows, keys, true, c.name);
+    expect_frames_match(load(path("out/short.json")), rows, keys, true, "short", {0, 1});
+}
+
 TEST_F(BatchCli, BadShardsAndManifestsAreUsageErrors) {
     const std::string m = manifest();
     CliRun r = vif({"batch", m, "--out-dir", path("o"), "--shard", "3/3", "-q"});

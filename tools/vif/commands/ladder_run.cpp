@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <memory>
@@ -38,6 +39,7 @@ struct Rung {
     std::unique_ptr<Prefetcher> reader; // decodes ahead on a thread of its own
     bool active = false;
     bool reported = false; // `done` called for it
+    std::string note;      // frame counts that differ, for the summary
     std::vector<VifScores> scores;
 };
 
@@ -199,7 +201,16 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             Prefetcher::Frame rf;
             const Prefetcher::Status rs = ref_reader.next(&rf);
             if (rs == Prefetcher::Status::kError) throw std::runtime_error(ref_reader.error());
-            if (rs == Prefetcher::Status::kEnd) break;
+            if (rs == Prefetcher::Status::kEnd) {
+                // Rungs still going have more frames than the reference: say so, as `vif` does.
+                for (Rung &r : rungs) {
+                    Prefetcher::Frame f;
+                    if (r.active && r.reader->next(&f) == Prefetcher::Status::kFrame)
+                        r.note = fmt::format("the distorted has more frames than the reference "
+                                             "({}); scored the {} common ones", frames, frames);
+                }
+                break;
+            }
             pics.clear();
             members.clear();
             for (size_t i = 0; i < rungs.size(); ++i) {
@@ -210,6 +221,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                 const Prefetcher::Status st = r.reader->next(&f);
                 if (st == Prefetcher::Status::kEnd) {
                     r.active = false; // shorter than the reference: its common frames
+                    r.note = fmt::format("the distorted has {} frames, fewer than the reference; "
+                                         "scored those", frames);
                     continue;
                 }
                 if (st == Prefetcher::Status::kError) {
@@ -304,6 +317,10 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         r.summary.height = ri.height;
         r.summary.has_scores = true;
         r.summary.vif = mean(combined);
+        r.summary.error = r.note;
+        if (!r.note.empty())
+            std::fprintf(stderr, "vif: warning: row %zu (%s): %s\n", r.summary.row,
+                         r.job.row.distorted.c_str(), r.note.c_str());
         report(r);
     }
     std::vector<SummaryRow> out;
