@@ -165,7 +165,10 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     cfg.max_height = ri.height;
     cfg.bitdepth = ri.bitdepth;
     // The CUDA backend queues a ladder's pairs one by one (vif.h): room for two source frames.
-    if (s.backend != VIF_BACKEND_CPU) cfg.queue_depth = uint32_t(std::max<size_t>(4, 2 * rungs.size()));
+    // (On the CPU a call takes one place: the automatic depth is right there.)
+    const bool cuda = s.backend == VIF_BACKEND_CUDA ||
+                      (s.backend == VIF_BACKEND_AUTO && vif_cuda_available());
+    if (cuda) cfg.queue_depth = uint32_t(std::max<size_t>(4, 2 * rungs.size()));
     VifContext *ctx = nullptr;
     if (vif_create(&ctx, &cfg) != VIF_OK) return finish_all(vif_last_error());
     std::unique_ptr<VifContext, void (*)(VifContext *)> guard(ctx, vif_destroy);
