@@ -21,9 +21,12 @@ using vif::batch::SummaryRow;
 
 const char *format_extension(Format f) {
     switch (f) {
-    case Format::kCsv: return "csv";
-    case Format::kXml: return "xml";
-    case Format::kJson: break;
+    case Format::kCsv:
+        return "csv";
+    case Format::kXml:
+        return "xml";
+    case Format::kJson:
+        break;
     }
     return "json";
 }
@@ -123,7 +126,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     }
     const VideoInfo ri = ref->info();
     // Read-ahead per input: a few frames, about 16 MiB of buffers at most each.
-    const size_t ahead = std::clamp<size_t>((16u << 20) / std::max<size_t>(ri.luma_bytes(), 1), 2, 8);
+    const size_t ahead =
+        std::clamp<size_t>((16u << 20) / std::max<size_t>(ri.luma_bytes(), 1), 2, 8);
 
     for (Rung &r : rungs) {
         if (!r.active) continue;
@@ -134,7 +138,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             r.summary.source_height = di.height;
             if (di.bitdepth != ri.bitdepth)
                 throw std::runtime_error(fmt::format("the reference is {}-bit but the distorted "
-                                                     "is {}-bit", ri.bitdepth, di.bitdepth));
+                                                     "is {}-bit",
+                                                     ri.bitdepth, di.bitdepth));
             if (di.width != ri.width || di.height != ri.height) {
 #if defined(VIF_BATCH_HAVE_SCALER)
                 if (di.picture_flags & VIF_PICTURE_MSB_ALIGNED)
@@ -144,7 +149,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
 #else
                 throw std::runtime_error(fmt::format(
                     "the distorted is {}x{}, the reference {}x{}: upscaling needs a build with "
-                    "FFmpeg (libswscale)", di.width, di.height, ri.width, ri.height));
+                    "FFmpeg (libswscale)",
+                    di.width, di.height, ri.width, ri.height));
 #endif
             }
         } catch (const std::exception &e) {
@@ -166,8 +172,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     cfg.bitdepth = ri.bitdepth;
     // The CUDA backend queues a ladder's pairs one by one (vif.h): room for two source frames.
     // (On the CPU a call takes one place: the automatic depth is right there.)
-    const bool cuda = s.backend == VIF_BACKEND_CUDA ||
-                      (s.backend == VIF_BACKEND_AUTO && vif_cuda_available());
+    const bool cuda =
+        s.backend == VIF_BACKEND_CUDA || (s.backend == VIF_BACKEND_AUTO && vif_cuda_available());
     if (cuda) cfg.queue_depth = uint32_t(std::max<size_t>(4, 2 * rungs.size()));
     VifContext *ctx = nullptr;
     if (vif_create(&ctx, &cfg) != VIF_OK) return finish_all(vif_last_error());
@@ -210,7 +216,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                     Prefetcher::Frame f;
                     if (r.active && r.reader->next(&f) == Prefetcher::Status::kFrame)
                         r.note = fmt::format("the distorted has more frames than the reference "
-                                             "({}); scored the {} common ones", frames, frames);
+                                             "({}); scored the {} common ones",
+                                             frames, frames);
                 }
                 break;
             }
@@ -225,14 +232,15 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                 if (st == Prefetcher::Status::kEnd) {
                     r.active = false; // shorter than the reference: its common frames
                     r.note = fmt::format("the distorted has {} frames, fewer than the reference; "
-                                         "scored those", frames);
+                                         "scored those",
+                                         frames);
                     continue;
                 }
                 if (st == Prefetcher::Status::kError) {
                     fail(r, r.reader->error());
                     continue;
                 }
-                VifPicture p{f.data, ptrdiff_t(di.row_bytes()), di.width, di.height,
+                VifPicture p{f.data,      ptrdiff_t(di.row_bytes()), di.width, di.height,
                              di.bitdepth, di.picture_flags};
                 if (r.scaler) {
                     p.data = r.scaler->scale(f.data, ptrdiff_t(di.row_bytes()));
@@ -246,7 +254,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             if (pics.empty()) break;
             ptrs.clear();
             for (const VifPicture &p : pics) ptrs.push_back(&p);
-            const VifPicture rp{rf.data, ptrdiff_t(ri.row_bytes()), ri.width, ri.height,
+            const VifPicture rp{rf.data,     ptrdiff_t(ri.row_bytes()), ri.width, ri.height,
                                 ri.bitdepth, ri.picture_flags};
             VifStatus st;
             while ((st = vif_submit_multi(ctx, &rp, ptrs.data(), ptrs.size(), nullptr)) ==
