@@ -334,7 +334,7 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
         result.text = app.help();
         result.exit_code = 0;
         return result;
-    } catch (const CLI::ParseError &e) {
+    } catch (const CLI::Error &e) {
         result.action = ParsedOptions::Action::kError;
         result.text = fmt::format("{} (see --help)", e.what());
         result.exit_code = kExitUsage;
@@ -348,7 +348,7 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
     r.output_given = app.count("--output") > 0;
     try {
         result.options = check(r);
-    } catch (const UsageError &e) {
+    } catch (const std::exception &e) { // UsageError, or anything unforeseen: never a throw
         result.action = ParsedOptions::Action::kError;
         result.text = e.what();
         result.exit_code = kExitUsage;
