@@ -1,5 +1,11 @@
 // vif: score a reference/distorted pair of videos with libvif, libvmaf-compatible output.
 #include "frame_source.hpp"
+#if defined(VIF_WITH_FFMPEG)
+#include "hw_decode.hpp"
+#endif
+#if defined(VIF_WITH_NVDEC)
+#include "device_pairs.hpp"
+#endif
 #include "output_file.hpp"
 #include "prefetch.hpp"
 #include "report.hpp"
@@ -167,6 +173,8 @@ struct Options {
     bool read_only = false;
     bool verbose = false;
     bool no_mmap = false;
+    std::string hwdec = "auto";
+    std::string decoders = "0";
 };
 
 uint64_t parse_uint(const std::string &opt, const std::string &s, uint64_t max) {
@@ -310,6 +318,164 @@ bool check_parity(const VifConfig &cfg, const std::vector<VifScores> &cpu,
 
 // ---- The run -------------------------------------------------------------------------------
 
+/** Fills in the rest of the report, writes it (or the summary); the exit code. */
+int write_report(const Options &o, const VifConfig &cfg, Report r, std::optional<OutputFile> &out,
+                 Format format, int precision, const std::vector<VifScores> *parity_scores) {
+    r.version = vif_version();
+    r.variant = o.variant;
+    r.reference = o.reference;
+    r.distorted = o.distorted;
+    r.subsample = parse_uint("--subsample", o.subsample, UINT64_MAX / 2);
+    const int nmetrics = o.debug_metrics ? VIF_METRIC_COUNT : VIF_METRIC_SCALE3 + 1;
+    for (int m = 0; m < nmetrics; ++m) {
+        char name[64];
+        VifStatus st = vif_metric_name(&cfg, VifMetric(m), name, sizeof name);
+        if (st != VIF_OK) throw Failure{vif_error("metric name", st)};
+        r.keys.emplace_back(name);
+        r.metrics.push_back(VifMetric(m));
+    }
+    int code = 0;
+    if (parity_scores && !check_parity(cfg, r.scores, *parity_scores, r.frame_nums))
+        code = kExitParity;
+    try {
+        if (out)
+            out->commit(render(r, format, precision));
+        else if (!o.quiet)
+            std::fputs(render_summary(r, precision == kPrecisionMax ? 6 : precision).c_str(),
+                       stdout);
+    } catch (const OutputError &e) {
+        throw Failure{e.what()};
+    }
+    g_timeline.mark("output written");
+    return code;
+}
+
+
+#if defined(VIF_WITH_FFMPEG)
+/** --hwdec: scores pairs decoded by NVDEC on the GPU (device_pairs.hpp). */
+int run_on_device(const Options &o, VifConfig cfg, HwDecodeInputs &hw, const SourceRequest &rq,
+                  const SourceRequest &dq, std::optional<OutputFile> &out, Format format,
+                  int precision, std::optional<uint64_t> max_frames, uint64_t skip_ref,
+                  uint64_t skip_dist, uint64_t subsample) {
+#if !defined(VIF_WITH_NVDEC)
+    (void)o, (void)cfg, (void)hw, (void)rq, (void)dq, (void)out, (void)format, (void)precision;
+    (void)max_frames, (void)skip_ref, (void)skip_dist, (void)subsample;
+    throw Failure{"--hwdec: this build has no NVDEC support"};
+#else
+    auto info_of = [](SegmentDecoder *d, FrameSource *s) {
+        if (s) return s->info();
+        VideoInfo v;
+        v.width = d->width();
+        v.height = d->height();
+        v.bitdepth = d->bitdepth();
+        v.format = d->description();
+        return v;
+    };
+    DeviceInput ri, di;
+    ri.decoder = hw.ref_decoder.get();
+    di.decoder = hw.dist_decoder.get();
+    ri.info = info_of(ri.decoder, hw.ref_source.get());
+    di.info = info_of(di.decoder, hw.dist_source.get());
+    ri.name = rq.label + " '" + rq.path + "'";
+    di.name = dq.label + " '" + dq.path + "'";
+    if (ri.info.width != di.info.width || ri.info.height != di.info.height)
+        throw Failure{fmt::format("the reference is {}x{} but the distorted is {}x{}",
+                                  ri.info.width, ri.info.height, di.info.width, di.info.height)};
+    if (ri.info.bitdepth != di.info.bitdepth)
+        throw Failure{fmt::format("the reference is {}-bit but the distorted is {}-bit",
+                                  ri.info.bitdepth, di.info.bitdepth)};
+    // A host input (raw/Y4M) applies skip and subsample in its prefetcher, as on the host path;
+    // a decoder input drops its skip first and the loop applies the subsample.
+    const bool mixed = hw.ref_source || hw.dist_source;
+    std::unique_ptr<Prefetcher> rpf, dpf;
+    auto host_plan = [&](uint64_t skip, const char *opt) {
+        ReadPlan p;
+        p.skip = skip;
+        p.skip_option = opt;
+        p.subsample = subsample;
+        if (max_frames) p.max_delivered = *max_frames;
+        return p;
+    };
+    if (hw.ref_source)
+        rpf = std::make_unique<Prefetcher>(*hw.ref_source, ri.name, host_plan(skip_ref, "--skip-ref"), 8);
+    else
+        ri.skip = skip_ref;
+    if (hw.dist_source)
+        dpf = std::make_unique<Prefetcher>(*hw.dist_source, di.name, host_plan(skip_dist, "--skip-dist"), 8);
+    else
+        di.skip = skip_dist;
+    ri.prefetcher = rpf.get();
+    di.prefetcher = dpf.get();
+    if (mixed && subsample > 1 && (ri.decoder || di.decoder))
+        throw Failure{"--subsample with one encoded and one raw input needs --hwdec none",
+                      kExitUsage};
+    cfg.max_width = ri.info.width;
+    cfg.max_height = ri.info.height;
+    cfg.bitdepth = ri.info.bitdepth;
+    g_timeline.mark("inputs opened (hwdec)");
+    Scorer scorer;
+    if (!o.read_only) {
+        scorer.create(cfg, VIF_BACKEND_CUDA);
+        g_timeline.mark("scoring context created");
+    }
+    const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
+    Progress progress(show_progress, std::nullopt);
+    auto on_progress = [](uint64_t done, void *arg) { static_cast<Progress *>(arg)->update(done); };
+    const auto t0 = std::chrono::steady_clock::now();
+    DeviceRunResult res;
+    try {
+        res = run_device_pairs(o.read_only ? nullptr : scorer.ctx, cfg.cuda_device, ri, di,
+                               mixed ? 1 : subsample,
+                               max_frames ? *max_frames : UINT64_MAX, on_progress, &progress);
+    } catch (const InputError &e) {
+        throw Failure{e.what()};
+    } catch (const std::runtime_error &e) {
+        throw Failure{e.what()};
+    }
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    g_timeline.mark("all frames decoded and scored");
+    progress.update(res.submitted, true);
+    progress.finish();
+    if (res.submitted == 0) throw Failure{"no frames to score"};
+    if (!res.short_input.empty())
+        std::fprintf(stderr,
+                     "vif: warning: different frame counts: the %s ended after %llu frames but "
+                     "the %s has more; scored the %llu common frames\n",
+                     res.short_input.c_str(), (unsigned long long)res.short_frames,
+                     res.short_input == "reference" ? "distorted" : "reference",
+                     (unsigned long long)res.short_frames);
+    if (o.verbose) {
+        if (ri.decoder)
+            std::fprintf(stderr, "vif: hwdec: reference: %llu segments\n",
+                         (unsigned long long)ri.decoder->segments());
+        if (di.decoder)
+            std::fprintf(stderr, "vif: hwdec: distorted: %llu segments\n",
+                         (unsigned long long)di.decoder->segments());
+    }
+    if (o.read_only) {
+        std::printf("decoded %llu frame pairs (%s) in %.3f s: %.1f fps\n",
+                    (unsigned long long)res.submitted,
+                    ri.decoder ? ri.info.format.c_str() : di.info.format.c_str(), secs,
+                    double(res.submitted) / secs);
+        return 0;
+    }
+    if (res.scores.size() != res.submitted)
+        throw Failure{fmt::format("internal error: {} frames submitted, {} scored", res.submitted,
+                                  res.scores.size())};
+    Report r;
+    r.fps = secs > 0 ? double(res.submitted) / secs : 0;
+    r.width = ri.info.width;
+    r.height = ri.info.height;
+    r.bitdepth = ri.info.bitdepth;
+    r.backend = scorer.backend;
+    r.frame_nums = std::move(res.frame_nums);
+    r.scores = std::move(res.scores);
+    return write_report(o, cfg, std::move(r), out, format, precision, nullptr);
+#endif
+}
+#endif
+
 int run(const Options &o, CudaWarmup &warmup) {
     // Validate everything cheap before touching the inputs.
     SourceRequest rq, dq;
@@ -430,10 +596,59 @@ int run(const Options &o, CudaWarmup &warmup) {
         }
     }
 
+#if defined(VIF_WITH_FFMPEG)
+    // --hwdec: encoded inputs decoded by NVDEC go to the device path (device_pairs.hpp).
+    if (!o.check_parity) {
+        HwDecodeRequest hr;
+        const auto mode = parse_hwdec(o.hwdec);
+        if (!mode)
+            throw Failure{fmt::format("unknown --hwdec '{}' (use auto, cuda or none)", o.hwdec),
+                          kExitUsage};
+        hr.mode = *mode;
+        if (hr.mode == HwDecode::kCuda && backend == VIF_BACKEND_CPU && !o.read_only)
+            throw Failure{"--hwdec cuda needs the cuda backend (--backend cuda or auto)",
+                          kExitUsage};
+        hr.decoders = unsigned(parse_uint("--decoders", o.decoders, 64));
+        hr.verbose = o.verbose;
+        hr.cuda_device = cfg.cuda_device;
+        hr.gpu_ready = [&](std::string *why) {
+            if (backend == VIF_BACKEND_CPU && !o.read_only) {
+                *why = "--backend cpu";
+                return false;
+            }
+            const VifStatus st = warmup.wait();
+            g_timeline.mark("waited for the CUDA start-up");
+            if (st != VIF_OK) *why = "no usable GPU (" + warmup.message() + ")";
+            return st == VIF_OK;
+        };
+        std::optional<HwDecodeInputs> hw;
+        try {
+            hw = open_hw_decode(hr, rq, dq);
+        } catch (const HwDecodeError &e) {
+            throw Failure{e.message};
+        } catch (const InputError &e) {
+            throw Failure{e.what()};
+        }
+        if (hw)
+            return run_on_device(o, cfg, *hw, rq, dq, out, format, precision, max_frames,
+                                 skip_ref, skip_dist, subsample);
+    }
+#endif
     std::unique_ptr<FrameSource> ref, dist;
+    // --decoders N on the host path: software decoding in segments (see hw_decode.hpp).
+    auto open_input = [&](const SourceRequest &q) -> std::unique_ptr<FrameSource> {
+#if defined(VIF_WITH_FFMPEG)
+        const unsigned n = unsigned(parse_uint("--decoders", o.decoders, 64));
+        if (n) {
+            const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+            if (auto s = open_segmented_source(q, n, std::max(1u, cores / (2 * n)))) return s;
+        }
+#endif
+        return open_frame_source(q);
+    };
     try {
-        ref = open_frame_source(rq);
-        dist = open_frame_source(dq);
+        ref = open_input(rq);
+        dist = open_input(dq);
     } catch (const InputError &e) {
         throw Failure{e.what()};
     }
@@ -631,43 +846,17 @@ int run(const Options &o, CudaWarmup &warmup) {
                                   primary.scores.size())};
 
     Report r;
-    r.version = vif_version();
     r.fps = secs > 0 ? double(submitted) / secs : 0;
     r.width = ri.width;
     r.height = ri.height;
     r.bitdepth = ri.bitdepth;
     r.backend = !gpu.ctx ? primary.backend : cpu_frames ? "cpu+cuda" : "cuda";
-    r.variant = o.variant;
-    r.reference = o.reference;
-    r.distorted = o.distorted;
-    r.subsample = subsample;
-    const int nmetrics = o.debug_metrics ? VIF_METRIC_COUNT : VIF_METRIC_SCALE3 + 1;
-    for (int m = 0; m < nmetrics; ++m) {
-        char name[64];
-        VifStatus st = vif_metric_name(&cfg, VifMetric(m), name, sizeof name);
-        if (st != VIF_OK) throw Failure{vif_error("metric name", st)};
-        r.keys.emplace_back(name);
-        r.metrics.push_back(VifMetric(m));
-    }
     r.frame_nums = std::move(frame_nums);
     r.scores = std::move(primary.scores);
-
-    int code = 0;
-    if (o.check_parity && !check_parity(cfg, r.scores, secondary.scores, r.frame_nums))
-        code = kExitParity;
-
-    try {
-        if (out)
-            out->commit(render(r, format, precision));
-        else if (!o.quiet)
-            std::fputs(render_summary(r, precision == kPrecisionMax ? 6 : precision).c_str(),
-                       stdout);
-    } catch (const OutputError &e) {
-        throw Failure{e.what()};
-    }
-    g_timeline.mark("output written");
-    return code;
+    return write_report(o, cfg, std::move(r), out, format, precision,
+                        o.check_parity ? &secondary.scores : nullptr);
 }
+
 
 } // namespace
 } // namespace vifcli
@@ -725,6 +914,13 @@ int main(int argc, char **argv) {
                  "Read files with pread into buffers instead of mapping them (slower)");
     app.add_flag("-v,--verbose", o.verbose,
                  "Print how long each phase took (start-up, reading, scoring, output) to stderr");
+    app.add_option("--hwdec", o.hwdec,
+                   "Decode encoded inputs on the GPU: auto (NVDEC when scoring on cuda and it "
+                   "decodes the input), cuda (NVDEC or an error) or none")
+        ->capture_default_str();
+    app.add_option("--decoders", o.decoders,
+                   "--hwdec: NVDEC decoders per input, each on its own segments (0: automatic)")
+        ->capture_default_str();
     app.add_flag("--version", o.version, "Print the version and exit");
 
     try {
@@ -758,7 +954,8 @@ int main(int argc, char **argv) {
     g_timeline.mark("options parsed");
     // CUDA's start-up overlaps opening the inputs (see CudaWarmup); not for cpu or read-only runs.
     CudaWarmup warmup;
-    if (!o.read_only && (o.check_parity || o.backend == "cuda" || o.backend == "auto"))
+    if ((!o.read_only && (o.check_parity || o.backend == "cuda" || o.backend == "auto")) ||
+        (o.read_only && o.hwdec == "cuda"))
         warmup.start();
 
     int code = kExitError;
