@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <future>
 #include <thread>
 
 namespace vifcli {
@@ -66,12 +67,8 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
         say("this build has no NVDEC support: software decoding");
         return std::nullopt;
     }
-    std::string gpu_problem;
-    if (!req.gpu_ready || !req.gpu_ready(&gpu_problem)) {
-        if (cuda_mode)
-            throw HwDecodeError{"--hwdec cuda: " + (gpu_problem.empty()
-                                                        ? std::string("no usable GPU")
-                                                        : gpu_problem)};
+    if (req.host_only) {
+        if (cuda_mode) throw HwDecodeError{"--hwdec cuda needs the cuda backend"};
         say("scoring does not run on CUDA: software decoding");
         return std::nullopt;
     }
@@ -82,23 +79,57 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
     // Four NVDEC sessions an input keep the engines of an H200 (seven) busy with two inputs.
     o.decoders = req.decoders ? req.decoders : 4;
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-
+    // Both inputs are opened at once, while CUDA starts (opening probes the stream and its first
+    // frame with NVDEC: a few hundred milliseconds each).
+    struct Opened {
+        std::unique_ptr<SegmentDecoder> dec;
+        std::string why_not;          // NVDEC cannot decode it
+        std::exception_ptr failure;   // anything else
+    };
+    auto open_nvdec = [o](SourceRequest r) {
+        Opened x;
+        try {
+            x.dec = std::make_unique<SegmentDecoder>(r.path, input_name(r), o);
+        } catch (const NvdecUnsupported &e) {
+            x.why_not = e.why;
+        } catch (...) {
+            x.failure = std::current_exception();
+        }
+        return x;
+    };
+    std::future<Opened> ref_open, dist_open;
+    if (ref_enc) ref_open = std::async(std::launch::async, open_nvdec, ref);
+    if (dist_enc) dist_open = std::async(std::launch::async, open_nvdec, dist);
+    std::string gpu_problem;
+    if (!req.gpu_ready || !req.gpu_ready(&gpu_problem)) {
+        if (cuda_mode)
+            throw HwDecodeError{"--hwdec cuda: " + (gpu_problem.empty()
+                                                        ? std::string("no usable GPU")
+                                                        : gpu_problem)};
+        say("scoring does not run on CUDA: software decoding");
+        return std::nullopt;
+    }
     HwDecodeInputs in;
     bool any_nvdec = false;
     std::string why_not[2];
-    auto try_nvdec = [&](const SourceRequest &r, std::unique_ptr<SegmentDecoder> *dec, int i) {
-        try {
-            *dec = std::make_unique<SegmentDecoder>(r.path, input_name(r), o);
+    Opened opened[2];
+    if (ref_enc) opened[0] = ref_open.get();
+    if (dist_enc) opened[1] = dist_open.get();
+    auto take = [&](const SourceRequest &r, std::unique_ptr<SegmentDecoder> *dec, int i) {
+        Opened &x = opened[i];
+        if (x.failure) std::rethrow_exception(x.failure);
+        if (x.dec) {
+            *dec = std::move(x.dec);
             any_nvdec = true;
             say(input_name(r) + ": " + (*dec)->description());
-        } catch (const NvdecUnsupported &e) {
-            if (cuda_mode) throw HwDecodeError{"--hwdec cuda: " + input_name(r) + ": " + e.why};
-            why_not[i] = e.why;
-            say(input_name(r) + ": software decoding (" + e.why + ")");
+        } else {
+            if (cuda_mode) throw HwDecodeError{"--hwdec cuda: " + input_name(r) + ": " + x.why_not};
+            why_not[i] = x.why_not;
+            say(input_name(r) + ": software decoding (" + x.why_not + ")");
         }
     };
-    if (ref_enc) try_nvdec(ref, &in.ref_decoder, 0);
-    if (dist_enc) try_nvdec(dist, &in.dist_decoder, 1);
+    if (ref_enc) take(ref, &in.ref_decoder, 0);
+    if (dist_enc) take(dist, &in.dist_decoder, 1);
     if (!any_nvdec) {
         say("no input goes to NVDEC: host path");
         return std::nullopt;

@@ -37,6 +37,7 @@ struct HwDecodeRequest {
     /// Whether the scoring will run on CUDA (waits for the CUDA start-up); asked only when an
     /// input is encoded. Sets *why when not.
     std::function<bool(std::string *why)> gpu_ready;
+    bool host_only = false;      ///< the scoring cannot run on CUDA (--backend cpu): host path
     int cuda_device = 0;
     unsigned decoders = 0;       ///< per input, 0: automatic
     bool verbose = false;

@@ -351,7 +351,27 @@ int write_report(const Options &o, const VifConfig &cfg, Report r, std::optional
 }
 
 
+/** Set when the process may end without freeing what it used (see leave_without_teardown). */
+bool g_leave_now = false;
+
 #if defined(VIF_WITH_FFMPEG)
+/**
+ * The output is written: tearing down NVDEC sessions, device buffers and the CUDA context takes
+ * 0.1-0.3 s that the process exit does for free, so leave them to it (main() ends the process
+ * with _Exit when g_leave_now is set).
+ */
+template <typename Scorer_, typename Pf>
+void leave_without_teardown(HwDecodeInputs &hw, Scorer_ &scorer, Pf &rpf, Pf &dpf) {
+    (void)hw.ref_decoder.release();
+    (void)hw.dist_decoder.release();
+    (void)rpf.release();
+    (void)dpf.release();
+    (void)hw.ref_source.release();
+    (void)hw.dist_source.release();
+    scorer.ctx = nullptr;
+    g_leave_now = true;
+}
+
 /** --hwdec: scores pairs decoded by NVDEC on the GPU (device_pairs.hpp). */
 int run_on_device(const Options &o, VifConfig cfg, HwDecodeInputs &hw, const SourceRequest &rq,
                   const SourceRequest &dq, std::optional<OutputFile> &out, Format format,
@@ -458,6 +478,7 @@ int run_on_device(const Options &o, VifConfig cfg, HwDecodeInputs &hw, const Sou
                     (unsigned long long)res.submitted,
                     ri.decoder ? ri.info.format.c_str() : di.info.format.c_str(), secs,
                     double(res.submitted) / secs);
+        leave_without_teardown(hw, scorer, rpf, dpf);
         return 0;
     }
     if (res.scores.size() != res.submitted)
@@ -471,7 +492,9 @@ int run_on_device(const Options &o, VifConfig cfg, HwDecodeInputs &hw, const Sou
     r.backend = scorer.backend;
     r.frame_nums = std::move(res.frame_nums);
     r.scores = std::move(res.scores);
-    return write_report(o, cfg, std::move(r), out, format, precision, nullptr);
+    const int code = write_report(o, cfg, std::move(r), out, format, precision, nullptr);
+    leave_without_teardown(hw, scorer, rpf, dpf);
+    return code;
 #endif
 }
 #endif
@@ -611,9 +634,15 @@ int run(const Options &o, CudaWarmup &warmup) {
         hr.decoders = unsigned(parse_uint("--decoders", o.decoders, 64));
         hr.verbose = o.verbose;
         hr.cuda_device = cfg.cuda_device;
+        hr.host_only = (backend == VIF_BACKEND_CPU && !o.read_only) ||
+                       (o.read_only && hr.mode != HwDecode::kCuda);
         hr.gpu_ready = [&](std::string *why) {
             if (backend == VIF_BACKEND_CPU && !o.read_only) {
                 *why = "--backend cpu";
+                return false;
+            }
+            if (o.read_only && hr.mode != HwDecode::kCuda) {
+                *why = "--read-only decodes on the GPU only with --hwdec cuda";
                 return false;
             }
             const VifStatus st = warmup.wait();
@@ -970,6 +999,10 @@ int main(int argc, char **argv) {
     } catch (const std::exception &e) {
         std::fprintf(stderr, "vif: error: %s\n", e.what());
         code = kExitError;
+    }
+    if (g_leave_now) { // --hwdec: see leave_without_teardown
+        std::fflush(nullptr);
+        std::_Exit(code);
     }
     if (warmup.running()) {
         // Done (everything scored on the CPU, or failed) before CUDA finished starting: the

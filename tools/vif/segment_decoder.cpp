@@ -30,6 +30,7 @@ extern "C" {
 #endif
 }
 #if defined(VIF_WITH_NVDEC)
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #endif
 
@@ -114,6 +115,32 @@ bool clean_random_access(const AVCodecParameters *par, const AVPacket *pkt) {
     return false;
 }
 
+#if defined(VIF_WITH_NVDEC)
+// The primary context of `device`, made current on this thread through the runtime; its driver
+// handle comes from cuCtxGetCurrent, reached through the runtime (no link to libcuda).
+CUcontext current_primary_context(int device) {
+    using GetCurrent = CUresult (*)(CUcontext *);
+    static const GetCurrent get = [] {
+        void *fn = nullptr;
+        cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+        if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &q) !=
+            cudaSuccess)
+            return GetCurrent(nullptr);
+#else
+        if (cudaGetDriverEntryPoint("cuCtxGetCurrent", &fn, cudaEnableDefault, &q) != cudaSuccess)
+            return GetCurrent(nullptr);
+#endif
+        return q == cudaDriverEntryPointSuccess ? reinterpret_cast<GetCurrent>(fn) : nullptr;
+    }();
+    CUcontext cu = nullptr;
+    if (!get || cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess ||
+        get(&cu) != CUDA_SUCCESS)
+        return nullptr;
+    return cu;
+}
+#endif
+
 struct Segment {
     uint64_t first_frame = 0;           // index of its first frame (= packets before it)
     std::vector<AVPacket *> packets;    // kept until the segment is done (a retry re-reads them)
@@ -184,8 +211,8 @@ struct SegmentDecoder::Impl {
         avcodec_free_context(&first_decoder);
         avcodec_parameters_free(&par);
 #if defined(VIF_WITH_NVDEC)
-        for (auto &p : pools)
-            for (auto &b : p.free) cudaFree(b.data);
+        for (void *c : chunks) cudaFree(c);
+        chunks.clear();
 #endif
         pools.clear();
     }
@@ -231,29 +258,36 @@ struct SegmentDecoder::Impl {
         }
 #if defined(VIF_WITH_NVDEC)
         if (cuda) {
-            AVBufferRef *dev = nullptr;
-            AVDictionary *o = nullptr;
-            av_dict_set(&o, "primary_ctx", "1", 0);
+            // The device context wraps the primary context that the CUDA runtime (and libvif)
+            // already use, with a stream of its own so that decoders do not serialise on the
+            // default stream. (av_hwdevice_ctx_create's primary_ctx=1 refuses a primary context
+            // that the runtime activated with other flags.)
             const std::string ordinal = std::to_string(opt.cuda_device);
-            int r = av_hwdevice_ctx_create(&dev, AV_HWDEVICE_TYPE_CUDA, ordinal.c_str(), o, 0);
-            av_dict_free(&o);
-            if (r < 0) {
+            CUcontext cu = current_primary_context(opt.cuda_device);
+            cudaStream_t s = nullptr;
+            if (!cu || cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
                 avcodec_free_context(&ctx);
-                *err = "cannot open CUDA device " + ordinal + " for NVDEC: " + av_err(r);
+                *err = "cannot use CUDA device " + ordinal + " for NVDEC";
                 return nullptr;
             }
-            // A stream of its own, so that decoders do not serialise on the default stream.
-            cudaStream_t s = nullptr;
-            if (cudaSetDevice(opt.cuda_device) != cudaSuccess ||
-                cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
-                av_buffer_unref(&dev);
+            AVBufferRef *dev = av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
+            if (!dev) {
+                cudaStreamDestroy(s);
                 avcodec_free_context(&ctx);
-                *err = "cannot create a CUDA stream for NVDEC";
+                *err = "out of memory";
                 return nullptr;
             }
             auto *hw = static_cast<AVCUDADeviceContext *>(
                 reinterpret_cast<AVHWDeviceContext *>(dev->data)->hwctx);
+            hw->cuda_ctx = cu;
             hw->stream = s;
+            if (int r = av_hwdevice_ctx_init(dev); r < 0) {
+                av_buffer_unref(&dev);
+                cudaStreamDestroy(s);
+                avcodec_free_context(&ctx);
+                *err = "cannot open CUDA device " + ordinal + " for NVDEC: " + av_err(r);
+                return nullptr;
+            }
             *stream = s;
             ctx->hw_device_ctx = dev;
             ctx->extra_hw_frames = 2;
@@ -268,6 +302,30 @@ struct SegmentDecoder::Impl {
             return nullptr;
         }
         return ctx;
+    }
+
+    // Buffers come in chunks of kChunk planes (one cudaMallocPitch each: the calls are slow and
+    // synchronising); *b gets the first, the rest go to the decoder's free list.
+    static constexpr size_t kChunk = 16;
+    std::vector<void *> chunks; // freed at the end
+    bool allocate_chunk(int id, Buffer *b) {
+#if defined(VIF_WITH_NVDEC)
+        void *base = nullptr;
+        size_t pitch = 0;
+        if (cudaMallocPitch(&base, &pitch, luma_row_bytes, size_t(height) * kChunk) != cudaSuccess)
+            return false;
+        std::lock_guard<std::mutex> lk(mu);
+        chunks.push_back(base);
+        Pool &p = pools[size_t(id)];
+        for (size_t i = 1; i < kChunk; ++i)
+            p.free.push_back(Buffer{static_cast<uint8_t *>(base) + i * pitch * height, pitch});
+        p.allocated += kChunk - 1;
+        *b = Buffer{base, pitch};
+        return true;
+#else
+        (void)id, (void)b;
+        return false;
+#endif
     }
 
     // Puts a decoded frame into `seg`: CUDA frames are copied out of the surface (luma only)
@@ -293,7 +351,7 @@ struct SegmentDecoder::Impl {
                     ++p.allocated;
                 }
             }
-            if (!b.data && cudaMallocPitch(&b.data, &b.pitch, luma_row_bytes, height) != cudaSuccess) {
+            if (!b.data && !allocate_chunk(id, &b)) {
                 std::lock_guard<std::mutex> lk(mu);
                 --pools[size_t(id)].allocated;
                 *err = "out of GPU memory for decoded frames";
@@ -339,6 +397,12 @@ struct SegmentDecoder::Impl {
         return true;
     }
 
+    // A decoder is fed its segments one after the other without being flushed in between:
+    // each segment starts with an IDR / key frame, which makes the decoder output everything
+    // before it first, so its output is the segments' frames in order. (Flushing would make
+    // libavcodec re-create the NVDEC session for every segment, ~0.1 s each.) Output frames are
+    // attributed to the oldest open segment until one has a later timestamp than any of that
+    // segment's packets (or, without timestamps, until it has one frame per packet).
     void decoder_thread(int id, AVCodecContext *ctx, DecoderState *state, void *stream) {
         std::unique_ptr<DecoderState> own_state(state);
         void *event = nullptr;
@@ -350,11 +414,85 @@ struct SegmentDecoder::Impl {
         }
         event = ev;
 #endif
-        std::string err;
-        bool noted_fallback = false;
+        struct Open {
+            Segment *seg;
+            uint64_t produced = 0;
+            int64_t max_pts = INT64_MIN; // of its packets fed so far
+            bool all_pts = true;         // every packet had a timestamp
+            size_t fed = 0;              // packets sent to the decoder
+        };
+        std::deque<Open> open;
+        std::string error;
+        bool noted_fallback = false, flushed = false;
         AVPacket *pkt = av_packet_alloc();
         AVFrame *frame = av_frame_alloc();
-        for (;;) {
+
+        // Marks the oldest open segment complete (or failed) for next().
+        auto finish_front = [&](const std::string &err) {
+            Open &o = open.front();
+            std::string e = err;
+            if (e.empty() && o.produced < o.seg->packets.size())
+                e = "frames " + std::to_string(o.seg->first_frame) + " to " +
+                    std::to_string(o.seg->first_frame + o.seg->packets.size() - 1) + ": " +
+                    std::to_string(o.seg->packets.size() - o.produced) +
+                    " of them could not be decoded (damaged stream)";
+            {
+                std::lock_guard<std::mutex> lk(mu);
+                if (!e.empty()) o.seg->error = e;
+                o.seg->done = true;
+            }
+            cv.notify_all();
+            open.pop_front();
+        };
+        // Takes every frame the decoder has ready; false on an error (set) or when stopping.
+        auto receive = [&]() -> bool {
+            for (;;) {
+                int r = avcodec_receive_frame(ctx, frame);
+                if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return true;
+                if (open.empty()) {
+                    av_frame_unref(frame);
+                    error = "the decoder produced a frame from no packet";
+                    return false;
+                }
+                if (r < 0) {
+                    error = "frame " + std::to_string(open.front().seg->first_frame +
+                                                      open.front().produced) +
+                            ": decoding failed: " + av_err(r);
+                    return false;
+                }
+                // Which segment: the oldest open one, unless this frame is past it.
+                const int64_t pts = frame->pts;
+                while (open.size() > 1) {
+                    Open &o = open.front();
+                    const bool past = o.all_pts && pts != AV_NOPTS_VALUE ? pts > o.max_pts
+                                                                         : o.produced >= o.seg->packets.size();
+                    if (!past) break;
+                    finish_front("");
+                }
+                Open &o = open.front();
+                if (state->want_cuda && frame->format != AV_PIX_FMT_CUDA && !noted_fallback) {
+                    noted_fallback = true;
+                    std::fprintf(stderr, "vif: note: %s: an NVDEC session could not be opened; "
+                                         "decoder %d goes on in software\n", name.c_str(), id);
+                }
+                if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
+                    av_frame_unref(frame);
+                    error = "frame " + std::to_string(o.seg->first_frame + o.produced) +
+                            ": the decoder reported a damaged frame";
+                    return false;
+                }
+                AVFrame *f = av_frame_clone(frame);
+                av_frame_unref(frame);
+                std::string err;
+                if (!f || !deliver(id, o.seg, f, stream, event, &err)) {
+                    error = f ? err : "out of memory";
+                    return false;
+                }
+                ++o.produced;
+            }
+        };
+
+        for (bool ok = true; ok;) {
             Segment *seg = nullptr;
             {
                 std::unique_lock<std::mutex> lk(mu);
@@ -370,84 +508,75 @@ struct SegmentDecoder::Impl {
                         seg = s.get();
                         break;
                     }
-                if (!seg) break; // demuxing is over and every segment has a decoder
-                seg->taken = true;
+                if (seg) seg->taken = true;
             }
-            // Decode the segment: its packets as they come, then drain the decoder.
-            size_t next_packet = 0;
-            uint64_t produced = 0;
-            std::string error;
-            bool flushed = false;
+            if (!seg) { // the stream is over: drain the decoder
+                avcodec_send_packet(ctx, nullptr);
+                flushed = true;
+                ok = receive();
+                break;
+            }
+            open.push_back(Open{seg});
+            // Feed its packets as the demuxer delivers them, taking frames in between.
             for (;;) {
-                int r = avcodec_receive_frame(ctx, frame);
-                if (r == 0) {
-                    if (state->want_cuda && frame->format != AV_PIX_FMT_CUDA && !noted_fallback) {
-                        noted_fallback = true;
-                        std::fprintf(stderr, "vif: note: %s: an NVDEC session could not be "
-                                             "opened; decoder %d goes on in software\n",
-                                     name.c_str(), id);
-                    }
-                    if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
-                        error = "frame " + std::to_string(seg->first_frame + produced) +
-                                ": the decoder reported a damaged frame";
-                        break;
-                    }
-                    AVFrame *f = av_frame_clone(frame);
-                    av_frame_unref(frame);
-                    if (!f) {
-                        error = "out of memory";
-                        break;
-                    }
-                    if (!deliver(id, seg, f, stream, event, &err)) {
-                        if (!err.empty()) error = err;
-                        break;
-                    }
-                    ++produced;
-                    continue;
-                }
-                if (r == AVERROR_EOF) break;
-                if (r != AVERROR(EAGAIN)) {
-                    error = "frame " + std::to_string(seg->first_frame + produced) +
-                            ": decoding failed: " + av_err(r);
-                    break;
-                }
-                // Needs input: the next packet of the segment, or the end of it.
                 AVPacket *src = nullptr;
-                bool end = false;
                 {
                     std::unique_lock<std::mutex> lk(mu);
                     cv.wait(lk, [&] {
-                        return stopping || next_packet < seg->packets.size() || seg->closed;
+                        return stopping || open.back().fed < seg->packets.size() || seg->closed;
                     });
-                    if (stopping) break;
-                    if (next_packet < seg->packets.size())
-                        src = seg->packets[next_packet++];
-                    else
-                        end = true;
+                    if (stopping) {
+                        ok = false;
+                        break;
+                    }
+                    if (open.back().fed < seg->packets.size()) src = seg->packets[open.back().fed];
                 }
-                if (end) {
-                    if (flushed) break;
-                    avcodec_send_packet(ctx, nullptr);
-                    flushed = true;
-                    continue;
-                }
+                if (!src) break; // segment complete
+                Open &o = open.back();
+                ++o.fed;
+                if (src->pts == AV_NOPTS_VALUE)
+                    o.all_pts = false;
+                else
+                    o.max_pts = std::max(o.max_pts, src->pts);
                 av_packet_ref(pkt, src);
-                r = avcodec_send_packet(ctx, pkt);
+                int r;
+                while ((r = avcodec_send_packet(ctx, pkt)) == AVERROR(EAGAIN)) {
+                    if (!receive()) {
+                        ok = false;
+                        break;
+                    }
+                }
                 av_packet_unref(pkt);
-                if (r < 0 && r != AVERROR(EAGAIN)) {
-                    error = "frame " + std::to_string(seg->first_frame + next_packet - 1) +
+                if (!ok) break;
+                if (r < 0) {
+                    error = "frame " + std::to_string(seg->first_frame + o.fed - 1) +
                             " (decode order): decoding failed: " + av_err(r);
+                    ok = false;
+                    break;
+                }
+                if (!receive()) {
+                    ok = false;
                     break;
                 }
             }
-            avcodec_flush_buffers(ctx); // ready for the next segment's IDR / key frame
-            {
-                std::lock_guard<std::mutex> lk(mu);
-                if (!error.empty()) seg->error = error;
-                seg->done = true;
+        }
+        // Close what is open: after a full drain each segment is complete; after an error the
+        // oldest one carries it (next() reports it when it gets there) and the others fail too.
+        bool stopped;
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            stopped = stopping;
+        }
+        while (!open.empty()) {
+            if (stopped) {
+                finish_front("stopped");
+                continue;
             }
-            cv.notify_all();
-            if (!error.empty()) break;
+            if (!error.empty()) {
+                finish_front(error);
+                continue;
+            }
+            finish_front(flushed ? "" : "the decoder stopped");
         }
         av_frame_free(&frame);
         av_packet_free(&pkt);
@@ -488,7 +617,15 @@ struct SegmentDecoder::Impl {
             std::unique_lock<std::mutex> lk(mu);
             if (cut) {
                 if (cur) cur->closed = true;
-                cv.wait(lk, [&] { return stopping || segments.size() < ahead; });
+                // Read ahead at most `ahead` segments, but always keep one that no decoder has
+                // taken: a decoder outputs the last frames of a segment only once it is fed the
+                // next one, so one waiting for a segment must get one.
+                cv.wait(lk, [&] {
+                    if (stopping || segments.size() < ahead) return true;
+                    for (auto &x : segments)
+                        if (!x->taken) return false;
+                    return true;
+                });
                 if (stopping) {
                     av_packet_free(&copy);
                     break;
@@ -515,13 +652,25 @@ struct SegmentDecoder::Impl {
         cv.notify_all();
     }
 
-    AVFormatContext *open_input(std::string *err) {
+    // Opens the file. The demuxer's copy (again: the stream is known from the probe's) skips
+    // avformat_find_stream_info, which decodes frames to learn what the probe already knows.
+    AVFormatContext *open_input(std::string *err, bool for_demuxer = false) {
         AVFormatContext *fmt = nullptr;
         const std::string url = path == "-" ? std::string("pipe:0") : path;
         int r = avformat_open_input(&fmt, url.c_str(), nullptr, nullptr);
         if (r < 0) {
             *err = "cannot open: " + av_err(r);
             return nullptr;
+        }
+        if (for_demuxer) {
+            if (stream_index >= int(fmt->nb_streams)) {
+                *err = "the file changed while it was opened";
+                avformat_close_input(&fmt);
+                return nullptr;
+            }
+            for (unsigned i = 0; i < fmt->nb_streams; ++i)
+                if (int(i) != stream_index) fmt->streams[i]->discard = AVDISCARD_ALL;
+            return fmt;
         }
         r = avformat_find_stream_info(fmt, nullptr);
         if (r < 0) {
@@ -656,12 +805,10 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
     // device buffers an input), at least queue_frames.
     const size_t luma = s.luma_row_bytes * s.height;
     s.cap = std::max<size_t>(opts.queue_frames,
-                             std::min<size_t>(std::max<size_t>(s.opt.min_segment_frames * 2, 64),
-                                              (size_t(6) << 30) / (luma * s.opt.decoders)));
-    if (!s.opt.cuda) s.cap = std::max<size_t>(opts.queue_frames, 16);
+                             std::min<size_t>(256, (size_t(6) << 30) / (luma * s.opt.decoders)));
     s.pools.resize(s.opt.decoders);
 
-    AVFormatContext *fmt = s.open_input(&err);
+    AVFormatContext *fmt = s.open_input(&err, true);
     if (!fmt) {
         avcodec_free_context(&ctx0);
         delete st0;
