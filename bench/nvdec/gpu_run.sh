@@ -33,12 +33,12 @@ if has exact; then
     r1=$?
     "$VIF" -r "$CLIPS/$1" -d "$CLIPS/$2" --backend cuda --hwdec cuda --precision max -q -v -o "$LOG/hw_$n.json" 2> "$LOG/hw_$n.err"
     r2=$?
-    "$VIF" -r "$CLIPS/$1" -d "$CLIPS/$2" --backend cuda --hwdec cuda --decoders 1 --precision max -q -o "$LOG/hw1_$n.json" 2> "$LOG/hw1_$n.err"
+    "$VIF" -r "$CLIPS/$1" -d "$CLIPS/$2" --backend cuda --hwdec cuda --decoders 1 --cpu-decoders 0 --precision max -q -o "$LOG/hw1_$n.json" 2> "$LOG/hw1_$n.err"
     r3=$?
     frames=$(grep -c '"frameNum"' "$LOG/sw_$n.json" 2>/dev/null)
     if [[ $r1 == 0 && $r2 == 0 && $r3 == 0 ]] && cmp -s <(scores "$LOG/sw_$n.json") <(scores "$LOG/hw_$n.json") \
        && cmp -s <(scores "$LOG/sw_$n.json") <(scores "$LOG/hw1_$n.json"); then
-      say "- $1 / $2: IDENTICAL ($frames frames; NVDEC with the default decoders and with 1)"
+      say "- $1 / $2: IDENTICAL ($frames frames; default decoders (3 NVDEC, + 2 software for H.264 up to 1080p) and 1 NVDEC only)"
     else
       say "- $1 / $2: DIFFERENT or failed (rc $r1 $r2 $r3)"; tail -n 3 "$LOG/hw_$n.err" "$LOG/sw_$n.err" | tee -a "$OUT/summary.md"
     fi
@@ -105,6 +105,7 @@ if has bench; then
     nvidia-smi dmon -s u -d 1 > "$dm" 2>/dev/null &
     local dpid=$!
     local t0=$(date +%s.%N)
+    rm -f "$LOG/bench.json"
     "$VIF" -r "$CLIPS/$r" -d "$CLIPS/$d" -q "$@" -o "$LOG/bench.json" > "$LOG/bench.out" 2> "$LOG/bench.err"
     local rc=$?
     local t1=$(date +%s.%N)
@@ -128,13 +129,25 @@ if has bench; then
     [[ -f $CLIPS/$1 && -f $CLIPS/$2 ]] || continue
     run "software decode (default), cuda scoring" $1 $2 --backend cuda --hwdec none
     run "software decode, 4 segment decoders/input" $1 $2 --backend cuda --hwdec none --decoders 4
-    for n in 1 2 3 4 6 8; do
-      run "NVDEC, $n decoders/input" $1 $2 --backend cuda --hwdec cuda --decoders $n
+    if [[ $1 == av1* ]]; then
+      run "software decode, 6 segment decoders/input" $1 $2 --backend cuda --hwdec none --decoders 6
+      run "--hwdec auto (NVDEC has no AV1 here: software)" $1 $2 --backend cuda
+      run "decode only: software (default)" $1 $2 --read-only --hwdec none
+      run "decode only: software, 4 segment decoders/input" $1 $2 --read-only --hwdec none --decoders 4
+      continue
+    fi
+    for n in 1 2 3 4 6; do
+      run "NVDEC, $n decoders/input" $1 $2 --backend cuda --hwdec cuda --decoders $n --cpu-decoders 0
     done
-    run "decode only: NVDEC, 1 decoder/input" $1 $2 --read-only --hwdec cuda --decoders 1
-    run "decode only: NVDEC, 4 decoders/input" $1 $2 --read-only --hwdec cuda --decoders 4
-    run "decode only: NVDEC, 6 decoders/input" $1 $2 --read-only --hwdec cuda --decoders 6
-    run "decode only: NVDEC, 8 decoders/input" $1 $2 --read-only --hwdec cuda --decoders 8
+    if [[ $1 == h264* ]]; then
+      run "NVDEC 3 + software 2 decoders/input" $1 $2 --backend cuda --hwdec cuda --decoders 3 --cpu-decoders 2
+      run "NVDEC 4 + software 2 decoders/input" $1 $2 --backend cuda --hwdec cuda --decoders 4 --cpu-decoders 2
+      run "NVDEC 3 + software 3 decoders/input" $1 $2 --backend cuda --hwdec cuda --decoders 3 --cpu-decoders 3
+      run "decode only: NVDEC 3 + software 2 decoders/input" $1 $2 --read-only --hwdec cuda --decoders 3 --cpu-decoders 2
+    fi
+    run "default (--hwdec auto)" $1 $2 --backend cuda
+    run "decode only: NVDEC, 3 decoders/input" $1 $2 --read-only --hwdec cuda --decoders 3 --cpu-decoders 0
+    run "decode only: NVDEC, 4 decoders/input" $1 $2 --read-only --hwdec cuda --decoders 4 --cpu-decoders 0
     run "decode only: software (default)" $1 $2 --read-only --hwdec none
     run "decode only: software, 4 segment decoders/input" $1 $2 --read-only --hwdec none --decoders 4
     "$VIF" -r "$CLIPS/$1" -d "$CLIPS/$2" -q --hwdec cuda --verbose -o "$LOG/v.json" 2> "$LOG/verbose_$1.err"

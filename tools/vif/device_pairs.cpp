@@ -99,14 +99,19 @@ public:
             if (vif_ffmpeg_picture(f.frame, &hp) != VIF_OK)
                 throw InputError(in_.name + ": frame " + std::to_string(f.index) + ": " +
                                  vif_ffmpeg_last_error());
+            if (hp.bitdepth != in_.info.bitdepth || hp.width != in_.info.width ||
+                hp.height != in_.info.height)
+                throw InputError(in_.name + ": frame " + std::to_string(f.index) + " is " +
+                                 std::to_string(hp.width) + "x" + std::to_string(hp.height) +
+                                 " " + std::to_string(hp.bitdepth) + "-bit, but the stream "
+                                 "started " + std::to_string(in_.info.width) + "x" +
+                                 std::to_string(in_.info.height) + " " +
+                                 std::to_string(in_.info.bitdepth) + "-bit");
             pic->data = ring_.upload(hp.data, hp.stride, &pitch);
             pic->pitch = ptrdiff_t(pitch);
             pic->flags = hp.flags;
             in_.decoder->release(&held->frame);
         }
-        if (pic->bitdepth != in_.info.bitdepth)
-            throw InputError(in_.name + ": frame " + std::to_string(f.index) +
-                             " changes the bit depth");
         *pair = f.index;
         return true;
     }

@@ -76,8 +76,13 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
     o.cuda = true;
     o.cuda_device = req.cuda_device;
     o.verbose = req.verbose;
-    // Four NVDEC sessions an input keep the engines of an H200 (seven) busy with two inputs.
-    o.decoders = req.decoders ? req.decoders : 4;
+    // Three NVDEC sessions an input keep the seven engines of an H200 busy with two inputs
+    // (measured: docs/performance.md; more sessions only add start-up time).
+    o.decoders = req.decoders ? req.decoders : 3;
+    o.software_decoders = req.cpu_decoders < 0 ? kAutoSoftwareDecoders : unsigned(req.cpu_decoders);
+    if (req.cpu_decoders > 0)
+        o.threads_per_decoder =
+            std::max(1u, (std::max(1u, std::thread::hardware_concurrency()) / 2) / unsigned(req.cpu_decoders));
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     // Both inputs are opened at once, while CUDA starts (opening probes the stream and its first
     // frame with NVDEC: a few hundred milliseconds each).

@@ -39,7 +39,8 @@ struct HwDecodeRequest {
     std::function<bool(std::string *why)> gpu_ready;
     bool host_only = false;      ///< the scoring cannot run on CUDA (--backend cpu): host path
     int cuda_device = 0;
-    unsigned decoders = 0;       ///< per input, 0: automatic
+    unsigned decoders = 0;       ///< NVDEC decoders per input, 0: automatic
+    int cpu_decoders = -1;       ///< software decoders beside them per input, -1: automatic
     bool verbose = false;
 };
 

@@ -175,6 +175,7 @@ struct Options {
     bool no_mmap = false;
     std::string hwdec = "auto";
     std::string decoders = "0";
+    std::string cpu_decoders = "auto";
 };
 
 uint64_t parse_uint(const std::string &opt, const std::string &s, uint64_t max) {
@@ -632,6 +633,8 @@ int run(const Options &o, CudaWarmup &warmup) {
             throw Failure{"--hwdec cuda needs the cuda backend (--backend cuda or auto)",
                           kExitUsage};
         hr.decoders = unsigned(parse_uint("--decoders", o.decoders, 64));
+        hr.cpu_decoders =
+            o.cpu_decoders == "auto" ? -1 : int(parse_uint("--cpu-decoders", o.cpu_decoders, 64));
         hr.verbose = o.verbose;
         hr.cuda_device = cfg.cuda_device;
         hr.host_only = (backend == VIF_BACKEND_CPU && !o.read_only) ||
@@ -949,6 +952,10 @@ int main(int argc, char **argv) {
         ->capture_default_str();
     app.add_option("--decoders", o.decoders,
                    "--hwdec: NVDEC decoders per input, each on its own segments (0: automatic)")
+        ->capture_default_str();
+    app.add_option("--cpu-decoders", o.cpu_decoders,
+                   "--hwdec: software decoders per input beside the NVDEC ones, on segments of "
+                   "their own (auto: 2 for H.264 up to 1080p on 8+ cores, else 0)")
         ->capture_default_str();
     app.add_flag("--version", o.version, "Print the version and exit");
 

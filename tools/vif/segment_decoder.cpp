@@ -167,7 +167,8 @@ struct SegmentDecoder::Impl {
     uint32_t width = 0, height = 0, bitdepth = 0;
     int sw_format = -1;
     std::string description;
-    const AVCodec *codec = nullptr;
+    const AVCodec *codec = nullptr;    // what the NVDEC (or, without cuda, all) decoders use
+    const AVCodec *sw_codec = nullptr; // the stream's own software decoder
     AVCodecParameters *par = nullptr;
     int stream_index = -1;
 
@@ -217,6 +218,19 @@ struct SegmentDecoder::Impl {
         pools.clear();
     }
 
+    std::string swname_, container_;
+    void describe() {
+        description = std::string(codec->name) + " (" + swname_ + ", " + std::to_string(width) +
+                      "x" + std::to_string(height) + ", " + std::to_string(bitdepth) + "-bit, " +
+                      (opt.cuda ? "NVDEC" : "software") + ", " + std::to_string(opt.decoders) +
+                      " decoder" + (opt.decoders > 1 ? "s" : "") +
+                      (opt.software_decoders && opt.software_decoders != kAutoSoftwareDecoders
+                           ? " + " + std::to_string(opt.software_decoders) + " software (" +
+                                 std::to_string(opt.threads_per_decoder) + " threads each)"
+                           : std::string()) +
+                      ") in " + container_;
+    }
+
     // ---- decoders -----------------------------------------------------------------------
 
     struct DecoderState {
@@ -241,7 +255,7 @@ struct SegmentDecoder::Impl {
 
     // A decoder context; with cuda, on the primary context of the device with its own stream.
     AVCodecContext *open_decoder(DecoderState *st, bool cuda, void **stream, std::string *err) {
-        const AVCodec *c = codec;
+        const AVCodec *c = cuda || !sw_codec ? codec : sw_codec;
         AVCodecContext *ctx = avcodec_alloc_context3(c);
         if (!ctx || avcodec_parameters_to_context(ctx, par) < 0) {
             avcodec_free_context(&ctx);
@@ -594,7 +608,7 @@ struct SegmentDecoder::Impl {
         Segment *cur = nullptr;
         uint64_t packets = 0;
         std::string error;
-        const size_t ahead = size_t(opt.decoders) + 2;
+        const size_t ahead = size_t(opt.decoders + opt.software_decoders) + 2;
         for (;;) {
             int r = av_read_frame(fmt, pkt);
             if (r == AVERROR_EOF) break;
@@ -607,7 +621,8 @@ struct SegmentDecoder::Impl {
                 continue;
             }
             const bool cut = !cur || (cur->packets.size() >= opt.min_segment_frames &&
-                                      opt.decoders > 1 && clean_random_access(par, pkt));
+                                      opt.decoders + opt.software_decoders > 1 &&
+                                      clean_random_access(par, pkt));
             AVPacket *copy = av_packet_clone(pkt);
             av_packet_unref(pkt);
             if (!copy) {
@@ -689,7 +704,7 @@ struct SegmentDecoder::Impl {
             if (int(i) != idx) fmt->streams[i]->discard = AVDISCARD_ALL;
         stream_index = idx;
         if (!codec) {
-            codec = c;
+            codec = sw_codec = c;
             // FFmpeg 5.1 drives NVDEC AV1 only through its native `av1` decoder.
             if (opt.cuda && c && c->id == AV_CODEC_ID_AV1)
                 if (const AVCodec *native = avcodec_find_decoder_by_name("av1")) codec = native;
@@ -754,12 +769,9 @@ struct SegmentDecoder::Impl {
         bitdepth = d ? uint32_t(d->comp[0].depth) : 8;
         sw_format = st->want_cuda ? sw : f->format;
         av_frame_free(&f);
-        description = std::string(codec->name) + " (" + (swname ? swname : "?") + ", " +
-                      std::to_string(width) + "x" + std::to_string(height) + ", " +
-                      std::to_string(bitdepth) + "-bit, " +
-                      (st->want_cuda ? "NVDEC" : "software") + ", " +
-                      std::to_string(opt.decoders) + " decoder" + (opt.decoders > 1 ? "s" : "") +
-                      ") in " + fmt->iformat->name;
+        swname_ = swname ? swname : "?";
+        container_ = fmt->iformat->name;
+        describe();
     }
 };
 
@@ -806,7 +818,19 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
     const size_t luma = s.luma_row_bytes * s.height;
     s.cap = std::max<size_t>(opts.queue_frames,
                              std::min<size_t>(256, (size_t(6) << 30) / (luma * s.opt.decoders)));
-    s.pools.resize(s.opt.decoders);
+    if (!s.opt.cuda) s.opt.software_decoders = 0; // all of them are already
+    if (s.opt.software_decoders == kAutoSoftwareDecoders) {
+        // Automatic: H.264 up to 1080p decodes about as fast on a few CPU threads as on one
+        // NVDEC session, so with cores to spare two software decoders add to the NVDEC ones;
+        // for larger or costlier streams a software decoder would hold up the segments after it.
+        const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+        const bool cheap = s.codec->id == AV_CODEC_ID_H264 && size_t(s.width) * s.height <= 1920u * 1088u;
+        s.opt.software_decoders = cheap && cores >= 8 ? 2 : 0;
+        if (s.opt.software_decoders)
+            s.opt.threads_per_decoder = std::max(1u, (cores / 2 - 2) / s.opt.software_decoders);
+    }
+    s.pools.resize(s.opt.decoders + s.opt.software_decoders);
+    s.describe();
 
     AVFormatContext *fmt = s.open_input(&err, true);
     if (!fmt) {
@@ -824,6 +848,18 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
             delete st;
             std::fprintf(stderr, "vif: note: %s: %s; using %u decoders\n", name.c_str(),
                          err.c_str(), i);
+            break;
+        }
+        s.decoders.emplace_back([&s, i, ctx, st, stream] { s.decoder_thread(int(i), ctx, st, stream); });
+    }
+    // Software decoders beside the NVDEC ones (CPU threads that add throughput): host frames.
+    for (unsigned j = 0; j < s.opt.software_decoders; ++j) {
+        const unsigned i = s.opt.decoders + j;
+        auto *st = new Impl::DecoderState;
+        void *stream = nullptr;
+        AVCodecContext *ctx = s.open_decoder(st, false, &stream, &err);
+        if (!ctx) {
+            delete st;
             break;
         }
         s.decoders.emplace_back([&s, i, ctx, st, stream] { s.decoder_thread(int(i), ctx, st, stream); });

@@ -30,10 +30,14 @@ struct AVFrame;
 
 namespace vifcli {
 
+/** SegmentDecoderOptions::software_decoders: choose from the codec and size. */
+constexpr unsigned kAutoSoftwareDecoders = ~0u;
+
 struct SegmentDecoderOptions {
     bool cuda = true;                ///< NVDEC decoders (else software)
     int cuda_device = 0;             ///< device ordinal (its primary context is used)
     unsigned decoders = 1;           ///< decoders working at once
+    unsigned software_decoders = 0;   ///< with cuda: software decoders beside the NVDEC ones
     unsigned threads_per_decoder = 1; ///< software decoders: libavcodec threads each
     unsigned min_segment_frames = 30; ///< shortest segment worth a decoder of its own
     unsigned queue_frames = 4;        ///< decoded frames a decoder may keep ready
