@@ -35,10 +35,13 @@ if has exact; then
     r2=$?
     "$VIF" -r "$CLIPS/$1" -d "$CLIPS/$2" --backend cuda --hwdec cuda --decoders 1 --cpu-decoders 0 --precision max -q -o "$LOG/hw1_$n.json" 2> "$LOG/hw1_$n.err"
     r3=$?
+    "$VIF" -r "$CLIPS/$1" -d "$CLIPS/$2" --backend cuda --hwdec cuda --decoders 2 --cpu-decoders 2 --precision max -q -o "$LOG/hw2_$n.json" 2> "$LOG/hw2_$n.err"
+    r3=$((r3 + $?))
     frames=$(grep -c '"frameNum"' "$LOG/sw_$n.json" 2>/dev/null)
     if [[ $r1 == 0 && $r2 == 0 && $r3 == 0 ]] && cmp -s <(scores "$LOG/sw_$n.json") <(scores "$LOG/hw_$n.json") \
-       && cmp -s <(scores "$LOG/sw_$n.json") <(scores "$LOG/hw1_$n.json"); then
-      say "- $1 / $2: IDENTICAL ($frames frames; default decoders (3 NVDEC, + 2 software for H.264 up to 1080p) and 1 NVDEC only)"
+       && cmp -s <(scores "$LOG/sw_$n.json") <(scores "$LOG/hw1_$n.json") \
+       && cmp -s <(scores "$LOG/sw_$n.json") <(scores "$LOG/hw2_$n.json"); then
+      say "- $1 / $2: IDENTICAL ($frames frames; 3 NVDEC decoders an input (default), 1, and 2 NVDEC + 2 software)"
     else
       say "- $1 / $2: DIFFERENT or failed (rc $r1 $r2 $r3)"; tail -n 3 "$LOG/hw_$n.err" "$LOG/sw_$n.err" | tee -a "$OUT/summary.md"
     fi
@@ -90,8 +93,10 @@ if has faults; then
   check many-sessions 0 "$VIF" -r "$C/hevc_src.mp4" -d "$C/hevc_enc.mkv" --hwdec cuda --decoders 48 -q
   check skip-subsample 0 "$VIF" -r "$C/h264_src.mp4" -d "$C/h264_enc.mkv" --hwdec cuda --skip-ref 3 --skip-dist 3 --subsample 7 --frames 100 -q
   "$VIF" -r "$C/h264_src.mp4" -d "$C/h264_enc.mkv" --hwdec none --skip-ref 3 --skip-dist 3 --subsample 7 --frames 100 -q --precision max -o "$LOG/ss_sw.json" 2>/dev/null
-  "$VIF" -r "$C/h264_src.mp4" -d "$C/h264_enc.mkv" --hwdec cuda --skip-ref 3 --skip-dist 3 --subsample 7 --frames 100 -q --precision max -o "$LOG/ss_hw.json" 2>/dev/null
-  cmp -s <(scores "$LOG/ss_sw.json") <(scores "$LOG/ss_hw.json") && say "- skip/subsample/frames: NVDEC = software" || say "- skip/subsample/frames: DIFFERENT"
+  for cpu in 0 2; do
+    "$VIF" -r "$C/h264_src.mp4" -d "$C/h264_enc.mkv" --hwdec cuda --cpu-decoders $cpu --skip-ref 3 --skip-dist 3 --subsample 7 --frames 100 -q --precision max -o "$LOG/ss_hw.json" 2>/dev/null
+    cmp -s <(scores "$LOG/ss_sw.json") <(scores "$LOG/ss_hw.json") && say "- skip/subsample/frames (NVDEC + $cpu software decoders): = software" || say "- skip/subsample/frames (NVDEC + $cpu software decoders): DIFFERENT"
+  done
 fi
 
 if has bench; then

@@ -93,8 +93,18 @@ public:
             pic->data = f.data;
             pic->pitch = f.pitch;
             pic->flags = f.flags;
-        } else {
-            // A decoder that fell back to software: upload its luma plane.
+        }
+        *pair = f.index;
+        return true;
+    }
+    // A software decoder's frame (a software decoder beside NVDEC, or one that fell back to
+    // software): uploads its luma plane, only for pairs that are scored (an upload buffer is
+    // reused after kInFlight + 2 uploads: by then the pair that read it has completed).
+    void finish(VifDevicePicture *pic, Held *held) {
+        DecodedFrame &f = held->frame;
+        if (in_.prefetcher || f.on_device || !f.frame) return;
+        size_t pitch = 0;
+        {
             VifPicture hp;
             if (vif_ffmpeg_picture(f.frame, &hp) != VIF_OK)
                 throw InputError(in_.name + ": frame " + std::to_string(f.index) + ": " +
@@ -112,8 +122,6 @@ public:
             pic->flags = hp.flags;
             in_.decoder->release(&held->frame);
         }
-        *pair = f.index;
-        return true;
     }
     void release(Held *h) {
         if (in_.decoder && (h->frame.frame || h->frame.data)) in_.decoder->release(&h->frame);
@@ -220,6 +228,8 @@ DeviceRunResult run_device_pairs(VifContext *ctx, int cuda_device, DeviceInput &
             ds.release(&hb);
             continue;
         }
+        rs.finish(&pa, &ha);
+        ds.finish(&pb, &hb);
         if (pa.width != pb.width || pa.height != pb.height)
             throw InputError("the reference is " + std::to_string(pa.width) + "x" +
                              std::to_string(pa.height) + " but the distorted is " +

@@ -79,7 +79,9 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
     // Three NVDEC sessions an input keep the seven engines of an H200 busy with two inputs
     // (measured: docs/performance.md; more sessions only add start-up time).
     o.decoders = req.decoders ? req.decoders : 3;
-    o.software_decoders = req.cpu_decoders < 0 ? kAutoSoftwareDecoders : unsigned(req.cpu_decoders);
+    // Software decoders beside NVDEC added nothing measurable (docs/performance.md): none unless
+    // asked for.
+    o.software_decoders = req.cpu_decoders < 0 ? 0u : unsigned(req.cpu_decoders);
     if (req.cpu_decoders > 0)
         o.threads_per_decoder =
             std::max(1u, (std::max(1u, std::thread::hardware_concurrency()) / 2) / unsigned(req.cpu_decoders));

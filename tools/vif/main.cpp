@@ -955,7 +955,7 @@ int main(int argc, char **argv) {
         ->capture_default_str();
     app.add_option("--cpu-decoders", o.cpu_decoders,
                    "--hwdec: software decoders per input beside the NVDEC ones, on segments of "
-                   "their own (auto: 2 for H.264 up to 1080p on 8+ cores, else 0)")
+                   "their own (auto: none)")
         ->capture_default_str();
     app.add_flag("--version", o.version, "Print the version and exit");
 

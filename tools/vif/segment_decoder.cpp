@@ -224,7 +224,7 @@ struct SegmentDecoder::Impl {
                       "x" + std::to_string(height) + ", " + std::to_string(bitdepth) + "-bit, " +
                       (opt.cuda ? "NVDEC" : "software") + ", " + std::to_string(opt.decoders) +
                       " decoder" + (opt.decoders > 1 ? "s" : "") +
-                      (opt.software_decoders && opt.software_decoders != kAutoSoftwareDecoders
+                      (opt.software_decoders
                            ? " + " + std::to_string(opt.software_decoders) + " software (" +
                                  std::to_string(opt.threads_per_decoder) + " threads each)"
                            : std::string()) +
@@ -819,16 +819,6 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
     s.cap = std::max<size_t>(opts.queue_frames,
                              std::min<size_t>(256, (size_t(6) << 30) / (luma * s.opt.decoders)));
     if (!s.opt.cuda) s.opt.software_decoders = 0; // all of them are already
-    if (s.opt.software_decoders == kAutoSoftwareDecoders) {
-        // Automatic: H.264 up to 1080p decodes about as fast on a few CPU threads as on one
-        // NVDEC session, so with cores to spare two software decoders add to the NVDEC ones;
-        // for larger or costlier streams a software decoder would hold up the segments after it.
-        const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-        const bool cheap = s.codec->id == AV_CODEC_ID_H264 && size_t(s.width) * s.height <= 1920u * 1088u;
-        s.opt.software_decoders = cheap && cores >= 8 ? 2 : 0;
-        if (s.opt.software_decoders)
-            s.opt.threads_per_decoder = std::max(1u, (cores / 2 - 2) / s.opt.software_decoders);
-    }
     s.pools.resize(s.opt.decoders + s.opt.software_decoders);
     s.describe();
 

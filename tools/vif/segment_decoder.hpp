@@ -30,9 +30,6 @@ struct AVFrame;
 
 namespace vifcli {
 
-/** SegmentDecoderOptions::software_decoders: choose from the codec and size. */
-constexpr unsigned kAutoSoftwareDecoders = ~0u;
-
 struct SegmentDecoderOptions {
     bool cuda = true;                ///< NVDEC decoders (else software)
     int cuda_device = 0;             ///< device ordinal (its primary context is used)
