@@ -36,12 +36,14 @@ public:
     ~UploadRing() {
         for (auto &b : bufs_) cudaFree(b.data);
     }
-    // Copies a host plane into the next buffer (synchronously: the host memory may go away).
-    const void *upload(const void *src, ptrdiff_t stride, size_t *pitch) {
+    // Copies a host plane into the next buffer on `stream`, the stream the pair is submitted on
+    // (so VIF reads it after the copy). The source is pageable memory: the call has taken it
+    // into a staging buffer when it returns, so the caller may free it.
+    const void *upload(const void *src, ptrdiff_t stride, size_t *pitch, cudaStream_t stream) {
         Buf &b = bufs_[next_++ % bufs_.size()];
         if (!b.data) check(cudaMallocPitch(&b.data, &b.pitch, rows_, height_), "cudaMallocPitch");
-        check(cudaMemcpy2D(b.data, b.pitch, src, size_t(stride), rows_, height_,
-                           cudaMemcpyHostToDevice),
+        check(cudaMemcpy2DAsync(b.data, b.pitch, src, size_t(stride), rows_, height_,
+                                cudaMemcpyHostToDevice, stream),
               "uploading a frame");
         *pitch = b.pitch;
         return b.data;
@@ -64,7 +66,7 @@ struct Held {
 
 class Side {
 public:
-    explicit Side(DeviceInput &in) : in_(in) {
+    Side(DeviceInput &in, cudaStream_t stream) : in_(in), stream_(stream) {
         ring_.init(in.info, kInFlight + 2);
     }
     // Next frame as a device picture; false at the end.
@@ -78,10 +80,10 @@ public:
             const auto st = in_.prefetcher->next(&f);
             if (st == Prefetcher::Status::kError) throw InputError(in_.prefetcher->error());
             if (st == Prefetcher::Status::kEnd) return false;
-            pic->data = ring_.upload(f.data, ptrdiff_t(in_.info.row_bytes()), &pitch);
+            pic->data = ring_.upload(f.data, ptrdiff_t(in_.info.row_bytes()), &pitch, stream_);
             pic->pitch = ptrdiff_t(pitch);
             pic->flags = in_.info.picture_flags;
-            in_.prefetcher->release(); // copied synchronously above
+            in_.prefetcher->release(); // staged by the upload already
             held->prefetched = true;
             *pair = f.pair;
             return true;
@@ -117,7 +119,7 @@ public:
                                  "started " + std::to_string(in_.info.width) + "x" +
                                  std::to_string(in_.info.height) + " " +
                                  std::to_string(in_.info.bitdepth) + "-bit");
-            pic->data = ring_.upload(hp.data, hp.stride, &pitch);
+            pic->data = ring_.upload(hp.data, hp.stride, &pitch, stream_);
             pic->pitch = ptrdiff_t(pitch);
             pic->flags = hp.flags;
             in_.decoder->release(&held->frame);
@@ -140,6 +142,7 @@ public:
 
 private:
     DeviceInput &in_;
+    cudaStream_t stream_;
     UploadRing ring_;
 };
 
@@ -155,15 +158,15 @@ DeviceRunResult run_device_pairs(VifContext *ctx, int cuda_device, DeviceInput &
                                  void (*progress)(uint64_t, void *), void *arg) {
     check(cudaSetDevice(cuda_device), "cudaSetDevice");
     DeviceRunResult res;
-    Side rs(ref), ds(dist);
+    cudaStream_t stream = nullptr;
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    Side rs(ref, stream), ds(dist, stream);
     if (ref.skip && rs.drop(ref.skip) < ref.skip)
         throw InputError("--skip-ref " + std::to_string(ref.skip) + " skips past the end of the " +
                          ref.name);
     if (dist.skip && ds.drop(dist.skip) < dist.skip)
         throw InputError("--skip-dist " + std::to_string(dist.skip) +
                          " skips past the end of the " + dist.name);
-    cudaStream_t stream = nullptr;
-    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
     std::vector<cudaEvent_t> events(kInFlight);
     for (auto &e : events) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
     std::deque<Pending> pending;
