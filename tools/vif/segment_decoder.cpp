@@ -11,6 +11,8 @@
 
 #include "frame_source.hpp"
 
+#include <vif/vif.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
@@ -342,6 +344,18 @@ struct SegmentDecoder::Impl {
 #endif
     }
 
+    // Whether an NVDEC frame has the size and bit depth of the first one (the device copy
+    // reads exactly that much; software frames are checked where they are read).
+    bool same_shape(const AVFrame *f) const {
+        if (uint32_t(f->width - int(f->crop_left + f->crop_right)) != width ||
+            uint32_t(f->height - int(f->crop_top + f->crop_bottom)) != height || !f->hw_frames_ctx)
+            return false;
+        const auto *fc = reinterpret_cast<const AVHWFramesContext *>(f->hw_frames_ctx->data);
+        const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(fc->sw_format);
+        // P016 carries 12-bit streams: compare the storage size, not the depth.
+        return d && (d->comp[0].depth > 8) == (bitdepth > 8);
+    }
+
     // Puts a decoded frame into `seg`: CUDA frames are copied out of the surface (luma only)
     // into one of decoder `id`'s buffers. False when stopping.
     bool deliver(int id, Segment *seg, AVFrame *f, void *stream, void *event, std::string *err) {
@@ -356,7 +370,10 @@ struct SegmentDecoder::Impl {
                     return stopping || !pools[size_t(id)].free.empty() ||
                            pools[size_t(id)].allocated < cap;
                 });
-                if (stopping) return false;
+                if (stopping) {
+                    av_frame_free(&f);
+                    return false;
+                }
                 Pool &p = pools[size_t(id)];
                 if (!p.free.empty()) {
                     b = p.free.back();
@@ -368,6 +385,7 @@ struct SegmentDecoder::Impl {
             if (!b.data && !allocate_chunk(id, &b)) {
                 std::lock_guard<std::mutex> lk(mu);
                 --pools[size_t(id)].allocated;
+                av_frame_free(&f);
                 *err = "out of GPU memory for decoded frames";
                 return false;
             }
@@ -381,6 +399,7 @@ struct SegmentDecoder::Impl {
                 cudaEventRecord(ev, s) != cudaSuccess || cudaEventSynchronize(ev) != cudaSuccess) {
                 std::lock_guard<std::mutex> lk(mu);
                 pools[size_t(id)].free.push_back(b);
+                av_frame_free(&f);
                 *err = "copying a decoded frame failed on the GPU";
                 return false;
             }
@@ -389,7 +408,7 @@ struct SegmentDecoder::Impl {
             out.data = b.data;
             out.pitch = ptrdiff_t(b.pitch);
             out.on_device = true;
-            out.flags = bitdepth > 8 ? 1u : 0u; // NVDEC's 16-bit surfaces are MSB-aligned
+            out.flags = bitdepth > 8 ? VIF_PICTURE_MSB_ALIGNED : 0u; // NVDEC's 16-bit surfaces
             out.decoder = id;
         }
 #else
@@ -488,6 +507,15 @@ struct SegmentDecoder::Impl {
                     noted_fallback = true;
                     std::fprintf(stderr, "vif: note: %s: an NVDEC session could not be opened; "
                                          "decoder %d goes on in software\n", name.c_str(), id);
+                }
+                if (frame->format == AV_PIX_FMT_CUDA && !same_shape(frame)) {
+                    error = "frame " + std::to_string(o.seg->first_frame + o.produced) +
+                            " is " + std::to_string(frame->width) + "x" +
+                            std::to_string(frame->height) + ", but the stream started " +
+                            std::to_string(width) + "x" + std::to_string(height) + " " +
+                            std::to_string(bitdepth) + "-bit";
+                    av_frame_unref(frame);
+                    return false;
                 }
                 if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
                     av_frame_unref(frame);
