@@ -1,6 +1,6 @@
-// Float VIF on the CPU, spec section 6. Every product and sum is rounded to float in the order the
-// spec gives (this file is built with -ffp-contract=off and without SLP vectorisation); the tap
-// loops run over columns, so vectorising them keeps each pixel's own summation order.
+// Float VIF on the CPU, docs/algorithm.md §7. Every product and sum is rounded to float in the
+// order given there (this file is built with -ffp-contract=off and without SLP vectorisation); the
+// tap loops run over columns, so vectorising them keeps each pixel's own summation order.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -23,7 +23,7 @@ inline void pad_row(T* row, int w, int r) {
     }
 }
 
-// Section 6.1: samples to float, centred on 0.
+// docs/algorithm.md §7.1: samples to float, centred on 0.
 template <typename In>
 void convert_plane(const Plane& p, int bpc, float* out) {
     const float scale = bpc == 8 ? 1.0f : static_cast<float>(1 << (bpc - 8));
@@ -38,14 +38,14 @@ void convert_plane(const Plane& p, int bpc, float* out) {
     }
 }
 
-// Section 6.5 over arrays, the form the vectoriser needs.
+// docs/algorithm.md §7.5 over arrays, the form the vectoriser needs.
 void log2_approx_row(const float* in, float* out, int n) {
     for (int j = 0; j < n; ++j) out[j] = log2_approx(in[j]);
 }
 
-// The five filtered planes of one row (section 6.2): vertical sums into the padded t* rows,
-// then horizontal sums into the output rows. Every pixel adds its taps in order k = 0..N-1 from
-// 0, rounding each product and sum; loops run over columns so vectorising keeps that order.
+// The five filtered planes of one row (docs/algorithm.md §7.2): vertical sums into the padded t*
+// rows, then horizontal sums into the output rows. Every pixel adds its taps in order k = 0..N-1
+// from 0, rounding each product and sum; loops run over columns so vectorising keeps that order.
 // NT is the filter width when known at compile time (unrolled taps), 0 for any other width.
 struct FilteredRows {
     float *tmx, *tmy, *txx, *tyy, *txy;  // padded by N/2 on each side
@@ -151,8 +151,8 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
     int cur = 0;
     for (int s = 0; s < 4; ++s) {
         if (s > 0) {
-            // Section 6.3: low-pass the previous scale with this scale's filter, keep even
-            // rows and columns.
+            // docs/algorithm.md §7.3: low-pass the previous scale with this scale's filter, keep
+            // even rows and columns.
             const float* F = taps_[s].data();
             const int N = width_[s], r = N / 2;
             const int w2 = w / 2, h2 = h / 2;
@@ -182,7 +182,7 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
             h = h2;
         }
 
-        // Section 6.4: the five filtered planes, one row at a time, then per-pixel terms.
+        // docs/algorithm.md §7.4: the five filtered planes one row at a time, then per-pixel terms.
         const float* F = taps_[s].data();
         const int N = width_[s], r = N / 2;
         const std::vector<float>& X = img_[cur][0];
@@ -210,7 +210,7 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
                 case 3: filter_stats_row<3>(F, N, w, xr, yr, rows); break;
                 default: filter_stats_row<0>(F, N, w, xr, yr, rows); break;
             }
-            // Per-pixel terms (section 6.4 steps 1-9); arguments of the logs go to nrow/drow.
+            // Per-pixel terms (§7.4 steps 1-9); arguments of the logs go to nrow/drow.
             for (int j = 0; j < w; ++j) {
                 const float m1 = mx[j], m2 = my[j];
                 const float m1m1 = m1 * m1, m2m2 = m2 * m2, m1m2 = m1 * m2;

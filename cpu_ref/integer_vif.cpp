@@ -1,4 +1,4 @@
-// Integer VIF on the CPU, spec section 5. Rows are streamed: for each output row the vertical
+// Integer VIF on the CPU, docs/algorithm.md §6. Rows are streamed: for each output row the vertical
 // pass fills padded row buffers, the horizontal pass filters them, and the per-pixel statistics
 // are accumulated at once, so the working set stays in L1/L2 whatever the frame size.
 //
@@ -46,8 +46,8 @@ struct VerticalRow {
     uint16_t *mu_x, *mu_y, *xx_lo, *xx_hi, *yy_lo, *yy_hi, *xy_lo, *xy_hi;
 };
 
-// Vertical pass of the statistics (spec section 5.3) for one output row. Wide is uint32_t where
-// every second-moment sum fits 32 bits (8-bit samples at scale 0), uint64_t otherwise.
+// Vertical pass of the statistics (docs/algorithm.md §6.3) for one output row. Wide is uint32_t
+// where every second-moment sum fits 32 bits (8-bit samples at scale 0), uint64_t otherwise.
 template <int N, typename In, typename Wide>
 void vertical_stats_row(const Plane& X, const Plane& Y, int i, const uint16_t* c, int mean_shift,
                         int sq_shift, const VerticalRow& out, int offset, int j0 = 0) {
@@ -191,7 +191,7 @@ void vertical_stats_row_u8(const Plane& X, const Plane& Y, int i, const uint16_t
 }
 #endif
 
-// Horizontal pass (spec section 5.3) over padded rows, then the variances as signed 32-bit.
+// Horizontal pass (docs/algorithm.md §6.3) over padded rows, then the variances as signed 32-bit.
 // Every summed value is below 2^16 and the taps sum to 2^16, so each tap sum fits 32 bits, also
 // with symmetric taps paired. A second moment E = rs(sum c*v, 16) with v = hi*2^16 + lo is
 // sum(c*hi) + rs(sum(c*lo), 16), exactly.
@@ -302,7 +302,7 @@ inline int64_t log2_fixed(const uint32_t* table, uint64_t v) {
     return static_cast<int64_t>(table[(v >> k) - kLogTableFirst]) + 2048 * k;
 }
 
-// Per-pixel contribution, spec section 5.5, for pixels [j0, w) of a row, accumulated into acc.
+// Per-pixel contribution (docs/algorithm.md §6.5) of pixels [j0, w) of a row, added to acc.
 void accumulate_scalar(int j0, int w, const int32_t* sig_x, const int32_t* sig_y,
                        const int32_t* sig_xy, const uint32_t* table, double gain_limit,
                        ScaleRaw& acc) {
@@ -407,7 +407,7 @@ void accumulate_row(int w, const int32_t* sig_x, const int32_t* sig_y, const int
 }
 #endif
 
-// Downsampling (spec section 5.7) of one plane to the next scale: only even rows and columns
+// Downsampling (docs/algorithm.md §6.7) of one plane to the next scale: only even rows and columns
 // of the filtered image are computed.
 template <int N, typename In>
 void downsample(const Plane& src, int scale, int bpc, uint32_t* row, uint16_t* dst) {
@@ -475,7 +475,7 @@ void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain
     const uint16_t* c = int_filter(scale);
     const int ms = vertical_mean_shift(scale, bpc), qs = vertical_sq_shift(scale, bpc);
     const int w = X.width;
-    const bool narrow = sizeof(In) == 1 && scale == 0;  // all sums fit 32 bits (section 5.3)
+    const bool narrow = sizeof(In) == 1 && scale == 0;  // all sums fit 32 bits (algorithm.md §6.2)
     for (int i = 0; i < X.height; ++i) {
 #if defined(__AVX512BW__)
         if constexpr (N == 17 && sizeof(In) == 1) {
@@ -528,7 +528,7 @@ void IntegerVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
         }
         if (s == kNumScales - 1) break;
 
-        // Next scale's images, from this scale's (section 3: strictly chained).
+        // Next scale's images, from this scale's (docs/algorithm.md §4.4: strictly chained).
         uint16_t* dx = down_[s & 1][0].data();
         uint16_t* dy = down_[s & 1][1].data();
         uint32_t* row = d_row_.data();

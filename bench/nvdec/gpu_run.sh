@@ -31,7 +31,7 @@ if has exact; then
     n=${1%%.*}_${2%%.*}; [[ $1 == *_src.* ]] && n=${1%%.*}
     "$VIF" -r "$CLIPS/$1" -d "$CLIPS/$2" --backend cuda --hwdec none --precision max -q -o "$LOG/sw_$n.json" 2> "$LOG/sw_$n.err"
     r1=$?
-    "$VIF" -r "$CLIPS/$1" -d "$CLIPS/$2" --backend cuda --hwdec cuda --precision max -q -v -o "$LOG/hw_$n.json" 2> "$LOG/hw_$n.err"
+    "$VIF" -r "$CLIPS/$1" -d "$CLIPS/$2" --backend cuda --hwdec cuda --precision max -q --verbose -o "$LOG/hw_$n.json" 2> "$LOG/hw_$n.err"
     r2=$?
     "$VIF" -r "$CLIPS/$1" -d "$CLIPS/$2" --backend cuda --hwdec cuda --decoders 1 --cpu-decoders 0 --precision max -q -o "$LOG/hw1_$n.json" 2> "$LOG/hw1_$n.err"
     r3=$?

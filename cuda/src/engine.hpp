@@ -71,8 +71,8 @@ public:
 
     const Params& params() const { return params_; }
 
-    // Whether the kernels compute the log lookup (T of spec 5.4) instead of reading the table:
-    // decided at create by checking every entry on the device.
+    // Whether the kernels compute the log lookup (T of docs/algorithm.md §6.4) instead of reading
+    // the table: decided at create by checking every entry on the device.
     bool log_computed() const;
 
     // Number of candidate tile shapes per scale compiled in for this bit depth (vif-sweep).

@@ -1,14 +1,14 @@
-// Float VIF (spec section 6) on the GPU.
+// Float VIF (docs/algorithm.md §7) on the GPU.
 //
 // One kernel per scale computes, for a tile of output pixels, the five filtered planes (vertical
 // then horizontal, taps in order, every product and sum rounded to float: __fmul_rn/__fadd_rn,
-// so no contraction even without --fmad=false), the per-pixel num/den of spec 6.4, and the
-// decimated images of the next scale (spec 6.3). Per-pixel num/den go to global memory; a row
+// so no contraction even without --fmad=false), the per-pixel num/den of §7.4, and the
+// decimated images of the next scale (§7.3). Per-pixel num/den go to global memory; a row
 // kernel sums each row sequentially in float (one lane per row, column order) and a final kernel
-// sums the row totals sequentially in row order: exactly libvmaf's order (spec 6.6), so the
+// sums the row totals sequentially in row order: exactly libvmaf's order (§7.6), so the
 // totals are bit-identical to the CPU reference.
 //
-// The filter width is a run-time value (3..65 taps, spec 4.3), so these kernels do not unroll
+// The filter width is a run-time value (3..65 taps, §5.3), so these kernels do not unroll
 // over taps; the float path is the compatibility path, not the speed target.
 #pragma once
 
@@ -99,7 +99,7 @@ __device__ __forceinline__ float float_load(const void* base, ptrdiff_t pitch, i
     if constexpr (S > 0) {
         return __ldg(reinterpret_cast<const float*>(row) + x);
     } else if constexpr (BPC == 8) {
-        return __fsub_rn(static_cast<float>(__ldg(row + x)), 128.0f);  // spec 6.1
+        return __fsub_rn(static_cast<float>(__ldg(row + x)), 128.0f);  // §7.1
     } else {
         const uint16_t v = __ldg(reinterpret_cast<const uint16_t*>(row) + x) >> shift;
         constexpr float kInv = 1.0f / static_cast<float>(1 << (BPC - 8));  // exact
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(P::kThreads)
     }
     __syncthreads();
 
-    // Vertical passes (spec 6.2), accumulators start at 0, taps in order.
+    // Vertical passes (§7.2), accumulators start at 0, taps in order.
     const int rd = taps.nd / 2;
     for (int i = tid; i < TH * iw; i += NT) {
         const int rr = i / iw, c = i - rr * iw;
@@ -201,7 +201,7 @@ __global__ void __launch_bounds__(P::kThreads)
 }
 
 // Row totals: one warp per 32 consecutive rows of one scale, one lane per row, each row summed
-// in float in column order (spec 6.6). Chunks of 32x32 go through shared memory so that the
+// in float in column order (§7.6). Chunks of 32x32 go through shared memory so that the
 // global loads stay coalesced.
 struct RowSumArgs {
     const float* num[kNumScales];

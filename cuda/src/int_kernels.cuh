@@ -1,4 +1,4 @@
-// Integer VIF (spec section 5) on the GPU: one fused kernel per scale.
+// Integer VIF (docs/algorithm.md §6) on the GPU: one fused kernel per scale.
 //
 // A block owns a kTileW x kTileH tile of output pixels of scale S. It
 //   1. stages the tile plus an r-sample halo of both pictures in shared memory (reflect-101),
@@ -6,11 +6,11 @@
 //      tile + halo (means as 16-bit, second moments as exact integers held in doubles), and, on
 //      the even rows, the vertical pass of the next scale's downsampling filter,
 //   3. runs the horizontal passes from shared memory, computes the per-pixel statistics of
-//      spec 5.5 and the decimated samples of scale S + 1,
+//      §6.5 and the decimated samples of scale S + 1,
 //   4. reduces NL/DL/NN/DN over the block and adds them to the frame's int64 accumulators.
 // Integer sums are exact, so the result does not depend on tile shape or scheduling.
 //
-// Arithmetic notes (spec 5.3, 5.8):
+// Arithmetic notes (§6.2, §6.3, §6.8):
 // - Means: taps are symmetric (c_k = c_{N-1-k}), so c_k * (x_k + x_{N-1-k}) halves the
 //   multiplies; every mean sum is < 2^32.
 // - Second moments, vertical: for 8-bit scale 0 the sums fit 32 bits (paired as above); for
@@ -38,7 +38,7 @@ struct IntScaleArgs {
     uint16_t* next_ref;   // scale S + 1 images (w/2 x h/2), next_pitch elements per row
     uint16_t* next_dis;
     int next_pitch;
-    LogLookup log;                   // T of spec 5.4 (device_helpers.cuh)
+    LogLookup log;                   // T of §6.4 (device_helpers.cuh)
     unsigned long long* acc;         // [4 scales][nl, dl, nn, dn]
     unsigned int* done_counter;      // scale 3: blocks finished (reset by the last block)
     long long* out;                  // scale 3: the last block moves acc here and zeroes acc
@@ -69,7 +69,7 @@ struct IntSmemLayout {
         kOffDown + (Info::kHasNext ? sizeof(uint16_t) * 2 * kDH * kDW : 0);
 };
 
-// Statistics of one pixel (spec 5.3 moments onwards, 5.5) added to the thread's accumulators.
+// Statistics of one pixel (§6.3 moments onwards, §6.5) added to the thread's accumulators.
 __device__ __forceinline__ void int_pixel_stat(uint32_t mux, uint32_t muy, uint32_t exx,
                                                uint32_t eyy, uint32_t exy,
                                                const LogLookup& lk, double gain_limit,
@@ -101,7 +101,7 @@ __device__ __forceinline__ void int_pixel_stat(uint32_t mux, uint32_t muy, uint3
     }
 }
 
-// Scale-3 samples made on the fly from the scale-2 image (spec 5.7 with scale-3 taps and
+// Scale-3 samples made on the fly from the scale-2 image (§6.7 with scale-3 taps and
 // V_m = 16): the fused scales 2+3 launch reads scale 2 from global memory (written by the
 // scale-1 kernel) and never materialises scale 3.
 __device__ __forceinline__ uint32_t down_from_finer(const unsigned char* src, ptrdiff_t pitch, int i3,
@@ -126,7 +126,7 @@ __device__ __forceinline__ uint32_t down_from_finer(const unsigned char* src, pt
 // kWriteNext: whether to produce the next scale's samples (off for scale 2 when fused).
 // The same statistics for the HC pixels of one thread, written without branches so that their
 // independent chains (table loads, divisions) overlap: every pixel runs the same instructions
-// with safe operands where a branch of spec 5.5 does not apply, and the masks pick what is
+// with safe operands where a branch of §6.5 does not apply, and the masks pick what is
 // added. Bit-identical to int_pixel_stat on the pixels it counts.
 template <int HC>
 __device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC], const uint32_t (&e)[3][HC],
@@ -185,7 +185,7 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     constexpr int TW = P::kTileW, TH = P::kTileH, NT = P::kThreads;
     constexpr int VR = P::kVertRows, HC = P::kHorizCols;
     constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM;
-    constexpr int VM = S == 0 ? BPC : 16;            // spec 5.2
+    constexpr int VM = S == 0 ? BPC : 16;            // §6.2
     constexpr int VQ = S == 0 ? 2 * (BPC - 8) : 16;
     constexpr bool kMoments32 = S == 0 && BPC == 8;  // vertical second moments fit 32 bits
     constexpr bool kPairs32 = S == 0 && BPC <= 12;   // paired squares fit 32 bits
@@ -411,7 +411,7 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
 #pragma unroll
                     for (int k = 0; k < R; ++k)
                         sum += c_int_taps.v[S][k] * (v[o + k] + v[o + N - 1 - k]);
-                    mu[q][o] = sum;  // no shift (spec 5.3)
+                    mu[q][o] = sum;  // no shift (§6.3)
                 }
             }
             uint32_t e[3][HC];

@@ -62,6 +62,42 @@ struct VideoReader::Impl {
     uint32_t width = 0, height = 0, bitdepth = 0;
     int first_format = AV_PIX_FMT_NONE;
     uint64_t count = 0;
+    int64_t demuxed_end = AV_NOPTS_VALUE;  // largest pts + duration of our stream's packets
+    int64_t last_duration = 0;
+
+    // At the end of the demuxed data: whether the video stream stops well before the end its
+    // container announces for it (a file cut short that the demuxer ended quietly, as Matroska's
+    // does). Only when the duration is the stream's own: the stream's DURATION tag (Matroska
+    // files written by FFmpeg or mkvmerge), or the container's when the file has one stream.
+    bool ends_early(std::string* error) const {
+        const AVStream* st = fmt->streams[stream];
+        if (demuxed_end == AV_NOPTS_VALUE || st->time_base.num <= 0) return false;
+        int64_t announced = AV_NOPTS_VALUE;
+        if (const AVDictionaryEntry* tag = av_dict_get(st->metadata, "DURATION", nullptr, 0)) {
+            unsigned h = 0, m = 0;
+            double sec = 0;
+            if (std::sscanf(tag->value, "%u:%u:%lf", &h, &m, &sec) == 3)
+                announced = av_rescale_q(int64_t((h * 3600.0 + m * 60.0 + sec) * AV_TIME_BASE),
+                                         AV_TIME_BASE_Q, st->time_base) +
+                            (st->start_time != AV_NOPTS_VALUE ? st->start_time : 0);
+        } else if (fmt->nb_streams == 1 && st->duration > 0 && st->duration != AV_NOPTS_VALUE) {
+            announced = st->duration + (st->start_time != AV_NOPTS_VALUE ? st->start_time : 0);
+        }
+        if (announced == AV_NOPTS_VALUE) return false;
+        // More than one and a half frames missing: not rounding in the container's numbers.
+        int64_t frame = last_duration;
+        if (frame <= 0 && st->avg_frame_rate.num > 0)
+            frame = av_rescale_q(1, av_inv_q(st->avg_frame_rate), st->time_base);
+        if (frame <= 0) return false;
+        if (announced - demuxed_end <= frame + frame / 2) return false;
+        char buf[160];
+        std::snprintf(buf, sizeof buf,
+                      "the input ends here, %.3f s before the end its header announces (cut "
+                      "short?)",
+                      double(announced - demuxed_end) * av_q2d(st->time_base));
+        *error = buf;
+        return true;
+    }
 
     ~Impl() {
         sws_freeContext(sws);
@@ -76,7 +112,15 @@ struct VideoReader::Impl {
     int decode(std::string* error) {
         for (;;) {
             int r = avcodec_receive_frame(dec, frame);
-            if (r == 0) return 1;
+            if (r == 0) {
+                // A frame the decoder had to conceal errors in is not the frame encoded.
+                if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
+                    *error = "decoding failed: the frame is damaged (the input is cut short or "
+                             "corrupt)";
+                    return -1;
+                }
+                return 1;
+            }
             if (r == AVERROR_EOF) return 0;
             if (r != AVERROR(EAGAIN)) {
                 *error = "decoding failed: " + av_err(r);
@@ -92,6 +136,7 @@ struct VideoReader::Impl {
             r = av_read_frame(fmt, pkt);
             if (r == AVERROR_EOF) {
                 demux_eof = true;
+                if (ends_early(error)) return -1;
                 continue;
             }
             if (r < 0) {
@@ -101,6 +146,18 @@ struct VideoReader::Impl {
             if (pkt->stream_index != stream) {
                 av_packet_unref(pkt);
                 continue;
+            }
+            const int64_t t = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
+            if (t != AV_NOPTS_VALUE) {
+                const int64_t end = t + (pkt->duration > 0 ? pkt->duration : 0);
+                if (demuxed_end == AV_NOPTS_VALUE || end > demuxed_end) demuxed_end = end;
+                if (pkt->duration > 0) last_duration = pkt->duration;
+            }
+            // The demuxer got fewer bytes than the packet has: the input ends inside it.
+            if (pkt->flags & AV_PKT_FLAG_CORRUPT) {
+                av_packet_unref(pkt);
+                *error = "the input is cut short or corrupt (an incomplete packet)";
+                return -1;
             }
             r = avcodec_send_packet(dec, pkt);
             av_packet_unref(pkt);
@@ -159,11 +216,21 @@ struct VideoReader::Impl {
 VideoReader::VideoReader() : impl_(new Impl) {}
 VideoReader::~VideoReader() = default;
 
-bool VideoReader::open(const std::string& path, int threads, std::string* error) {
+bool VideoReader::open(const std::string& path, int threads, std::string* error,
+                       AVIOContext* io) {
     impl_.reset(new Impl);
     Impl& s = *impl_;
     s.path = path;
-    const std::string url = path == "-" ? std::string("pipe:0") : path;
+    if (io) {
+        s.fmt = avformat_alloc_context();
+        if (!s.fmt) {
+            *error = "out of memory";
+            return false;
+        }
+        s.fmt->pb = io;
+        s.fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
+    }
+    const std::string url = io ? std::string() : path == "-" ? std::string("pipe:0") : path;
     int r = avformat_open_input(&s.fmt, url.c_str(), nullptr, nullptr);
     if (r < 0) {
         *error = "cannot open: " + av_err(r);
@@ -205,9 +272,12 @@ bool VideoReader::open(const std::string& path, int threads, std::string* error)
         return false;
     }
     r = s.decode(error);
-    if (r < 0) return false;
+    if (r < 0) {
+        *error = "frame 0: " + *error;
+        return false;
+    }
     if (r == 0) {
-        *error = "no frames could be decoded";
+        *error = "no frames could be decoded (frame 0 is missing or cut short)";
         return false;
     }
     VifPicture pic;

@@ -10,6 +10,7 @@
 #include "vif/vif.h"
 
 struct AVFrame;
+struct AVIOContext;
 
 namespace vif::ffmpeg {
 
@@ -22,9 +23,12 @@ public:
 
     // Opens path, picks its best video stream and decodes the first frame (so that the size
     // and bit depth are known). threads: decoder threads, 0 = FFmpeg's automatic choice.
-    // path "-" reads standard input. On failure returns false and sets *error to one line
-    // (without the file name: callers prefix it).
-    bool open(const std::string& path, int threads, std::string* error);
+    // path "-" reads standard input. io, when given, is read instead of opening path (a custom
+    // AVIOContext the caller owns and keeps alive until the reader is destroyed; path is then
+    // only a name). On failure returns false and sets *error to one line (without the file
+    // name: callers prefix it).
+    bool open(const std::string& path, int threads, std::string* error,
+              AVIOContext* io = nullptr);
 
     uint32_t width() const;
     uint32_t height() const;

@@ -10,8 +10,8 @@
 
 namespace vif {
 
-// Per-scale raw result. Integer variant fills the int64 accumulators of spec section 5.5;
-// float variant fills num/den (the float totals of spec section 6.6).
+// Per-scale raw result. Integer variant fills the int64 accumulators of docs/algorithm.md §6.5;
+// float variant fills num/den (the float totals of docs/algorithm.md §7.6).
 struct ScaleRaw {
     int64_t nl = 0;  // num, log part (units of 1/2048)
     int64_t dl = 0;  // den, log part

@@ -1,4 +1,4 @@
-// Turning raw per-scale accumulators into libvmaf's values (spec sections 5.6, 6.6, 7.2), and
+// Turning raw per-scale accumulators into libvmaf's values (docs/algorithm.md §6.6, §7.6, §8), and
 // libvmaf's output key names.
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@ void finalize_scores(const Params& params, const FrameRaw& raw, VifScores* out) 
     double num_sum = 0.0, den_sum = 0.0;
     for (int s = 0; s < VIF_NUM_SCALES; ++s) {
         const ScaleRaw& r = raw.scale[s];
-        // Kept in float variables: the float rounding is part of the result (spec section 8.8).
+        // Float variables: the float rounding is part of the result (docs/algorithm.md §11.7).
         volatile float num, den;
         double score;
         if (params.variant == VIF_VARIANT_INTEGER) {
@@ -55,12 +55,18 @@ const char* const kBaseNames[VIF_METRIC_COUNT] = {
 
 extern "C" VifStatus vif_metric_name(const VifConfig* cfg, VifMetric metric, char* buf,
                                      size_t size) {
-    if (!cfg || !buf || metric < 0 || metric >= VIF_METRIC_COUNT)
-        return vif::fail(VIF_ERROR_INVALID_ARGUMENT, "vif_metric_name: invalid argument");
-    const bool integer = cfg->variant == VIF_VARIANT_INTEGER;
+    const int m = vif::enum_value(metric);
+    if (!cfg || !buf)
+        return vif::fail(VIF_ERROR_INVALID_ARGUMENT, "vif_metric_name: cfg or buf is NULL");
+    if (m < 0 || m >= VIF_METRIC_COUNT)
+        return vif::fail(VIF_ERROR_INVALID_ARGUMENT,
+                         "vif_metric_name: unknown metric " + std::to_string(m));
+    // The name spells the options: they must be values vif_create accepts (no "_egl_nan").
+    if (VifStatus st = vif::check_options(*cfg); st != VIF_OK) return st;
+    const bool integer = vif::enum_value(cfg->variant) == VIF_VARIANT_INTEGER;
     std::string name = integer ? "integer_vif" : "vif";
-    name += metric <= VIF_METRIC_SCALE3 ? std::string("_") + kBaseNames[metric] : kBaseNames[metric];
-    // Non-default options add `_<alias>_<%g value>`, sorted by option name (section 7.2).
+    name += m <= VIF_METRIC_SCALE3 ? std::string("_") + kBaseNames[m] : kBaseNames[m];
+    // Non-default options add `_<alias>_<%g value>`, sorted by option name (algorithm.md §8.3).
     char tmp[64];
     if (cfg->enhn_gain_limit != 100.0) {
         std::snprintf(tmp, sizeof tmp, "_egl_%g", cfg->enhn_gain_limit);
@@ -76,7 +82,8 @@ extern "C" VifStatus vif_metric_name(const VifConfig* cfg, VifMetric metric, cha
     return VIF_OK;
 }
 
-extern "C" double vif_metric_value(const VifScores* s, VifMetric metric) {
+extern "C" double vif_metric_value(const VifScores* s, VifMetric metric_enum) {
+    const int metric = vif::enum_value(metric_enum);
     if (!s) return NAN;
     switch (metric) {
         case VIF_METRIC_SCALE0: case VIF_METRIC_SCALE1: case VIF_METRIC_SCALE2:

@@ -314,7 +314,7 @@ TEST(CliErrors, MismatchedInputs) {
     r = run_command(shell_quote(ffmpeg) + " -hide_banner -loglevel error -nostdin -y -i " +
                     shell_quote(a) + " -frames:v 1 -c:v ffv1 " + shell_quote(one));
     ASSERT_EQ(r.status, 0) << r.output;
-    r = run_command(shell_quote(VIF_CLI_PATH) + " -q -r " + shell_quote(a) + " -d " +
+    r = run_command(shell_quote(VIF_CLI_PATH) + " -q -o /dev/null -r " + shell_quote(a) + " -d " +
                     shell_quote(one));
     EXPECT_NE(r.output.find("different frame counts"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("distorted"), std::string::npos) << r.output;

@@ -2,7 +2,7 @@
 // docs/decisions/0001). The golden tests only exercise the level this machine picks, so this
 // test runs every level the CPU supports on the same frames and requires identical raw sums:
 // integer NL/DL/NN/DN and float num/den, bit for bit. Inputs are random frames with the worst
-// cases of the specification: flat blocks (low-variance branch), saturated areas, checkerboards,
+// cases of docs/algorithm.md: flat blocks (low-variance branch), saturated areas, checkerboards,
 // noise, odd sizes and the smallest size, at every bit depth and both gain limits.
 #include <gtest/gtest.h>
 

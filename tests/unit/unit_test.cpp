@@ -1,6 +1,6 @@
-// Unit tests of the numeric building blocks against the facts the specification states
-// (../shared/docs/vif-algorithm.md): the log table, the filters, the border rule, the
-// approximate log, option values, and the specification's own test vectors (section 9).
+// Unit tests of the numeric building blocks against the facts docs/algorithm.md states: the
+// log table (§6.4), the filters (§5), the border rule (§4.2), the approximate log (§7.5),
+// option values (§5.3), and the reference patterns with libvmaf's values (§10.1).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -41,7 +41,7 @@ TEST(LogTable, MatchesSpecChecks) {
         le[2 * i + 1] = static_cast<uint8_t>(t[i] >> 8);
     }
     EXPECT_EQ(crc32(le.data(), le.size()), 0x42ad4d4fu);
-    // Entries where rounding in double would be one too small (section 5.4 lists 38).
+    // Entries where rounding in double would be one too small (docs/algorithm.md §6.4: 38 of them).
     for (int i : {33108, 45834, 64841}) {
         const double dbl = std::round(std::log2(static_cast<double>(i)) * 2048.0);
         EXPECT_EQ(T(i), static_cast<uint16_t>(dbl) + 1) << i;
@@ -139,7 +139,7 @@ TEST(Log2Approx, ExactAtPowersOfTwoAndClose) {
         EXPECT_NEAR(vif::log2_approx(x), std::log2(x), 2e-6f * std::log2(x) + 1e-6f) << x;
 }
 
-// Section 9: the specification's reproducible 176x144 patterns, with libvmaf's values.
+// docs/algorithm.md §10.1: the reproducible 176x144 patterns, with libvmaf's values.
 struct Frames {
     std::vector<uint16_t> ref, dis;  // 8-bit values or 10-bit values
 };

@@ -153,11 +153,13 @@ struct Pending {
 
 } // namespace
 
-DeviceRunResult run_device_pairs(VifContext *ctx, int cuda_device, DeviceInput &ref,
+DeviceRunResult run_device_pairs(const std::vector<VifContext *> &ctxs, int cuda_device,
+                                 DeviceInput &ref,
                                  DeviceInput &dist, uint64_t subsample, uint64_t max_pairs,
                                  void (*progress)(uint64_t, void *), void *arg) {
     check(cudaSetDevice(cuda_device), "cudaSetDevice");
     DeviceRunResult res;
+    res.scores.resize(ctxs.size());
     cudaStream_t stream = nullptr;
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
     Side rs(ref, stream), ds(dist, stream);
@@ -179,15 +181,15 @@ DeviceRunResult run_device_pairs(VifContext *ctx, int cuda_device, DeviceInput &
         pending.pop_front();
     };
     auto drain = [&](bool block) {
-        if (!ctx) return;
-        for (;;) {
-            VifScores s;
-            VifStatus st = vif_receive(ctx, &s, block ? 1 : 0);
-            if (st == VIF_AGAIN) return;
-            if (st != VIF_OK)
-                throw std::runtime_error(std::string("scoring failed: ") + vif_last_error());
-            res.scores.push_back(s);
-        }
+        for (size_t c = 0; c < ctxs.size(); ++c)
+            for (;;) {
+                VifScores s;
+                VifStatus st = vif_receive(ctxs[c], &s, block ? 1 : 0);
+                if (st == VIF_AGAIN) break;
+                if (st != VIF_OK)
+                    throw std::runtime_error(std::string("scoring failed: ") + vif_last_error());
+                res.scores[c].push_back(s);
+            }
     };
     struct Cleanup {
         std::deque<Pending> &p;
@@ -237,17 +239,18 @@ DeviceRunResult run_device_pairs(VifContext *ctx, int cuda_device, DeviceInput &
             throw InputError("the reference is " + std::to_string(pa.width) + "x" +
                              std::to_string(pa.height) + " but the distorted is " +
                              std::to_string(pb.width) + "x" + std::to_string(pb.height));
-        if (ctx) {
+        for (size_t c = 0; c < ctxs.size(); ++c) {
             for (;;) {
-                VifStatus st = vif_cuda_submit(ctx, &pa, &pb, stream, nullptr);
+                VifStatus st = vif_cuda_submit(ctxs[c], &pa, &pb, stream, nullptr);
                 if (st == VIF_OK) break;
                 if (st != VIF_AGAIN)
                     throw std::runtime_error(std::string("scoring failed: ") + vif_last_error());
+                // The queue is full of scores waiting for us: take the oldest, then retry.
                 VifScores s;
-                st = vif_receive(ctx, &s, 1);
+                st = vif_receive(ctxs[c], &s, 1);
                 if (st != VIF_OK)
                     throw std::runtime_error(std::string("scoring failed: ") + vif_last_error());
-                res.scores.push_back(s);
+                res.scores[c].push_back(s);
             }
         }
         if (pending.size() == kInFlight) retire_one();
@@ -262,7 +265,7 @@ DeviceRunResult run_device_pairs(VifContext *ctx, int cuda_device, DeviceInput &
         res.frame_nums.push_back(frame_num);
         ++res.submitted;
         drain(false);
-        if (progress) progress(ctx ? res.scores.size() : res.submitted, arg);
+        if (progress) progress(ctxs.empty() ? res.submitted : res.scores[0].size(), arg);
     }
     while (!pending.empty()) retire_one();
     drain(true);

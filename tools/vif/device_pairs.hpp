@@ -31,7 +31,7 @@ struct DeviceInput {
 };
 
 struct DeviceRunResult {
-    std::vector<VifScores> scores;
+    std::vector<std::vector<VifScores>> scores; ///< one list per context, in frame order
     std::vector<uint64_t> frame_nums;
     uint64_t submitted = 0;
     std::string short_input;  ///< "reference"/"distorted" when one ended before the other
@@ -39,11 +39,13 @@ struct DeviceRunResult {
 };
 
 /**
- * Scores pairs until an input ends (or max_pairs / the subsample plan say stop). ctx: a context
- * on the CUDA backend, or null for a decode-only run (frames read and given back, nothing
- * scored). Throws InputError for input problems and std::runtime_error for scoring failures.
+ * Scores pairs until an input ends (or max_pairs / the subsample plan say stop). ctxs: contexts
+ * on the CUDA backend (one per VIF variant), each given every pair; none for a decode-only run
+ * (frames read and given back, nothing scored). Throws InputError for input problems and
+ * std::runtime_error for scoring failures.
  */
-DeviceRunResult run_device_pairs(VifContext *ctx, int cuda_device, DeviceInput &ref,
+DeviceRunResult run_device_pairs(const std::vector<VifContext *> &ctxs, int cuda_device,
+                                 DeviceInput &ref,
                                  DeviceInput &dist, uint64_t subsample, uint64_t max_pairs,
                                  void (*progress)(uint64_t done, void *arg), void *arg);
 

@@ -4,13 +4,18 @@
 // take as is (see libvif/ffmpeg/reader.hpp). MSB-aligned words (P010, P016) stay as they are and
 // are flagged VIF_PICTURE_MSB_ALIGNED.
 #include "ffmpeg_source.hpp"
+#include "input_file.hpp"
 
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 extern "C" {
+#include <libavformat/avformat.h>
+#include <libavformat/avio.h>
 #include <libavutil/frame.h>
+#include <libavutil/mem.h>
 #include <libavutil/log.h>
 #include <libavutil/pixdesc.h>
 }
@@ -33,12 +38,84 @@ std::string chroma_layout(int pix_fmt) {
     return "";
 }
 
+/**
+ * FFmpeg reads an input that cannot be reopened by name (a pipe, a FIFO, /dev/stdin, process
+ * substitution, or standard input) through the InputFile the CLI opened: from its first byte,
+ * including the bytes already looked at (InputFile keeps them), forwards only unless the input
+ * is a regular file.
+ */
+class InputFileIo {
+public:
+    explicit InputFileIo(std::unique_ptr<InputFile> file) : file_(std::move(file)) {
+        constexpr int kBuffer = 64 * 1024;
+        auto* buf = static_cast<unsigned char*>(av_malloc(kBuffer));
+        if (!buf) throw InputError(file_->name() + ": out of memory");
+        ctx_ = avio_alloc_context(buf, kBuffer, 0, this, &InputFileIo::read, nullptr,
+                                  file_->seekable() ? &InputFileIo::seek : nullptr);
+        if (!ctx_) {
+            av_free(buf);
+            throw InputError(file_->name() + ": out of memory");
+        }
+        ctx_->seekable = file_->seekable() ? AVIO_SEEKABLE_NORMAL : 0;
+    }
+    ~InputFileIo() {
+        if (ctx_) av_freep(&ctx_->buffer);
+        avio_context_free(&ctx_);
+    }
+    InputFileIo(const InputFileIo&) = delete;
+    InputFileIo& operator=(const InputFileIo&) = delete;
+
+    AVIOContext* context() const { return ctx_; }
+    /** The read error behind a failed FFmpeg call, if there was one. */
+    const std::string& error() const { return error_; }
+
+private:
+    static int read(void* opaque, uint8_t* buf, int size) {
+        auto* self = static_cast<InputFileIo*>(opaque);
+        try {
+            const size_t n = self->file_->read_at(self->pos_, buf, size_t(size));
+            self->pos_ += n;
+            return n ? int(n) : AVERROR_EOF;
+        } catch (const InputError& e) {
+            self->error_ = e.what();
+            return AVERROR(EIO);
+        }
+    }
+    static int64_t seek(void* opaque, int64_t offset, int whence) {
+        auto* self = static_cast<InputFileIo*>(opaque);
+        const int64_t size = int64_t(self->file_->size().value_or(0));
+        switch (whence & ~AVSEEK_FORCE) {
+        case AVSEEK_SIZE: return size;
+        case SEEK_SET: break;
+        case SEEK_CUR: offset += int64_t(self->pos_); break;
+        case SEEK_END: offset += size; break;
+        default: return AVERROR(EINVAL);
+        }
+        if (offset < 0) return AVERROR(EINVAL);
+        self->pos_ = uint64_t(offset);
+        return offset;
+    }
+
+    std::unique_ptr<InputFile> file_;
+    AVIOContext* ctx_ = nullptr;
+    uint64_t pos_ = 0;
+    std::string error_;
+};
+
 class FfmpegSource final : public FrameSource {
 public:
-    explicit FfmpegSource(const SourceRequest& req)
-        : name_(req.label + " '" + req.path + "'") {
+    FfmpegSource(const SourceRequest& req, std::unique_ptr<InputFile> file)
+        : name_(file->name()) {
         std::string err;
-        if (!reader_.open(req.path, 0, &err)) throw InputError(name_ + ": " + err);
+        // A regular file named on the command line: FFmpeg opens it itself. Anything else is
+        // read through the file already open, from its first byte.
+        if (file->seekable() && req.path != "-") {
+            file.reset();
+        } else {
+            io_ = std::make_unique<InputFileIo>(std::move(file));
+        }
+        if (!reader_.open(req.path, 0, &err, io_ ? io_->context() : nullptr))
+            throw InputError(name_ + ": " + (io_ && !io_->error().empty() ? io_->error() : err));
         info_.width = reader_.width();
         info_.height = reader_.height();
         info_.bitdepth = reader_.bitdepth();
@@ -120,11 +197,14 @@ private:
         }
         std::string err;
         const int r = reader_.next(pic, &err);
-        if (r < 0) throw InputError(name_ + ": " + err);
+        if (r < 0)
+            throw InputError(name_ + ": " +
+                             (io_ && !io_->error().empty() ? io_->error() : err));
         return r > 0;
     }
 
     std::string name_;
+    std::unique_ptr<InputFileIo> io_; // declared before reader_: outlives it
     vif::ffmpeg::VideoReader reader_;
     VideoInfo info_;
     VifPicture first_{};
@@ -133,13 +213,28 @@ private:
 
 }  // namespace
 
-bool ffmpeg_recognises(const std::string& path) { return vif::ffmpeg::probe_is_media(path); }
+bool ffmpeg_recognises(const char* head, size_t size) {
+    if (size == 0) return false;
+    std::vector<unsigned char> buf(size + AVPROBE_PADDING_SIZE, 0);
+    std::memcpy(buf.data(), head, size);
+    AVProbeData pd;
+    std::memset(&pd, 0, sizeof pd);
+    pd.filename = "";  // content only: raw YUV's .yuv extension would match the rawvideo demuxer
+    pd.buf = buf.data();
+    pd.buf_size = static_cast<int>(size);
+    int score = 0;
+    const AVInputFormat* fmt = av_probe_input_format3(&pd, 1, &score);
+    // A score of 25 or less is a guess (raw streams that any byte soup might match).
+    return fmt && score > AVPROBE_SCORE_MAX / 4;
+}
 
-std::unique_ptr<FrameSource> open_ffmpeg_source(const SourceRequest& req) {
+std::unique_ptr<FrameSource> open_ffmpeg_source(const SourceRequest& req,
+                                                std::unique_ptr<InputFile> file) {
     static std::once_flag quiet;
-    // FFmpeg's own log: errors only (decoder warnings would interleave with the CLI's output).
-    std::call_once(quiet, [] { av_log_set_level(AV_LOG_ERROR); });
-    return std::make_unique<FfmpegSource>(req);
+    // FFmpeg's own log lines would come before (and say less than) the one-line error that
+    // names the input and the frame: silent, unless --verbose asks for its errors.
+    std::call_once(quiet, [&] { av_log_set_level(req.verbose ? AV_LOG_ERROR : AV_LOG_QUIET); });
+    return std::make_unique<FfmpegSource>(req, std::move(file));
 }
 
 }  // namespace vifcli

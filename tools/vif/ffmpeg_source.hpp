@@ -3,6 +3,7 @@
 #ifndef VIF_TOOLS_FFMPEG_SOURCE_HPP
 #define VIF_TOOLS_FFMPEG_SOURCE_HPP
 
+#include <cstddef>
 #include <string>
 
 #include "frame_source.hpp"
@@ -10,12 +11,11 @@
 namespace vifcli {
 
 /**
- * Whether FFmpeg recognises the file's content as a container or stream it can demux (MP4, MKV,
- * Y4M, IVF, Annex-B H.264/HEVC, ...) with confidence; false for headerless raw YUV, missing or
- * empty files. Reads the first 4 KiB only. Lets open_frame_source() tell raw from encoded input
- * when the extension says nothing.
+ * Whether FFmpeg recognises `head` (the first bytes of an input) as a container or stream it can
+ * demux (MP4, MKV, Y4M, IVF, Annex-B H.264/HEVC, ...) with confidence; false for headerless raw
+ * YUV. Lets open_frame_source() tell raw from encoded input when the extension says nothing.
  */
-bool ffmpeg_recognises(const std::string &path);
+bool ffmpeg_recognises(const char *head, size_t size);
 
 } // namespace vifcli
 

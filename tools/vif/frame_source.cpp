@@ -31,28 +31,26 @@ std::unique_ptr<FrameSource> open_frame_source(const SourceRequest &req) {
     const std::string ext = lower_extension(req.path);
     const bool raw_params = req.width || req.height;
     const bool raw_name = ext == "yuv" || ext == "raw";
-#if defined(VIF_WITH_FFMPEG)
-    // Standard input without raw sizes: FFmpeg (which reads Y4M too); peeking would eat bytes.
-    if (req.path == "-" && !raw_params) return open_ffmpeg_source(req);
-#endif
+    // Every input is opened once and read once from its start: the bytes looked at here to
+    // decide what it is stay in the file's window (InputFile keeps the first 64 KiB of a pipe
+    // re-readable) and are read again by the source chosen, whatever kind of file it is.
     auto file = std::make_unique<InputFile>(req.path, req.label);
-    char sig[10] = {};
-    size_t n = file->read_at(0, sig, sizeof sig);
+    char head[4096];
+    const size_t n = file->read_at(0, head, sizeof head);
     // Y4M by signature, whatever the name: the built-in reader reads only luma.
-    if (n == sizeof sig && std::memcmp(sig, "YUV4MPEG2 ", sizeof sig) == 0)
+    if (n >= 10 && std::memcmp(head, "YUV4MPEG2 ", 10) == 0)
         return open_y4m_source(req, std::move(file));
-    if (n >= 9 && std::memcmp(sig, "YUV4MPEG2", 9) == 0)
+    if (n >= 9 && std::memcmp(head, "YUV4MPEG2", 9) == 0)
         throw InputError(fmt::format("{}: broken Y4M header: no parameters after the "
                                      "YUV4MPEG2 signature", file->name()));
-    if (n == 0 && file->size() && *file->size() == 0)
-        throw InputError(fmt::format("{}: the file is empty", file->name()));
+    if (n == 0)
+        throw InputError(fmt::format("{}: the {} is empty", file->name(),
+                                     file->seekable() ? "file" : "input"));
 #if defined(VIF_WITH_FFMPEG)
     // Anything not named raw goes to FFmpeg, unless raw sizes were given and FFmpeg does not
     // recognise the content (headerless YUV under another name).
-    if (!raw_name && req.path != "-" && (!raw_params || ffmpeg_recognises(req.path))) {
-        file.reset(); // FFmpeg opens the file itself
-        return open_ffmpeg_source(req);
-    }
+    if (!raw_name && (!raw_params || ffmpeg_recognises(head, n)))
+        return open_ffmpeg_source(req, std::move(file));
 #else
     if (!raw_name && !raw_params)
         throw InputError(fmt::format(

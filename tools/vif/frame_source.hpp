@@ -16,10 +16,13 @@
 //   2. Define the factory declared below (open_ffmpeg_source). tools/vif/CMakeLists.txt compiles
 //      ffmpeg_source.cpp when VIF_WITH_FFMPEG is on and the file exists, links PkgConfig::FFMPEG
 //      and vif_ffmpeg_reader (when that target exists), and defines VIF_WITH_FFMPEG=1.
-//   3. open_frame_source() (frame_source.cpp) picks, in order: FFmpeg for stdin without -w/-h;
-//      the built-in Y4M reader for any file starting "YUV4MPEG2 "; raw for names ending in
-//      .yuv/.raw; FFmpeg for other names unless -w/-h were given and ffmpeg_recognises() (in
-//      ffmpeg_source.hpp) says the content is not media; raw otherwise.
+//   3. open_frame_source() (frame_source.cpp) opens the input once (InputFile, also for pipes,
+//      FIFOs, /dev/stdin and process substitution), looks at its first 4 KiB and picks, in
+//      order: the built-in Y4M reader for any input starting "YUV4MPEG2 "; raw for names ending
+//      in .yuv/.raw; FFmpeg for other inputs unless -w/-h were given and ffmpeg_recognises() (in
+//      ffmpeg_source.hpp) says those bytes are not media; raw otherwise. The source chosen reads
+//      the input from its start again (the bytes looked at are kept), never from where the
+//      look stopped.
 // Report problems by throwing InputError with a one-line message that names the input
 // (SourceRequest::label, e.g. "reference 'a.mp4': ..."); the CLI prints it and exits non-zero.
 #ifndef VIF_TOOLS_FRAME_SOURCE_HPP
@@ -65,6 +68,7 @@ struct SourceRequest {
     uint32_t bitdepth = 0;
     std::string pixel_format;     ///< "420", "422", "444" or "400"
     bool allow_mapping = true;    ///< false: never offer map_luma (--no-mmap)
+    bool verbose = false;         ///< --verbose: let FFmpeg's own error lines through
 };
 
 class FrameSource {
@@ -103,8 +107,12 @@ public:
 std::unique_ptr<FrameSource> open_frame_source(const SourceRequest &req);
 
 #if defined(VIF_WITH_FFMPEG)
-/** FFmpeg-decoded input (tools/vif/ffmpeg_source.cpp, owned by the FFmpeg integration). */
-std::unique_ptr<FrameSource> open_ffmpeg_source(const SourceRequest &req);
+class InputFile;
+/** FFmpeg-decoded input (tools/vif/ffmpeg_source.cpp, owned by the FFmpeg integration). `file`
+ *  is the input, already opened and read from (its first bytes are re-readable): a regular file
+ *  is reopened by FFmpeg by name (to seek), anything else is read through `file`. */
+std::unique_ptr<FrameSource> open_ffmpeg_source(const SourceRequest &req,
+                                                std::unique_ptr<InputFile> file);
 #endif
 
 /** Checks a frame size the way libvif will (16..32768 each way); throws InputError naming

@@ -27,11 +27,13 @@ bool encoded_input(const SourceRequest &r) {
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return char(std::tolower(c)); });
     if (ext == "yuv" || ext == "raw") return false;
-    char sig[9] = {};
+    char head[4096];
     std::ifstream f(r.path, std::ios::binary);
-    if (!f || !f.read(sig, sizeof sig)) return false;
-    if (std::memcmp(sig, "YUV4MPEG2", 9) == 0) return false;
-    return ffmpeg_recognises(r.path);
+    if (!f) return false;
+    f.read(head, sizeof head);
+    const size_t n = size_t(f.gcount());
+    if (n < 9 || std::memcmp(head, "YUV4MPEG2", 9) == 0) return false;
+    return ffmpeg_recognises(head, n);
 }
 
 std::string input_name(const SourceRequest &r) { return r.label + " '" + r.path + "'"; }

@@ -6,16 +6,17 @@
 #if defined(VIF_WITH_NVDEC)
 #include "device_pairs.hpp"
 #endif
+#include "options.hpp"
 #include "output_file.hpp"
 #include "prefetch.hpp"
 #include "report.hpp"
 
 #include <vif/vif.h>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -30,15 +31,12 @@
 #include <utility>
 #include <vector>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
 namespace vifcli {
 namespace {
-
-constexpr int kExitError = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitParity = 3;
 
 // SIGINT/SIGTERM: remove the temporary output file and leave at once (the library may be busy
 // inside a call; nothing else needs cleaning up).
@@ -157,43 +155,6 @@ private:
     VifStatus status_ = VIF_OK;
     std::string message_;
 };
-
-struct Options {
-    std::string reference, distorted;
-    std::string width, height, pixel_format, bitdepth;
-    std::string variant = "integer";
-    std::vector<std::string> feature_options;
-    std::string threads = "0";
-    std::string frames, skip_ref = "0", skip_dist = "0", subsample = "1";
-    std::string backend = "auto";
-    std::string output;
-    bool json = false, csv = false, xml = false;
-    std::string precision = "6";
-    bool quiet = false, version = false, check_parity = false, debug_metrics = false;
-    bool read_only = false;
-    bool verbose = false;
-    bool no_mmap = false;
-    std::string hwdec = "auto";
-    std::string decoders = "0";
-    std::string cpu_decoders = "auto";
-};
-
-uint64_t parse_uint(const std::string &opt, const std::string &s, uint64_t max) {
-    if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos)
-        throw Failure{fmt::format("{} '{}': expected a whole number", opt, s), kExitUsage};
-    uint64_t v = std::strtoull(s.c_str(), nullptr, 10);
-    if (v > max)
-        throw Failure{fmt::format("{} {}: too large (at most {})", opt, s, max), kExitUsage};
-    return v;
-}
-
-double parse_double(const std::string &what, const std::string &s) {
-    char *end = nullptr;
-    double v = std::strtod(s.c_str(), &end);
-    if (s.empty() || *end != '\0' || !std::isfinite(v))
-        throw Failure{fmt::format("{}: '{}' is not a number", what, s), kExitUsage};
-    return v;
-}
 
 std::string vif_error(const char *what, VifStatus st) {
     const char *msg = vif_last_error();
@@ -317,33 +278,100 @@ bool check_parity(const VifConfig &cfg, const std::vector<VifScores> &cpu,
     return ok;
 }
 
+// ---- Standard streams ----------------------------------------------------------------------
+
+/** Which of stdin, stdout and stderr were closed when vif started (`<&-`, `>&-`). */
+struct StdStreams {
+    bool closed[3] = {false, false, false};
+};
+
+/**
+ * Opens /dev/null onto fds 0, 1 and 2 where they are closed, before anything else is opened, so
+ * that no input or output file can land on them and be read or written as if it were standard
+ * input or output; remembers which were closed so that `-` can be refused.
+ */
+StdStreams guard_std_streams() {
+    StdStreams s;
+    for (int fd = 0; fd < 3; ++fd) {
+        if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        s.closed[fd] = true;
+        const int n = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (n >= 0 && n != fd) {
+            ::dup2(n, fd);
+            ::close(n);
+        }
+    }
+    return s;
+}
+
+/** Whether `path` names standard input (or output, fd 1) however it is spelt. */
+bool names_std_fd(const std::string &path, int fd) {
+    if (fd == 0 && path == "-") return true;
+    static const char *const kStdin[] = {"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"};
+    static const char *const kStdout[] = {"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"};
+    for (const char *p : fd == 0 ? kStdin : kStdout)
+        if (path == p) return true;
+    return false;
+}
+
 // ---- The run -------------------------------------------------------------------------------
 
-/** Fills in the rest of the report, writes it (or the summary); the exit code. */
-int write_report(const Options &o, const VifConfig &cfg, Report r, std::optional<OutputFile> &out,
-                 Format format, int precision, const std::vector<VifScores> *parity_scores) {
+/** One VIF variant being scored: its configuration and its contexts. */
+struct VariantRun {
+    VifConfig cfg;
+    Scorer primary;   ///< the backend asked for (or the CPU until the hand-over)
+    Scorer secondary; ///< --check-parity: the cuda backend
+    Scorer gpu;       ///< --backend auto: the GPU, once CUDA has started
+};
+
+/** Builds the report from every variant's scores, writes it (or the summary); the exit code. */
+int write_report(const Options &o, std::vector<std::unique_ptr<VariantRun>> &variants,
+                 std::vector<uint64_t> frame_nums, double fps, const VideoInfo &ri,
+                 const std::string &backend, std::optional<OutputFile> &out) {
+    Report r;
     r.version = vif_version();
-    r.variant = o.variant;
+    r.fps = fps;
+    r.width = ri.width;
+    r.height = ri.height;
+    r.bitdepth = ri.bitdepth;
+    r.backend = backend;
     r.reference = o.reference;
     r.distorted = o.distorted;
-    r.subsample = parse_uint("--subsample", o.subsample, UINT64_MAX / 2);
+    r.subsample = o.subsample;
+    r.details = o.details;
     const int nmetrics = o.debug_metrics ? VIF_METRIC_COUNT : VIF_METRIC_SCALE3 + 1;
-    for (int m = 0; m < nmetrics; ++m) {
-        char name[64];
-        VifStatus st = vif_metric_name(&cfg, VifMetric(m), name, sizeof name);
-        if (st != VIF_OK) throw Failure{vif_error("metric name", st)};
-        r.keys.emplace_back(name);
-        r.metrics.push_back(VifMetric(m));
+    for (auto &v : variants) {
+        const char *vname = v->cfg.variant == VIF_VARIANT_INTEGER ? "integer" : "float";
+        r.variant += (r.variant.empty() ? "" : "+") + std::string(vname);
+        for (int m = 0; m < nmetrics; ++m) {
+            char name[64];
+            VifStatus st = vif_metric_name(&v->cfg, VifMetric(m), name, sizeof name);
+            if (st != VIF_OK) throw Failure{vif_error("metric name", st)};
+            r.keys.emplace_back(name);
+            std::vector<double> column(v->primary.scores.size());
+            for (size_t i = 0; i < column.size(); ++i)
+                column[i] = vif_metric_value(&v->primary.scores[i], VifMetric(m));
+            r.columns.push_back(std::move(column));
+        }
     }
+    r.frame_nums = std::move(frame_nums);
+
     int code = 0;
-    if (parity_scores && !check_parity(cfg, r.scores, *parity_scores, r.frame_nums))
+    if (o.check_parity &&
+        !check_parity(variants[0]->cfg, variants[0]->primary.scores,
+                      variants[0]->secondary.scores, r.frame_nums))
         code = kExitParity;
+
     try {
-        if (out)
-            out->commit(render(r, format, precision));
-        else if (!o.quiet)
-            std::fputs(render_summary(r, precision == kPrecisionMax ? 6 : precision).c_str(),
-                       stdout);
+        if (out) {
+            out->commit(render(r, o.format, o.precision));
+        } else if (!o.quiet) {
+            const std::string text = render_summary(r, o.precision);
+            if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+                std::fflush(stdout) != 0)
+                throw OutputError(fmt::format("cannot write the summary to standard output: {}",
+                                              std::strerror(errno)));
+        }
     } catch (const OutputError &e) {
         throw Failure{e.what()};
     }
@@ -351,36 +379,55 @@ int write_report(const Options &o, const VifConfig &cfg, Report r, std::optional
     return code;
 }
 
+/** The scoring contexts of the variants asked for, sized for `ri`, not yet created. */
+std::vector<std::unique_ptr<VariantRun>> make_variants(const Options &o, const VideoInfo &ri,
+                                                       std::optional<uint64_t> expected) {
+    std::vector<std::unique_ptr<VariantRun>> variants;
+    for (const VariantSpec &spec : o.variants) {
+        auto v = std::make_unique<VariantRun>();
+        vif_default_config(&v->cfg);
+        v->cfg.variant = spec.variant;
+        v->cfg.enhn_gain_limit = spec.enhn_gain_limit;
+        v->cfg.kernelscale = spec.kernelscale;
+        v->cfg.threads = o.threads;
+        // No more CPU workers (each with frame-sized scratch) than there are frames to score.
+        if (v->cfg.threads == 0 && expected)
+            v->cfg.threads = uint32_t(std::clamp<uint64_t>(
+                *expected, 1, std::max(1u, std::thread::hardware_concurrency())));
+        v->cfg.max_width = ri.width;
+        v->cfg.max_height = ri.height;
+        v->cfg.bitdepth = ri.bitdepth;
+        variants.push_back(std::move(v));
+    }
+    return variants;
+}
 
 /** Set when the process may end without freeing what it used (see leave_without_teardown). */
 bool g_leave_now = false;
 
 #if defined(VIF_WITH_FFMPEG)
 /**
- * The output is written: tearing down NVDEC sessions, device buffers and the CUDA context takes
- * 0.1-0.3 s that the process exit does for free, so leave them to it (main() ends the process
- * with _Exit when g_leave_now is set).
+ * The output is written: tearing down NVDEC sessions, device buffers and the CUDA contexts takes
+ * 0.1-0.3 s that the process exit does for free, so leave them to it (main() then ends the
+ * process with _Exit).
  */
-template <typename Scorer_, typename Pf>
-void leave_without_teardown(HwDecodeInputs &hw, Scorer_ &scorer, Pf &rpf, Pf &dpf) {
+void leave_without_teardown(HwDecodeInputs &hw, std::vector<std::unique_ptr<VariantRun>> &variants,
+                            std::unique_ptr<Prefetcher> &rpf, std::unique_ptr<Prefetcher> &dpf) {
     (void)hw.ref_decoder.release();
     (void)hw.dist_decoder.release();
     (void)rpf.release();
     (void)dpf.release();
     (void)hw.ref_source.release();
     (void)hw.dist_source.release();
-    scorer.ctx = nullptr;
+    for (auto &v : variants) v->primary.ctx = nullptr;
     g_leave_now = true;
 }
 
 /** --hwdec: scores pairs decoded by NVDEC on the GPU (device_pairs.hpp). */
-int run_on_device(const Options &o, VifConfig cfg, HwDecodeInputs &hw, const SourceRequest &rq,
-                  const SourceRequest &dq, std::optional<OutputFile> &out, Format format,
-                  int precision, std::optional<uint64_t> max_frames, uint64_t skip_ref,
-                  uint64_t skip_dist, uint64_t subsample) {
+int run_on_device(const Options &o, HwDecodeInputs &hw, const SourceRequest &rq,
+                  const SourceRequest &dq, std::optional<OutputFile> &out) {
 #if !defined(VIF_WITH_NVDEC)
-    (void)o, (void)cfg, (void)hw, (void)rq, (void)dq, (void)out, (void)format, (void)precision;
-    (void)max_frames, (void)skip_ref, (void)skip_dist, (void)subsample;
+    (void)o, (void)hw, (void)rq, (void)dq, (void)out;
     throw Failure{"--hwdec: this build has no NVDEC support"};
 #else
     auto info_of = [](SegmentDecoder *d, FrameSource *s) {
@@ -408,36 +455,38 @@ int run_on_device(const Options &o, VifConfig cfg, HwDecodeInputs &hw, const Sou
     // A host input (raw/Y4M) applies skip and subsample in its prefetcher, as on the host path;
     // a decoder input drops its skip first and the loop applies the subsample.
     const bool mixed = hw.ref_source || hw.dist_source;
+    if (mixed && o.subsample > 1)
+        throw Failure{"--subsample with one encoded and one raw input needs --hwdec none",
+                      kExitUsage};
     std::unique_ptr<Prefetcher> rpf, dpf;
     auto host_plan = [&](uint64_t skip, const char *opt) {
         ReadPlan p;
         p.skip = skip;
         p.skip_option = opt;
-        p.subsample = subsample;
-        if (max_frames) p.max_delivered = *max_frames;
+        if (o.max_frames) p.max_delivered = *o.max_frames;
         return p;
     };
     if (hw.ref_source)
-        rpf = std::make_unique<Prefetcher>(*hw.ref_source, ri.name, host_plan(skip_ref, "--skip-ref"), 8);
+        rpf = std::make_unique<Prefetcher>(*hw.ref_source, ri.name,
+                                           host_plan(o.skip_ref, "--skip-ref"), 8);
     else
-        ri.skip = skip_ref;
+        ri.skip = o.skip_ref;
     if (hw.dist_source)
-        dpf = std::make_unique<Prefetcher>(*hw.dist_source, di.name, host_plan(skip_dist, "--skip-dist"), 8);
+        dpf = std::make_unique<Prefetcher>(*hw.dist_source, di.name,
+                                           host_plan(o.skip_dist, "--skip-dist"), 8);
     else
-        di.skip = skip_dist;
+        di.skip = o.skip_dist;
     ri.prefetcher = rpf.get();
     di.prefetcher = dpf.get();
-    if (mixed && subsample > 1 && (ri.decoder || di.decoder))
-        throw Failure{"--subsample with one encoded and one raw input needs --hwdec none",
-                      kExitUsage};
-    cfg.max_width = ri.info.width;
-    cfg.max_height = ri.info.height;
-    cfg.bitdepth = ri.info.bitdepth;
     g_timeline.mark("inputs opened (hwdec)");
-    Scorer scorer;
+    auto variants = make_variants(o, ri.info, std::nullopt);
+    std::vector<VifContext *> ctxs;
     if (!o.read_only) {
-        scorer.create(cfg, VIF_BACKEND_CUDA);
-        g_timeline.mark("scoring context created");
+        for (auto &v : variants) {
+            v->primary.create(v->cfg, VIF_BACKEND_CUDA);
+            ctxs.push_back(v->primary.ctx);
+        }
+        g_timeline.mark("scoring contexts created");
     }
     const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
     Progress progress(show_progress, std::nullopt);
@@ -445,9 +494,8 @@ int run_on_device(const Options &o, VifConfig cfg, HwDecodeInputs &hw, const Sou
     const auto t0 = std::chrono::steady_clock::now();
     DeviceRunResult res;
     try {
-        res = run_device_pairs(o.read_only ? nullptr : scorer.ctx, cfg.cuda_device, ri, di,
-                               mixed ? 1 : subsample,
-                               max_frames ? *max_frames : UINT64_MAX, on_progress, &progress);
+        res = run_device_pairs(ctxs, int(variants[0]->cfg.cuda_device), ri, di, o.subsample, o.max_frames ? *o.max_frames : UINT64_MAX,
+                               on_progress, &progress);
     } catch (const InputError &e) {
         throw Failure{e.what()};
     } catch (const std::runtime_error &e) {
@@ -479,175 +527,75 @@ int run_on_device(const Options &o, VifConfig cfg, HwDecodeInputs &hw, const Sou
                     (unsigned long long)res.submitted,
                     ri.decoder ? ri.info.format.c_str() : di.info.format.c_str(), secs,
                     double(res.submitted) / secs);
-        leave_without_teardown(hw, scorer, rpf, dpf);
+        if (std::fflush(stdout) != 0 || std::ferror(stdout))
+            throw Failure{fmt::format("cannot write to standard output: {}",
+                                      std::strerror(errno))};
+        leave_without_teardown(hw, variants, rpf, dpf);
         return 0;
     }
-    if (res.scores.size() != res.submitted)
-        throw Failure{fmt::format("internal error: {} frames submitted, {} scored", res.submitted,
-                                  res.scores.size())};
-    Report r;
-    r.fps = secs > 0 ? double(res.submitted) / secs : 0;
-    r.width = ri.info.width;
-    r.height = ri.info.height;
-    r.bitdepth = ri.info.bitdepth;
-    r.backend = scorer.backend;
-    r.frame_nums = std::move(res.frame_nums);
-    r.scores = std::move(res.scores);
-    const int code = write_report(o, cfg, std::move(r), out, format, precision, nullptr);
-    leave_without_teardown(hw, scorer, rpf, dpf);
+    for (size_t c = 0; c < variants.size(); ++c) {
+        if (res.scores[c].size() != res.submitted)
+            throw Failure{fmt::format("internal error: {} frames submitted, {} scored",
+                                      res.submitted, res.scores[c].size())};
+        variants[c]->primary.scores = std::move(res.scores[c]);
+    }
+    const int code = write_report(o, variants, std::move(res.frame_nums),
+                                  secs > 0 ? double(res.submitted) / secs : 0, ri.info,
+                                  variants[0]->primary.backend, out);
+    leave_without_teardown(hw, variants, rpf, dpf);
     return code;
 #endif
 }
 #endif
 
-int run(const Options &o, CudaWarmup &warmup) {
-    // Validate everything cheap before touching the inputs.
+int run(const Options &o, CudaWarmup &warmup, const StdStreams &streams) {
     SourceRequest rq, dq;
     rq.path = o.reference;
     rq.label = "reference";
     dq.path = o.distorted;
     dq.label = "distorted";
     rq.allow_mapping = dq.allow_mapping = !o.no_mmap;
-    const bool have_w = !o.width.empty(), have_h = !o.height.empty();
-    if (have_w != have_h)
-        throw Failure{fmt::format("give both -w/--width and -h/--height"), kExitUsage};
-    if (have_w) {
-        uint64_t w = parse_uint("-w/--width", o.width, 1u << 30);
-        uint64_t h = parse_uint("-h/--height", o.height, 1u << 30);
-        try {
-            check_frame_size("-w/-h", w, h);
-        } catch (const InputError &e) {
-            throw Failure{e.what(), kExitUsage};
-        }
-        rq.width = dq.width = uint32_t(w);
-        rq.height = dq.height = uint32_t(h);
-    }
-    if (!o.pixel_format.empty()) {
-        const std::string &p = o.pixel_format;
-        if (p != "420" && p != "422" && p != "444" && p != "400")
-            throw Failure{fmt::format("unknown pixel format '{}' (use 420, 422, 444 or 400)", p),
-                          kExitUsage};
-        rq.pixel_format = dq.pixel_format = p;
-    }
-    if (!o.bitdepth.empty()) {
-        uint64_t b = 0;
-        try {
-            b = parse_uint("-b/--bitdepth", o.bitdepth, 64);
-        } catch (const Failure &) {
-        }
-        if (!supported_bitdepth(uint32_t(b)))
-            throw Failure{fmt::format("unknown bit depth '{}' (use 8, 10, 12 or 16)", o.bitdepth),
-                          kExitUsage};
-        rq.bitdepth = dq.bitdepth = uint32_t(b);
-    }
+    rq.width = dq.width = o.width;
+    rq.height = dq.height = o.height;
+    rq.pixel_format = dq.pixel_format = o.pixel_format;
+    rq.bitdepth = dq.bitdepth = o.bitdepth;
+    const bool verbose = o.verbose;
+    rq.verbose = dq.verbose = verbose;
 
-    VifConfig cfg;
-    vif_default_config(&cfg);
-    if (o.variant == "integer")
-        cfg.variant = VIF_VARIANT_INTEGER;
-    else if (o.variant == "float")
-        cfg.variant = VIF_VARIANT_FLOAT;
-    else
-        throw Failure{fmt::format("unknown --variant '{}' (use integer or float)", o.variant),
-                      kExitUsage};
-    for (const std::string &fo : o.feature_options) {
-        size_t eq = fo.find('=');
-        if (eq == std::string::npos || eq == 0)
-            throw Failure{fmt::format("--feature-option '{}': expected key=value", fo),
-                          kExitUsage};
-        std::string key = fo.substr(0, eq), val = fo.substr(eq + 1);
-        if (key == "vif_enhn_gain_limit" || key == "egl") {
-            cfg.enhn_gain_limit = parse_double("--feature-option " + key, val);
-        } else if (key == "vif_kernelscale" || key == "ks") {
-            if (cfg.variant != VIF_VARIANT_FLOAT)
-                throw Failure{"--feature-option vif_kernelscale applies only to --variant float",
-                              kExitUsage};
-            cfg.kernelscale = parse_double("--feature-option " + key, val);
-        } else {
-            throw Failure{fmt::format("unknown --feature-option '{}' (known: vif_enhn_gain_limit "
-                                      "or egl, vif_kernelscale or ks)", key),
-                          kExitUsage};
-        }
-    }
-    cfg.threads = uint32_t(parse_uint("--threads", o.threads, 4096));
-    VifBackend backend;
-    if (o.backend == "auto")
-        backend = VIF_BACKEND_AUTO;
-    else if (o.backend == "cpu")
-        backend = VIF_BACKEND_CPU;
-    else if (o.backend == "cuda")
-        backend = VIF_BACKEND_CUDA;
-    else
-        throw Failure{fmt::format("unknown --backend '{}' (use auto, cpu or cuda)", o.backend),
-                      kExitUsage};
-    int precision = 6;
-    if (o.precision == "max")
-        precision = kPrecisionMax;
-    else
-        precision = int(parse_uint("--precision", o.precision, 17));
-    std::optional<uint64_t> max_frames;
-    if (!o.frames.empty()) {
-        max_frames = parse_uint("--frames", o.frames, UINT64_MAX / 2);
-        if (*max_frames == 0) throw Failure{"--frames must be at least 1", kExitUsage};
-    }
-    const uint64_t skip_ref = parse_uint("--skip-ref", o.skip_ref, UINT64_MAX / 2);
-    const uint64_t skip_dist = parse_uint("--skip-dist", o.skip_dist, UINT64_MAX / 2);
-    const uint64_t subsample = parse_uint("--subsample", o.subsample, UINT64_MAX / 2);
-    if (subsample == 0) throw Failure{"--subsample must be at least 1", kExitUsage};
-    Format format = Format::kJson;
-    if (int(o.json) + int(o.csv) + int(o.xml) > 1)
-        throw Failure{"give only one of --json, --csv and --xml", kExitUsage};
-    if (o.csv)
-        format = Format::kCsv;
-    else if (o.xml)
-        format = Format::kXml;
-    else if (!o.json && o.output.size() > 4) {
-        std::string ext = o.output.substr(o.output.size() - 4);
-        if (ext == ".csv") format = Format::kCsv;
-        if (ext == ".xml") format = Format::kXml;
-    }
-    // Whether a GPU is there is known once the warm-up (started in main) is done: see below.
-    if (o.reference == "-" && o.distorted == "-")
-        throw Failure{"only one of the inputs can be standard input", kExitUsage};
+    for (const SourceRequest *q : {&rq, &dq})
+        if (streams.closed[0] && names_std_fd(q->path, 0))
+            throw Failure{fmt::format("the {} is standard input ('{}'), but standard input is "
+                                      "closed", q->label, q->path)};
+    // Where the scores go: a file, or standard output (-o -, a format flag without -o, or the
+    // summary).
+    const bool to_stdout = !o.read_only && (o.output.empty() || names_std_fd(o.output, 1) ||
+                                            o.output == "-");
+    const bool anything_to_stdout = to_stdout && (!o.output.empty() || o.format_given || !o.quiet);
+    if (anything_to_stdout && streams.closed[1])
+        throw Failure{"standard output is closed: give -o FILE"};
 
     // The output file first: an unwritable path fails now, not after the scoring.
     std::optional<OutputFile> out;
-    if (!o.output.empty() && !o.read_only) {
+    if (!o.read_only && (!o.output.empty() || o.format_given)) {
         try {
-            out.emplace(o.output);
+            out.emplace(o.output.empty() ? std::string("-") : o.output,
+                        std::vector<std::string>{o.reference, o.distorted});
         } catch (const OutputError &e) {
             throw Failure{e.what()};
         }
     }
 
 #if defined(VIF_WITH_FFMPEG)
-    // --hwdec: encoded inputs decoded by NVDEC go to the device path (device_pairs.hpp).
+    // --hwdec: encoded inputs that NVDEC decodes go to the device path (device_pairs.hpp).
     if (!o.check_parity) {
         HwDecodeRequest hr;
-        const auto mode = parse_hwdec(o.hwdec);
-        if (!mode)
-            throw Failure{fmt::format("unknown --hwdec '{}' (use auto, cuda or none)", o.hwdec),
-                          kExitUsage};
-        hr.mode = *mode;
-        if (hr.mode == HwDecode::kCuda && backend == VIF_BACKEND_CPU && !o.read_only)
-            throw Failure{"--hwdec cuda needs the cuda backend (--backend cuda or auto)",
-                          kExitUsage};
-        hr.decoders = unsigned(parse_uint("--decoders", o.decoders, 64));
-        hr.cpu_decoders =
-            o.cpu_decoders == "auto" ? -1 : int(parse_uint("--cpu-decoders", o.cpu_decoders, 64));
-        hr.verbose = o.verbose;
-        hr.cuda_device = cfg.cuda_device;
-        hr.host_only = (backend == VIF_BACKEND_CPU && !o.read_only) ||
+        hr.mode = *parse_hwdec(o.hwdec); // checked by parse_options
+        hr.decoders = o.decoders;
+        hr.cpu_decoders = o.cpu_decoders;
+        hr.verbose = verbose;
+        hr.host_only = (o.backend == VIF_BACKEND_CPU && !o.read_only) ||
                        (o.read_only && hr.mode != HwDecode::kCuda);
         hr.gpu_ready = [&](std::string *why) {
-            if (backend == VIF_BACKEND_CPU && !o.read_only) {
-                *why = "--backend cpu";
-                return false;
-            }
-            if (o.read_only && hr.mode != HwDecode::kCuda) {
-                *why = "--read-only decodes on the GPU only with --hwdec cuda";
-                return false;
-            }
             const VifStatus st = warmup.wait();
             g_timeline.mark("waited for the CUDA start-up");
             if (st != VIF_OK) *why = "no usable GPU (" + warmup.message() + ")";
@@ -661,23 +609,21 @@ int run(const Options &o, CudaWarmup &warmup) {
         } catch (const InputError &e) {
             throw Failure{e.what()};
         }
-        if (hw)
-            return run_on_device(o, cfg, *hw, rq, dq, out, format, precision, max_frames,
-                                 skip_ref, skip_dist, subsample);
+        if (hw) return run_on_device(o, *hw, rq, dq, out);
     }
 #endif
-    std::unique_ptr<FrameSource> ref, dist;
     // --decoders N on the host path: software decoding in segments (see hw_decode.hpp).
     auto open_input = [&](const SourceRequest &q) -> std::unique_ptr<FrameSource> {
 #if defined(VIF_WITH_FFMPEG)
-        const unsigned n = unsigned(parse_uint("--decoders", o.decoders, 64));
-        if (n) {
+        if (o.decoders) {
             const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-            if (auto s = open_segmented_source(q, n, std::max(1u, cores / (2 * n)))) return s;
+            if (auto src = open_segmented_source(q, o.decoders, std::max(1u, cores / (2 * o.decoders))))
+                return src;
         }
 #endif
         return open_frame_source(q);
     };
+    std::unique_ptr<FrameSource> ref, dist;
     try {
         ref = open_input(rq);
         dist = open_input(dq);
@@ -697,13 +643,14 @@ int run(const Options &o, CudaWarmup &warmup) {
                                   ri.bitdepth, di.bitdepth)};
 
     // Frame counts: score the common frames; say so when they differ.
+    const uint64_t skip_ref = o.skip_ref, skip_dist = o.skip_dist, subsample = o.subsample;
     ReadPlan rp, dp;
     rp.skip = skip_ref;
     rp.skip_option = "--skip-ref";
     dp.skip = skip_dist;
     dp.skip_option = "--skip-dist";
     rp.subsample = dp.subsample = subsample;
-    if (max_frames) rp.max_delivered = dp.max_delivered = *max_frames;
+    if (o.max_frames) rp.max_delivered = dp.max_delivered = *o.max_frames;
     bool count_warned = false;
     std::optional<uint64_t> expected;
     if (ri.frames && skip_ref >= *ri.frames && *ri.frames > 0)
@@ -727,14 +674,29 @@ int run(const Options &o, CudaWarmup &warmup) {
         }
         rp.max_pairs = dp.max_pairs = common;
         uint64_t n = (common + subsample - 1) / subsample;
-        expected = max_frames ? std::min(n, *max_frames) : n;
+        expected = o.max_frames ? std::min(n, *o.max_frames) : n;
     }
 
-    cfg.max_width = ri.width;
-    cfg.max_height = ri.height;
-    cfg.bitdepth = ri.bitdepth;
-
+    // Reader threads: a few frames ahead, about 64 MiB of buffers per input at most (allocated
+    // as they fill).
+    const size_t slots = std::clamp<size_t>((64u << 20) / std::max<size_t>(ri.luma_bytes(), 1),
+                                            3, 16);
+    Prefetcher rpf(*ref, rname, rp, slots), dpf(*dist, dname, dp, slots);
     g_timeline.mark("inputs opened");
+
+    // The scoring contexts are sized to the frame and to the worker threads; create them only
+    // once the first frame of each input has been read, so that a header announcing a huge
+    // frame that the input does not hold fails here, before any of that memory is allocated.
+    {
+        Prefetcher::Frame first;
+        if (rpf.next(&first) == Prefetcher::Status::kError) throw Failure{rpf.error()};
+        if (dpf.next(&first) == Prefetcher::Status::kError) throw Failure{dpf.error()};
+    }
+    g_timeline.mark("first frames read");
+
+    const VifBackend backend = o.backend;
+    auto variants = make_variants(o, ri, expected);
+
     if (!o.read_only && (o.check_parity || backend == VIF_BACKEND_CUDA)) {
         const VifStatus st = warmup.wait();
         g_timeline.mark("waited for the CUDA start-up");
@@ -753,29 +715,25 @@ int run(const Options &o, CudaWarmup &warmup) {
     const bool hand_over = !o.read_only && !o.check_parity && backend == VIF_BACKEND_AUTO &&
                            warmup.running();
 
-    Scorer primary, secondary, gpu;
     bool handed_over = false;
     if (!o.read_only) {
-        if (o.check_parity) {
-            primary.create(cfg, VIF_BACKEND_CPU);
-            secondary.create(cfg, VIF_BACKEND_CUDA);
-        } else if (hand_over) {
-            primary.create(cfg, VIF_BACKEND_CPU);
-        } else {
-            if (backend == VIF_BACKEND_AUTO) warmup.wait();  // done already: no wait
-            primary.create(cfg, backend);
+        for (auto &v : variants) {
+            if (o.check_parity) {
+                v->primary.create(v->cfg, VIF_BACKEND_CPU);
+                v->secondary.create(v->cfg, VIF_BACKEND_CUDA);
+            } else if (hand_over) {
+                v->primary.create(v->cfg, VIF_BACKEND_CPU);
+            } else {
+                if (backend == VIF_BACKEND_AUTO) warmup.wait(); // done already: no wait
+                v->primary.create(v->cfg, backend);
+            }
+            if (expected) {
+                v->primary.scores.reserve(size_t(*expected));
+                if (o.check_parity) v->secondary.scores.reserve(size_t(*expected));
+            }
         }
         g_timeline.mark("scoring contexts created");
-        if (expected) {
-            primary.scores.reserve(size_t(*expected));
-            if (o.check_parity) secondary.scores.reserve(size_t(*expected));
-        }
     }
-
-    // Reader threads: a few frames ahead, about 64 MiB of buffers per input at most.
-    const size_t slots = std::clamp<size_t>((64u << 20) / std::max<size_t>(ri.luma_bytes(), 1),
-                                            3, 16);
-    Prefetcher rpf(*ref, rname, rp, slots), dpf(*dist, dname, dp, slots);
 
     const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
     Progress progress(show_progress, expected);
@@ -788,29 +746,41 @@ int run(const Options &o, CudaWarmup &warmup) {
                     ri.picture_flags};
     VifPicture dpic{nullptr, ptrdiff_t(di.row_bytes()), di.width, di.height, di.bitdepth,
                     di.picture_flags};
+    auto scored = [&] {
+        return variants[0]->primary.scores.size() + variants[0]->gpu.scores.size();
+    };
     for (;;) {
         Prefetcher::Frame fa, fb;
         auto sa = rpf.next(&fa);
         auto sb = dpf.next(&fb);
         if (sa == Prefetcher::Status::kFrame && sb == Prefetcher::Status::kFrame) {
             if (hand_over && !handed_over && !warmup.running()) {
-                handed_over = true;  // asked once, whatever the outcome
+                handed_over = true; // asked once, whatever the outcome
                 if (warmup.wait() == VIF_OK) {
                     try {
-                        gpu.create(cfg, VIF_BACKEND_CUDA);
-                        gpu.scores.reserve(expected ? size_t(*expected) : 0);
+                        for (auto &v : variants) {
+                            v->gpu.create(v->cfg, VIF_BACKEND_CUDA);
+                            v->gpu.scores.reserve(expected ? size_t(*expected) : 0);
+                        }
                         g_timeline.mark("GPU ready: frames from here on go to cuda");
                     } catch (const Failure &f) {
-                        if (o.verbose)
-                            std::fprintf(stderr, "vif: staying on the cpu: %s\n", f.message.c_str());
+                        for (auto &v : variants) { // all on the cpu, or none (nothing sent yet)
+                            vif_destroy(v->gpu.ctx);
+                            v->gpu.ctx = nullptr;
+                        }
+                        if (verbose)
+                            std::fprintf(stderr, "vif: staying on the cpu: %s\n",
+                                         f.message.c_str());
                     }
                 }
             }
             if (!o.read_only) {
                 rpic.data = fa.data;
                 dpic.data = fb.data;
-                (gpu.ctx ? gpu : primary).submit(rpic, dpic);
-                if (o.check_parity) secondary.submit(rpic, dpic);
+                for (auto &v : variants) {
+                    (v->gpu.ctx ? v->gpu : v->primary).submit(rpic, dpic);
+                    if (o.check_parity) v->secondary.submit(rpic, dpic);
+                }
             } else {
                 // Stand in for vif_submit's copy, so that the speed is that of real input.
                 std::memcpy(scratch.data(), fa.data, ri.luma_bytes());
@@ -821,12 +791,13 @@ int run(const Options &o, CudaWarmup &warmup) {
             dpf.release();
             ++submitted;
             if (submitted == 1) g_timeline.mark("first frame pair read and submitted");
-            if (!o.read_only) {
-                primary.drain(false);
-                if (o.check_parity) secondary.drain(false);
-                if (gpu.ctx) gpu.drain(false);
-            }
-            progress.update(o.read_only ? submitted : primary.scores.size() + gpu.scores.size());
+            if (!o.read_only)
+                for (auto &v : variants) {
+                    v->primary.drain(false);
+                    if (o.check_parity) v->secondary.drain(false);
+                    if (v->gpu.ctx) v->gpu.drain(false);
+                }
+            progress.update(o.read_only ? submitted : scored());
             continue;
         }
         if (sa == Prefetcher::Status::kError) throw Failure{rpf.error()};
@@ -846,23 +817,27 @@ int run(const Options &o, CudaWarmup &warmup) {
     }
     rpf.stop();
     dpf.stop();
-    if (!o.read_only) {
-        primary.drain(true);
-        if (o.check_parity) secondary.drain(true);
-        if (gpu.ctx) gpu.drain(true);
-    }
+    if (!o.read_only)
+        for (auto &v : variants) {
+            v->primary.drain(true);
+            if (o.check_parity) v->secondary.drain(true);
+            if (v->gpu.ctx) v->gpu.drain(true);
+        }
     // Frames scored on the CPU before the hand-over come first: submission order is kept.
-    const size_t cpu_frames = gpu.ctx ? primary.scores.size() : 0;
-    if (gpu.ctx) {
-        primary.scores.insert(primary.scores.end(), gpu.scores.begin(), gpu.scores.end());
-        if (o.verbose)
+    const bool on_gpu = variants[0]->gpu.ctx != nullptr;
+    const size_t cpu_frames = on_gpu ? variants[0]->primary.scores.size() : 0;
+    if (on_gpu) {
+        if (verbose)
             std::fprintf(stderr, "vif: %zu frames on the cpu while CUDA started, %zu on cuda\n",
-                         cpu_frames, gpu.scores.size());
+                         cpu_frames, variants[0]->gpu.scores.size());
+        for (auto &v : variants)
+            v->primary.scores.insert(v->primary.scores.end(), v->gpu.scores.begin(),
+                                     v->gpu.scores.end());
     }
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     g_timeline.mark("all frames scored");
-    progress.update(o.read_only ? submitted : primary.scores.size(), true);
+    progress.update(o.read_only ? submitted : variants[0]->primary.scores.size(), true);
     progress.finish();
     if (submitted == 0) throw Failure{"no frames to score"};
 
@@ -871,110 +846,46 @@ int run(const Options &o, CudaWarmup &warmup) {
         std::printf("read %llu frame pairs (luma only, %s) in %.3f s: %.1f fps, %.1f MB/s\n",
                     (unsigned long long)submitted, rpf.mapped() ? "mapped" : "pread", secs,
                     double(submitted) / secs, mb / secs);
+        if (std::fflush(stdout) != 0 || std::ferror(stdout))
+            throw Failure{fmt::format("cannot write to standard output: {}",
+                                      std::strerror(errno))};
         return 0;
     }
-    if (primary.scores.size() != submitted)
-        throw Failure{fmt::format("internal error: {} frames submitted, {} scored", submitted,
-                                  primary.scores.size())};
+    for (auto &v : variants)
+        if (v->primary.scores.size() != submitted)
+            throw Failure{fmt::format("internal error: {} frames submitted, {} scored",
+                                      submitted, v->primary.scores.size())};
 
-    Report r;
-    r.fps = secs > 0 ? double(submitted) / secs : 0;
-    r.width = ri.width;
-    r.height = ri.height;
-    r.bitdepth = ri.bitdepth;
-    r.backend = !gpu.ctx ? primary.backend : cpu_frames ? "cpu+cuda" : "cuda";
-    r.frame_nums = std::move(frame_nums);
-    r.scores = std::move(primary.scores);
-    return write_report(o, cfg, std::move(r), out, format, precision,
-                        o.check_parity ? &secondary.scores : nullptr);
+    return write_report(o, variants, std::move(frame_nums), secs > 0 ? double(submitted) / secs : 0,
+                        ri, !on_gpu ? variants[0]->primary.backend
+                                    : cpu_frames ? "cpu+cuda" : "cuda",
+                        out);
 }
-
 
 } // namespace
 } // namespace vifcli
 
 int main(int argc, char **argv) {
     using namespace vifcli;
-    Options o;
-    CLI::App app{"vif: Visual Information Fidelity (VIF) of a distorted video against its "
-                 "reference, computed bit-exactly like libvmaf.\n"};
-    app.set_help_flag("--help", "Print this help and exit");
-    app.get_formatter()->column_width(34);
-#if defined(VIF_WITH_FFMPEG)
-    const char* const kInputKinds = ".y4m, raw .yuv, anything FFmpeg decodes (.mp4, .mkv, .264, ...), or - (stdin)";
-#else
-    const char* const kInputKinds = ".y4m, raw .yuv, or - (stdin)";
-#endif
-    app.add_option("-r,--reference", o.reference, std::string("Reference video: ") + kInputKinds);
-    app.add_option("-d,--distorted", o.distorted, std::string("Distorted video: ") + kInputKinds);
-    app.add_option("-w,--width", o.width, "Raw YUV: width in pixels");
-    app.add_option("-h,--height", o.height, "Raw YUV: height in pixels");
-    app.add_option("-p,--pixel-format", o.pixel_format, "Raw YUV: 420, 422, 444 or 400");
-    app.add_option("-b,--bitdepth", o.bitdepth,
-                   "Raw YUV: 8, 10, 12 or 16 (above 8: little-endian 16-bit words)");
-    app.add_option("--variant", o.variant, "integer (libvmaf 'vif', VMAF's default) or float "
-                                           "(libvmaf 'float_vif')")
-        ->capture_default_str();
-    app.add_option("--feature-option", o.feature_options,
-                   "key=value, repeatable: vif_enhn_gain_limit (egl), vif_kernelscale (ks)")
-        ->expected(1)
-        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    app.add_option("--threads", o.threads, "CPU worker threads (0: one per hardware thread)")
-        ->capture_default_str();
-    app.add_option("--frames", o.frames, "Score at most N frames");
-    app.add_option("--skip-ref", o.skip_ref, "Skip the first N reference frames");
-    app.add_option("--skip-dist", o.skip_dist, "Skip the first N distorted frames");
-    app.add_option("--subsample", o.subsample, "Score every Nth frame")->capture_default_str();
-    app.add_option("--backend", o.backend, "auto, cpu or cuda")->capture_default_str();
-    app.add_option("-o,--output", o.output, "Write the scores to this file (- for stdout); "
-                                            "without it, print a summary");
-    app.add_flag("--json", o.json, "Output in libvmaf's JSON layout (default)");
-    app.add_flag("--csv", o.csv, "Output in libvmaf's CSV layout");
-    app.add_flag("--xml", o.xml, "Output in libvmaf's XML layout");
-    app.add_option("--precision", o.precision,
-                   "Decimals of the values written, or 'max' for every bit (%.17g)")
-        ->capture_default_str();
-    app.add_flag("--debug-metrics", o.debug_metrics,
-                 "Also write the combined score and the per-scale numerators and denominators");
-    app.add_flag("-q,--quiet", o.quiet, "No progress bar and no summary");
-    app.add_flag("--check-parity", o.check_parity,
-                 "Score with the cpu and the cuda backend and fail if they differ");
-    app.add_flag("--read-only", o.read_only,
-                 "Read and check the inputs (and copy each plane once, as scoring does) "
-                 "without scoring; print the input speed");
-    app.add_flag("--no-mmap", o.no_mmap,
-                 "Read files with pread into buffers instead of mapping them (slower)");
-    app.add_flag("-v,--verbose", o.verbose,
-                 "Print how long each phase took (start-up, reading, scoring, output) to stderr");
-    app.add_option("--hwdec", o.hwdec,
-                   "Decode encoded inputs on the GPU: auto (NVDEC when scoring on cuda and it "
-                   "decodes the input), cuda (NVDEC or an error) or none")
-        ->capture_default_str();
-    app.add_option("--decoders", o.decoders,
-                   "--hwdec: NVDEC decoders per input, each on its own segments (0: automatic)")
-        ->capture_default_str();
-    app.add_option("--cpu-decoders", o.cpu_decoders,
-                   "--hwdec: software decoders per input beside the NVDEC ones, on segments of "
-                   "their own (auto: none)")
-        ->capture_default_str();
-    app.add_flag("--version", o.version, "Print the version and exit");
+    // Before anything is opened: no file may land on a closed fd 0, 1 or 2.
+    const StdStreams streams = guard_std_streams();
 
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError &e) {
-        if (e.get_exit_code() == 0) return app.exit(e);
-        std::fprintf(stderr, "vif: error: %s (see --help)\n", e.what());
-        return kExitUsage;
-    }
-    if (o.version) {
+    ParsedOptions parsed = parse_options(argc, argv);
+    switch (parsed.action) {
+    case ParsedOptions::Action::kHelp:
+        std::fputs(parsed.text.c_str(), stdout);
+        return std::fflush(stdout) == 0 ? 0 : kExitError;
+    case ParsedOptions::Action::kVersion:
         std::printf("vif %s (libvif, cuda %s)\n", vif_version(),
                     vif_cuda_available() ? "available" : "not available");
-        return 0;
+        return std::fflush(stdout) == 0 ? 0 : kExitError;
+    case ParsedOptions::Action::kError:
+        std::fprintf(stderr, "vif: error: %s\n", parsed.text.c_str());
+        return parsed.exit_code;
+    case ParsedOptions::Action::kRun:
+        break;
     }
-    if (o.reference.empty() || o.distorted.empty()) {
-        std::fprintf(stderr, "vif: error: give -r/--reference and -d/--distorted (see --help)\n");
-        return kExitUsage;
-    }
+    const Options &o = parsed.options;
 
     struct sigaction sa {};
     sa.sa_handler = on_signal;
@@ -985,18 +896,21 @@ int main(int argc, char **argv) {
     sb.sa_handler = on_sigbus;
     sigemptyset(&sb.sa_mask);
     sigaction(SIGBUS, &sb, nullptr);
+    // A reader of our output that went away (a closed pipe): an error from write(), not a kill.
+    signal(SIGPIPE, SIG_IGN);
 
     if (o.verbose) g_timeline.enable();
     g_timeline.mark("options parsed");
     // CUDA's start-up overlaps opening the inputs (see CudaWarmup); not for cpu or read-only runs.
     CudaWarmup warmup;
-    if ((!o.read_only && (o.check_parity || o.backend == "cuda" || o.backend == "auto")) ||
+    if ((!o.read_only &&
+         (o.check_parity || o.backend == VIF_BACKEND_CUDA || o.backend == VIF_BACKEND_AUTO)) ||
         (o.read_only && o.hwdec == "cuda"))
         warmup.start();
 
     int code = kExitError;
     try {
-        code = run(o, warmup);
+        code = run(o, warmup, streams);
         g_timeline.mark("scoring contexts destroyed");
         g_timeline.print();
     } catch (const Failure &f) {

@@ -1,11 +1,20 @@
-// An output file that appears only when complete: the CLI opens a temporary file beside the
-// target at start-up (so an unwritable path fails before any scoring), writes the whole report
-// into it at the end and renames it into place. Anything short of commit() removes it.
+// Where the CLI writes its scores, opened at start-up (so that an unwritable path fails before
+// any scoring) and written once at the end.
+//
+// - A regular file, or a path that does not exist yet: written to a temporary file beside it and
+//   renamed into place when complete, so that a file that looks complete is complete. A symlink
+//   is followed: the file it points to is replaced and the link stays. The replaced file keeps
+//   its permission bits (and owner, where allowed); a file no one may write is refused.
+// - Standard output ("-", /dev/stdout, /dev/fd/N, /proc/self/fd/N), a character device
+//   (/dev/null), a FIFO or a socket: written straight through, never replaced.
+// - A directory, a block device, or one of the inputs (same device and inode): refused.
+// Anything short of commit() removes the temporary file.
 #ifndef VIF_TOOLS_OUTPUT_FILE_HPP
 #define VIF_TOOLS_OUTPUT_FILE_HPP
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace vifcli {
 
@@ -16,13 +25,14 @@ public:
 
 class OutputFile {
 public:
-    /** Opens the temporary file for `path` ("-" = standard output). Throws OutputError. */
-    explicit OutputFile(const std::string &path);
+    /** Opens the output for `path` ("-" = standard output); `inputs` are the input paths it
+     *  must not be ("-" = standard input). Throws OutputError. */
+    OutputFile(const std::string &path, const std::vector<std::string> &inputs);
     ~OutputFile();
     OutputFile(const OutputFile &) = delete;
     OutputFile &operator=(const OutputFile &) = delete;
 
-    /** Writes `content` and renames the temporary file to the target. Throws OutputError. */
+    /** Writes `content` (and renames the temporary file to the target). Throws OutputError. */
     void commit(const std::string &content);
     /** Removes the temporary file (also done by the destructor when not committed). */
     void abandon();
@@ -30,9 +40,11 @@ public:
     const std::string &path() const { return path_; }
 
 private:
-    std::string path_, tmp_;
-    int fd_ = -1;
-    bool stdout_ = false;
+    std::string path_;   // as given, for messages
+    std::string target_; // the file replaced (symlinks resolved); empty when writing through
+    std::string tmp_;
+    int fd_ = -1;        // the temporary file, or the descriptor written through
+    bool through_ = false;
 };
 
 /** Removes every temporary output file still open; async-signal-safe (for SIGINT/SIGTERM). */

@@ -22,12 +22,9 @@ Prefetcher::Prefetcher(FrameSource &src, std::string name, ReadPlan plan, size_t
     : src_(src), info_(src.info()), name_(std::move(name)), plan_(std::move(plan)),
       mapped_(src.supports_mapping()) {
     if (plan_.subsample == 0) plan_.subsample = 1;
+    // Buffers are allocated as the ring fills (see run): an input that ends, or fails, at its
+    // first frame never gets more than one.
     slots_.resize(slots < 2 ? 2 : slots);
-    if (!mapped_)
-        for (auto &s : slots_) {
-            s.buf.reset(static_cast<uint8_t *>(::operator new[](info_.luma_bytes(), kAlign)));
-            s.data = s.buf.get();
-        }
     thread_ = std::thread([this] { run(); });
 }
 
@@ -84,7 +81,11 @@ void Prefetcher::run() {
                     finish(true);
                     return;
                 }
-            } else if (!src_.read_luma(s.buf.get(), ptrdiff_t(info_.row_bytes()))) {
+            } else if (!s.buf) {
+                s.buf.reset(static_cast<uint8_t *>(::operator new[](info_.luma_bytes(), kAlign)));
+                s.data = s.buf.get();
+            }
+            if (!mapped_ && !src_.read_luma(s.buf.get(), ptrdiff_t(info_.row_bytes()))) {
                 finish(true);
                 return;
             }
@@ -100,6 +101,12 @@ void Prefetcher::run() {
             }
             cv_.notify_all();
         }
+    } catch (const std::bad_alloc &) {
+        std::lock_guard<std::mutex> lk(mu_);
+        failed_ = true;
+        error_ = fmt::format("{}: out of memory for a buffer of one {}x{} frame ({} bytes)",
+                             name_, info_.width, info_.height, info_.luma_bytes());
+        cv_.notify_all();
     } catch (const std::exception &e) {
         std::lock_guard<std::mutex> lk(mu_);
         failed_ = true;

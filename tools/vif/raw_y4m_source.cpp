@@ -165,33 +165,55 @@ public:
 
 private:
     // Parses the header of frame index_ at next_off_; sets *plane_off to its luma plane and
-    // advances next_off_ past the frame. False at a clean end of the stream.
+    // advances next_off_ past the frame. False at a clean end of the stream (also after one
+    // trailing newline, which some writers add and libvmaf accepts).
     bool frame_header(uint64_t *plane_off) {
         char buf[256];
-        size_t got;
-        if (base_) { // the header straight from the mapping: no system call
-            got = size_t(std::min<uint64_t>(sizeof buf, *f_->size() - std::min(next_off_, *f_->size())));
-            if (got) std::memcpy(buf, base_ + next_off_, got);
-        } else {
-            got = f_->read_at(next_off_, buf, sizeof buf);
-        }
-        if (got == 0) {
+        size_t got = read_header_bytes(next_off_, buf, sizeof buf);
+        if (got == 0 || (got == 1 && buf[0] == '\n')) {
             auto end = f_->known_end();
             if (end && *end < next_off_ && index_ > 0) throw incomplete(index_ - 1);
             return false;
         }
-        const char *nl = static_cast<const char *>(std::memchr(buf, '\n', got));
-        if (got < 5 || std::memcmp(buf, "FRAME", 5) != 0 || !nl ||
-            (nl != buf + 5 && buf[5] != ' '))
+        if (got < 5 || std::memcmp(buf, "FRAME", 5) != 0 || (got > 5 && buf[5] != ' ' &&
+                                                             buf[5] != '\n'))
             throw InputError(fmt::format("{}: frame {}: bad Y4M frame header (expected "
-                                         "\"FRAME\" and a newline at byte offset {})",
+                                         "\"FRAME\" at byte offset {})",
                                          f_->name(), index_, next_off_));
-        *plane_off = next_off_ + uint64_t(nl - buf) + 1;
+        // The line's end: in this buffer, or further on for a FRAME line with long parameters.
+        uint64_t line_len = 0;
+        for (uint64_t off = next_off_;;) {
+            const char *nl = static_cast<const char *>(std::memchr(buf, '\n', got));
+            if (nl) {
+                line_len = off - next_off_ + uint64_t(nl - buf);
+                break;
+            }
+            off += got;
+            if (off - next_off_ > kMaxLine || got < sizeof buf)
+                throw InputError(fmt::format("{}: frame {}: bad Y4M frame header (no newline "
+                                             "{} at byte offset {})", f_->name(), index_,
+                                             got < sizeof buf ? "before the end of the input"
+                                                              : "in its first 1 MiB",
+                                             next_off_));
+            got = read_header_bytes(off, buf, sizeof buf);
+        }
+        *plane_off = next_off_ + line_len + 1;
         next_off_ = *plane_off + fbytes_;
         // A regular file tells at once whether the whole frame is there.
         if (f_->size() && *f_->size() < next_off_) throw incomplete(index_);
         return true;
     }
+
+    // Up to n bytes at `off`: straight from the mapping when there is one (no system call).
+    size_t read_header_bytes(uint64_t off, char *dst, size_t n) {
+        if (!base_) return f_->read_at(off, dst, n);
+        const uint64_t size = *f_->size();
+        const size_t got = size_t(std::min<uint64_t>(n, size - std::min(off, size)));
+        if (got) std::memcpy(dst, base_ + off, got);
+        return got;
+    }
+
+    static constexpr uint64_t kMaxLine = 1u << 20;
 
     InputError incomplete(uint64_t frame) const {
         return InputError(fmt::format("{}: frame {} is incomplete: the Y4M file ends inside it "
@@ -274,14 +296,33 @@ std::unique_ptr<FrameSource> open_raw_source(const SourceRequest &req,
 std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
                                              std::unique_ptr<InputFile> f) {
     const std::string name = f->name();
-    char buf[4096];
-    size_t got = f->read_at(0, buf, sizeof buf);
-    const char *nl = static_cast<const char *>(std::memchr(buf, '\n', got));
-    if (!nl)
-        throw InputError(fmt::format("{}: broken Y4M header: no end of line in its first {} "
-                                     "bytes", name, got));
-    std::string header(buf, size_t(nl - buf));
-    uint64_t data_start = uint64_t(nl - buf) + 1;
+    // The header line, read in pieces (a header may carry long X parameters), up to 1 MiB.
+    std::string header;
+    uint64_t data_start = 0;
+    for (;;) {
+        char buf[4096];
+        const size_t got = f->read_at(header.size(), buf, sizeof buf);
+        const char *nl = static_cast<const char *>(std::memchr(buf, '\n', got));
+        header.append(buf, nl ? size_t(nl - buf) : got);
+        if (nl) {
+            data_start = header.size() + 1;
+            break;
+        }
+        if (got < sizeof buf)
+            throw InputError(fmt::format("{}: broken Y4M header: no end of line before the end "
+                                         "of the input ({} bytes)", name, header.size()));
+        if (header.size() > (1u << 20))
+            throw InputError(fmt::format("{}: broken Y4M header: no end of line in its first "
+                                         "1 MiB", name));
+    }
+    if (!header.empty() && header.back() == '\r')
+        throw InputError(fmt::format("{}: broken Y4M header: it ends in CR LF (a Windows line "
+                                     "end); Y4M lines end in LF alone", name));
+    if (const size_t cr = header.find('\r'); cr != std::string::npos)
+        throw InputError(fmt::format("{}: broken Y4M header: a carriage return (CR) at byte {}",
+                                     name, cr));
+    if (const size_t nul = header.find('\0'); nul != std::string::npos)
+        throw InputError(fmt::format("{}: broken Y4M header: a NUL byte at byte {}", name, nul));
 
     uint32_t w = 0, h = 0;
     bool have_w = false, have_h = false;
@@ -381,6 +422,13 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
             vi.frames = (*size - data_start) / (fb + 6);
         else if (n == 0)
             vi.frames = 0;
+        // A header that announces frames larger than the file (W32768 H32768 on a few bytes):
+        // say so now, before anything is sized to that frame.
+        if (n > 0 && *size - data_start < fb + 6)
+            throw InputError(fmt::format(
+                "{}: frame 0 is incomplete: the Y4M header says {}x{} {} ({} bytes a frame), "
+                "but the file holds only {} bytes after the header", name, w, h, vi.format, fb,
+                *size - data_start));
     }
     vi.format = "Y4M " + vi.format;
     return std::make_unique<Y4mSource>(std::move(f), std::move(vi), fb, data_start,

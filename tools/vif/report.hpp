@@ -1,7 +1,9 @@
-// The scores of a run and how they are written: libvmaf's JSON, CSV and XML layouts, and a short
-// human summary.
+// The scores of a run and how they are written: libvmaf's JSON, CSV and XML layouts (byte for
+// byte, version and fps aside), optionally with libvif's own block, and a short human summary.
 #ifndef VIF_TOOLS_REPORT_HPP
 #define VIF_TOOLS_REPORT_HPP
+
+#include "options.hpp"
 
 #include <vif/vif.h>
 
@@ -11,25 +13,19 @@
 
 namespace vifcli {
 
-enum class Format { kJson, kCsv, kXml };
-
-/** Digits after the point for values; kPrecisionMax prints every bit (%.17g). */
-constexpr int kPrecisionMax = -1;
-
 struct Report {
     std::string version;               ///< written as "version" (libvif's version)
     double fps = 0;
     uint32_t width = 0, height = 0, bitdepth = 0;
     std::string backend, variant, reference, distorted;
     uint64_t subsample = 1;
-    std::vector<std::string> keys;     ///< libvmaf key of each metric, in output order
-    std::vector<VifMetric> metrics;    ///< the metric each key is
+    bool details = false;              ///< add libvif's own block (--details)
+    std::vector<std::string> keys;     ///< libvmaf key of each column, in output order
+    std::vector<std::vector<double>> columns; ///< columns[key][frame]
     std::vector<uint64_t> frame_nums;  ///< frameNum of each scored frame
-    std::vector<VifScores> scores;     ///< one per scored frame
 
-    double value(size_t frame, size_t key) const {
-        return vif_metric_value(&scores[frame], metrics[key]);
-    }
+    size_t frames() const { return frame_nums.size(); }
+    double value(size_t frame, size_t key) const { return columns[key][frame]; }
 };
 
 struct Pooled {
@@ -37,12 +33,24 @@ struct Pooled {
     double p1 = 0, p5 = 0, p10 = 0, median = 0;
 };
 
-/** Pools metric `key` of every frame with vif_pool(). Needs at least one frame. */
+/** Pools column `key` over every frame with vif_pool(). Needs at least one frame. */
 Pooled pool(const Report &r, size_t key);
 
-/** A value as libvmaf prints it: %.<precision>f, or more digits when that would show only zeros
- *  of a non-zero value; %.17g for kPrecisionMax. JSON writes non-finite values as null. */
-std::string format_value(double v, int precision, bool json);
+/**
+ * A finite value as text. kPrecisionLibvmaf: libvmaf's rule: %.6f, unless the fractional part
+ * (of a non-negative value) needs more than six multiplications by ten to reach 1, i.e. it is
+ * below about 1e-6 but not 0; then %.16f (0.0000008855523106, 1.0000000270185687).
+ * kPrecisionMax: %.17g. Otherwise %.<precision>f, or <precision> significant digits when that
+ * would show only zeros of a non-zero value. Non-finite: "nan", "inf", "-inf".
+ */
+std::string format_value(double v, int precision);
+
+/** A string as a JSON string literal: quotes, backslash and control characters escaped, bytes
+ *  that are not valid UTF-8 replaced by \ufffd. Always valid UTF-8. */
+std::string json_string(const std::string &s);
+/** A string as XML attribute text: markup characters escaped, tab/LF/CR as character
+ *  references, other control characters and bytes that are not valid UTF-8 as U+FFFD. */
+std::string xml_attr(const std::string &s);
 
 std::string render(const Report &r, Format f, int precision);
 std::string render_summary(const Report &r, int precision);
