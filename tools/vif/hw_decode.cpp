@@ -5,6 +5,10 @@
 
 #include <vif/vif_ffmpeg.h>
 
+extern "C" {
+#include <libavutil/log.h>
+}
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -50,6 +54,9 @@ std::optional<HwDecode> parse_hwdec(const std::string &s) {
 std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const SourceRequest &ref,
                                              const SourceRequest &dist) {
     if (req.mode == HwDecode::kNone) return std::nullopt;
+    // FFmpeg's own log, as for software input (ffmpeg_source.cpp): the CLI's messages name the
+    // input and the frame; --verbose lets FFmpeg's errors through.
+    av_log_set_level(req.verbose ? AV_LOG_ERROR : AV_LOG_QUIET);
     const bool cuda_mode = req.mode == HwDecode::kCuda;
     const bool ref_enc = encoded_input(ref), dist_enc = encoded_input(dist);
     auto say = [&](const std::string &what) {
@@ -253,6 +260,7 @@ private:
 std::unique_ptr<FrameSource> open_segmented_source(const SourceRequest &req, unsigned decoders,
                                                    unsigned threads) {
     if (!encoded_input(req)) return nullptr;
+    av_log_set_level(req.verbose ? AV_LOG_ERROR : AV_LOG_QUIET); // as ffmpeg_source.cpp
     SegmentDecoderOptions o;
     o.cuda = false;
     o.decoders = std::max(1u, decoders);

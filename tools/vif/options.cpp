@@ -102,9 +102,13 @@ struct Raw {
     bool details = false, read_only = false, verbose = false, no_mmap = false;
     bool no_prediction = false;
     std::string hwdec = "auto", decoders = "0", cpu_decoders = "auto";
+    std::vector<std::string> models;
 };
 
 Options check(const Raw &r) {
+    if (!r.models.empty())
+        throw UsageError("-m/--model: libvif computes VIF only, no VMAF model (drop -m, and use "
+                         "--feature vif / float_vif for the VIF features)");
     Options o;
     o.reference = r.reference;
     o.distorted = r.distorted;
@@ -320,6 +324,9 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
     app.add_flag("-q,--quiet", r.quiet, "No progress bar and no summary (needs -o or a format)");
     app.add_flag("-n,--no_prediction", r.no_prediction,
                  "Accepted for libvmaf scripts: libvif computes no model");
+    // libvmaf's -m/--model, hidden: accepted only to say clearly that there is no model.
+    app.add_option("-m,--model", r.models)->group("")->expected(1)->multi_option_policy(
+        CLI::MultiOptionPolicy::TakeAll);
     app.add_flag("--check-parity", r.check_parity,
                  "Score with the cpu and the cuda backend and fail if they differ");
     app.add_flag("--read-only", r.read_only,
