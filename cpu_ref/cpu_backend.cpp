@@ -14,6 +14,7 @@
 
 #include "backend.hpp"
 #include "cpu_ref.hpp"
+#include "sample_range.hpp"
 #include "vif_constants.hpp"
 
 namespace vif {
@@ -56,19 +57,17 @@ public:
     Error submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) override {
         Slot* slot;
         {
-            std::unique_lock<std::mutex> lock(mu_);
-            slot = &slots_[tail_ % slots_.size()];
-            // Wait for a slot being scored; but a slot whose scores wait for vif_receive would
-            // wait on the caller itself: say so instead of hanging.
-            cv_done_.wait(lock, [&] {
-                return slot->state == Slot::State::kFree || slot->state == Slot::State::kDone;
-            });
-            if (slot->state != Slot::State::kFree)
+            std::lock_guard<std::mutex> lock(mu_);
+            // Every slot holds a frame not yet received (being scored or done): waiting here
+            // could wait on the caller itself, so say so at once (the rule of vif.h).
+            if (tail_ - head_ == slots_.size())
                 return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
+            // Frame tail_ - slots_.size() used this slot and has been received: it is free.
+            slot = &slots_[tail_ % slots_.size()];
         }
-        // The slot is ours until it is queued: copy outside the lock.
-        copy_plane(ref, slot->ref.get());
-        copy_plane(dist, slot->dist.get());
+        // The slot is ours until it is queued: copy outside the lock. On an error it stays free.
+        if (Error e = copy_plane(ref, slot->ref.get(), index, "reference")) return e;
+        if (Error e = copy_plane(dist, slot->dist.get(), index, "distorted")) return e;
         slot->width = ref.width;
         slot->height = ref.height;
         slot->result.index = index;
@@ -137,14 +136,23 @@ private:
         return cpu_ref::make_float_scorer(w, h, bpc, params_.gain_limit, params_.kernelscale);
     }
 
-    void copy_plane(const HostPlane& p, uint8_t* dst) const {
+    // Packs a plane into a slot; plain 10/12-bit words are OR-ed on the way (the row is still in
+    // cache) to catch samples above the bit depth.
+    Error copy_plane(const HostPlane& p, uint8_t* dst, uint64_t index, const char* which) const {
         const size_t bps = params_.bitdepth == 8 ? 1 : 2;
         const size_t row = p.width * bps;
         const auto* src = static_cast<const uint8_t*>(p.data);
         if (!p.msb_aligned) {
-            for (uint32_t i = 0; i < p.height; ++i)
+            const bool check = samples_can_exceed(params_.bitdepth, false);
+            uint32_t acc = 0;
+            for (uint32_t i = 0; i < p.height; ++i) {
                 std::memcpy(dst + i * row, src + static_cast<ptrdiff_t>(i) * p.stride, row);
-            return;
+                if (check) acc |= or_words(dst + i * row, p.width);
+            }
+            if (acc >> params_.bitdepth)
+                return find_sample_above(dst, static_cast<ptrdiff_t>(row), p.width, p.height,
+                                         params_.bitdepth, index, which);
+            return {};
         }
         const int shift = 16 - static_cast<int>(params_.bitdepth);
         for (uint32_t i = 0; i < p.height; ++i) {
@@ -156,6 +164,7 @@ private:
                 d[j] = static_cast<uint16_t>(v >> shift);
             }
         }
+        return {};
     }
 
     void work(size_t t) {

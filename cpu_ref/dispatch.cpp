@@ -11,8 +11,20 @@ enum class Isa { kBase, kV3, kV4 };
 Isa detect() {
 #if defined(VIF_CPU_REF_HAVE_X86_LEVELS)
     __builtin_cpu_init();
+#if defined(__clang__) && __clang_major__ < 16
+    // Older clang (Debian 12's 14, used by scripts/fuzz.sh) knows no level names: the levels'
+    // defining features instead.
+    const bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                    __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+    if (v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl"))
+        return Isa::kV4;
+    if (v3) return Isa::kV3;
+#else
     if (__builtin_cpu_supports("x86-64-v4")) return Isa::kV4;
     if (__builtin_cpu_supports("x86-64-v3")) return Isa::kV3;
+#endif
 #endif
     return Isa::kBase;
 }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Every test: set up and build, run CTest (GPU tests skip with a message when no GPU is
 # present), check the installed package with the examples, then build again with
-# AddressSanitizer and UndefinedBehaviorSanitizer (CPU paths, CLI, FFmpeg) and run CTest there.
+# AddressSanitizer and UndefinedBehaviorSanitizer (CPU paths, CLI, FFmpeg) and run CTest there,
+# and last run each libFuzzer target of tests/fuzz for VIF_FUZZ_SECONDS (default 30) when clang
+# is installed (scripts/fuzz.sh; without clang it says the targets were skipped). CTest already
+# replays the fuzz seeds and crash reproducers in both builds (label fuzz).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build
@@ -18,4 +21,8 @@ if [ "${VIF_SKIP_SANITIZERS:-0}" != 1 ]; then
   cmake --build build-asan -j "${VIF_JOBS:-$(nproc)}"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "${VIF_JOBS:-$(nproc)}"
+fi
+
+if [ "${VIF_SKIP_FUZZ:-0}" != 1 ]; then
+  scripts/fuzz.sh "${VIF_FUZZ_SECONDS:-30}"
 fi

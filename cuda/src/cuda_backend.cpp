@@ -5,7 +5,8 @@
 // device input, the compute stream waits for that copy and runs the frame's kernels, and the
 // last kernel writes the raw accumulators straight into mapped pinned memory. With S slots up
 // to S frames are in flight; the copy of frame N+1 overlaps the kernels of frame N. submit
-// blocks only when every slot is in flight; receive(block = false) polls with cudaEventQuery.
+// never blocks: with every slot holding a frame not yet received it returns VIF_AGAIN (vif.h's
+// queue rule); receive(block = false) polls with cudaEventQuery.
 #include "cuda_backend.hpp"
 
 #include <algorithm>
@@ -19,6 +20,8 @@
 #include <cstring>
 
 #include "cuda_check.hpp"
+#include "sample_check.hpp"
+#include "sample_range.hpp"
 
 namespace vif::cuda {
 
@@ -39,11 +42,15 @@ public:
         for (auto& t : threads_) t.join();
     }
     size_t workers() const { return threads_.size(); }
-    // Runs every chunk once (this thread helps) and returns when all are done.
-    void run(const std::vector<Chunk>& chunks) {
+    // Runs every chunk once (this thread helps) and returns when all are done. With or_words,
+    // each chunk's copied 16-bit words are OR-ed into or_out[chunk.plane] (sample_range.hpp).
+    void run(const std::vector<Chunk>& chunks, bool or_words, uint32_t or_out[2]) {
         std::unique_lock<std::mutex> l(m_);
         cv_.wait(l, [&] { return active_ == 0; });  // stragglers of the previous run
         chunks_.assign(chunks.begin(), chunks.end());  // capacity kept: no allocation
+        or_words_ = or_words;
+        or_[0].store(0);
+        or_[1].store(0);
         next_.store(0);
         done_ = 0;
         ++gen_;
@@ -54,6 +61,8 @@ public:
         done_ += n;
         cv_.wait(l, [&] { return done_ == chunks_.size(); });
         // chunks_ stays as is: a worker that wakes late finds nothing left (next_ >= size).
+        or_out[0] = or_[0].load();
+        or_out[1] = or_[1].load();
     }
 
 private:
@@ -68,6 +77,11 @@ private:
             } else {
                 for (uint32_t r = 0; r < c.rows; ++r)
                     std::memcpy(c.dst + r * c.dst_pitch, c.src + r * c.stride, c.row_bytes);
+            }
+            if (or_words_) {
+                uint32_t acc = 0;
+                for (uint32_t r = 0; r < c.rows; ++r) acc |= or_words(c.dst + r * c.dst_pitch, c.row_bytes / 2);
+                or_[c.plane].fetch_or(acc);
             }
             ++n;
         }
@@ -96,6 +110,8 @@ private:
     std::condition_variable cv_;
     std::vector<Chunk> chunks_;
     std::atomic<size_t> next_{0};
+    std::atomic<uint32_t> or_[2] = {0, 0};
+    bool or_words_ = false;
     size_t done_ = 0;
     int active_ = 0;
     uint64_t gen_ = 0;
@@ -240,6 +256,13 @@ Error CudaBackend::init(const Params& p) {
         void* dout = nullptr;
         VIF_CUDA_TRY(cudaHostGetDevicePointer(&dout, out, 0));
         s.d_out = static_cast<DeviceResult*>(dout);
+        void* ors = nullptr;
+        VIF_CUDA_TRY(cudaHostAlloc(&ors, 2 * sizeof(unsigned), cudaHostAllocMapped));
+        host_allocs_.push_back(ors);
+        s.h_or = static_cast<unsigned*>(ors);
+        void* dors = nullptr;
+        VIF_CUDA_TRY(cudaHostGetDevicePointer(&dors, ors, 0));
+        s.d_or = static_cast<unsigned*>(dors);
         VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.ready, cudaEventDisableTiming));
         VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.caller, cudaEventDisableTiming));
         VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming));
@@ -278,7 +301,7 @@ Error CudaBackend::failed(Error e) {
     return e;
 }
 
-Error CudaBackend::harvest_oldest(bool block) {
+Error CudaBackend::harvest_oldest(FrameRaw* out, bool block) {
     Slot& s = slots_[head_];
     if (block) {
         const cudaError_t e = cudaEventSynchronize(s.done);
@@ -288,7 +311,11 @@ Error CudaBackend::harvest_oldest(bool block) {
         if (e == cudaErrorNotReady) return Error{VIF_AGAIN, ""};
         if (e != cudaSuccess) return failed(cuda_error(e, "cudaEventQuery", __FILE__, __LINE__));
     }
-    FrameRaw r;
+    // The frame leaves the queue either way: its scores, or the error naming its bad sample.
+    Error bad;
+    if (s.check_or && ((s.h_or[0] | s.h_or[1]) >> params_.bitdepth))
+        bad = locate_sample_above(s);
+    FrameRaw& r = *out;
     r.index = s.index;
     const DeviceResult& o = *s.h_out;
     for (int sc = 0; sc < 4; ++sc) {
@@ -299,30 +326,57 @@ Error CudaBackend::harvest_oldest(bool block) {
         r.scale[sc].num = o.num[sc];
         r.scale[sc].den = o.den[sc];
     }
-    ready_.push_back(r);
     head_ = (head_ + 1) % slots_.size();
     --in_flight_;
-    return {};
+    return bad;
+}
+
+Error CudaBackend::locate_sample_above(const Slot& s) {
+    // Error path only: bring the plane whose OR has a stray bit back to the host and scan it.
+    const size_t row_bytes = size_t(s.width) * 2;
+    const size_t pitch = staging_pitch(row_bytes);
+    std::vector<uint8_t> host(pitch * s.height);
+    const void* planes[2] = {s.d_ref, s.d_dis};
+    const char* names[2] = {"reference", "distorted"};
+    for (int p = 0; p < 2; ++p) {
+        if ((s.h_or[p] >> params_.bitdepth) == 0) continue;
+        const cudaError_t e = cudaMemcpy(host.data(), planes[p], host.size(), cudaMemcpyDeviceToHost);
+        if (e != cudaSuccess) return failed(cuda_error(e, "cudaMemcpy", __FILE__, __LINE__));
+        if (Error bad = find_sample_above(host.data(), static_cast<ptrdiff_t>(pitch), s.width,
+                                          s.height, params_.bitdepth, s.index, names[p]))
+            return bad;
+    }
+    return Error{VIF_ERROR_INTERNAL, "frame " + std::to_string(s.index) +
+                                         ": the device saw a sample above the bit depth that the host cannot find"};
 }
 
 Error CudaBackend::acquire_slot(Slot** slot) {
+    // Slots are reused in order; the one after the newest is free unless every slot holds a
+    // frame not yet received. Waiting for the caller to receive would deadlock: say so.
     if (in_flight_ == slots_.size())
-        if (Error e = harvest_oldest(true)) return e;
+        return Error{VIF_AGAIN, "queue full: receive scores before submitting more frames"};
     *slot = &slots_[(head_ + in_flight_) % slots_.size()];
     return {};
 }
 
 namespace {
-// Copies `rows` rows of `row_bytes` into a buffer of pitch `dst_pitch`.
-void pack_rows(void* dst, size_t dst_pitch, const void* src, ptrdiff_t stride, size_t row_bytes,
-               uint32_t rows) {
+// Copies `rows` rows of `row_bytes` into a buffer of pitch `dst_pitch`; with or_words, returns
+// the OR of the copied 16-bit words (read back while the rows are in cache), else 0.
+uint32_t pack_rows(void* dst, size_t dst_pitch, const void* src, ptrdiff_t stride,
+                   size_t row_bytes, uint32_t rows, bool or_words_too) {
     auto* d = static_cast<unsigned char*>(dst);
     const auto* s = static_cast<const unsigned char*>(src);
+    uint32_t acc = 0;
     if (stride == static_cast<ptrdiff_t>(row_bytes) && dst_pitch == row_bytes) {
         std::memcpy(d, s, row_bytes * rows);
-        return;
+        if (or_words_too) acc = or_words(d, row_bytes * rows / 2);
+        return acc;
     }
-    for (uint32_t r = 0; r < rows; ++r) std::memcpy(d + r * dst_pitch, s + r * stride, row_bytes);
+    for (uint32_t r = 0; r < rows; ++r) {
+        std::memcpy(d + r * dst_pitch, s + r * stride, row_bytes);
+        if (or_words_too) acc |= or_words(d + r * dst_pitch, row_bytes / 2);
+    }
+    return acc;
 }
 }  // namespace
 
@@ -330,11 +384,16 @@ Error CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t 
     if (broken_) return Error{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
     if (Error e = device_guard()) return failed(e);
     Slot* s = nullptr;
-    if (Error e = acquire_slot(&s)) return e;
+    if (Error e = acquire_slot(&s); e.status != VIF_OK) return e;  // VIF_AGAIN included
     const size_t bps = params_.bitdepth == 8 ? 1 : 2;
     const size_t row_bytes = size_t(ref.width) * bps;
     const size_t pitch = staging_pitch(row_bytes);
     const size_t bytes = pitch * ref.height;  // one contiguous H2D copy per plane
+    // Plain 10/12-bit words are OR-ed as they are copied (sample_range.hpp); mixed layouts
+    // (one plane MSB-aligned) just OR both: an MSB-aligned plane is not checked below.
+    const bool check = samples_can_exceed(params_.bitdepth, ref.msb_aligned) ||
+                       samples_can_exceed(params_.bitdepth, dist.msb_aligned);
+    uint32_t ors[2] = {0, 0};
     if (copy_pool_ && bytes >= (size_t(1) << 20)) {
         // Chunks of about 256 KB from both planes, spread over the pool.
         const uint32_t rows = static_cast<uint32_t>(std::max<size_t>(1, (size_t(256) << 10) / row_bytes));
@@ -345,12 +404,20 @@ Error CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t 
             for (uint32_t r = 0; r < ref.height; r += rows)
                 chunks_.push_back({static_cast<unsigned char*>(dst[p]) + r * pitch,
                                    static_cast<const unsigned char*>(planes[p]->data) + r * planes[p]->stride,
-                                   planes[p]->stride, row_bytes, std::min(rows, ref.height - r), pitch});
-        copy_pool_->run(chunks_);
+                                   planes[p]->stride, row_bytes, std::min(rows, ref.height - r), pitch, p});
+        copy_pool_->run(chunks_, check, ors);
     } else {
-        pack_rows(s->h_ref, pitch, ref.data, ref.stride, row_bytes, ref.height);
-        pack_rows(s->h_dis, pitch, dist.data, dist.stride, row_bytes, dist.height);
+        ors[0] = pack_rows(s->h_ref, pitch, ref.data, ref.stride, row_bytes, ref.height, check);
+        ors[1] = pack_rows(s->h_dis, pitch, dist.data, dist.stride, row_bytes, dist.height, check);
     }
+    // A bad sample: report it now, before anything is queued (the slot stays free).
+    const HostPlane* planes[2] = {&ref, &dist};
+    const void* staged[2] = {s->h_ref, s->h_dis};
+    const char* names[2] = {"reference", "distorted"};
+    for (int p = 0; p < 2; ++p)
+        if (samples_can_exceed(params_.bitdepth, planes[p]->msb_aligned) && (ors[p] >> params_.bitdepth))
+            return find_sample_above(static_cast<const uint8_t*>(staged[p]), static_cast<ptrdiff_t>(pitch),
+                                     ref.width, ref.height, params_.bitdepth, index, names[p]);
     auto enqueue = [&]() -> Error {
         VIF_CUDA_TRY(cudaMemcpyAsync(s->d_ref, s->h_ref, bytes, cudaMemcpyHostToDevice, copy_stream_));
         VIF_CUDA_TRY(cudaMemcpyAsync(s->d_dis, s->h_dis, bytes, cudaMemcpyHostToDevice, copy_stream_));
@@ -368,6 +435,7 @@ Error CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t 
     };
     if (Error e = enqueue()) return failed(e);
     s->index = index;
+    s->check_or = false;
     ++in_flight_;
     return {};
 }
@@ -377,7 +445,7 @@ Error CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int 
     if (broken_) return Error{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
     if (Error e = device_guard()) return failed(e);
     Slot* s = nullptr;
-    if (Error e = acquire_slot(&s)) return e;
+    if (Error e = acquire_slot(&s); e.status != VIF_OK) return e;  // VIF_AGAIN included
     const size_t row_bytes = size_t(width) * (params_.bitdepth == 8 ? 1 : 2);
     const size_t pitch = staging_pitch(row_bytes);
     auto enqueue = [&]() -> Error {
@@ -392,27 +460,33 @@ Error CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int 
         VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, s->ready, 0));
         DevPlane r{s->d_ref, static_cast<ptrdiff_t>(pitch), ref.shift};
         DevPlane d{s->d_dis, static_cast<ptrdiff_t>(pitch), dist.shift};
+        // Samples above the bit depth: ORed on the device, looked at when the frame is received.
+        s->check_or = samples_can_exceed(params_.bitdepth, ref.shift != 0) ||
+                      samples_can_exceed(params_.bitdepth, dist.shift != 0);
+        if (s->check_or) {
+            VIF_CUDA_TRY(cudaMemsetAsync(s->d_or, 0, 2 * sizeof(unsigned), compute_stream_));
+            if (ref.shift == 0)
+                if (Error e = enqueue_or_words(s->d_ref, pitch, width, height, s->d_or, compute_stream_)) return e;
+            if (dist.shift == 0)
+                if (Error e = enqueue_or_words(s->d_dis, pitch, width, height, s->d_or + 1, compute_stream_)) return e;
+        }
         if (Error e = engine_->enqueue(r, d, width, height, s->d_out, compute_stream_)) return e;
         VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
         return {};
     };
     if (Error e = enqueue()) return failed(e);
     s->index = index;
+    s->width = static_cast<uint32_t>(width);
+    s->height = static_cast<uint32_t>(height);
     ++in_flight_;
     return {};
 }
 
 Error CudaBackend::receive(FrameRaw* out, bool block) {
     if (broken_) return Error{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
-    if (ready_.empty()) {
-        if (in_flight_ == 0) return Error{VIF_AGAIN, ""};
-        if (Error e = device_guard()) return failed(e);
-        Error e = harvest_oldest(block);
-        if (e.status != VIF_OK) return e;  // VIF_AGAIN included
-    }
-    *out = ready_.front();
-    ready_.pop_front();
-    return {};
+    if (in_flight_ == 0) return Error{VIF_AGAIN, ""};
+    if (Error e = device_guard()) return failed(e);
+    return harvest_oldest(out, block);  // VIF_AGAIN included
 }
 
 }  // namespace cuda

@@ -4,7 +4,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <deque>
 #include <memory>
 #include <vector>
 
@@ -26,6 +25,7 @@ struct CopyChunk {
     size_t row_bytes;
     uint32_t rows;
     size_t dst_pitch;
+    int plane;             // 0 reference, 1 distorted: whose OR of words the chunk adds to
 };
 
 // Row pitch of the backend's own copies of the input planes: a multiple of 16 bytes, so that
@@ -40,7 +40,9 @@ public:
     const char* name() const override { return "cuda"; }
     Error submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) override;
     Error receive(FrameRaw* out, bool block) override;
-    size_t pending() const override { return in_flight_ + ready_.size(); }
+    // Every submitted frame not yet received holds a slot until vif_receive takes its scores:
+    // with all slots held, submit returns VIF_AGAIN (the rule of vif.h), so memory is bounded.
+    size_t pending() const override { return in_flight_; }
 
     // Pictures already on the device (vif_cuda.h). They are copied (device to device, on the
     // copy stream) into the slot's buffers after what `stream` has queued so far; `stream`
@@ -62,12 +64,17 @@ private:
         cudaEvent_t done = nullptr;      // results written
         DeviceResult* h_out = nullptr;   // mapped pinned
         DeviceResult* d_out = nullptr;
+        unsigned* h_or = nullptr;        // mapped pinned: OR of the words of [ref, dist]
+        unsigned* d_or = nullptr;        //   (device pictures of 10/12 bits only)
+        bool check_or = false;           // h_or holds this frame's ORs
+        uint32_t width = 0, height = 0;  // this frame's size (to locate a bad sample)
         uint64_t index = 0;
     };
 
     Error init(const Params& params);
-    Error acquire_slot(Slot** slot);     // blocks only when every slot is in flight
-    Error harvest_oldest(bool block);    // moves the oldest in-flight result to ready_
+    Error acquire_slot(Slot** slot);     // VIF_AGAIN when every slot holds an unreceived frame
+    Error harvest_oldest(FrameRaw* out, bool block);  // takes the oldest frame's result
+    Error locate_sample_above(const Slot& s);  // names the first bad sample of a device frame
     Error device_guard() const;
     Error failed(Error e);
 
@@ -81,8 +88,7 @@ private:
     cudaStream_t compute_stream_ = nullptr;
     std::vector<Slot> slots_;
     size_t head_ = 0;       // oldest in-flight slot
-    size_t in_flight_ = 0;
-    std::deque<FrameRaw> ready_;
+    size_t in_flight_ = 0;  // submitted, not yet received
     std::vector<void*> host_allocs_;
     std::vector<void*> dev_allocs_;
     std::unique_ptr<CopyPool> copy_pool_;

@@ -68,6 +68,7 @@ VifStatus vif_cuda_submit(VifContext* ctx, const VifDevicePicture* ref,
         vif::Error err = backend->submit_device(plane(*ref), plane(*dist),
                                                 static_cast<int>(ref->width),
                                                 static_cast<int>(ref->height), stream, index);
+        if (err.status == VIF_AGAIN) return vif::fail(err);  // queue full: nothing queued
         if (err) {
             if (err.status == VIF_ERROR_DEVICE) ctx->failed = true;
             return vif::fail(err);

@@ -26,26 +26,39 @@ const char* last_error_cstr() { return g_last_error.c_str(); }
 
 Backend* context_backend(VifContext* ctx) { return ctx ? ctx->backend.get() : nullptr; }
 
-VifStatus params_from_config(const VifConfig& cfg, Params* out) {
-    if (cfg.bitdepth != 8 && cfg.bitdepth != 10 && cfg.bitdepth != 12 && cfg.bitdepth != 16)
-        return fail(VIF_ERROR_INVALID_ARGUMENT,
-                    "unsupported bit depth " + std::to_string(cfg.bitdepth) + " (8, 10, 12 or 16)");
+VifStatus check_options(const VifConfig& cfg) {
     // A C caller may store any int in an enum field; read them as ints before trusting them.
-    int variant, backend;
-    std::memcpy(&variant, &cfg.variant, sizeof variant);
-    std::memcpy(&backend, &cfg.backend, sizeof backend);
+    const int variant = enum_value(cfg.variant);
     if (variant != VIF_VARIANT_INTEGER && variant != VIF_VARIANT_FLOAT)
-        return fail(VIF_ERROR_INVALID_ARGUMENT, "unknown variant " + std::to_string(variant));
-    if (backend != VIF_BACKEND_AUTO && backend != VIF_BACKEND_CPU && backend != VIF_BACKEND_CUDA)
-        return fail(VIF_ERROR_INVALID_ARGUMENT, "unknown backend " + std::to_string(backend));
-    if (!(cfg.enhn_gain_limit >= 1.0 && cfg.enhn_gain_limit <= 100.0))
-        return fail(VIF_ERROR_INVALID_ARGUMENT, "vif_enhn_gain_limit must be in [1, 100]");
-    if (cfg.variant == VIF_VARIANT_FLOAT && !kernelscale_accepted(cfg.kernelscale))
+        return fail(VIF_ERROR_INVALID_ARGUMENT, "unknown variant " + std::to_string(variant) +
+                                                    " (VIF_VARIANT_INTEGER or VIF_VARIANT_FLOAT)");
+    if (!(cfg.enhn_gain_limit >= 1.0 && cfg.enhn_gain_limit <= 100.0))  // NaN fails too
+        return fail(VIF_ERROR_INVALID_ARGUMENT, "vif_enhn_gain_limit " +
+                                                    std::to_string(cfg.enhn_gain_limit) +
+                                                    " is not in [1, 100]");
+    if (variant == VIF_VARIANT_FLOAT && !kernelscale_accepted(cfg.kernelscale))
         return fail(VIF_ERROR_INVALID_ARGUMENT,
                     "vif_kernelscale " + std::to_string(cfg.kernelscale) +
                         " is not one of the values libvmaf accepts (1.0, 0.5, 1.5, 2.0, ...)");
-    if (cfg.variant == VIF_VARIANT_INTEGER && cfg.kernelscale != 1.0)
+    if (variant == VIF_VARIANT_INTEGER && cfg.kernelscale != 1.0)
         return fail(VIF_ERROR_INVALID_ARGUMENT, "vif_kernelscale applies to the float variant only");
+    return VIF_OK;
+}
+
+VifStatus params_from_config(const VifConfig& cfg, Params* out) {
+    for (size_t k = 0; k < sizeof cfg.reserved / sizeof cfg.reserved[0]; ++k)
+        if (cfg.reserved[k] != 0)
+            return fail(VIF_ERROR_INVALID_ARGUMENT,
+                        "VifConfig.reserved[" + std::to_string(k) + "] is " +
+                            std::to_string(cfg.reserved[k]) +
+                            "; reserved fields must be zero (start from vif_default_config)");
+    if (cfg.bitdepth != 8 && cfg.bitdepth != 10 && cfg.bitdepth != 12 && cfg.bitdepth != 16)
+        return fail(VIF_ERROR_INVALID_ARGUMENT,
+                    "unsupported bit depth " + std::to_string(cfg.bitdepth) + " (8, 10, 12 or 16)");
+    const int backend = enum_value(cfg.backend);
+    if (backend != VIF_BACKEND_AUTO && backend != VIF_BACKEND_CPU && backend != VIF_BACKEND_CUDA)
+        return fail(VIF_ERROR_INVALID_ARGUMENT, "unknown backend " + std::to_string(backend));
+    if (VifStatus st = check_options(cfg); st != VIF_OK) return st;
     if (cfg.max_width > static_cast<uint32_t>(kMaxSize) ||
         cfg.max_height > static_cast<uint32_t>(kMaxSize))
         return fail(VIF_ERROR_INVALID_ARGUMENT, "frame size above the 32768x32768 limit");
@@ -97,12 +110,25 @@ VifStatus check_picture(const Params& p, const VifPicture* pic, const char* whic
                                                     std::to_string(pic->height) +
                                                     " is below the minimum " +
                                                     std::to_string(min) + "x" + std::to_string(min));
+    // Width and height are at most 32768 here, so `row` cannot overflow; with the stride capped
+    // the whole extent (stride * (height - 1) + row < 2^46) cannot either.
     const ptrdiff_t row = static_cast<ptrdiff_t>(pic->width) * (p.bitdepth == 8 ? 1 : 2);
     if (pic->stride < row)
         return fail(VIF_ERROR_INVALID_ARGUMENT, w + " picture stride " +
                                                     std::to_string(pic->stride) +
                                                     " is smaller than a row (" +
-                                                    std::to_string(row) + " bytes)");
+                                                    std::to_string(row) + " bytes)" +
+                                                    (pic->stride < 0 ? "; negative strides are not supported" : ""));
+    if (pic->stride > kMaxStride)
+        return fail(VIF_ERROR_INVALID_ARGUMENT, w + " picture stride " +
+                                                    std::to_string(pic->stride) +
+                                                    " is above the limit of 2^30 bytes");
+    const uint64_t extent = static_cast<uint64_t>(pic->stride) * (pic->height - 1) +
+                            static_cast<uint64_t>(row);
+    if (reinterpret_cast<uintptr_t>(pic->data) > UINTPTR_MAX - extent)
+        return fail(VIF_ERROR_INVALID_ARGUMENT,
+                    w + " picture: the plane (" + std::to_string(extent) +
+                        " bytes from its first sample) runs past the end of the address space");
     if ((pic->flags & ~VIF_PICTURE_MSB_ALIGNED) != 0)
         return fail(VIF_ERROR_INVALID_ARGUMENT, w + " picture has unknown flags");
     if ((pic->flags & VIF_PICTURE_MSB_ALIGNED) && p.bitdepth == 8)
@@ -123,8 +149,8 @@ extern "C" {
 
 const char* vif_version(void) { return VIF_VERSION_STRING; }
 
-const char* vif_status_string(VifStatus s) {
-    switch (s) {
+const char* vif_status_string(VifStatus status) {
+    switch (vif::enum_value(status)) {
         case VIF_OK: return "ok";
         case VIF_AGAIN: return "not ready";
         case VIF_ERROR_INVALID_ARGUMENT: return "invalid argument";

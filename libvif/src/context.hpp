@@ -2,6 +2,7 @@
 // points and optional front ends (vif_cuda.h, vif_ffmpeg.h).
 #pragma once
 
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -17,6 +18,25 @@ struct VifContext {
 };
 
 namespace vif {
+
+// The int a C caller stored in an enum (field or argument), read without an enum-typed load: a
+// value outside the enumerators is undefined behaviour to load as the enum (UBSan: invalid enum
+// load), so every public entry point reads enums through this before comparing them.
+template <typename Enum>
+int enum_value(const Enum& e) {
+    static_assert(sizeof(Enum) == sizeof(int), "C enums are int-sized");
+    int v;
+    std::memcpy(&v, &e, sizeof v);
+    return v;
+}
+
+// Largest stride accepted (bytes): with at most 32768 rows a plane then spans less than 2^46
+// bytes, so no offset computation can overflow.
+constexpr ptrdiff_t kMaxStride = VIF_MAX_STRIDE;
+
+// Checks the options a metric name depends on (variant, gain limit, kernel scale); shared by
+// vif_create and vif_metric_name.
+VifStatus check_options(const VifConfig& cfg);
 
 // Records msg as this thread's last error and returns status (so callers can `return fail(..)`).
 VifStatus fail(VifStatus status, const std::string& msg);

@@ -5,8 +5,9 @@
 
 #include "context.hpp"
 
-extern "C" VifStatus vif_pool(const double* values, size_t n, VifPoolMethod method, double param,
-                              double* result) {
+extern "C" VifStatus vif_pool(const double* values, size_t n, VifPoolMethod method_enum,
+                              double param, double* result) {
+    const int method = vif::enum_value(method_enum);
     if (!values || !result || n == 0)
         return vif::fail(VIF_ERROR_INVALID_ARGUMENT, "vif_pool: need at least one value");
     switch (method) {
@@ -41,5 +42,6 @@ extern "C" VifStatus vif_pool(const double* values, size_t n, VifPoolMethod meth
             return VIF_OK;
         }
     }
-    return vif::fail(VIF_ERROR_INVALID_ARGUMENT, "vif_pool: unknown method");
+    return vif::fail(VIF_ERROR_INVALID_ARGUMENT,
+                     "vif_pool: unknown method " + std::to_string(method));
 }

@@ -55,11 +55,17 @@ const char* const kBaseNames[VIF_METRIC_COUNT] = {
 
 extern "C" VifStatus vif_metric_name(const VifConfig* cfg, VifMetric metric, char* buf,
                                      size_t size) {
-    if (!cfg || !buf || metric < 0 || metric >= VIF_METRIC_COUNT)
-        return vif::fail(VIF_ERROR_INVALID_ARGUMENT, "vif_metric_name: invalid argument");
-    const bool integer = cfg->variant == VIF_VARIANT_INTEGER;
+    const int m = vif::enum_value(metric);
+    if (!cfg || !buf)
+        return vif::fail(VIF_ERROR_INVALID_ARGUMENT, "vif_metric_name: cfg or buf is NULL");
+    if (m < 0 || m >= VIF_METRIC_COUNT)
+        return vif::fail(VIF_ERROR_INVALID_ARGUMENT,
+                         "vif_metric_name: unknown metric " + std::to_string(m));
+    // The name spells the options: they must be values vif_create accepts (no "_egl_nan").
+    if (VifStatus st = vif::check_options(*cfg); st != VIF_OK) return st;
+    const bool integer = vif::enum_value(cfg->variant) == VIF_VARIANT_INTEGER;
     std::string name = integer ? "integer_vif" : "vif";
-    name += metric <= VIF_METRIC_SCALE3 ? std::string("_") + kBaseNames[metric] : kBaseNames[metric];
+    name += m <= VIF_METRIC_SCALE3 ? std::string("_") + kBaseNames[m] : kBaseNames[m];
     // Non-default options add `_<alias>_<%g value>`, sorted by option name (algorithm.md §8.3).
     char tmp[64];
     if (cfg->enhn_gain_limit != 100.0) {
@@ -76,7 +82,8 @@ extern "C" VifStatus vif_metric_name(const VifConfig* cfg, VifMetric metric, cha
     return VIF_OK;
 }
 
-extern "C" double vif_metric_value(const VifScores* s, VifMetric metric) {
+extern "C" double vif_metric_value(const VifScores* s, VifMetric metric_enum) {
+    const int metric = vif::enum_value(metric_enum);
     if (!s) return NAN;
     switch (metric) {
         case VIF_METRIC_SCALE0: case VIF_METRIC_SCALE1: case VIF_METRIC_SCALE2:

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -348,6 +349,189 @@ TEST(Api, CppWrapperThrowsWithStatus) {
     } catch (const vif::Error& e) {
         EXPECT_EQ(e.status(), VIF_ERROR_INVALID_ARGUMENT);
         EXPECT_NE(std::string(e.what()).find("minimum"), std::string::npos);
+    }
+}
+
+// ---- Issue 13, item 7: what a C caller can put in the structs and arguments ----------------
+
+// An int stored where the header has an enum: C callers can do this, so the library must read
+// it without an enum-typed load (UBSan flags those) and refuse it.
+template <typename Enum>
+Enum raw_enum(int v) {
+    Enum e;
+    std::memcpy(&e, &v, sizeof v);
+    return e;
+}
+
+TEST(ApiInputs, MetricNameRefusesUnknownEnumsAndOptionsNoCreateWouldTake) {
+    char name[64] = "untouched";
+    VifConfig cfg = config(64, 64);
+    EXPECT_EQ(vif_metric_name(&cfg, raw_enum<VifMetric>(99), name, sizeof name),
+              VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(vif_last_error()).find("metric 99"), std::string::npos) << vif_last_error();
+    EXPECT_EQ(vif_metric_name(&cfg, raw_enum<VifMetric>(-1), name, sizeof name),
+              VIF_ERROR_INVALID_ARGUMENT);
+    cfg.variant = raw_enum<VifVariant>(5);
+    EXPECT_EQ(vif_metric_name(&cfg, VIF_METRIC_SCALE0, name, sizeof name), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(vif_last_error()).find("variant 5"), std::string::npos) << vif_last_error();
+    for (double egl : {static_cast<double>(NAN), static_cast<double>(INFINITY), -1.0, 0.5, 100.5}) {
+        cfg = config(64, 64);
+        cfg.enhn_gain_limit = egl;
+        EXPECT_EQ(vif_metric_name(&cfg, VIF_METRIC_SCALE0, name, sizeof name),
+                  VIF_ERROR_INVALID_ARGUMENT) << "gain limit " << egl << " gave " << name;
+    }
+    for (double ks : {static_cast<double>(NAN), 1.3, -2.0}) {
+        cfg = config(64, 64, 8, VIF_VARIANT_FLOAT);
+        cfg.kernelscale = ks;
+        EXPECT_EQ(vif_metric_name(&cfg, VIF_METRIC_SCALE0, name, sizeof name),
+                  VIF_ERROR_INVALID_ARGUMENT) << "kernel scale " << ks << " gave " << name;
+    }
+    EXPECT_STREQ(name, "untouched");  // nothing written on failure
+    cfg = config(64, 64);
+    EXPECT_EQ(vif_metric_name(nullptr, VIF_METRIC_SCALE0, name, sizeof name), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vif_metric_name(&cfg, VIF_METRIC_SCALE0, nullptr, 64), VIF_ERROR_INVALID_ARGUMENT);
+    // Other enum arguments read from the caller.
+    EXPECT_TRUE(std::isnan(vif_metric_value(nullptr, VIF_METRIC_SCALE0)));
+    VifScores sc{};
+    EXPECT_TRUE(std::isnan(vif_metric_value(&sc, raw_enum<VifMetric>(1000))));
+    const double v[2] = {1.0, 2.0};
+    double r = 0;
+    EXPECT_EQ(vif_pool(v, 2, raw_enum<VifPoolMethod>(77), 0, &r), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(vif_last_error()).find("77"), std::string::npos) << vif_last_error();
+    EXPECT_STREQ(vif_status_string(raw_enum<VifStatus>(-100)), "unknown status");
+}
+
+TEST(ApiInputs, CreateRefusesNonZeroReservedFields) {
+    for (size_t k : {size_t(0), size_t(7), size_t(14)}) {
+        VifConfig cfg = config(64, 64);
+        cfg.reserved[k] = 1;
+        VifContext* ctx = nullptr;
+        EXPECT_EQ(vif_create(&ctx, &cfg), VIF_ERROR_INVALID_ARGUMENT) << "reserved[" << k << "]";
+        EXPECT_EQ(ctx, nullptr);
+        EXPECT_NE(std::string(vif_last_error()).find("reserved[" + std::to_string(k) + "]"),
+                  std::string::npos) << vif_last_error();
+        vif_destroy(ctx);
+    }
+}
+
+// Backends to run a contract on: the CPU always, CUDA when a GPU is present.
+std::vector<VifBackend> backends_here() {
+    std::vector<VifBackend> b{VIF_BACKEND_CPU};
+    if (vif_cuda_available()) b.push_back(VIF_BACKEND_CUDA);
+    return b;
+}
+
+TEST(ApiInputs, HugeNegativeAndWrappingStridesAreInvalidArguments) {
+    for (VifBackend backend : backends_here()) {
+        VifConfig cfg = config(64, 64);
+        cfg.backend = backend;
+        VifContext* ctx = nullptr;
+        ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK) << vif_last_error();
+        std::vector<uint8_t> a(64 * 64, 100);
+        const VifPicture good{a.data(), 64, 64, 64, 8, 0};
+        const ptrdiff_t strides[] = {PTRDIFF_MAX, PTRDIFF_MAX / 63 + 1, ptrdiff_t(1) << 40,
+                                     (ptrdiff_t(1) << 30) + 1, -64, PTRDIFF_MIN};
+        for (ptrdiff_t stride : strides) {
+            VifPicture p = good;
+            p.stride = stride;
+            EXPECT_EQ(vif_submit(ctx, &p, &good, nullptr), VIF_ERROR_INVALID_ARGUMENT) << stride;
+            EXPECT_NE(std::string(vif_last_error()).find("stride"), std::string::npos)
+                << stride << ": " << vif_last_error();
+            EXPECT_EQ(vif_submit(ctx, &good, &p, nullptr), VIF_ERROR_INVALID_ARGUMENT) << stride;
+        }
+        // A plane whose last row would lie past the end of the address space.
+        VifPicture high = good;
+        high.data = reinterpret_cast<const void*>(UINTPTR_MAX - 1000);
+        EXPECT_EQ(vif_submit(ctx, &high, &good, nullptr), VIF_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(vif_last_error()).find("address space"), std::string::npos)
+            << vif_last_error();
+        // Nothing was queued; the context still scores.
+        EXPECT_EQ(vif_pending(ctx), 0u);
+        VifScores s;
+        ASSERT_EQ(vif_score(ctx, &good, &good, &s), VIF_OK) << vif_last_error();
+        EXPECT_EQ(s.frame_index, 0u);
+        vif_destroy(ctx);
+    }
+}
+
+// A 10- or 12-bit picture (LSB-aligned words) with one sample above the maximum: vif_submit
+// refuses it naming the frame, the plane, the position and the value, and queues nothing.
+TEST(ApiInputs, SamplesAboveTheBitDepthAreNamed) {
+    for (VifBackend backend : backends_here())
+        for (uint32_t bpc : {10u, 12u}) {
+            VifConfig cfg = config(64, 48, bpc);
+            cfg.backend = backend;
+            VifContext* ctx = nullptr;
+            ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK) << vif_last_error();
+            const uint16_t max = static_cast<uint16_t>((1u << bpc) - 1);
+            // Padded rows whose padding holds 0xFFFF: only samples count, never padding.
+            const size_t stride_words = 70;
+            std::vector<uint16_t> ref(stride_words * 48, 0xFFFF), dis(stride_words * 48, 0xFFFF);
+            for (size_t y = 0; y < 48; ++y)
+                for (size_t x = 0; x < 64; ++x) {
+                    ref[y * stride_words + x] = static_cast<uint16_t>((x * 37 + y * 11) % (max + 1));
+                    dis[y * stride_words + x] = max;
+                }
+            const ptrdiff_t stride = static_cast<ptrdiff_t>(stride_words * 2);
+            VifPicture r{ref.data(), stride, 64, 48, bpc, 0}, d{dis.data(), stride, 64, 48, bpc, 0};
+            uint64_t idx = 99;
+            ASSERT_EQ(vif_submit(ctx, &r, &d, &idx), VIF_OK) << vif_last_error();  // max is fine
+            EXPECT_EQ(idx, 0u);
+            dis[7 * stride_words + 5] = static_cast<uint16_t>(max + 1);
+            dis[9 * stride_words + 1] = 0xFFFF;  // a later one: the first is named
+            EXPECT_EQ(vif_submit(ctx, &r, &d, &idx), VIF_ERROR_INVALID_ARGUMENT);
+            const std::string msg = vif_last_error();
+            for (const std::string& part :
+                 {std::string("frame 1"), std::string("distorted"), std::to_string(max + 1),
+                  std::string("x=5, y=7"), std::to_string(bpc) + "-bit"})
+                EXPECT_NE(msg.find(part), std::string::npos) << "'" << part << "' in: " << msg;
+            EXPECT_EQ(idx, 0u);
+            EXPECT_EQ(vif_pending(ctx), 1u);
+            // The reference is checked as well.
+            EXPECT_EQ(vif_submit(ctx, &d, &r, nullptr), VIF_ERROR_INVALID_ARGUMENT);
+            EXPECT_NE(std::string(vif_last_error()).find("reference"), std::string::npos);
+            // MSB-aligned words use every bit: no error for the same data.
+            VifPicture dm = d;
+            dm.flags = VIF_PICTURE_MSB_ALIGNED;
+            ASSERT_EQ(vif_submit(ctx, &dm, &dm, &idx), VIF_OK) << vif_last_error();
+            EXPECT_EQ(idx, 1u);  // the refused frames consumed no index
+            VifScores s;
+            ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
+            ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
+            EXPECT_EQ(s.frame_index, 1u);
+            vif_destroy(ctx);
+        }
+}
+
+// One queue rule for every backend (vif.h): at most queue_depth frames submitted and not yet
+// received; one more gets VIF_AGAIN at once and queues nothing.
+TEST(ApiInputs, QueueRuleIsTheSameOnEveryBackend) {
+    for (VifBackend backend : backends_here()) {
+        VifConfig cfg = config(64, 64);
+        cfg.backend = backend;
+        cfg.threads = 1;
+        cfg.queue_depth = 3;
+        VifContext* ctx = nullptr;
+        ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK) << vif_last_error();
+        std::vector<uint8_t> a(64 * 64, 100);
+        VifPicture p{a.data(), 64, 64, 64, 8, 0};
+        for (int i = 0; i < 3; ++i) ASSERT_EQ(vif_submit(ctx, &p, &p, nullptr), VIF_OK) << i;
+        for (int round = 0; round < 5; ++round) {  // never more than three held
+            uint64_t idx = 99;
+            EXPECT_EQ(vif_submit(ctx, &p, &p, &idx), VIF_AGAIN) << vif_backend_name(ctx);
+            EXPECT_EQ(idx, 99u);
+            EXPECT_EQ(vif_pending(ctx), 3u);
+            VifScores s;
+            ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
+            EXPECT_EQ(s.frame_index, static_cast<uint64_t>(round));
+            ASSERT_EQ(vif_submit(ctx, &p, &p, &idx), VIF_OK) << vif_last_error();
+            EXPECT_EQ(idx, static_cast<uint64_t>(round + 3));
+        }
+        VifScores s;
+        for (int i = 0; i < 3; ++i) ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
+        EXPECT_EQ(s.frame_index, 7u);
+        EXPECT_EQ(vif_receive(ctx, &s, 0), VIF_AGAIN);
+        vif_destroy(ctx);
     }
 }
 

@@ -159,6 +159,40 @@ vif::HostPlane host(const Plane& p, bool msb = false) {
     return h;
 }
 
+// Submits one frame to an internal backend under vif.h's queue rule: when every slot holds a
+// frame not yet received (VIF_AGAIN), takes the oldest result into *got and tries again.
+void submit_draining(vif::Backend& b, const vif::HostPlane& r, const vif::HostPlane& d,
+                     uint64_t index, std::vector<vif::FrameRaw>* got) {
+    for (;;) {
+        const vif::Error e = b.submit(r, d, index);
+        if (e.status == VIF_OK) return;
+        ASSERT_EQ(e.status, VIF_AGAIN) << e.message;
+        vif::FrameRaw raw;
+        const vif::Error re = b.receive(&raw, true);
+        ASSERT_EQ(re.status, VIF_OK) << re.message;
+        got->push_back(raw);
+    }
+}
+
+// The same through the C API: `submit` is a callable returning the VifStatus of one attempt.
+template <typename Submit>
+void submit_draining(VifContext* ctx, Submit submit, std::vector<VifScores>* got) {
+    for (;;) {
+        const VifStatus st = submit();
+        if (st == VIF_OK) return;
+        ASSERT_EQ(st, VIF_AGAIN) << vif_last_error();
+        VifScores s;
+        ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK) << vif_last_error();
+        got->push_back(s);
+    }
+}
+
+// Receives everything still pending.
+void drain(VifContext* ctx, std::vector<VifScores>* got) {
+    VifScores s;
+    while (vif_receive(ctx, &s, 1) == VIF_OK) got->push_back(s);
+}
+
 struct Tally {
     double max_score_diff = 0;  // float: largest |cpu - cuda| over scores
     long float_mismatches = 0;  // float: per-scale totals that are not bit-identical
@@ -184,19 +218,25 @@ void compare_backends(const vif::Params& params, const std::vector<std::pair<Pla
     ASSERT_TRUE(gpu) << err.message;
     std::vector<vif::FrameRaw> rc, rg;
     for (size_t i = 0; i < frames.size(); ++i) {
-        ASSERT_FALSE(cpu->submit(host(frames[i].first), host(frames[i].second), i)) << what;
-        const vif::Error e = gpu->submit(host(frames[i].first), host(frames[i].second), i);
-        ASSERT_FALSE(e) << what << ": " << e.message;
+        submit_draining(*cpu, host(frames[i].first), host(frames[i].second), i, &rc);
+        submit_draining(*gpu, host(frames[i].first), host(frames[i].second), i, &rg);
+        ASSERT_FALSE(::testing::Test::HasFatalFailure()) << what;
     }
-    for (size_t i = 0; i < frames.size(); ++i) {
+    while (cpu->pending() || gpu->pending()) {
         vif::FrameRaw a, b;
-        ASSERT_EQ(cpu->receive(&a, true).status, VIF_OK);
-        const vif::Error e = gpu->receive(&b, true);
-        ASSERT_EQ(e.status, VIF_OK) << what << ": " << e.message;
-        ASSERT_EQ(b.index, i) << what << ": frames out of order";
-        rc.push_back(a);
-        rg.push_back(b);
+        if (cpu->pending()) {
+            ASSERT_EQ(cpu->receive(&a, true).status, VIF_OK);
+            rc.push_back(a);
+        }
+        if (gpu->pending()) {
+            const vif::Error e = gpu->receive(&b, true);
+            ASSERT_EQ(e.status, VIF_OK) << what << ": " << e.message;
+            rg.push_back(b);
+        }
     }
+    ASSERT_EQ(rc.size(), frames.size()) << what;
+    ASSERT_EQ(rg.size(), frames.size()) << what;
+    for (size_t i = 0; i < frames.size(); ++i) ASSERT_EQ(rg[i].index, i) << what << ": frames out of order";
     EXPECT_EQ(gpu->pending(), 0u);
     for (size_t i = 0; i < frames.size(); ++i) {
         VifScores sc, sg;
@@ -361,6 +401,7 @@ TEST_P(GoldenParity, CpuEqualsCuda) {
         cfg.backend = VIF_BACKEND_CUDA;
         ASSERT_EQ(vif_create(&gc, &cfg), VIF_OK) << vif_last_error();
         ASSERT_STREQ(vif_backend_name(gc), "cuda");
+        std::vector<VifScores> got_c, got_g;
         for (uint32_t f = 0; f < c.frames; ++f) {
             const auto r = vif::testing::read_luma(c, c.ref_path(), f);
             const auto d = vif::testing::read_luma(c, c.dist_path(), f);
@@ -368,13 +409,16 @@ TEST_P(GoldenParity, CpuEqualsCuda) {
             const ptrdiff_t stride = static_cast<ptrdiff_t>(c.width) * c.bytes_per_sample();
             VifPicture pr{r.data(), stride, c.width, c.height, c.bitdepth, 0};
             VifPicture pd{d.data(), stride, c.width, c.height, c.bitdepth, 0};
-            ASSERT_EQ(vif_submit(cc, &pr, &pd, nullptr), VIF_OK) << vif_last_error();
-            ASSERT_EQ(vif_submit(gc, &pr, &pd, nullptr), VIF_OK) << vif_last_error();
+            submit_draining(cc, [&] { return vif_submit(cc, &pr, &pd, nullptr); }, &got_c);
+            submit_draining(gc, [&] { return vif_submit(gc, &pr, &pd, nullptr); }, &got_g);
+            ASSERT_FALSE(HasFatalFailure()) << c.name << " frame " << f;
         }
+        drain(cc, &got_c);
+        drain(gc, &got_g);
+        ASSERT_EQ(got_c.size(), c.frames);
+        ASSERT_EQ(got_g.size(), c.frames);
         for (uint32_t f = 0; f < c.frames; ++f) {
-            VifScores a, b;
-            ASSERT_EQ(vif_receive(cc, &a, 1), VIF_OK);
-            ASSERT_EQ(vif_receive(gc, &b, 1), VIF_OK) << vif_last_error();
+            const VifScores &a = got_c[f], &b = got_g[f];
             ASSERT_EQ(b.frame_index, f);
             for (int s = 0; s < 4; ++s) {
                 if (v.variant == VIF_VARIANT_INTEGER) {
@@ -453,7 +497,7 @@ TEST_P(DevicePointer, MatchesHostSubmission) {
     cfg.max_height = h;
     cfg.bitdepth = dc.bpc;
     cfg.variant = dc.variant;
-    cfg.queue_depth = 2;  // fewer slots than frames: exercises the blocking path
+    cfg.queue_depth = 2;  // fewer slots than frames: exercises VIF_AGAIN and receiving early
     VifContext *cc = nullptr, *gc = nullptr;
     cfg.backend = VIF_BACKEND_CPU;
     ASSERT_EQ(vif_create(&cc, &cfg), VIF_OK) << vif_last_error();
@@ -462,6 +506,7 @@ TEST_P(DevicePointer, MatchesHostSubmission) {
     cudaStream_t st;
     ASSERT_EQ(cudaStreamCreate(&st), cudaSuccess);
     std::vector<DeviceBuffer> bufs(2 * n);
+    std::vector<VifScores> got_c, got_g;
     const uint32_t flags = dc.msb ? VIF_PICTURE_MSB_ALIGNED : 0;
     for (int i = 0; i < n; ++i) {
         upload(frames[i].first, dc.msb, &bufs[2 * i], st);
@@ -470,24 +515,27 @@ TEST_P(DevicePointer, MatchesHostSubmission) {
         VifPicture hr{r.bytes.data(), r.stride, (uint32_t)w, (uint32_t)h, (uint32_t)dc.bpc, 0};
         VifPicture hd{frames[i].second.bytes.data(), frames[i].second.stride, (uint32_t)w,
                       (uint32_t)h, (uint32_t)dc.bpc, 0};
-        ASSERT_EQ(vif_submit(cc, &hr, &hd, nullptr), VIF_OK);
+        submit_draining(cc, [&] { return vif_submit(cc, &hr, &hd, nullptr); }, &got_c);
         // Alternate host and device submissions on the CUDA context: one queue, one order.
         uint64_t idx = 99;
         if (i % 3 == 1) {
-            ASSERT_EQ(vif_submit(gc, &hr, &hd, &idx), VIF_OK) << vif_last_error();
+            submit_draining(gc, [&] { return vif_submit(gc, &hr, &hd, &idx); }, &got_g);
         } else {
             VifDevicePicture dr{bufs[2 * i].p, (ptrdiff_t)bufs[2 * i].pitch, (uint32_t)w, (uint32_t)h,
                                 (uint32_t)dc.bpc, flags};
             VifDevicePicture dd{bufs[2 * i + 1].p, (ptrdiff_t)bufs[2 * i + 1].pitch, (uint32_t)w,
                                 (uint32_t)h, (uint32_t)dc.bpc, flags};
-            ASSERT_EQ(vif_cuda_submit(gc, &dr, &dd, st, &idx), VIF_OK) << vif_last_error();
+            submit_draining(gc, [&] { return vif_cuda_submit(gc, &dr, &dd, st, &idx); }, &got_g);
         }
+        ASSERT_FALSE(HasFatalFailure());
         EXPECT_EQ(idx, static_cast<uint64_t>(i));
     }
+    drain(cc, &got_c);
+    drain(gc, &got_g);
+    ASSERT_EQ(got_c.size(), static_cast<size_t>(n));
+    ASSERT_EQ(got_g.size(), static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
-        VifScores a, b;
-        ASSERT_EQ(vif_receive(cc, &a, 1), VIF_OK);
-        ASSERT_EQ(vif_receive(gc, &b, 1), VIF_OK) << vif_last_error();
+        const VifScores &a = got_c[i], &b = got_g[i];
         EXPECT_EQ(b.frame_index, static_cast<uint64_t>(i));
         for (int s = 0; s < 4; ++s) {
             if (dc.variant == VIF_VARIANT_INTEGER) {
@@ -547,6 +595,67 @@ TEST(DevicePointerErrors, RejectsHostMemoryAndCpuContexts) {
     vif_destroy(ctx);
 }
 
+// Device pictures with a sample above the bit depth: the check runs on the device, so the frame
+// is refused when it is received (VIF_ERROR_INVALID_ARGUMENT naming frame, plane, position and
+// value); the frames around it score and the context stays usable. Device submissions follow
+// the same queue rule as host ones (VIF_AGAIN with queue_depth frames unreceived).
+TEST(DevicePointerErrors, SamplesAboveTheBitDepthAreNamedWhenReceived) {
+    SKIP_WITHOUT_GPU();
+    for (uint32_t bpc : {10u, 12u}) {
+        VifConfig cfg;
+        vif_default_config(&cfg);
+        cfg.max_width = 64;
+        cfg.max_height = 48;
+        cfg.bitdepth = bpc;
+        cfg.backend = VIF_BACKEND_CUDA;
+        cfg.queue_depth = 2;
+        VifContext* ctx = nullptr;
+        ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK) << vif_last_error();
+        const uint16_t max = static_cast<uint16_t>((1u << bpc) - 1);
+        const size_t pitch_words = 80;  // padding holds 0xFFFF: never counts
+        std::vector<uint16_t> good(pitch_words * 48, 0xFFFF);
+        for (size_t y = 0; y < 48; ++y)
+            for (size_t x = 0; x < 64; ++x) good[y * pitch_words + x] = static_cast<uint16_t>((x * 37 + y * 11) % (max + 1));
+        std::vector<uint16_t> bad = good;
+        bad[7 * pitch_words + 5] = static_cast<uint16_t>(max + 1);
+        void *dg = nullptr, *db = nullptr;
+        const size_t bytes = good.size() * 2;
+        ASSERT_EQ(cudaMalloc(&dg, bytes), cudaSuccess);
+        ASSERT_EQ(cudaMalloc(&db, bytes), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(dg, good.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemcpy(db, bad.data(), bytes, cudaMemcpyHostToDevice), cudaSuccess);
+        const ptrdiff_t pitch = static_cast<ptrdiff_t>(pitch_words * 2);
+        VifDevicePicture g{dg, pitch, 64, 48, bpc, 0}, b{db, pitch, 64, 48, bpc, 0};
+        uint64_t idx = 99;
+        ASSERT_EQ(vif_cuda_submit(ctx, &g, &g, nullptr, &idx), VIF_OK) << vif_last_error();
+        ASSERT_EQ(vif_cuda_submit(ctx, &g, &b, nullptr, &idx), VIF_OK) << vif_last_error();
+        EXPECT_EQ(idx, 1u);
+        EXPECT_EQ(vif_cuda_submit(ctx, &g, &g, nullptr, &idx), VIF_AGAIN);  // both slots held
+        EXPECT_EQ(idx, 1u);
+        VifScores s;
+        ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK) << vif_last_error();
+        EXPECT_EQ(s.frame_index, 0u);
+        ASSERT_EQ(vif_cuda_submit(ctx, &g, &g, nullptr, &idx), VIF_OK) << vif_last_error();
+        EXPECT_EQ(idx, 2u);
+        EXPECT_EQ(vif_receive(ctx, &s, 1), VIF_ERROR_INVALID_ARGUMENT);
+        const std::string msg = vif_last_error();
+        for (const std::string& part : {std::string("frame 1"), std::string("distorted"),
+                                       std::to_string(max + 1), std::string("x=5, y=7")})
+            EXPECT_NE(msg.find(part), std::string::npos) << "'" << part << "' in: " << msg;
+        EXPECT_EQ(vif_pending(ctx), 1u);
+        ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK) << vif_last_error();
+        EXPECT_EQ(s.frame_index, 2u);
+        // MSB-aligned words use all 16 bits: the same memory is valid then.
+        VifDevicePicture bm = b;
+        bm.flags = VIF_PICTURE_MSB_ALIGNED;
+        ASSERT_EQ(vif_cuda_submit(ctx, &bm, &bm, nullptr, &idx), VIF_OK) << vif_last_error();
+        EXPECT_EQ(vif_receive(ctx, &s, 1), VIF_OK) << vif_last_error();
+        cudaFree(dg);
+        cudaFree(db);
+        vif_destroy(ctx);
+    }
+}
+
 // ---- Pipeline: many frames in flight, sizes changing inside one context ----------------------
 
 TEST(Pipeline, ManyFramesInFlightAndChangingSizes) {
@@ -560,32 +669,41 @@ TEST(Pipeline, ManyFramesInFlightAndChangingSizes) {
         auto f = synthetic_frames(sizes[i % 6][0], sizes[i % 6][1], 10, 1, 10 + i);
         frames.push_back(std::move(f[0]));
     }
-    // compare_backends submits all 12 before receiving: the GPU queue (4 slots) fills and
-    // submit harvests the oldest; results must still come back in order.
+    // 12 frames through 4 slots: submit says VIF_AGAIN whenever all four hold unreceived
+    // frames, the oldest is received and the frame submitted again; results stay in order.
     vif::Error err;
     auto cpu = vif::create_cpu_backend(p, &err);
     auto gpu = vif::create_cuda_backend(p, &err);
     ASSERT_TRUE(cpu && gpu) << err.message;
+    std::vector<vif::FrameRaw> rc, rg;
     for (size_t i = 0; i < frames.size(); ++i) {
-        ASSERT_FALSE(cpu->submit(host(frames[i].first), host(frames[i].second), 100 + i));
-        ASSERT_FALSE(gpu->submit(host(frames[i].first), host(frames[i].second), 100 + i));
+        submit_draining(*cpu, host(frames[i].first), host(frames[i].second), 100 + i, &rc);
+        submit_draining(*gpu, host(frames[i].first), host(frames[i].second), 100 + i, &rg);
+        ASSERT_FALSE(HasFatalFailure());
+        EXPECT_LE(gpu->pending(), 4u);
         if (i == 5) {  // poll without blocking in the middle
             vif::FrameRaw r;
             const vif::Error e = gpu->receive(&r, false);
             EXPECT_TRUE(e.status == VIF_OK || e.status == VIF_AGAIN);
-            if (e.status == VIF_OK) {
-                EXPECT_EQ(r.index, 100u);
-                vif::FrameRaw c;
-                ASSERT_EQ(cpu->receive(&c, true).status, VIF_OK);
-                for (int s = 0; s < 4; ++s) EXPECT_EQ(c.scale[s].nl, r.scale[s].nl);
-            }
+            if (e.status == VIF_OK) rg.push_back(r);
         }
     }
     while (gpu->pending()) {
-        vif::FrameRaw a, b;
+        vif::FrameRaw b;
         ASSERT_EQ(gpu->receive(&b, true).status, VIF_OK);
+        rg.push_back(b);
+    }
+    while (cpu->pending()) {
+        vif::FrameRaw a;
         ASSERT_EQ(cpu->receive(&a, true).status, VIF_OK);
-        ASSERT_EQ(a.index, b.index);
+        rc.push_back(a);
+    }
+    ASSERT_EQ(rc.size(), frames.size());
+    ASSERT_EQ(rg.size(), frames.size());
+    for (size_t i = 0; i < frames.size(); ++i) {
+        const vif::FrameRaw &a = rc[i], &b = rg[i];
+        ASSERT_EQ(a.index, 100 + i);
+        ASSERT_EQ(b.index, 100 + i);
         for (int s = 0; s < 4; ++s)
             EXPECT_TRUE(a.scale[s].nl == b.scale[s].nl && a.scale[s].dl == b.scale[s].dl &&
                         a.scale[s].nn == b.scale[s].nn && a.scale[s].dn == b.scale[s].dn)

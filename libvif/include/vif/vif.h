@@ -23,6 +23,22 @@
  *
  * Threading: a VifContext is used from one thread at a time (it runs its own worker threads or
  * CUDA stream internally). Different contexts are independent; the library has no global state.
+ *
+ * Conventions for every function below:
+ * - Status: each documents the VifStatus values it returns. On any failure,
+ *   vif_last_error() on the same thread says why in one line, and nothing else happened (no
+ *   frame queued, no output written) unless the function says otherwise.
+ * - Enums read from the caller (config fields, arguments) are checked before use: a value that
+ *   is not one of the enumerators gives VIF_ERROR_INVALID_ARGUMENT, never undefined behaviour.
+ * - Pointers are borrowed for the duration of the call only, unless documented otherwise;
+ *   nothing the library returns needs to be freed except a VifContext (vif_destroy).
+ *
+ * The queue rule (both backends, vif_submit, vif_cuda_submit and vif_ffmpeg_submit alike): a
+ * context holds at most queue_depth frames submitted and not yet received (vif_pending). When
+ * that many are pending, a submit returns VIF_AGAIN at once and queues nothing (waiting would
+ * wait on the caller itself): receive at least the oldest scores (vif_receive with block = 1
+ * waits for them), then submit the same frame again. Below that, a submit never waits for
+ * scoring, and memory never grows with the number of frames not received.
  */
 #ifndef VIF_VIF_H
 #define VIF_VIF_H
@@ -50,7 +66,8 @@ extern "C" {
 
 typedef enum VifStatus {
     VIF_OK = 0,
-    VIF_AGAIN = 1,                   /**< vif_receive: no scores ready (or none pending) yet */
+    VIF_AGAIN = 1,                   /**< vif_receive: no scores ready (or none pending) yet;
+                                          submit: queue_depth frames await vif_receive */
     VIF_ERROR_INVALID_ARGUMENT = -1, /**< a NULL pointer, a size, bit depth or option out of range */
     VIF_ERROR_UNSUPPORTED = -2,      /**< valid request this build or machine cannot serve */
     VIF_ERROR_OUT_OF_MEMORY = -3,    /**< host or device allocation failed */
@@ -74,31 +91,52 @@ typedef enum VifBackend {
 /** Per-picture flags. */
 #define VIF_PICTURE_MSB_ALIGNED 1u /**< 16-bit words hold the sample in their top bits (P010) */
 
+/** Largest VifPicture.stride accepted, in bytes (2^30). */
+#define VIF_MAX_STRIDE ((ptrdiff_t)1 << 30)
+
 /**
  * A borrowed view of one luma plane in host memory. It only has to stay valid for the duration
- * of the call it is passed to (vif_submit copies what it needs).
+ * of the call it is passed to (vif_submit copies what it needs). The library reads exactly
+ * `height` rows of `width` samples, rows `stride` bytes apart, and nothing in between.
  */
 typedef struct VifPicture {
-    const void *data;     /**< first sample of the first row */
-    ptrdiff_t stride;     /**< bytes from one row to the next (may exceed width * bytes/sample) */
-    uint32_t width;       /**< samples per row */
-    uint32_t height;      /**< rows */
-    uint32_t bitdepth;    /**< 8: one byte a sample; 10, 12, 16: little-endian 16-bit words */
-    uint32_t flags;       /**< VIF_PICTURE_* flags, 0 for plain planar data */
+    const void *data;     /**< first sample of the first row; not NULL */
+    ptrdiff_t stride;     /**< bytes from one row to the next: at least width * bytes per sample,
+                               at most VIF_MAX_STRIDE; negative (bottom-up) strides are refused */
+    uint32_t width;       /**< samples per row, in [minimum, VifConfig.max_width] */
+    uint32_t height;      /**< rows, in [minimum, VifConfig.max_height] */
+    uint32_t bitdepth;    /**< must equal VifConfig.bitdepth. 8: one byte a sample; 10, 12, 16:
+                               little-endian 16-bit words. Without VIF_PICTURE_MSB_ALIGNED a
+                               10/12-bit sample above 2^bitdepth - 1 is an error naming it */
+    uint32_t flags;       /**< VIF_PICTURE_* flags, 0 for plain planar data; other bits refused */
 } VifPicture;
 
+/**
+ * What a context computes and how. Start from vif_default_config() and set the fields you need;
+ * vif_create checks every field (VIF_ERROR_INVALID_ARGUMENT names the first bad one).
+ */
 typedef struct VifConfig {
-    uint32_t max_width;        /**< largest frame the context will see (buffers sized once) */
-    uint32_t max_height;
-    uint32_t bitdepth;         /**< 8, 10, 12 or 16; every picture must match */
-    VifVariant variant;
-    VifBackend backend;
-    double enhn_gain_limit;    /**< vif_enhn_gain_limit, [1, 100], default 100 */
-    double kernelscale;        /**< vif_kernelscale (float variant only), default 1.0 */
-    uint32_t threads;          /**< cpu: worker threads, 0 = one per hardware thread */
-    uint32_t queue_depth;      /**< frames in flight before vif_submit blocks, 0 = automatic */
+    uint32_t max_width;        /**< largest frame width the context will see, in [minimum, 32768]
+                                    (minimum: 16, more for float kernel scales above 1); every
+                                    buffer is sized for it once, at vif_create */
+    uint32_t max_height;       /**< largest frame height, same range */
+    uint32_t bitdepth;         /**< 8, 10, 12 or 16 (default 8); every picture must match */
+    VifVariant variant;        /**< VIF_VARIANT_INTEGER (default) or VIF_VARIANT_FLOAT */
+    VifBackend backend;        /**< VIF_BACKEND_AUTO (default), _CPU or _CUDA */
+    double enhn_gain_limit;    /**< libvmaf's vif_enhn_gain_limit, in [1, 100] (NaN refused),
+                                    default 100 */
+    double kernelscale;        /**< libvmaf's vif_kernelscale: float variant only, one of the
+                                    values libvmaf accepts (1.0, 0.5, 1.5, 2.0, ...); must stay
+                                    1.0 for the integer variant. Default 1.0 */
+    uint32_t threads;          /**< cpu: worker threads, 0 = one per hardware thread (at most 256);
+                                    cuda: threads for the host-side copies, 0 = automatic */
+    uint32_t queue_depth;      /**< frames submitted and not yet received before a submit returns
+                                    VIF_AGAIN (the queue rule above), 0 = automatic (cpu:
+                                    threads + 2; cuda: 2 to 4 by frame size); the cpu backend
+                                    raises it to its thread count */
     int32_t cuda_device;       /**< cuda: device ordinal, default 0 */
-    uint32_t reserved[15];     /**< zero; room to grow without breaking the ABI */
+    uint32_t reserved[15];     /**< must be zero (VIF_ERROR_INVALID_ARGUMENT otherwise): room to
+                                    grow without breaking the ABI */
 } VifConfig;
 
 /** One frame's result. Integer variant: exact libvmaf values; float: within 1e-4. */
@@ -114,19 +152,29 @@ typedef struct VifScores {
 
 typedef struct VifContext VifContext;
 
-/** Library version as "MAJOR.MINOR.PATCH". Static storage. */
+/** Library version as "MAJOR.MINOR.PATCH". Static storage; never fails. */
 VIF_API const char *vif_version(void);
 
-/** Human-readable name of a status code. Static storage. */
+/**
+ * Human-readable name of a status code ("unknown status" for any other value). Static storage;
+ * never fails.
+ */
 VIF_API const char *vif_status_string(VifStatus status);
 
-/** Message of the last failure on this thread ("" if none). Valid until the next libvif call. */
+/**
+ * Message of the last failure on this thread ("" if none). Owned by the library; valid until
+ * the thread's next libvif call.
+ */
 VIF_API const char *vif_last_error(void);
 
-/** Fills cfg with defaults: integer variant, auto backend, gain limit 100, kernel scale 1. */
+/**
+ * Fills *cfg with defaults: sizes 0 (set them), 8-bit, integer variant, auto backend, gain limit
+ * 100, kernel scale 1, threads and queue_depth automatic, device 0, reserved zero. cfg NULL:
+ * does nothing.
+ */
 VIF_API void vif_default_config(VifConfig *cfg);
 
-/** Whether this build has the CUDA backend and a usable GPU is present. */
+/** Whether this build has the CUDA backend and a usable GPU is present (1) or not (0). */
 VIF_API int vif_cuda_available(void);
 
 /**
@@ -140,40 +188,70 @@ VIF_API int vif_cuda_available(void);
 VIF_API VifStatus vif_cuda_prepare(int cuda_device);
 
 /**
- * Creates a context. Validates cfg (sizes >= 16 and <= 32768, bit depth, options) and allocates
- * every buffer it will need. On failure *ctx is NULL.
+ * Creates a context: checks every field of *cfg (see VifConfig) and allocates every buffer it
+ * will need, so that nothing is allocated per frame.
+ * @param ctx  receives the new context (owned by the caller: vif_destroy it); NULL on failure
+ * @param cfg  read during the call only
+ * @return VIF_OK; VIF_ERROR_INVALID_ARGUMENT (NULL pointer, a field out of range, an unknown
+ *         enum value, a non-zero reserved field); VIF_ERROR_UNSUPPORTED (backend cuda in a build
+ *         without CUDA); VIF_ERROR_NO_DEVICE (backend cuda, no usable GPU or no such device);
+ *         VIF_ERROR_OUT_OF_MEMORY; VIF_ERROR_DEVICE (a CUDA call failed);
+ *         VIF_ERROR_INTERNAL (threads could not be started).
  */
 VIF_API VifStatus vif_create(VifContext **ctx, const VifConfig *cfg);
 
-/** Waits for work in flight and releases everything. NULL is allowed. */
+/**
+ * Waits for work in flight and releases everything; scores not received are dropped. NULL is
+ * allowed. The context must not be used afterwards.
+ */
 VIF_API void vif_destroy(VifContext *ctx);
 
-/** Name of the backend the context runs on: "cpu" or "cuda". */
+/**
+ * Name of the backend the context runs on: "cpu" or "cuda" ("" for NULL). Valid for the
+ * context's life.
+ */
 VIF_API const char *vif_backend_name(const VifContext *ctx);
 
 /**
- * Queues one frame pair. Both pictures must have the same size (at most the configured maximum,
- * at least 16x16) and the configured bit depth. The planes are copied before this returns; it
- * blocks only while queue_depth frames are being scored. It never waits on the caller: on the
- * CPU backend, if queue_depth frames already wait for vif_receive it returns VIF_AGAIN at once
- * (nothing queued; receive scores, then submit again); the CUDA backend instead keeps finished
- * scores in host memory until they are received. Handle VIF_AGAIN either way.
- * *frame_index (if not NULL) receives the index the scores will carry.
+ * Queues one frame pair for scoring. Both pictures must follow VifPicture's rules and have the
+ * same size. The planes are copied (and their samples checked) before this returns, so they may
+ * be reused at once; the call never waits for scoring (see the queue rule at the top).
+ * @param ctx          the context
+ * @param ref, dist    reference and distorted luma planes, read during the call only
+ * @param frame_index  if not NULL, receives on success the index the scores will carry (0 for
+ *                     the context's first frame; failed submits consume no index)
+ * @return VIF_OK; VIF_AGAIN (queue_depth frames await vif_receive: nothing queued, receive and
+ *         submit again); VIF_ERROR_INVALID_ARGUMENT (NULL pointer, size, stride, bit depth or
+ *         flags against VifPicture's rules, sizes that differ, or a sample above the bit depth:
+ *         the message names the frame index, "reference"/"distorted", x, y and the value);
+ *         VIF_ERROR_DEVICE (cuda: a CUDA call failed; the context is unusable afterwards);
+ *         VIF_ERROR_INVALID_STATE (the context failed earlier). On any failure nothing is queued.
  */
 VIF_API VifStatus vif_submit(VifContext *ctx, const VifPicture *ref, const VifPicture *dist,
                              uint64_t *frame_index);
 
 /**
- * Takes the scores of the oldest submitted frame not yet received. With block = 0 it returns
- * VIF_AGAIN when they are not ready; with block != 0 it waits for them. VIF_AGAIN also means
- * nothing is pending. Scores always come out in submission order.
+ * Takes the scores of the oldest submitted frame not yet received; scores always come out in
+ * submission order.
+ * @param scores  receives the scores (written only on VIF_OK)
+ * @param block   0: return VIF_AGAIN if they are not ready; otherwise wait for them
+ * @return VIF_OK; VIF_AGAIN (not ready, or nothing pending); VIF_ERROR_INVALID_ARGUMENT (NULL
+ *         pointer; or, for a frame submitted with vif_cuda_submit, a sample above the bit depth
+ *         found on the device: that frame is consumed without scores, the message names it, and
+ *         the next call returns the next frame); VIF_ERROR_DEVICE (the context is unusable
+ *         afterwards); VIF_ERROR_INVALID_STATE (the context failed earlier).
  */
 VIF_API VifStatus vif_receive(VifContext *ctx, VifScores *scores, int block);
 
-/** Number of submitted frames whose scores have not been received. */
+/** Number of submitted frames whose scores have not been received (0 for NULL); never above
+ *  queue_depth. */
 VIF_API size_t vif_pending(const VifContext *ctx);
 
-/** Convenience: vif_submit then a blocking vif_receive. Requires nothing pending. */
+/**
+ * Convenience: vif_submit then a blocking vif_receive, for callers that score one frame at a
+ * time. Returns what those return, or VIF_ERROR_INVALID_STATE when frames are pending (receive
+ * them first), VIF_ERROR_INVALID_ARGUMENT for NULL ctx or scores.
+ */
 VIF_API VifStatus vif_score(VifContext *ctx, const VifPicture *ref, const VifPicture *dist,
                             VifScores *scores);
 
@@ -190,11 +268,15 @@ typedef enum VifMetric {
 /**
  * Writes libvmaf's output key for a metric under cfg's variant and options, e.g.
  * "integer_vif_scale0", "vif_scale1_ks_0.5", "integer_vif_num_scale2_egl_1".
- * Returns VIF_ERROR_INVALID_ARGUMENT if the buffer is too small (64 bytes always suffice).
+ * Only cfg's variant, enhn_gain_limit and kernelscale are read, and checked as vif_create checks
+ * them (so no name is made for options no context would take).
+ * @param buf, size  receives the NUL-terminated name; 64 bytes always suffice. Untouched on failure.
+ * @return VIF_OK; VIF_ERROR_INVALID_ARGUMENT (NULL pointer, unknown metric or variant, an option
+ *         out of range or not finite, buffer too small).
  */
 VIF_API VifStatus vif_metric_name(const VifConfig *cfg, VifMetric metric, char *buf, size_t size);
 
-/** The value of a metric in a VifScores. */
+/** The value of a metric in a VifScores; NaN for a NULL pointer or an unknown metric. */
 VIF_API double vif_metric_value(const VifScores *scores, VifMetric metric);
 
 /* ---- Pooling over frames ---- */
@@ -207,7 +289,12 @@ typedef enum VifPoolMethod {
     VIF_POOL_PERCENTILE     /**< param in [0, 100], linear interpolation between order stats */
 } VifPoolMethod;
 
-/** Pools n values. n must be > 0. */
+/**
+ * Pools n values (read during the call) into *result.
+ * @param param  VIF_POOL_PERCENTILE: the percentile in [0, 100]; ignored otherwise
+ * @return VIF_OK; VIF_ERROR_INVALID_ARGUMENT (NULL pointer, n == 0, unknown method, percentile
+ *         out of range or NaN). *result is written only on VIF_OK.
+ */
 VIF_API VifStatus vif_pool(const double *values, size_t n, VifPoolMethod method, double param,
                            double *result);
 

@@ -47,10 +47,12 @@ extern "C" {
  */
 typedef struct VifDevicePicture {
     const void *data;  /**< device pointer to the first sample of the first row */
-    ptrdiff_t pitch;   /**< bytes from one row to the next (>= width * bytes per sample) */
-    uint32_t width;    /**< samples per row */
+    ptrdiff_t pitch;   /**< bytes from one row to the next: >= width * bytes per sample and
+                            <= VIF_MAX_STRIDE, as VifPicture.stride */
+    uint32_t width;    /**< samples per row (VifPicture's limits) */
     uint32_t height;   /**< rows */
-    uint32_t bitdepth; /**< 8: one byte a sample (NV12 luma); 10, 12, 16: 16-bit words */
+    uint32_t bitdepth; /**< must equal VifConfig.bitdepth. 8: one byte a sample (NV12 luma);
+                            10, 12, 16: 16-bit words */
     uint32_t flags;    /**< VIF_PICTURE_MSB_ALIGNED for P010/P016-style words, else 0 */
 } VifDevicePicture;
 
@@ -62,16 +64,24 @@ typedef struct VifDevicePicture {
  * The work is ordered after everything queued on `stream` before this call (the decoder's
  * writes to the planes, say); and work queued on `stream` after this call waits until VIF has
  * finished reading the planes (a device-to-device copy into the context's own buffers; nothing
- * goes through the host). Nothing is allocated; the call does not block unless queue_depth
- * frames are already in flight. `stream` may be 0 (the legacy default stream) or any stream of
- * the context's device.
+ * goes through the host). Nothing is allocated and the call never blocks: it follows vif.h's
+ * queue rule, shared with vif_submit (VIF_AGAIN when queue_depth frames submitted either way
+ * await vif_receive). `stream` may be 0 (the legacy default stream) or any stream of the
+ * context's device.
  *
  * Scores come back through vif_receive, in submission order, interleaved with vif_submit
  * frames. *frame_index (if not NULL) receives the index the scores will carry.
  *
- * Errors: VIF_ERROR_INVALID_ARGUMENT (NULL or host pointers, sizes, bit depth),
- * VIF_ERROR_UNSUPPORTED (the context is not on the CUDA backend), VIF_ERROR_DEVICE (a CUDA call
- * failed; the context is unusable afterwards), VIF_ERROR_INVALID_STATE (it failed earlier).
+ * Samples above the bit depth (10/12-bit pictures without VIF_PICTURE_MSB_ALIGNED) are found on
+ * the device, after this call has returned: vif_receive then returns VIF_ERROR_INVALID_ARGUMENT
+ * for that frame, naming the frame index, the plane, x, y and the value (the frame is consumed;
+ * the context stays usable).
+ *
+ * Returns VIF_OK; VIF_AGAIN (queue full, nothing queued: receive, then submit again);
+ * VIF_ERROR_INVALID_ARGUMENT (NULL or host pointers, a device other than the context's, sizes,
+ * pitch, bit depth, flags); VIF_ERROR_UNSUPPORTED (the context is not on the CUDA backend);
+ * VIF_ERROR_DEVICE (a CUDA call failed; the context is unusable afterwards);
+ * VIF_ERROR_INVALID_STATE (it failed earlier).
  */
 VIF_API VifStatus vif_cuda_submit(VifContext *ctx, const VifDevicePicture *ref,
                                   const VifDevicePicture *dist, cudaStream_t stream,

@@ -64,8 +64,8 @@ struct AVFrame;
  * reconstruction: both are 10-bit luma and score the same). *frame_index (if not NULL) receives
  * the index the scores will carry in vif_receive().
  *
- * Returns VIF_OK; VIF_AGAIN when queue_depth frames' scores wait to be received (nothing
- * queued: receive, then submit the same frames again), as vif_submit() does; or
+ * Returns VIF_OK; VIF_AGAIN when queue_depth frames wait to be received (vif.h's queue rule:
+ * nothing queued; receive, then submit the same frames again); or
  * VIF_ERROR_INVALID_ARGUMENT (NULL pointer, size or bit-depth mismatch), VIF_ERROR_UNSUPPORTED
  * (pixel format without a usable luma plane, hardware frame this build or context cannot take),
  * or another error of vif_submit() / vif_cuda_submit(). On failure nothing was queued and
