@@ -136,8 +136,8 @@ private:
         return cpu_ref::make_float_scorer(w, h, bpc, params_.gain_limit, params_.kernelscale);
     }
 
-    // Packs a plane into a slot; plain 10/12-bit words are OR-ed on the way (the row is still in
-    // cache) to catch samples above the bit depth.
+    // Packs a plane into a slot; plain 10/12-bit words are OR-ed as they are copied, to catch
+    // samples above the bit depth.
     Error copy_plane(const HostPlane& p, uint8_t* dst, uint64_t index, const char* which) const {
         const size_t bps = params_.bitdepth == 8 ? 1 : 2;
         const size_t row = p.width * bps;
@@ -146,8 +146,11 @@ private:
             const bool check = samples_can_exceed(params_.bitdepth, false);
             uint32_t acc = 0;
             for (uint32_t i = 0; i < p.height; ++i) {
-                std::memcpy(dst + i * row, src + static_cast<ptrdiff_t>(i) * p.stride, row);
-                if (check) acc |= or_words(dst + i * row, p.width);
+                const uint8_t* s = src + static_cast<ptrdiff_t>(i) * p.stride;
+                if (check)
+                    acc |= copy_and_or_words(dst + i * row, s, p.width);
+                else
+                    std::memcpy(dst + i * row, s, row);
             }
             if (acc >> params_.bitdepth)
                 return find_sample_above(dst, static_cast<ptrdiff_t>(row), p.width, p.height,

@@ -72,16 +72,17 @@ private:
             const size_t i = next_.fetch_add(1);
             if (i >= chunks_.size()) return n;
             const Chunk& c = chunks_[i];
-            if (c.stride == static_cast<ptrdiff_t>(c.row_bytes) && c.dst_pitch == c.row_bytes) {
+            if (or_words_) {
+                uint32_t acc = 0;
+                for (uint32_t r = 0; r < c.rows; ++r)
+                    acc |= copy_and_or_words(c.dst + r * c.dst_pitch, c.src + r * c.stride,
+                                             c.row_bytes / 2);
+                or_[c.plane].fetch_or(acc);
+            } else if (c.stride == static_cast<ptrdiff_t>(c.row_bytes) && c.dst_pitch == c.row_bytes) {
                 std::memcpy(c.dst, c.src, c.row_bytes * c.rows);
             } else {
                 for (uint32_t r = 0; r < c.rows; ++r)
                     std::memcpy(c.dst + r * c.dst_pitch, c.src + r * c.stride, c.row_bytes);
-            }
-            if (or_words_) {
-                uint32_t acc = 0;
-                for (uint32_t r = 0; r < c.rows; ++r) acc |= or_words(c.dst + r * c.dst_pitch, c.row_bytes / 2);
-                or_[c.plane].fetch_or(acc);
             }
             ++n;
         }
@@ -344,23 +345,24 @@ Error CudaBackend::acquire_slot(Slot** slot) {
 }
 
 namespace {
-// Copies `rows` rows of `row_bytes` into a buffer of pitch `dst_pitch`; with or_words, returns
-// the OR of the copied 16-bit words (read back while the rows are in cache), else 0.
+// Copies `rows` rows of `row_bytes` into a buffer of pitch `dst_pitch`; with or_words_too,
+// returns the OR of the copied 16-bit words (taken during the copy), else 0.
 uint32_t pack_rows(void* dst, size_t dst_pitch, const void* src, ptrdiff_t stride,
                    size_t row_bytes, uint32_t rows, bool or_words_too) {
     auto* d = static_cast<unsigned char*>(dst);
     const auto* s = static_cast<const unsigned char*>(src);
-    uint32_t acc = 0;
-    if (stride == static_cast<ptrdiff_t>(row_bytes) && dst_pitch == row_bytes) {
-        std::memcpy(d, s, row_bytes * rows);
-        if (or_words_too) acc = or_words(d, row_bytes * rows / 2);
+    if (or_words_too) {
+        uint32_t acc = 0;
+        for (uint32_t r = 0; r < rows; ++r)
+            acc |= copy_and_or_words(d + r * dst_pitch, s + r * stride, row_bytes / 2);
         return acc;
     }
-    for (uint32_t r = 0; r < rows; ++r) {
-        std::memcpy(d + r * dst_pitch, s + r * stride, row_bytes);
-        if (or_words_too) acc |= or_words(d + r * dst_pitch, row_bytes / 2);
+    if (stride == static_cast<ptrdiff_t>(row_bytes) && dst_pitch == row_bytes) {
+        std::memcpy(d, s, row_bytes * rows);
+        return 0;
     }
-    return acc;
+    for (uint32_t r = 0; r < rows; ++r) std::memcpy(d + r * dst_pitch, s + r * stride, row_bytes);
+    return 0;
 }
 }  // namespace
 
