@@ -74,6 +74,44 @@ struct TableLog {
     }
 };
 
+// T in two levels (issue 9 §2): for i >= 32768, T[i] - T[i - 1] is 0 or 1 (the slope of
+// 2048 log2(i) is 2048 / (i ln 2) < 0.1), so the 1,024 values T[32768 + 32b] and one 32-bit mask
+// per b (bit j: the step T[32768 + 32b + j] - T[32768 + 32b + j - 1], j >= 1) reproduce all
+// 32,768 entries: T[32768 + 32b + j] = base[b] + popcount(mask[b] & (2^(j+1) - 1)). 6 KB instead
+// of 64 KB, small enough for shared memory. build_log_table2 checks every entry against the
+// reference table; not yet used by the scoring paths (measure first: docs/cuda.md, "Not done").
+struct LogTable2 {
+    static constexpr int kBlocks = kLogTableSize / 32;
+    uint16_t base[kBlocks];
+    uint32_t mask[kBlocks];
+    VIF_HD uint32_t operator()(uint32_t i) const {
+        const uint32_t o = i - static_cast<uint32_t>(kLogTableFirst);
+        const uint32_t below = (2u << (o & 31u)) - 1u;  // bits 0..j (j = 31: all, by wrap-around)
+#if defined(__CUDA_ARCH__)
+        return base[o >> 5] + static_cast<uint32_t>(__popc(mask[o >> 5] & below));
+#else
+        return base[o >> 5] + static_cast<uint32_t>(__builtin_popcount(mask[o >> 5] & below));
+#endif
+    }
+};
+
+// Fills *out from T[32768..65535]; false when a step is not 0 or 1 or an entry differs.
+inline bool build_log_table2(const uint16_t* table, LogTable2* out) {
+    for (int b = 0; b < LogTable2::kBlocks; ++b) {
+        out->base[b] = table[32 * b];
+        uint32_t m = 0;
+        for (int j = 1; j < 32; ++j) {
+            const int step = table[32 * b + j] - table[32 * b + j - 1];
+            if (step != 0 && step != 1) return false;
+            m |= static_cast<uint32_t>(step) << j;
+        }
+        out->mask[b] = m;
+    }
+    for (int k = 0; k < kLogTableSize; ++k)
+        if ((*out)(static_cast<uint32_t>(kLogTableFirst + k)) != table[k]) return false;
+    return true;
+}
+
 // max(trunc(t), 0) for the double t of §6.5 (the device's conversion saturates; the host's
 // would be undefined below the int32 range, so it tests the sign first: same result).
 VIF_HD int32_t trunc_nonneg(double t) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "vif/vif.h"
@@ -61,6 +62,25 @@ TEST(LogTable, LookupTruncatesToSixteenBits) {
     EXPECT_EQ(vif::pixel::log_l32(lt, 1u << 17), 30720 + 2 * 2048);
     EXPECT_EQ(vif::pixel::log_l32(lt, 65535u * 2 + 1), 32768 + 2048);
     EXPECT_EQ(vif::pixel::log_l32(lt, 0xFFFFFFFFu), 32768 + 16 * 2048);
+}
+
+// The two-level form of T reproduces every one of the 32,768 entries of the reference table,
+// and its check refuses a table whose steps are not 0 or 1.
+TEST(LogTable, TwoLevelFormReproducesEveryEntry) {
+    std::vector<uint16_t> t(vif::kLogTableSize);
+    vif::build_log_table(t.data());
+    auto two = std::make_unique<vif::pixel::LogTable2>();
+    ASSERT_TRUE(vif::pixel::build_log_table2(t.data(), two.get()));
+    for (int k = 0; k < vif::kLogTableSize; ++k)
+        ASSERT_EQ((*two)(static_cast<uint32_t>(vif::kLogTableFirst + k)), t[k]) << "i = " << 32768 + k;
+    // Used through L(v) it gives the same values as the flat table.
+    const vif::pixel::TableLog<uint16_t> flat{t.data()};
+    for (uint64_t v : {uint64_t(1) << 17, uint64_t(262143), uint64_t(0xFFFFFFFFu), uint64_t(1) << 40,
+                       uint64_t(123456789012345)})
+        EXPECT_EQ(vif::pixel::log_l64(*two, v), vif::pixel::log_l64(flat, v)) << v;
+    std::vector<uint16_t> bad = t;
+    bad[1000] += 2;  // a step of 2 (and then -1)
+    EXPECT_FALSE(vif::pixel::build_log_table2(bad.data(), two.get()));
 }
 
 // The shared per-pixel maths (pixel_math.hpp), on values worked out by hand from
