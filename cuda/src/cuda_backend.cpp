@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <mutex>
 #include <thread>
-#include <cstdlib>
 #include <cstring>
 
 #include "cuda_check.hpp"
