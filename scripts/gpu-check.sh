@@ -121,7 +121,7 @@ if has ncu && [ -x "$SW" ]; then
     stamp "ncu $sz"
     timeout 150 "$NCU" --clock-control none --kernel-name-base function \
       --kernel-name regex:'int_scale|float_' --metrics gpu__time_duration.sum \
-      --launch-skip 8 --launch-count 8 "$SW" --no-gate --sizes "$sz" --bitdepths 8 --runs 5 --warmup 2 \
+      --launch-skip 9 --launch-count 9 "$SW" --no-gate --sizes "$sz" --bitdepths 8 --runs 5 --warmup 2 \
       --out "$RES" > "$RES/ncu_$sz.txt" 2>&1
     note "## ncu $sz rc=$? (gpu__time_duration per launch)"
     grep -E "int_scale|float_|gpu__time_duration" "$RES/ncu_$sz.txt" | head -24 >> "$SUMMARY"
