@@ -721,13 +721,6 @@ TEST(Pipeline, ManyFramesInFlightAndChangingSizes) {
 
 // ---- The kernel table ------------------------------------------------------------------------
 
-std::string depths_of(const vif::cuda::IntVariant& v) {
-    std::string s;
-    for (int d : {8, 10, 12, 16})
-        if (v.has_depth(d)) s += std::to_string(d) + " ";
-    return s;
-}
-
 // Host-side only: runs without a GPU.
 TEST(KernelTableRules, EverySlotDepthAndSizeGetsACompiledVariant) {
     using namespace vif::cuda;
