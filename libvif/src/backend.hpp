@@ -10,6 +10,9 @@
 
 namespace vif {
 
+// Most distorted pictures one vif_submit_multi call may carry.
+constexpr size_t kMaxDistorted = VIF_MAX_DISTORTED;
+
 // Per-scale raw result. Integer variant fills the int64 accumulators of docs/algorithm.md §6.5;
 // float variant fills num/den (the float totals of docs/algorithm.md §7.6).
 struct ScaleRaw {
@@ -77,10 +80,38 @@ public:
     // Queues a frame. The planes are borrowed for the duration of the call only: copy them.
     // May block while the backend's queue is full.
     virtual Error submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) = 0;
+    // Queues one reference against count distorted planes (vif_submit_multi); pair k gets index
+    // first_index + k and comes out of receive() in that order. All or nothing: on an error
+    // nothing is queued. This fallback queues them as ordinary pairs (the reference copied for
+    // each), each taking a place of the queue, after checking that all of them fit; a backend
+    // that shares the reference's work overrides it.
+    virtual Error submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
+                               uint64_t first_index) {
+        if (count > capacity())
+            return {VIF_ERROR_INVALID_ARGUMENT,
+                    "vif_submit_multi: " + std::to_string(count) + " distorted pictures, but the " +
+                        name() + " backend queues each as a frame and its queue_depth is " +
+                        std::to_string(capacity()) + ": create the context with queue_depth >= " +
+                        std::to_string(count)};
+        if (pending() + count > capacity())
+            return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
+        for (size_t k = 0; k < count; ++k) {
+            Error e = submit(ref, dists[k], first_index + k);
+            if (e.status != VIF_OK && k > 0)  // earlier pairs are queued and cannot be taken back
+                return {VIF_ERROR_INVALID_STATE, "vif_submit_multi: pair " + std::to_string(k) +
+                                                     " failed after earlier pairs were queued: " +
+                                                     e.message};
+            if (e.status != VIF_OK) return e;
+        }
+        return {};
+    }
     // Oldest frame not yet received, in submission order. Returns VIF_AGAIN when it is not ready
     // (block == false) or when nothing is pending.
     virtual Error receive(FrameRaw* out, bool block) = 0;
     virtual size_t pending() const = 0;
+    // Frames the queue holds at most (queue_depth as resolved at create); the fallback
+    // submit_multi needs room for all of its pairs.
+    virtual size_t capacity() const { return SIZE_MAX; }
 };
 
 // Factories. create_cuda_backend exists only in CUDA builds (VIF_HAVE_CUDA).

@@ -145,18 +145,37 @@ VIF_HD NumeratorArgs numerator_args(int32_t sx, int32_t sy, int32_t sxy, double 
     return {n1, static_cast<uint64_t>(q + n1)};
 }
 
+// §6.5, split in the two halves a ladder computes apart (one reference, many distorted): the
+// denominator's terms (DL, DN) depend on sigma_x^2 alone, the numerator's (NL, NN) on all three.
+template <class T, class Acc32>
+VIF_HD void add_pixel_den(int32_t sx, const T& t, Acc32& dl, Acc32& dn) {
+    if (sx >= static_cast<int32_t>(kNsq))
+        dl += log_l32(t, static_cast<uint32_t>(sx) + kNsq) - 17 * 2048;
+    else
+        dn += 1;
+}
+template <class T, class Acc32, class Acc64>
+VIF_HD void add_pixel_num(int32_t sx, int32_t sy, int32_t sxy, const T& t, double gain_limit,
+                          Acc32& nl, Acc64& nn) {
+    sy = sy < 0 ? 0 : sy;
+    if (sx >= static_cast<int32_t>(kNsq)) {
+        if (sxy > 0 && sy > 0) {
+            const NumeratorArgs a = numerator_args(sx, sy, sxy, gain_limit);
+            nl += log_l64(t, a.n2) - log_l32(t, a.n1);
+        }
+    } else {
+        nn += sy;
+    }
+}
+
 // §6.5: one pixel's contribution to the four sums, from its variances (sy not yet clamped).
 // Acc32 holds NL, DL and DN (int32_t per GPU thread, int64_t on the CPU), Acc64 NN.
 template <class T, class Acc32, class Acc64>
 VIF_HD void add_pixel(int32_t sx, int32_t sy, int32_t sxy, const T& t, double gain_limit, Acc32& nl,
                       Acc32& dl, Acc64& nn, Acc32& dn) {
-    sy = sy < 0 ? 0 : sy;
-    if (sx >= static_cast<int32_t>(kNsq)) {
-        dl += log_l32(t, static_cast<uint32_t>(sx) + kNsq) - 17 * 2048;
-        if (sxy > 0 && sy > 0) {
-            const NumeratorArgs a = numerator_args(sx, sy, sxy, gain_limit);
-            nl += log_l64(t, a.n2) - log_l32(t, a.n1);
-        }
+    add_pixel_den(sx, t, dl, dn);
+    add_pixel_num(sx, sy, sxy, t, gain_limit, nl, nn);
+}
     } else {
         nn += sy;
         dn += 1;

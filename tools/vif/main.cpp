@@ -1,4 +1,5 @@
 // vif: score a reference/distorted pair of videos with libvif, libvmaf-compatible output.
+#include "commands/batch_commands.hpp"
 #include "frame_source.hpp"
 #if defined(VIF_WITH_FFMPEG)
 #include "hw_decode.hpp"
@@ -869,6 +870,11 @@ int main(int argc, char **argv) {
     using namespace vifcli;
     // Before anything is opened: no file may land on a closed fd 0, 1 or 2.
     const StdStreams streams = guard_std_streams();
+
+    // Many-pair subcommands (commands/batch_commands.hpp) have options of their own.
+    if (argc > 1 && std::strcmp(argv[1], "batch") == 0) return batch_main(argc, argv);
+    if (argc > 1 && std::strcmp(argv[1], "merge") == 0) return merge_main(argc, argv);
+    if (is_ladder_command_line(argc, argv)) return ladder_main(argc, argv);
 
     ParsedOptions parsed = parse_options(argc, argv);
     switch (parsed.action) {
