@@ -176,11 +176,6 @@ VIF_HD void add_pixel(int32_t sx, int32_t sy, int32_t sxy, const T& t, double ga
     add_pixel_den(sx, t, dl, dn);
     add_pixel_num(sx, sy, sxy, t, gain_limit, nl, nn);
 }
-    } else {
-        nn += sy;
-        dn += 1;
-    }
-}
 
 // ---- Float path (§7.4) -----------------------------------------------------------------------
 
