@@ -18,6 +18,7 @@
 #endif
 
 #include "cpu_ref.hpp"
+#include "pixel_math.hpp"
 #include "vif_constants.hpp"
 
 namespace vif::cpu_ref::VIF_ISA_NS {
@@ -223,12 +224,9 @@ void vertical_stats_row_u8(const Plane& X, const Plane& Y, int i, const uint16_t
 inline void variances(uint32_t mx, uint32_t my, uint32_t sxl, uint32_t sxh, uint32_t syl,
                       uint32_t syh, uint32_t sxyl, uint32_t sxyh, int32_t& sig_x, int32_t& sig_y,
                       int32_t& sig_xy) {
-    const uint32_t mxx = static_cast<uint32_t>((static_cast<uint64_t>(mx) * mx + 0x80000000ull) >> 32);
-    const uint32_t myy = static_cast<uint32_t>((static_cast<uint64_t>(my) * my + 0x80000000ull) >> 32);
-    const uint32_t mxy = static_cast<uint32_t>((static_cast<uint64_t>(mx) * my + 0x80000000ull) >> 32);
-    sig_x = static_cast<int32_t>(sxh + ((sxl + 0x8000) >> 16) - mxx);
-    sig_y = static_cast<int32_t>(syh + ((syl + 0x8000) >> 16) - myy);
-    sig_xy = static_cast<int32_t>(sxyh + ((sxyl + 0x8000) >> 16) - mxy);
+    sig_x = pixel::variance(sxh + ((sxl + 0x8000) >> 16), mx, mx);
+    sig_y = pixel::variance(syh + ((syl + 0x8000) >> 16), my, my);
+    sig_xy = pixel::variance(sxyh + ((sxyl + 0x8000) >> 16), mx, my);
 }
 
 // kRef keeps each pixel's filtered mean in mean_x (and sigma_x^2 in sig_x); kDist reads them.
@@ -381,47 +379,19 @@ void horizontal_stats_row_madd(int w, const uint16_t* c, const VerticalRow& in, 
 }
 #endif
 
-inline int64_t log2_fixed(const uint32_t* table, uint64_t v) {
-    const int k = 48 - __builtin_clzll(v);  // (63 - clz) - 15
-    return static_cast<int64_t>(table[(v >> k) - kLogTableFirst]) + 2048 * k;
-}
-
-// Per-pixel contribution (docs/algorithm.md §6.5) of pixels [j0, w) of a row, added to acc.
-// kRef adds only the denominator (DL, DN: sigma_x^2 alone), kDist only the numerator (NL, NN).
+// Per-pixel contribution (docs/algorithm.md §6.5, pixel_math.hpp: the CUDA kernels run the same
+// functions) of pixels [j0, w) of a row, added to acc. kRef adds only the denominator (DL, DN:
+// sigma_x^2 alone), kDist only the numerator (NL, NN), kPair both.
 template <Pass P = Pass::kPair>
 void accumulate_scalar(int j0, int w, const int32_t* sig_x, const int32_t* sig_y,
                        const int32_t* sig_xy, const uint32_t* table, double gain_limit,
                        ScaleRaw& acc) {
-    constexpr bool kDen = P != Pass::kDist, kNum = P != Pass::kRef;
-    const double eps = 65536 * 1.0e-10;
+    const pixel::TableLog<uint32_t> t{table};
     int64_t nl = 0, dl = 0, nn = 0, dn = 0;
     for (int j = j0; j < w; ++j) {
-        const int32_t sx = sig_x[j];
-        if constexpr (!kNum) {
-            if (sx >= static_cast<int32_t>(kNsq))
-                dl += log2_fixed(table, static_cast<uint64_t>(sx) + kNsq) - 17 * 2048;
-            else
-                dn += 1;
-            continue;
-        }
-        const int32_t sy = std::max(sig_y[j], 0);
-        const int32_t sxy = sig_xy[j];
-        if (sx >= static_cast<int32_t>(kNsq)) {
-            if constexpr (kDen) dl += log2_fixed(table, static_cast<uint64_t>(sx) + kNsq) - 17 * 2048;
-            if (sxy > 0 && sy > 0) {
-                double g = sxy / (sx + eps);
-                const double t = sy - g * sxy;
-                const int32_t sv = t < 0.0 ? 0 : static_cast<int32_t>(t);
-                g = std::min(g, gain_limit);
-                const int64_t n1 = static_cast<int64_t>(sv) + kNsq;
-                const int64_t n2 = static_cast<int64_t>((g * g) * sx) + n1;
-                nl += log2_fixed(table, static_cast<uint64_t>(n2)) -
-                      log2_fixed(table, static_cast<uint64_t>(n1));
-            }
-        } else {
-            nn += sy;
-            if constexpr (kDen) dn += 1;
-        }
+        if constexpr (P != Pass::kDist) pixel::add_pixel_den(sig_x[j], t, dl, dn);
+        if constexpr (P != Pass::kRef)
+            pixel::add_pixel_num(sig_x[j], sig_y[j], sig_xy[j], t, gain_limit, nl, nn);
     }
     acc.nl += nl;
     acc.dl += dl;

@@ -81,7 +81,6 @@ private:
 
     Params params_;
     int device_ = 0;
-    bool sync_debug_ = false;
     bool broken_ = false;
     size_t row_bytes_max_ = 0;
     std::unique_ptr<Engine> engine_;

@@ -29,6 +29,21 @@ struct FrameRaw {
     ScaleRaw scale[VIF_NUM_SCALES];
 };
 
+// Options of the CUDA backend that change how, never what, it computes: set by the tests, the
+// sweep and the benchmarks (the public API leaves them at their defaults). Results are identical
+// whatever they say; the parity gate (tests/parity) checks that.
+struct CudaOptions {
+    static constexpr int kAuto = -1;
+    // Integer kernel variant per launch slot (scales 0..3, fused 2+3), an index into
+    // int_variants(slot) of cuda/src/kernel_table.hpp; kAuto: the table's rules choose.
+    int tiles[5] = {kAuto, kAuto, kAuto, kAuto, kAuto};
+    bool fuse23 = true;          // scales 2 and 3 in one launch
+    bool graphs = true;          // one CUDA graph per frame; false: kernels launched one by one
+    bool log_table_only = false; // the log lookup always reads the table (no hardware log2)
+    bool sync_each_launch = false;  // synchronise after every launch, so a fault names its kernel
+    bool verbose = false;        // start-up steps and their times on stderr
+};
+
 // Options after validation, as the numerics need them.
 struct Params {
     VifVariant variant = VIF_VARIANT_INTEGER;
@@ -40,6 +55,7 @@ struct Params {
     uint32_t threads = 0;
     uint32_t queue_depth = 0;
     int32_t cuda_device = 0;
+    CudaOptions cuda;
 };
 
 // A host frame after validation. Samples are plain LSB-aligned; bitdepth as configured.

@@ -236,5 +236,4 @@ def check_sample_range(name: str, arr: np.ndarray, bitdepth: int) -> None:
     top = int(arr.max())
     if top >= 1 << bitdepth:
         raise ValueError(f"{name}: sample value {top} is out of the {bitdepth}-bit range "
-                         f"(0..{(1 << bitdepth) - 1}); check bitdepth (or pass "
-                         f"check_range=False)")
+                         f"(0..{(1 << bitdepth) - 1}); check bitdepth")

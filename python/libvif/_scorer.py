@@ -38,17 +38,17 @@ class Scorer:
     Options (libvmaf's names without the ``vif_`` prefix): ``enhn_gain_limit`` (1..100, default
     100), ``kernelscale`` (float variant; default 1.0). Others: ``threads`` (CPU workers, 0 =
     one per core), ``queue_depth`` (frames in flight, 0 = automatic), ``cuda_device``,
-    ``msb_aligned`` (16-bit words hold the sample in their top bits, as P010), ``check_range``
-    (refuse host samples above the bit depth's range; default True), ``width``/``height`` (the
-    largest frame; default: the first frame's size).
+    ``msb_aligned`` (16-bit words hold the sample in their top bits, as P010), ``width``/``height``
+    (the largest frame; default: the first frame's size). Samples above the bit depth's range are
+    always refused (here for host arrays, with the largest value; by the library for every
+    input, with the sample's place).
     """
 
     def __init__(self, variant: str = "integer", backend: str = "auto", *,
                  bitdepth: Optional[int] = None, width: Optional[int] = None,
                  height: Optional[int] = None, enhn_gain_limit: float = 100.0,
                  kernelscale: float = 1.0, threads: int = 0, queue_depth: int = 0,
-                 cuda_device: Optional[int] = None, msb_aligned: bool = False,
-                 check_range: bool = True) -> None:
+                 cuda_device: Optional[int] = None, msb_aligned: bool = False) -> None:
         self.variant = variant
         self._variant = _choice("variant", variant, _VARIANTS)
         self._backend_req = _choice("backend", backend, _BACKENDS)
@@ -60,7 +60,7 @@ class Scorer:
                              queue_depth=int(queue_depth))
         self._cuda_device = cuda_device
         self._flags = 1 if msb_aligned else 0  # VIF_PICTURE_MSB_ALIGNED
-        self._check_range = check_range and not msb_aligned
+        self._check_range = not msb_aligned  # the library checks MSB-aligned words itself
         self._ctx: Any = None
         self._names: List[str] = []
         self._closed = False

@@ -126,6 +126,13 @@ TEST_F(IoTest, OutputWritesThroughFifosAndSymlinks) {
     EXPECT_TRUE(S_ISFIFO(mode_of(path("out.fifo")))) << "the FIFO was replaced";
     expect_case_scores(json::parse(slurp(path("got.json")), nullptr, false), "through a FIFO");
 
+    // Process substitution, >(...): /dev/fd/N, written through.
+    r = bash("timeout 60 " + q(kCli) + " -r " + q(c.ref_path()) + " -d " + q(c.dist_path()) +
+             " " + args() + " --precision max -q -o >(cat > " + q(path("got2.json")) +
+             "); rc=$?; wait $!; exit $rc");
+    EXPECT_EQ(r.code, 0) << r.err;
+    expect_case_scores(json::parse(slurp(path("got2.json")), nullptr, false), "through >(...)");
+
     // A symlink: the file it points to is replaced (keeping its mode), the link stays.
     spit(path("target.json"), "old");
     ASSERT_EQ(::chmod(path("target.json").c_str(), 0640), 0);
@@ -148,8 +155,8 @@ TEST_F(IoTest, OutputWritesThroughFifosAndSymlinks) {
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(S_ISLNK(mode_of(path("link2.json"))));
     expect_case_scores(json::parse(slurp(path("new.json")), nullptr, false), "a new link target");
-    EXPECT_TRUE(leftovers({"out.fifo", "got.json", "target.json", "link.json", "link2.json",
-                           "new.json"})
+    EXPECT_TRUE(leftovers({"out.fifo", "got.json", "got2.json", "target.json", "link.json",
+                           "link2.json", "new.json"})
                     .empty());
 }
 

@@ -159,6 +159,7 @@ TEST(Options, UsageErrors) {
         {with({"--feature", "vif=bogus=1"}), "bogus"},
         {with({"--feature", "vif", "--variant", "float"}), "disagree"},
         {with({"-w", "64"}), "-h"},
+        {with({"-m", "version=vmaf_v0.6.1"}), "no VMAF model"},
         {with({"-p", "411"}), "411"},
         {with({"-b", "9"}), "9"},
         {with({"--frame_cnt", "0"}), "--frames"},

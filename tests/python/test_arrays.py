@@ -147,7 +147,6 @@ def test_samples_above_the_bit_depth():
     assert len(libvif.score(a, a, bitdepth=10)) == 1
     with pytest.raises(ValueError, match="sample value 1024 is out of the 10-bit range"):
         libvif.score(a, b, bitdepth=10)
-    libvif.score(a, b, bitdepth=10, check_range=False)  # the caller's choice
 
 
 def test_bad_options():
