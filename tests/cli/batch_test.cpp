@@ -181,6 +181,30 @@ TEST_F(BatchCli, ShorterRungScoresTheCommonFramesWithANote) {
     expect_frames_match(load(path("out/short.json")), rows, keys, true, "short", {0, 1});
 }
 
+// Several scoring contexts at once (--workers) and a JSON-lines manifest give the same summary
+// as one context reading the CSV.
+TEST_F(BatchCli, WorkersAndJsonLinesGiveTheSameSummary) {
+    const std::string m = manifest();
+    CliRun one = vif({"batch", m, "--out-dir", path("one"), "-q"});
+    EXPECT_EQ(one.code, 1) << one.err;
+    std::string jl;
+    std::istringstream in(slurp(m));
+    std::string line;
+    std::getline(in, line); // header
+    while (std::getline(in, line)) {
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+        jl += "{\"reference\": \"" + f[0] + "\", \"distorted\": \"" + f[1] +
+              "\", \"width\": " + f[2] + ", \"height\": " + f[3] + ", \"pixel_format\": \"" + f[4] +
+              "\", \"bitdepth\": " + f[5] + "}\n";
+    }
+    spit(path("m.jsonl"), jl);
+    CliRun two = vif({"batch", path("m.jsonl"), "--out-dir", path("two"), "--workers", "2", "-q"});
+    EXPECT_EQ(two.code, 1) << two.err;
+    EXPECT_EQ(summary(path("two")), summary(path("one")));
+}
+
 TEST_F(BatchCli, BadShardsAndManifestsAreUsageErrors) {
     const std::string m = manifest();
     CliRun r = vif({"batch", m, "--out-dir", path("o"), "--shard", "3/3", "-q"});
