@@ -8,6 +8,7 @@
 // the same bits: the arithmetic is integer, or float in a fixed order without contraction.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -27,6 +28,13 @@ public:
     virtual ~FrameScorer() = default;
     // Raw per-scale accumulators of one frame (integer: nl/dl/nn/dn; float: num/den).
     virtual void compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) = 0;
+    // One reference against `count` distorted planes of its size (a ladder's rungs): out[k]
+    // gets the accumulators of (ref, dists[k]), the same bits as compute(ref, dists[k]). A
+    // scorer overrides it to do the reference's own work once; this fallback just loops.
+    virtual void compute_multi(const Plane& ref, const Plane* dists, size_t count,
+                               ScaleRaw (*out)[4]) {
+        for (size_t k = 0; k < count; ++k) compute(ref, dists[k], out[k]);
+    }
 };
 
 #define VIF_CPU_REF_DECLARE_ISA(ns)                                                            \

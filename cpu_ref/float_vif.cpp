@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cpu_ref.hpp"
+#include "pixel_math.hpp"
 #include "vif_constants.hpp"
 
 namespace vif::cpu_ref::VIF_ISA_NS {
@@ -143,9 +144,6 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
         convert_plane<uint16_t>(ref, bitdepth_, img_[0][0].data());
         convert_plane<uint16_t>(dist, bitdepth_, img_[0][1].data());
     }
-    const float eps = 1.0e-10f;
-    const double nsq = 2.0;
-    const float smax = static_cast<float>(std::pow(static_cast<float>(nsq), 2.0f) / 65025.0);
     const float G = gain_limit_;
 
     int cur = 0;
@@ -210,53 +208,25 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
                 case 3: filter_stats_row<3>(F, N, w, xr, yr, rows); break;
                 default: filter_stats_row<0>(F, N, w, xr, yr, rows); break;
             }
-            // Per-pixel terms (§7.4 steps 1-9); arguments of the logs go to nrow/drow.
+            // Per-pixel terms (§7.4 steps 1-9, pixel_math.hpp, shared with the CUDA kernels):
+            // arguments of the logs go to nrow/drow, the logs are taken a row at a time, then
+            // the overrides of steps 8-9.
             for (int j = 0; j < w; ++j) {
-                const float m1 = mx[j], m2 = my[j];
-                const float m1m1 = m1 * m1, m2m2 = m2 * m2, m1m2 = m1 * m2;
-                float sx = exx[j] - m1m1;
-                float sy = eyy[j] - m2m2;
-                const float sxy = exy[j] - m1m2;
-                sx = std::max(sx, 0.0f);
-                sy = std::max(sy, 0.0f);
-                float g = sxy / (sx + eps);
-                float sv = sy - g * sxy;
-                if (sx < eps) {
-                    g = 0.0f;
-                    sv = sy;
-                    sx = 0.0f;
-                }
-                if (sy < eps) {
-                    g = 0.0f;
-                    sv = 0.0f;
-                }
-                if (g < 0.0f) {
-                    sv = sy;
-                    g = 0.0f;
-                }
-                sv = std::max(sv, eps);
-                g = std::min(g, G);
-                const float q = (g * g) * sx;
-                const double A = 1.0 + static_cast<double>(q) / (static_cast<double>(sv) + nsq);
-                const double B = 1.0 + static_cast<double>(sx) / nsq;
-                nrow[j] = static_cast<float>(A);
-                drow[j] = static_cast<float>(B);
-                // Stash the pieces the overrides of steps 8-9 need in the filtered arrays,
-                // which are no longer used for this row.
-                mx[j] = sxy;
-                my[j] = sx;
-                exx[j] = sy;
+                const pixel::FloatLogArgs t = pixel::float_log_args(mx[j], my[j], exx[j], eyy[j], exy[j], G);
+                nrow[j] = t.a;
+                drow[j] = t.b;
+                // Stash the pieces the overrides need in the filtered arrays, which are no
+                // longer used for this row.
+                mx[j] = t.sxy;
+                my[j] = t.sx;
+                exx[j] = t.sy;
             }
             log2_approx_row(nrow, nrow, w);
             log2_approx_row(drow, drow, w);
             float num_row = 0.0f, den_row = 0.0f;
             for (int j = 0; j < w; ++j) {
-                float num = nrow[j], den = drow[j];
-                if (mx[j] < 0.0f) num = 0.0f;
-                if (static_cast<double>(my[j]) < nsq) {
-                    num = 1.0f - exx[j] * smax;
-                    den = 1.0f;
-                }
+                float num, den;
+                pixel::float_terms(nrow[j], drow[j], mx[j], my[j], exx[j], num, den);
                 num_row = num_row + num;
                 den_row = den_row + den;
             }

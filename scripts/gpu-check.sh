@@ -5,7 +5,8 @@
 # stages (default: build test parity golden sanitize sweep e2e):
 #   build     configure (CMake preset `gpu`: native architecture) and build into build-gpu/
 #   test      the whole CTest suite (GPU tests included: label gpu)
-#   parity    the parity gate again without CUDA graphs and with other tile shapes
+#   parity    the parity gate's kernel-table part on its own: every variant of the table, the
+#             launches without CUDA graphs, table-only log, per-launch sync, unfused (CudaOptions)
 #   golden    libvmaf's golden cases through the default backend (CUDA)
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on the parity tests
 #   sweep     vif-sweep: occupancy and duration per resolution, integer and float
@@ -67,17 +68,14 @@ if has test; then
   note "GPU tests that skipped: $(grep -c 'Skipped' "$RES/ctest.log")"
 fi
 if has parity && [ -x "$PT" ]; then
-  stamp "parity without CUDA graphs"
-  VIF_CUDA_GRAPHS=0 timeout 200 "$PT" --gtest_brief=1 \
-    --gtest_filter='Small/*:All/DevicePointer.*:Pipeline.*:KernelScales/*' > "$RES/parity_nograph.log" 2>&1
+  # The same tests run inside `test` (CTest); here on their own, with their own log and count.
+  stamp "parity: every kernel-table variant and launch path"
+  timeout 400 "$PT" --gtest_brief=1 \
+    --gtest_filter='KernelTableRules.*:Table/KernelVariant.*:KernelVariantErrors.*:Options/LaunchPath.*' \
+    > "$RES/parity_table.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && fail=1
-  note "## parity, VIF_CUDA_GRAPHS=0: rc=$rc $(grep -E 'PASSED|FAILED  \]' "$RES/parity_nograph.log" | tail -2 | tr '\n' ' ')"
-  for tiles in ${PARITY_TILES:-"3,2,0,0,2,1" "5,3,0,0,0,1" "1,4,0,0,1,1" "4,5,2,2,0,0"}; do
-    VIF_CUDA_TILES=$tiles timeout 120 "$PT" --gtest_brief=1 \
-      --gtest_filter='Small/SyntheticInteger.*:Large/SyntheticInteger.*:Pipeline.*' > "$RES/parity_tiles_$tiles.log" 2>&1
-    rc=$?; [ $rc -ne 0 ] && fail=1
-    note "## parity, VIF_CUDA_TILES=$tiles: rc=$rc $(grep -E 'PASSED|FAILED  \]' "$RES/parity_tiles_$tiles.log" | tail -2 | tr '\n' ' ')"
-  done
+  note "## parity, kernel table and launch paths: rc=$rc $(grep -E 'PASSED|FAILED  \]' "$RES/parity_table.log" | tail -2 | tr '\n' ' ')"
+  grep -E "^\[  FAILED" "$RES/parity_table.log" | head -20 >> "$SUMMARY"
 fi
 if has golden && [ -x "$GT" ]; then
   stamp "golden (backend auto = cuda)"
@@ -121,9 +119,9 @@ if has ncu && [ -x "$SW" ]; then
   NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
   for sz in 576x324 1920x1080 3840x2160; do
     stamp "ncu $sz"
-    VIF_SWEEP_NO_GATE=1 timeout 150 "$NCU" --clock-control none --kernel-name-base function \
+    timeout 150 "$NCU" --clock-control none --kernel-name-base function \
       --kernel-name regex:'int_scale|float_' --metrics gpu__time_duration.sum \
-      --launch-skip 8 --launch-count 8 "$SW" --sizes "$sz" --bitdepths 8 --runs 5 --warmup 2 \
+      --launch-skip 9 --launch-count 9 "$SW" --no-gate --sizes "$sz" --bitdepths 8 --runs 5 --warmup 2 \
       --out "$RES" > "$RES/ncu_$sz.txt" 2>&1
     note "## ncu $sz rc=$? (gpu__time_duration per launch)"
     grep -E "int_scale|float_|gpu__time_duration" "$RES/ncu_$sz.txt" | head -24 >> "$SUMMARY"

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "pixel_math.hpp"
 #include "vif_constants.hpp"
 
 namespace vif::cuda {
@@ -82,17 +83,11 @@ __device__ __forceinline__ int32_t log_t(const LogLookup& lk, uint32_t i) {
     return t;
 }
 
-// L(v) of docs/algorithm.md §6.4.
-__device__ __forceinline__ int32_t log_l(const LogLookup& lk, uint64_t v) {
-    const int b = 63 - __clzll(static_cast<long long>(v));
-    const int k = b - 15;
-    return log_t(lk, static_cast<uint32_t>(v >> k)) + 2048 * k;
-}
-__device__ __forceinline__ int32_t log_l32(const LogLookup& lk, uint32_t v) {
-    const int b = 31 - __clz(static_cast<int>(v));
-    const int k = b - 15;
-    return log_t(lk, v >> k) + 2048 * k;
-}
+// T for pixel::log_l32 / log_l64 (pixel_math.hpp: L(v) of docs/algorithm.md §6.4).
+struct DeviceLog {
+    const LogLookup& lk;
+    __device__ __forceinline__ int32_t operator()(uint32_t i) const { return log_t(lk, i); }
+};
 
 // The four per-block sums of the integer kernels, valid in thread 0 as int64 {nl, dl, nn, dn}.
 // Within a warp one REDUX per 32-bit value (__reduce_add_sync); NN is split into 24-bit pieces

@@ -49,47 +49,12 @@ __host__ __device__ constexpr size_t float_smem_floats(int r) {
     return 2 * ih * iw + 5 * size_t(P::kTileH) * iw + 2 * size_t(P::kTileH / 2) * iw;
 }
 
+// §7.4 for one pixel: pixel_math.hpp's steps, the same functions as cpu_ref's float path.
 __device__ __forceinline__ void float_pixel_stat(float mu1, float mu2, float exx, float eyy,
                                                  float exy, float gain_limit, float* num_out,
                                                  float* den_out) {
-    const float eps = 1.0e-10f;
-    const double nsq = 2.0;
-    const float smax = static_cast<float>(4.0 / 65025.0);  // fl32(powf(fl32(nsq), 2) / 65025.0)
-    float s1 = __fsub_rn(exx, __fmul_rn(mu1, mu1));
-    float s2 = __fsub_rn(eyy, __fmul_rn(mu2, mu2));
-    const float s12 = __fsub_rn(exy, __fmul_rn(mu1, mu2));
-    s1 = s1 > 0.0f ? s1 : 0.0f;
-    s2 = s2 > 0.0f ? s2 : 0.0f;
-    float g = __fdiv_rn(s12, __fadd_rn(s1, eps));
-    float sv = __fsub_rn(s2, __fmul_rn(g, s12));
-    if (s1 < eps) {
-        g = 0.0f;
-        sv = s2;
-        s1 = 0.0f;
-    }
-    if (s2 < eps) {
-        g = 0.0f;
-        sv = 0.0f;
-    }
-    if (g < 0.0f) {
-        sv = s2;
-        g = 0.0f;
-    }
-    sv = sv > eps ? sv : eps;
-    g = g < gain_limit ? g : gain_limit;
-    const float q = __fmul_rn(__fmul_rn(g, g), s1);
-    const double A = __dadd_rn(1.0, __ddiv_rn(static_cast<double>(q),
-                                              __dadd_rn(static_cast<double>(sv), nsq)));
-    float num = log2_approx(__double2float_rn(A));
-    const double B = __dadd_rn(1.0, __ddiv_rn(static_cast<double>(s1), nsq));
-    float den = log2_approx(__double2float_rn(B));
-    if (s12 < 0.0f) num = 0.0f;
-    if (static_cast<double>(s1) < nsq) {
-        num = __fsub_rn(1.0f, __fmul_rn(s2, smax));
-        den = 1.0f;
-    }
-    *num_out = num;
-    *den_out = den;
+    const pixel::FloatLogArgs t = pixel::float_log_args(mu1, mu2, exx, eyy, exy, gain_limit);
+    pixel::float_terms(log2_approx(t.a), log2_approx(t.b), t.sxy, t.sx, t.sy, *num_out, *den_out);
 }
 
 template <int S, int BPC>

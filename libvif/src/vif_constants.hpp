@@ -41,16 +41,7 @@ VIF_HD int vertical_sq_shift(int scale, int bpc) { return scale == 0 ? 2 * (bpc 
 // §4.2: reflect-101 index for a tap t on a line of n samples (valid for -n < t < 2n - 1).
 VIF_HD int reflect101(int t, int n) { return t < 0 ? -t : (t >= n ? 2 * n - 2 - t : t); }
 
-// §6.4: L(v) for v >= 2^17 with the table T (indexed from 32768).
-VIF_HD int64_t log_lookup(const uint16_t* table, uint64_t v) {
-#if defined(__CUDA_ARCH__)
-    const int b = 63 - __clzll(static_cast<long long>(v));
-#else
-    const int b = 63 - __builtin_clzll(v);
-#endif
-    const int k = b - 15;
-    return static_cast<int64_t>(table[(v >> k) - kLogTableFirst]) + 2048 * k;
-}
+// §6.4: L(v) itself is pixel::log_l32 / log_l64 (pixel_math.hpp), shared by host and device.
 
 // Fills table[0..32767] with T[32768..65535]: round_half_away(fl32(log2 i) * 2048).
 inline void build_log_table(uint16_t* table) {

@@ -77,8 +77,8 @@ for size in 1080 2160; do
   for i in 1 2 3; do run "whole process, --backend cuda (run $i)" $N "$V" "${A[@]}" --backend cuda -q -o /tmp/e2e.json; done
   for i in 1 2 3; do run "whole process, default (auto: cpu, then cuda) ($i)" $N "$V" "${A[@]}" -q -o /tmp/e2e.json; done
   run "whole process, auto, --verbose" $N "$V" "${A[@]}" --verbose -q -o /tmp/e2e.json
-  run "whole process, --backend cuda, --verbose, VIF_CUDA_VERBOSE=1" $N env VIF_CUDA_VERBOSE=1 "$V" "${A[@]}" --backend cuda --verbose -q -o /tmp/e2e.json
-  run "one frame, --backend cuda, --verbose" 1 env VIF_CUDA_VERBOSE=1 "$V" "${A[@]}" --backend cuda --frames 1 --verbose -q -o /tmp/e2e.json
+  run "whole process, --backend cuda, --verbose" $N "$V" "${A[@]}" --backend cuda --verbose -q -o /tmp/e2e.json
+  run "one frame, --backend cuda, --verbose" 1 "$V" "${A[@]}" --backend cuda --frames 1 --verbose -q -o /tmp/e2e.json
   for i in 1 2 3; do run "one frame, default (auto) ($i)" 1 "$V" "${A[@]}" --frames 1 -q -o /tmp/e2e.json; done
   run "one frame, default (auto), --verbose" 1 "$V" "${A[@]}" --frames 1 --verbose -q -o /tmp/e2e.json
   run "one frame, --backend cpu" 1 "$V" "${A[@]}" --backend cpu --frames 1 -q -o /tmp/e2e.json

@@ -101,6 +101,7 @@ struct Raw {
     bool quiet = false, version = false, check_parity = false, debug_metrics = false;
     bool details = false, read_only = false, verbose = false, no_mmap = false;
     bool no_prediction = false;
+    std::string hwdec = "auto", decoders = "0", cpu_decoders = "auto";
     std::vector<std::string> models;
 };
 
@@ -234,6 +235,16 @@ Options check(const Raw &r) {
     o.details = r.details;
     o.verbose = r.verbose;
     o.no_mmap = r.no_mmap;
+    if (r.hwdec != "auto" && r.hwdec != "cuda" && r.hwdec != "none")
+        throw UsageError(fmt::format("unknown --hwdec '{}' (use auto, cuda or none)", r.hwdec));
+    o.hwdec = r.hwdec;
+    if (o.hwdec == "cuda" && o.backend == VIF_BACKEND_CPU && !o.read_only)
+        throw UsageError("--hwdec cuda needs the cuda backend (--backend cuda or auto)");
+    if (o.hwdec == "cuda" && o.check_parity)
+        throw UsageError("--check-parity reads the inputs on the host: use --hwdec auto or none");
+    o.decoders = uint32_t(parse_uint("--decoders", r.decoders, 64));
+    o.cpu_decoders =
+        r.cpu_decoders == "auto" ? -1 : int(parse_uint("--cpu-decoders", r.cpu_decoders, 64));
     return o;
 }
 
@@ -325,6 +336,18 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
                  "Read files with pread into buffers instead of mapping them (slower)");
     app.add_flag("--verbose", r.verbose,
                  "Print how long each phase took (start-up, reading, scoring, output) to stderr");
+    app.add_option("--hwdec", r.hwdec,
+                   "Encoded inputs: auto (NVDEC when scoring on cuda and it decodes the input, "
+                   "else software), cuda (NVDEC or an error), none (software)")
+        ->capture_default_str();
+    app.add_option("--decoders", r.decoders,
+                   "NVDEC decoders an input, each on segments of its own (0: 3); with software "
+                   "decoding, N > 0 decodes each encoded input on N segment decoders")
+        ->capture_default_str()
+        ->type_name("N");
+    app.add_option("--cpu-decoders", r.cpu_decoders,
+                   "With NVDEC: software decoders an input beside the NVDEC ones (auto: none)")
+        ->capture_default_str();
     app.add_flag("-v,--version", r.version, "Print the version and exit (as libvmaf's -v)");
 
     try {
