@@ -23,7 +23,7 @@ namespace vifcli {
 
 namespace {
 
-// An input NVDEC could take: a named file FFmpeg demuxes that is not Y4M or raw YUV.
+// An input NVDEC could take: a named regular file FFmpeg demuxes that is not Y4M or raw YUV.
 bool encoded_input(const SourceRequest &r) {
     if (r.path == "-" || r.path.empty()) return false;
     std::string ext;
