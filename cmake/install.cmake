@@ -32,24 +32,18 @@ install(TARGETS ${_vif_install_targets}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
-# The CLI, under whichever target name tools/ gives it.
-foreach(_cli vif_cli vif-cli vif_tool)
-  if(TARGET ${_cli})
-    get_target_property(_type ${_cli} TYPE)
-    if(_type STREQUAL "EXECUTABLE")
-      file(RELATIVE_PATH _rel ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
-      set_target_properties(${_cli} PROPERTIES INSTALL_RPATH "$ORIGIN/${_rel}")
-      install(TARGETS ${_cli} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-    endif()
-  endif()
-endforeach()
+# The CLI (tools/vif), when built.
+if(TARGET vif_cli)
+  file(RELATIVE_PATH _rel ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
+  set_target_properties(vif_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${_rel}")
+  install(TARGETS vif_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 
 # ---- Headers -------------------------------------------------------------------------------
-set(_vif_headers ${PROJECT_SOURCE_DIR}/libvif/include/vif/vif.h)
-if(EXISTS ${PROJECT_SOURCE_DIR}/libvif/include/vif/vif.hpp)
-  list(APPEND _vif_headers ${PROJECT_SOURCE_DIR}/libvif/include/vif/vif.hpp)
-endif()
-if(VIF_ENABLE_CUDA AND EXISTS ${PROJECT_SOURCE_DIR}/libvif/include/vif/vif_cuda.h)
+set(_vif_headers ${PROJECT_SOURCE_DIR}/libvif/include/vif/vif.h
+                 ${PROJECT_BINARY_DIR}/generated/include/vif/vif_version.h
+                 ${PROJECT_SOURCE_DIR}/libvif/include/vif/vif.hpp)
+if(VIF_ENABLE_CUDA)
   list(APPEND _vif_headers ${PROJECT_SOURCE_DIR}/libvif/include/vif/vif_cuda.h)
 endif()
 if(VIF_WITH_FFMPEG AND TARGET vif_ffmpeg)

@@ -1,6 +1,8 @@
 // The CPU backend: a ring of frame slots and one worker thread per configured thread, each with
 // its own VIF engine (scratch buffers). Frames are independent, so scoring them in parallel gives
-// the same bits as scoring them one by one; results leave in submission order.
+// the same bits as scoring them one by one; results leave in submission order. A slot holds one
+// reference and one or more distorted planes (vif_submit_multi: a ladder's rungs), scored by one
+// worker that computes the reference's share once.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -24,10 +26,14 @@ struct Slot {
     enum class State { kFree, kQueued, kRunning, kDone };
     State state = State::kFree;
     // Copied planes, tightly packed. Not zeroed at create: a fresh context touches only the
-    // slots it uses (zeroing 18 slots of 2160p took 0.3 s of start-up).
-    std::unique_ptr<uint8_t[]> ref, dist;
+    // slots it uses (zeroing 18 slots of 2160p took 0.3 s of start-up). dists[0] exists from
+    // create; further ones are allocated the first time a multi submission needs them.
+    std::unique_ptr<uint8_t[]> ref;
+    std::vector<std::unique_ptr<uint8_t[]>> dists;
     uint32_t width = 0, height = 0;
-    FrameRaw result;
+    size_t count = 1;     // distorted planes in use
+    size_t received = 0;  // results already taken by receive()
+    std::vector<FrameRaw> results;
 };
 
 class CpuBackend final : public Backend {
@@ -35,9 +41,11 @@ public:
     CpuBackend(const Params& p, size_t threads, size_t depth) : params_(p), slots_(depth) {
         const size_t bytes = static_cast<size_t>(p.max_width) * p.max_height *
                              (p.bitdepth == 8 ? 1 : 2);
+        plane_bytes_ = bytes;
         for (Slot& s : slots_) {
             s.ref.reset(new uint8_t[bytes]);
-            s.dist.reset(new uint8_t[bytes]);
+            s.dists.emplace_back(new uint8_t[bytes]);
+            s.results.resize(1);
         }
         build_engines(threads);
         for (size_t t = 0; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
@@ -55,6 +63,11 @@ public:
     const char* name() const override { return "cpu"; }
 
     Error submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) override {
+        return submit_multi(ref, &dist, 1, index);
+    }
+
+    Error submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
+                       uint64_t index) override {
         Slot* slot;
         {
             std::lock_guard<std::mutex> lock(mu_);
@@ -65,16 +78,30 @@ public:
             // Frame tail_ - slots_.size() used this slot and has been received: it is free.
             slot = &slots_[tail_ % slots_.size()];
         }
-        // The slot is ours until it is queued: copy outside the lock. On an error it stays free.
+        // The slot is ours until it is queued: grow it and copy outside the lock. On an error
+        // it stays free.
+        try {
+            while (slot->dists.size() < count) slot->dists.emplace_back(new uint8_t[plane_bytes_]);
+            if (slot->results.size() < count) slot->results.resize(count);
+        } catch (const std::bad_alloc&) {
+            return {VIF_ERROR_OUT_OF_MEMORY, "cpu backend: out of memory for distorted planes"};
+        }
         if (Error e = copy_plane(ref, slot->ref.get(), index, "reference")) return e;
-        if (Error e = copy_plane(dist, slot->dist.get(), index, "distorted")) return e;
+        for (size_t k = 0; k < count; ++k) {
+            if (Error e = copy_plane(dists[k], slot->dists[k].get(), index + k,
+                                     count == 1 ? "distorted" : "distorted picture of a ladder"))
+                return e;
+            slot->results[k].index = index + k;
+        }
         slot->width = ref.width;
         slot->height = ref.height;
-        slot->result.index = index;
+        slot->count = count;
+        slot->received = 0;
         {
             std::lock_guard<std::mutex> lock(mu_);
             slot->state = Slot::State::kQueued;
             ++tail_;
+            unreceived_ += count;
         }
         cv_work_.notify_one();
         return {};
@@ -88,7 +115,9 @@ public:
             if (!block) return {VIF_AGAIN, "scores not ready"};
             cv_done_.wait(lock, [&] { return slot.state == Slot::State::kDone; });
         }
-        *out = slot.result;
+        *out = slot.results[slot.received++];
+        --unreceived_;
+        if (slot.received < slot.count) return {};
         slot.state = Slot::State::kFree;
         ++head_;
         lock.unlock();
@@ -98,7 +127,7 @@ public:
 
     size_t pending() const override {
         std::lock_guard<std::mutex> lock(mu_);
-        return static_cast<size_t>(tail_ - head_);
+        return unreceived_;
     }
 
 private:
@@ -185,8 +214,14 @@ private:
             const ptrdiff_t stride = static_cast<ptrdiff_t>(slot->width) *
                                      (params_.bitdepth == 8 ? 1 : 2);
             const int w = static_cast<int>(slot->width), h = static_cast<int>(slot->height);
-            engine.compute(cpu_ref::Plane{slot->ref.get(), stride, w, h},
-                           cpu_ref::Plane{slot->dist.get(), stride, w, h}, slot->result.scale);
+            cpu_ref::Plane dists[kMaxDistorted];
+            ScaleRaw raw[kMaxDistorted][kNumScales];
+            for (size_t k = 0; k < slot->count; ++k)
+                dists[k] = cpu_ref::Plane{slot->dists[k].get(), stride, w, h};
+            engine.compute_multi(cpu_ref::Plane{slot->ref.get(), stride, w, h}, dists,
+                                 slot->count, raw);
+            for (size_t k = 0; k < slot->count; ++k)
+                std::copy(raw[k], raw[k] + kNumScales, slot->results[k].scale);
             {
                 std::lock_guard<std::mutex> lock(mu_);
                 slot->state = Slot::State::kDone;
@@ -196,6 +231,7 @@ private:
     }
 
     Params params_;
+    size_t plane_bytes_ = 0;
     std::vector<Slot> slots_;
     std::vector<std::unique_ptr<cpu_ref::FrameScorer>> engines_;
     std::vector<std::thread> workers_;
@@ -204,6 +240,7 @@ private:
     uint64_t head_ = 0;  // next slot to receive
     uint64_t next_ = 0;  // next slot a worker takes
     uint64_t tail_ = 0;  // next slot to fill
+    size_t unreceived_ = 0;  // results queued and not yet received (a slot may hold several)
     bool stop_ = false;
 };
 

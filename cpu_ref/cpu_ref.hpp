@@ -8,6 +8,7 @@
 // the same bits: the arithmetic is integer, or float in a fixed order without contraction.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -27,6 +28,13 @@ public:
     virtual ~FrameScorer() = default;
     // Raw per-scale accumulators of one frame (integer: nl/dl/nn/dn; float: num/den).
     virtual void compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) = 0;
+    // One reference against `count` distorted planes of its size (a ladder's rungs): out[k]
+    // gets the accumulators of (ref, dists[k]), the same bits as compute(ref, dists[k]). A
+    // scorer overrides it to do the reference's own work once; this fallback just loops.
+    virtual void compute_multi(const Plane& ref, const Plane* dists, size_t count,
+                               ScaleRaw (*out)[4]) {
+        for (size_t k = 0; k < count; ++k) compute(ref, dists[k], out[k]);
+    }
 };
 
 #define VIF_CPU_REF_DECLARE_ISA(ns)                                                            \
@@ -40,16 +48,16 @@ VIF_CPU_REF_DECLARE_ISA(v3)
 VIF_CPU_REF_DECLARE_ISA(v4)
 #undef VIF_CPU_REF_DECLARE_ISA
 
-// Integer VIF (libvmaf's `vif`), spec section 5. Bit-exact.
+// Integer VIF (libvmaf's `vif`), docs/algorithm.md §6. Bit-exact.
 std::unique_ptr<FrameScorer> make_integer_scorer(int max_w, int max_h, int bpc, double gain);
-// Float VIF (libvmaf's `float_vif`), spec section 6. Bit-exact by construction.
+// Float VIF (libvmaf's `float_vif`), docs/algorithm.md §7. Bit-exact by construction.
 std::unique_ptr<FrameScorer> make_float_scorer(int max_w, int max_h, int bpc, double gain,
                                                float kernelscale);
 // The instruction-set level the scorers run with: "avx512", "avx2" or "baseline".
 const char* isa_name();
 
 // Smallest width/height a frame may have for the given filter widths (reflection needs each
-// scale's size to exceed the half-width of every filter applied there, spec section 2).
+// scale's size to exceed the half-width of every filter applied there, docs/algorithm.md §3).
 int min_frame_size(const int widths[4]);
 
 }  // namespace vif::cpu_ref

@@ -1,11 +1,12 @@
-// Float VIF on the CPU, spec section 6. Every product and sum is rounded to float in the order the
-// spec gives (this file is built with -ffp-contract=off and without SLP vectorisation); the tap
-// loops run over columns, so vectorising them keeps each pixel's own summation order.
+// Float VIF on the CPU, docs/algorithm.md §7. Every product and sum is rounded to float in the
+// order given there (this file is built with -ffp-contract=off and without SLP vectorisation); the
+// tap loops run over columns, so vectorising them keeps each pixel's own summation order.
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "cpu_ref.hpp"
+#include "pixel_math.hpp"
 #include "vif_constants.hpp"
 
 namespace vif::cpu_ref::VIF_ISA_NS {
@@ -23,7 +24,7 @@ inline void pad_row(T* row, int w, int r) {
     }
 }
 
-// Section 6.1: samples to float, centred on 0.
+// docs/algorithm.md §7.1: samples to float, centred on 0.
 template <typename In>
 void convert_plane(const Plane& p, int bpc, float* out) {
     const float scale = bpc == 8 ? 1.0f : static_cast<float>(1 << (bpc - 8));
@@ -38,14 +39,14 @@ void convert_plane(const Plane& p, int bpc, float* out) {
     }
 }
 
-// Section 6.5 over arrays, the form the vectoriser needs.
+// docs/algorithm.md §7.5 over arrays, the form the vectoriser needs.
 void log2_approx_row(const float* in, float* out, int n) {
     for (int j = 0; j < n; ++j) out[j] = log2_approx(in[j]);
 }
 
-// The five filtered planes of one row (section 6.2): vertical sums into the padded t* rows,
-// then horizontal sums into the output rows. Every pixel adds its taps in order k = 0..N-1 from
-// 0, rounding each product and sum; loops run over columns so vectorising keeps that order.
+// The five filtered planes of one row (docs/algorithm.md §7.2): vertical sums into the padded t*
+// rows, then horizontal sums into the output rows. Every pixel adds its taps in order k = 0..N-1
+// from 0, rounding each product and sum; loops run over columns so vectorising keeps that order.
 // NT is the filter width when known at compile time (unrolled taps), 0 for any other width.
 struct FilteredRows {
     float *tmx, *tmy, *txx, *tyy, *txy;  // padded by N/2 on each side
@@ -143,16 +144,13 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
         convert_plane<uint16_t>(ref, bitdepth_, img_[0][0].data());
         convert_plane<uint16_t>(dist, bitdepth_, img_[0][1].data());
     }
-    const float eps = 1.0e-10f;
-    const double nsq = 2.0;
-    const float smax = static_cast<float>(std::pow(static_cast<float>(nsq), 2.0f) / 65025.0);
     const float G = gain_limit_;
 
     int cur = 0;
     for (int s = 0; s < 4; ++s) {
         if (s > 0) {
-            // Section 6.3: low-pass the previous scale with this scale's filter, keep even
-            // rows and columns.
+            // docs/algorithm.md §7.3: low-pass the previous scale with this scale's filter, keep
+            // even rows and columns.
             const float* F = taps_[s].data();
             const int N = width_[s], r = N / 2;
             const int w2 = w / 2, h2 = h / 2;
@@ -182,7 +180,7 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
             h = h2;
         }
 
-        // Section 6.4: the five filtered planes, one row at a time, then per-pixel terms.
+        // docs/algorithm.md §7.4: the five filtered planes one row at a time, then per-pixel terms.
         const float* F = taps_[s].data();
         const int N = width_[s], r = N / 2;
         const std::vector<float>& X = img_[cur][0];
@@ -210,53 +208,25 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
                 case 3: filter_stats_row<3>(F, N, w, xr, yr, rows); break;
                 default: filter_stats_row<0>(F, N, w, xr, yr, rows); break;
             }
-            // Per-pixel terms (section 6.4 steps 1-9); arguments of the logs go to nrow/drow.
+            // Per-pixel terms (§7.4 steps 1-9, pixel_math.hpp, shared with the CUDA kernels):
+            // arguments of the logs go to nrow/drow, the logs are taken a row at a time, then
+            // the overrides of steps 8-9.
             for (int j = 0; j < w; ++j) {
-                const float m1 = mx[j], m2 = my[j];
-                const float m1m1 = m1 * m1, m2m2 = m2 * m2, m1m2 = m1 * m2;
-                float sx = exx[j] - m1m1;
-                float sy = eyy[j] - m2m2;
-                const float sxy = exy[j] - m1m2;
-                sx = std::max(sx, 0.0f);
-                sy = std::max(sy, 0.0f);
-                float g = sxy / (sx + eps);
-                float sv = sy - g * sxy;
-                if (sx < eps) {
-                    g = 0.0f;
-                    sv = sy;
-                    sx = 0.0f;
-                }
-                if (sy < eps) {
-                    g = 0.0f;
-                    sv = 0.0f;
-                }
-                if (g < 0.0f) {
-                    sv = sy;
-                    g = 0.0f;
-                }
-                sv = std::max(sv, eps);
-                g = std::min(g, G);
-                const float q = (g * g) * sx;
-                const double A = 1.0 + static_cast<double>(q) / (static_cast<double>(sv) + nsq);
-                const double B = 1.0 + static_cast<double>(sx) / nsq;
-                nrow[j] = static_cast<float>(A);
-                drow[j] = static_cast<float>(B);
-                // Stash the pieces the overrides of steps 8-9 need in the filtered arrays,
-                // which are no longer used for this row.
-                mx[j] = sxy;
-                my[j] = sx;
-                exx[j] = sy;
+                const pixel::FloatLogArgs t = pixel::float_log_args(mx[j], my[j], exx[j], eyy[j], exy[j], G);
+                nrow[j] = t.a;
+                drow[j] = t.b;
+                // Stash the pieces the overrides need in the filtered arrays, which are no
+                // longer used for this row.
+                mx[j] = t.sxy;
+                my[j] = t.sx;
+                exx[j] = t.sy;
             }
             log2_approx_row(nrow, nrow, w);
             log2_approx_row(drow, drow, w);
             float num_row = 0.0f, den_row = 0.0f;
             for (int j = 0; j < w; ++j) {
-                float num = nrow[j], den = drow[j];
-                if (mx[j] < 0.0f) num = 0.0f;
-                if (static_cast<double>(my[j]) < nsq) {
-                    num = 1.0f - exx[j] * smax;
-                    den = 1.0f;
-                }
+                float num, den;
+                pixel::float_terms(nrow[j], drow[j], mx[j], my[j], exx[j], num, den);
                 num_row = num_row + num;
                 den_row = den_row + den;
             }

@@ -9,7 +9,10 @@ shift || true
 
 packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev
           libfmt-dev libcli11-dev nlohmann-json3-dev
-          libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg)
+          libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg
+          # the Python package (python/, docs/python.md) and its tests
+          pybind11-dev python3-dev python3-numpy python3-pytest python3-setuptools python3-pip
+          python3-venv)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

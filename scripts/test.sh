@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Every test: set up and build, run CTest (GPU tests skip with a message when no GPU is
-# present), check the installed package with the examples, then build again with
-# AddressSanitizer and UndefinedBehaviorSanitizer (CPU paths, CLI, FFmpeg) and run CTest there,
-# and last run each libFuzzer target of tests/fuzz for VIF_FUZZ_SECONDS (default 30) when clang
-# is installed (scripts/fuzz.sh; without clang it says the targets were skipped). CTest already
-# replays the fuzz seeds and crash reproducers in both builds (label fuzz).
+# present), check the installed package with the examples and the Python package installed with
+# pip, then build again with AddressSanitizer and UndefinedBehaviorSanitizer (CPU paths, CLI,
+# FFmpeg) and run CTest there, and last run each libFuzzer target of tests/fuzz for
+# VIF_FUZZ_SECONDS (default 30) when clang is installed (scripts/fuzz.sh; without clang it says
+# the targets were skipped). CTest already replays the fuzz seeds and crash reproducers in both
+# builds (label fuzz).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build
@@ -12,6 +13,12 @@ ctest --test-dir build --output-on-failure -j "${VIF_JOBS:-$(nproc)}"
 
 if [ -x tests/install/run.sh ] || [ -f tests/install/run.sh ]; then
   bash tests/install/run.sh build
+fi
+
+# The Python package installed with pip into a fresh virtual environment, then its pytest suite
+# (the suite also runs from the build tree in CTest as python.pytest). docs/python.md.
+if [ "${VIF_SKIP_PYTHON_INSTALL:-0}" != 1 ]; then
+  bash tests/python/install_test.sh build
 fi
 
 if [ "${VIF_SKIP_SANITIZERS:-0}" != 1 ]; then

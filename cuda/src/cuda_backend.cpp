@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <mutex>
 #include <thread>
-#include <cstdlib>
 #include <cstring>
 
 #include "cuda_check.hpp"
@@ -142,15 +141,10 @@ std::unique_ptr<Backend> create_cuda_backend(const Params& params, Error* err) {
 namespace cuda {
 
 namespace {
-bool env_flag(const char* name) {
-    const char* v = std::getenv(name);
-    return v && *v && std::strcmp(v, "0") != 0;
-}
-
-// VIF_CUDA_VERBOSE=1: how long each start-up step takes, on stderr.
+// CudaOptions::verbose: how long each start-up step takes, on stderr.
 class StartupTrace {
 public:
-    StartupTrace() : on_(env_flag("VIF_CUDA_VERBOSE")), last_(std::chrono::steady_clock::now()) {}
+    explicit StartupTrace(bool on) : on_(on), last_(std::chrono::steady_clock::now()) {}
     void step(const char* what) {
         if (!on_) return;
         const auto now = std::chrono::steady_clock::now();
@@ -193,26 +187,15 @@ std::unique_ptr<CudaBackend> CudaBackend::create(const Params& params, Error* er
 Error CudaBackend::init(const Params& p) {
     params_ = p;
     device_ = p.cuda_device;
-    sync_debug_ = env_flag("VIF_CUDA_SYNC");
-    StartupTrace trace;
+    StartupTrace trace(p.cuda.verbose);
     if (Error e = check_device(device_)) return e;
     trace.step("driver initialised");
     VIF_CUDA_TRY(cudaSetDevice(device_));
     VIF_CUDA_TRY(cudaFree(nullptr));
     trace.step("device context ready");
 
-    // VIF_CUDA_TILES="s0,s1,s2,s3,s23,fuse23" picks other tile candidates (tuning_policy.hpp);
-    // for testing and tuning only, results are identical by construction.
-    Candidates cand;
-    if (const char* t = std::getenv("VIF_CUDA_TILES")) {
-        int v[6] = {0, 0, 0, 0, 0, 1};
-        std::sscanf(t, "%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]);
-        for (int i = 0; i < 5; ++i)
-            cand.scale[i] = std::max(0, std::min(v[i], Engine::candidate_count(i, static_cast<int>(p.bitdepth), p.variant) - 1));
-        cand.fuse23 = v[5] != 0;
-    }
     Error err;
-    engine_ = Engine::create(p, &err, cand, sync_debug_);
+    engine_ = Engine::create(p, &err);
     if (!engine_) return err;
     trace.step(engine_->log_computed() ? "engine ready (log computed)" : "engine ready (log table)");
 

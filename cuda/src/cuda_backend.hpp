@@ -43,6 +43,7 @@ public:
     // Every submitted frame not yet received holds a slot until vif_receive takes its scores:
     // with all slots held, submit returns VIF_AGAIN (the rule of vif.h), so memory is bounded.
     size_t pending() const override { return in_flight_; }
+    size_t capacity() const override { return slots_.size(); }
 
     // Pictures already on the device (vif_cuda.h). They are copied (device to device, on the
     // copy stream) into the slot's buffers after what `stream` has queued so far; `stream`
@@ -80,7 +81,6 @@ private:
 
     Params params_;
     int device_ = 0;
-    bool sync_debug_ = false;
     bool broken_ = false;
     size_t row_bytes_max_ = 0;
     std::unique_ptr<Engine> engine_;

@@ -4,11 +4,12 @@
 
 #include <cstdint>
 
+#include "pixel_math.hpp"
 #include "vif_constants.hpp"
 
 namespace vif::cuda {
 
-// ---- Integer filter taps (spec 4.1), copied at compile time from vif_constants.hpp ----------
+// ---- Integer filter taps (docs/algorithm.md §5.1), copied at compile time from vif_constants.hpp
 struct IntTapTable {
     uint32_t v[kNumScales][17];
     double d[kNumScales][17];  // the same taps as doubles, for the exact FP64 sums
@@ -37,14 +38,15 @@ struct IntScaleInfo {
     static constexpr int kRD = kND / 2;
 };
 
-// Reflect-101 (spec 3), then clamp: positions that stay outside [0, n) after one reflection only
-// feed outputs outside the image (tile padding), so clamping just keeps the loads in bounds.
+// Reflect-101 (docs/algorithm.md §4.2), then clamp: positions that stay outside [0, n) after one
+// reflection only feed outputs outside the image (tile padding), so clamping just keeps the loads
+// in bounds.
 __device__ __forceinline__ int reflect_clamp(int t, int n) {
     t = t < 0 ? -t : (t >= n ? 2 * n - 2 - t : t);
     return t < 0 ? 0 : (t >= n ? n - 1 : t);
 }
 
-// rs(v, n) of the spec for a compile-time n.
+// rs(v, n) of docs/algorithm.md §1 for a compile-time n.
 template <int N>
 __device__ __forceinline__ uint32_t rshift_round32(uint32_t v) {
     if constexpr (N == 0) return v;
@@ -56,9 +58,9 @@ __device__ __forceinline__ uint64_t rshift_round64(uint64_t v) {
     else return (v + (uint64_t(1) << (N - 1))) >> N;
 }
 
-// T[i] of spec 5.4 for i in [32768, 65535]. The table is 64 KB, and a warp's 32 lookups land on
-// up to 32 different L1 lines: three gathers per pixel were the largest stall of the scale-0
-// kernel. So T[i] = floor(fl32(log2 i) * 2048 + 0.5) is computed with the hardware log2
+// T[i] of docs/algorithm.md §6.4 for i in [32768, 65535]. The table is 64 KB, and a warp's 32
+// lookups land on up to 32 different L1 lines: three gathers per pixel were the largest stall of
+// the scale-0 kernel. So T[i] = floor(fl32(log2 i) * 2048 + 0.5) is computed with the hardware log2
 // (MUFU.LG2, one instruction) instead, and the table is read only where that approximation
 // lands within `eps` of a rounding boundary (under 1% of lookups). Whether this reproduces T for
 // every i is checked exhaustively on the device at create (engine.cu: verify_log_lookup); if it
@@ -81,17 +83,11 @@ __device__ __forceinline__ int32_t log_t(const LogLookup& lk, uint32_t i) {
     return t;
 }
 
-// L(v) of spec 5.4.
-__device__ __forceinline__ int32_t log_l(const LogLookup& lk, uint64_t v) {
-    const int b = 63 - __clzll(static_cast<long long>(v));
-    const int k = b - 15;
-    return log_t(lk, static_cast<uint32_t>(v >> k)) + 2048 * k;
-}
-__device__ __forceinline__ int32_t log_l32(const LogLookup& lk, uint32_t v) {
-    const int b = 31 - __clz(static_cast<int>(v));
-    const int k = b - 15;
-    return log_t(lk, v >> k) + 2048 * k;
-}
+// T for pixel::log_l32 / log_l64 (pixel_math.hpp: L(v) of docs/algorithm.md §6.4).
+struct DeviceLog {
+    const LogLookup& lk;
+    __device__ __forceinline__ int32_t operator()(uint32_t i) const { return log_t(lk, i); }
+};
 
 // The four per-block sums of the integer kernels, valid in thread 0 as int64 {nl, dl, nn, dn}.
 // Within a warp one REDUX per 32-bit value (__reduce_add_sync); NN is split into 24-bit pieces

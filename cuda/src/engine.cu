@@ -1,9 +1,8 @@
-// Dispatch: buffers of the device pipeline, and the one host-side switch that turns run-time
-// parameters (variant, bit depth, scale, tile candidate) into kernel template instances.
+// The device pipeline of one frame: buffers, the launch plan (integer kernels from the kernel
+// table, kernel_table.cu; the float path's kernels here), CUDA graphs.
 #include "engine.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -35,101 +34,6 @@ __global__ void __launch_bounds__(256) log_lookup_kernel(LogLookup lk, uint16_t*
 // error (about 2^-22 absolute, 2^-11 in units of T) plus fl32's own rounding (2^-10) stay well
 // inside it, so under 1% of lookups read the table.
 constexpr float kLogEps = 1.0f / 256.0f;
-
-// ---- Integer kernels ---------------------------------------------------------------------------
-template <int S, int BPC, class P>
-KernelLaunch int_launch(int w, int h) {
-    KernelLaunch k;
-    k.func = reinterpret_cast<const void*>(&int_scale_kernel<S, BPC, P>);
-    k.grid = dim3(ceil_div(w, P::kTileW), ceil_div(h, P::kTileH));
-    k.block = dim3(P::kThreads);
-    k.smem = IntSmemLayout<S, P>::kBytes;
-    k.name = "int_s" + std::to_string(S) + (S == 0 ? "_" + std::to_string(BPC) + "b" : "");
-    k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads) + "/v" +
-              std::to_string(P::kVertRows) + "h" + std::to_string(P::kHorizCols);
-    return k;
-}
-
-template <int BPC>
-KernelLaunch pick_int0(int cand, int w, int h) {
-    if constexpr (BPC == 8 || BPC == 10) {
-        switch (cand) {
-            case 1: return int_launch<0, BPC, policy::Int0b>(w, h);
-            case 2: return int_launch<0, BPC, policy::Int0c>(w, h);
-            case 3: return int_launch<0, BPC, policy::Int0d>(w, h);
-            case 4: return int_launch<0, BPC, policy::Int0e>(w, h);
-            case 5: return int_launch<0, BPC, policy::Int0f>(w, h);
-            default: break;
-        }
-        // The large-frame rule was measured at 8 bit only (sweep 4); other depths keep Int0.
-        if (BPC == 8 && cand == 0 && long(w) * h >= policy::kLargeFramePixels)
-            return int_launch<0, BPC, policy::Int0b>(w, h);
-    }
-    return int_launch<0, BPC, policy::Int0>(w, h);
-}
-
-template <class P2, class P3>
-KernelLaunch int23_launch(int w2, int h2) {
-    using L2 = IntSmemLayout<2, P2>;
-    using L3 = IntSmemLayout<3, P3>;
-    const int w3 = w2 / 2, h3 = h2 / 2;
-    const int g2x = ceil_div(w2, P2::kTileW), g3x = ceil_div(w3, P3::kTileW);
-    const int blocks = g2x * ceil_div(h2, P2::kTileH) + g3x * ceil_div(h3, P3::kTileH);
-    KernelLaunch k;
-    k.func = reinterpret_cast<const void*>(&int_scale23_kernel<P2, P3>);
-    k.grid = dim3(blocks);
-    k.block = dim3(P2::kThreads);
-    k.smem = std::max(L2::kBytes, L3::kBytes);
-    k.name = "int_s23";
-    k.shape = tile_shape(P2::kTileW, P2::kTileH, P2::kThreads) + "+" +
-              tile_shape(P3::kTileW, P3::kTileH, P3::kThreads);
-    return k;
-}
-
-// The one switch from run-time parameters to integer kernel instances. Scale index 4 is the
-// fused scales 2+3 launch (w, h: the size of scale 2).
-KernelLaunch select_int(int s, int bpc, int cand, int w, int h) {
-    switch (s) {
-        case 0:
-            switch (bpc) {
-                case 8: return pick_int0<8>(cand, w, h);
-                case 10: return pick_int0<10>(cand, w, h);
-                case 12: return pick_int0<12>(cand, w, h);
-                default: return pick_int0<16>(cand, w, h);
-            }
-        case 1:
-            switch (cand) {
-                case 1: return int_launch<1, 16, policy::Int1b>(w, h);
-                case 2: return int_launch<1, 16, policy::Int1c>(w, h);
-                case 3: return int_launch<1, 16, policy::Int1d>(w, h);
-                case 4: return int_launch<1, 16, policy::Int1>(w, h);
-                case 5: return int_launch<1, 16, policy::Int1s>(w, h);
-                default:
-                    return long(w) * h < policy::kSmallScalePixels ? int_launch<1, 16, policy::Int1s>(w, h)
-                                                                   : int_launch<1, 16, policy::Int1>(w, h);
-            }
-        case 2:
-            switch (cand) {
-                case 1: return int_launch<2, 16, policy::Int2b>(w, h);
-                case 2: return int_launch<2, 16, policy::Int2c>(w, h);
-                case 3: return int_launch<2, 16, policy::Int2d>(w, h);
-                default: return int_launch<2, 16, policy::Int2>(w, h);
-            }
-        case 3:
-            switch (cand) {
-                case 1: return int_launch<3, 16, policy::Int3b>(w, h);
-                case 2: return int_launch<3, 16, policy::Int3c>(w, h);
-                case 3: return int_launch<3, 16, policy::Int3d>(w, h);
-                default: return int_launch<3, 16, policy::Int3>(w, h);
-            }
-        default:
-            switch (cand == 0 && long(w) * h >= policy::kLarge23Pixels ? 1 : cand) {
-                case 1: return int23_launch<policy::Int23b_2, policy::Int23b_3>(w, h);
-                case 2: return int23_launch<policy::Int23c_2, policy::Int23c_3>(w, h);
-                default: return int23_launch<policy::Int23_2, policy::Int23_3>(w, h);
-            }
-    }
-}
 
 // ---- Float kernels -----------------------------------------------------------------------------
 template <int S, int BPC>
@@ -231,22 +135,33 @@ bool device_present() {
     return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
-int Engine::candidate_count(int scale, int bitdepth, VifVariant variant) {
-    if (variant != VIF_VARIANT_INTEGER) return 1;
-    if (scale == 0) return (bitdepth == 8 || bitdepth == 10) ? 6 : 1;
-    if (scale == 4) return 3;  // fused scales 2+3
-    return scale == 1 ? 6 : 4;
-}
-
-std::unique_ptr<Engine> Engine::create(const Params& p, Error* err, Candidates cand,
-                                       bool sync_debug) {
+std::unique_ptr<Engine> Engine::create(const Params& p, Error* err) {
     std::unique_ptr<Engine> e(new Engine());
     e->params_ = p;
-    e->cand_ = cand;
-    e->sync_debug_ = sync_debug;
     {
-        const char* g = std::getenv("VIF_CUDA_GRAPHS");
-        e->use_graphs_ = !(g && std::strcmp(g, "0") == 0);
+        int dev = 0, major = 0, minor = 0;
+        cudaError_t ce = cudaGetDevice(&dev);
+        if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        if (ce != cudaSuccess) {
+            *err = cuda_error(ce, "device attributes", __FILE__, __LINE__);
+            return nullptr;
+        }
+        e->arch_ = arch_of(major, minor);
+    }
+    if (p.variant == VIF_VARIANT_INTEGER) {
+        const int bpc = static_cast<int>(p.bitdepth);
+        for (int slot = 0; slot < kIntSlots; ++slot) {
+            const int t = p.cuda.tiles[slot];
+            if (t == CudaOptions::kAuto) continue;
+            const auto& v = int_variants(slot);
+            if (t < 0 || t >= static_cast<int>(v.size()) || !v[t].has_depth(bpc)) {
+                *err = Error{VIF_ERROR_INVALID_ARGUMENT,
+                             "CUDA: no integer kernel variant " + std::to_string(t) + " for launch slot " +
+                                 std::to_string(slot) + " at " + std::to_string(bpc) + " bits"};
+                return nullptr;
+            }
+        }
     }
     e->d_ = new Impl();
     auto fail = [&](Error x) {
@@ -317,22 +232,47 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Error* err, Candidates c
         if (Error x = e->verify_log_lookup(table.data())) return fail(x);
     }
 
-    // Opt every kernel this engine may launch into the shared memory it needs.
+    // Opt every kernel this engine may launch into the shared memory it needs: the float
+    // kernels of the largest frame, the integer variants the options force or the rules may pick
+    // at some frame size (a smaller frame may get another variant than the largest).
     int dev = 0, optin = 0;
+    auto opt_in = [&](const KernelLaunch& k) -> Error {
+        if (k.smem > static_cast<size_t>(optin))
+            return Error{VIF_ERROR_UNSUPPORTED,
+                         "CUDA: kernel " + k.name + " (" + k.shape + ") needs " + std::to_string(k.smem) +
+                             " bytes of shared memory; the device allows " + std::to_string(optin)};
+        VIF_CUDA_TRY(cudaFuncSetAttribute(k.func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                          static_cast<int>(k.smem)));
+        return {};
+    };
     auto attrs = [&]() -> Error {
         VIF_CUDA_TRY(cudaGetDevice(&dev));
         VIF_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-        for (const KernelLaunch& k : e->plan(W, H)) {
-            if (k.smem > static_cast<size_t>(optin))
-                return Error{VIF_ERROR_UNSUPPORTED,
-                             "CUDA: kernel " + k.name + " needs " + std::to_string(k.smem) +
-                                 " bytes of shared memory; the device allows " + std::to_string(optin)};
-            VIF_CUDA_TRY(cudaFuncSetAttribute(k.func, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(k.smem)));
+        if (!is_int) {
+            for (const KernelLaunch& k : e->plan(W, H))
+                if (Error x = opt_in(k)) return x;
+            return {};
+        }
+        const int bpc = static_cast<int>(p.bitdepth);
+        for (int slot = 0; slot < kIntSlots; ++slot) {
+            const auto& v = int_variants(slot);
+            const int scale = slot == kFusedSlot ? 2 : slot;
+            for (size_t i = 0; i < v.size(); ++i) {
+                const int forced = p.cuda.tiles[slot];
+                bool used = forced == static_cast<int>(i);
+                if (forced == CudaOptions::kAuto)
+                    for (const IntRule& r : int_rules(e->arch_))
+                        used = used || (r.slot == slot && v[i].id == std::string(r.variant));
+                if (!used || !v[i].has_depth(bpc)) continue;
+                if (Error x = opt_in(v[i].launch(bpc, W >> scale, H >> scale))) return x;
+            }
         }
         return {};
     };
     if (Error x = attrs()) return fail(x);
+    if (p.cuda.verbose)
+        std::fprintf(stderr, "libvif cuda: kernel table of %s (rules of %s)\n", arch_name(e->arch_),
+                     arch_name(int_rules_owner(e->arch_)));
     return e;
 }
 
@@ -341,8 +281,7 @@ Error Engine::verify_log_lookup(const uint16_t* expected) {
     // on, must equal the table; a GPU or driver whose log2 differs keeps the table path.
     Impl& d = *d_;
     d.log_eps = 1.0f;
-    const char* force = std::getenv("VIF_CUDA_LOG");  // "table": always the table (A/B timing)
-    if (force && std::strcmp(force, "table") == 0) return {};
+    if (params_.cuda.log_table_only) return {};  // always the table (A/B timing, the parity gate)
     uint16_t* dev_out = nullptr;
     VIF_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&dev_out), kLogTableSize * sizeof(uint16_t)));
     std::vector<uint16_t> got(kLogTableSize);
@@ -354,7 +293,7 @@ Error Engine::verify_log_lookup(const uint16_t* expected) {
     cudaFree(dev_out);
     if (ce != cudaSuccess) return cuda_error(ce, "log lookup check", __FILE__, __LINE__);
     if (std::equal(got.begin(), got.end(), expected)) d.log_eps = kLogEps;
-    if (std::getenv("VIF_CUDA_VERBOSE"))
+    if (params_.cuda.verbose)
         std::fprintf(stderr, "libvif cuda: log lookup %s\n",
                      d.log_eps < 0.5f ? "computed (hardware log2 reproduces T)" : "from the table");
     return {};
@@ -393,7 +332,7 @@ Error launch_gate(const volatile int* flag, cudaStream_t stream) {
 Error Engine::enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
                       cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events) {
     Impl& d = *d_;
-    if (events || sync_debug_ || !use_graphs_)
+    if (events || params_.cuda.sync_each_launch || !params_.cuda.graphs)
         return launch_direct(ref, dis, w, h, out, stream, input_consumed, events);
     Impl::GraphEntry* hit = nullptr;
     for (auto& g : d.graphs)
@@ -441,9 +380,15 @@ std::vector<KernelLaunch> Engine::plan(int w, int h) const {
     std::vector<KernelLaunch> out;
     const int bpc = static_cast<int>(params_.bitdepth);
     if (params_.variant == VIF_VARIANT_INTEGER) {
-        for (int s = 0; s < (cand_.fuse23 ? 2 : 4); ++s)
-            out.push_back(select_int(s, bpc, cand_.scale[s], w >> s, h >> s));
-        if (cand_.fuse23) out.push_back(select_int(4, bpc, cand_.scale[4], w >> 2, h >> 2));
+        const CudaOptions& o = params_.cuda;
+        auto add = [&](int slot, int scale) {
+            const int ws = w >> scale, hs = h >> scale;
+            const int i = o.tiles[slot] != CudaOptions::kAuto ? o.tiles[slot]
+                                                              : int_select(arch_, slot, bpc, ws, hs);
+            out.push_back(int_variants(slot)[i].launch(bpc, ws, hs));
+        };
+        for (int s = 0; s < (o.fuse23 ? 2 : 4); ++s) add(s, s);
+        if (o.fuse23) add(kFusedSlot, 2);
     } else {
         int groups = 0;
         for (int s = 0; s < 4; ++s) {
@@ -472,7 +417,7 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
         if (events) VIF_CUDA_TRY(cudaEventRecord(events[li], stream));
         ++li;
         VIF_CUDA_TRY(cudaLaunchKernel(k.func, k.grid, k.block, args, k.smem, stream));
-        if (sync_debug_) VIF_CUDA_TRY(cudaStreamSynchronize(stream));
+        if (params_.cuda.sync_each_launch) VIF_CUDA_TRY(cudaStreamSynchronize(stream));
         return {};
     };
     auto src = [&](int s, int which) -> const void* {
@@ -509,13 +454,13 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
             a.out = out->acc;
             a.gain_limit = params_.gain_limit;
         }
-        const int unfused = cand_.fuse23 ? 2 : 4;
+        const int unfused = params_.cuda.fuse23 ? 2 : 4;
         for (int s = 0; s < unfused; ++s) {
             void* kargs[] = {&args[s]};
             if (Error x = launch(kargs)) return x;
             if (s == 0 && input_consumed) VIF_CUDA_TRY(cudaEventRecord(input_consumed, stream));
         }
-        if (cand_.fuse23) {
+        if (params_.cuda.fuse23) {
             // Scale 3 tiles read scale 2 and derive their samples from it.
             IntScaleArgs a3 = args[3];
             a3.ref = args[2].ref;
@@ -524,21 +469,8 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
             a3.dis_pitch = args[2].dis_pitch;
             a3.src_w = args[2].w;
             a3.src_h = args[2].h;
-            const int w2 = args[2].w, h2 = args[2].h;
-            int blocks2, g2x, g3x;
-            auto grid = [&](auto p2, auto p3) {
-                using P2 = decltype(p2);
-                using P3 = decltype(p3);
-                g2x = ceil_div(w2, P2::kTileW);
-                blocks2 = g2x * ceil_div(h2, P2::kTileH);
-                g3x = ceil_div(w2 / 2, P3::kTileW);
-            };
-            const int c23 = cand_.scale[4] == 0 && long(w2) * h2 >= policy::kLarge23Pixels ? 1 : cand_.scale[4];
-            switch (c23) {
-                case 1: grid(policy::Int23b_2{}, policy::Int23b_3{}); break;
-                case 2: grid(policy::Int23c_2{}, policy::Int23c_3{}); break;
-                default: grid(policy::Int23_2{}, policy::Int23_3{}); break;
-            }
+            const KernelLaunch& k = launches[li];  // its launcher split the grid
+            int blocks2 = k.fused_blocks2, g2x = k.fused_grid2_x, g3x = k.fused_grid3_x;
             void* kargs[] = {&args[2], &a3, &blocks2, &g2x, &g3x};
             if (Error x = launch(kargs)) return x;
         }

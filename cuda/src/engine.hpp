@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "backend.hpp"
+#include "kernel_table.hpp"
 
 namespace vif::cuda {
 
@@ -29,54 +30,40 @@ struct DeviceResult {
     float den[4];
 };
 
-// One kernel launch of a frame, for inspection (vif-sweep) and for launching.
-struct KernelLaunch {
-    const void* func = nullptr;
-    dim3 grid, block;
-    size_t smem = 0;
-    std::string name;   // e.g. "int_s0_8b" (stable across tile shapes)
-    std::string shape;  // e.g. "64x16/256t"
-};
-
-// Per-scale tile candidate (index into the candidate lists of tuning_policy.hpp); 0 = chosen.
-// scale[4] selects the fused scales 2+3 launch's shapes (used when fuse23 is set).
-struct Candidates {
-    int scale[5] = {0, 0, 0, 0, 0};
-    bool fuse23 = true;
-};
-
 class Engine {
 public:
-    // Allocates everything for frames up to params.max_width x max_height. `sync_debug`
-    // synchronises after every launch (VIF_CUDA_SYNC=1) to localise faults.
-    static std::unique_ptr<Engine> create(const Params& params, Error* err,
-                                          Candidates cand = {}, bool sync_debug = false);
+    // Allocates everything for frames up to params.max_width x max_height on the current
+    // device. params.cuda (CudaOptions) may force kernel variants, turn graphs off, keep the log
+    // table, synchronise after every launch and trace the start-up; a forced variant that does
+    // not exist for the bit depth is VIF_ERROR_INVALID_ARGUMENT.
+    static std::unique_ptr<Engine> create(const Params& params, Error* err);
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
 
-    // The launches of one w x h frame, in order.
+    // The launches of one w x h frame, in order (integer: the kernel table's choices for this
+    // GPU, or the variants params.cuda.tiles forces).
     std::vector<KernelLaunch> plan(int w, int h) const;
+
+    // The architecture whose table rules this engine follows.
+    Arch arch() const { return arch_; }
 
     // Enqueues one frame. `out` must be device-accessible; it is complete once the stream
     // reaches the end of this work. `input_consumed` (optional) is recorded on `stream` once
     // nothing reads ref/dis any more. `events` (optional) must hold plan().size() + 1 events:
     // events[i] is recorded before launch i and the last one after the final launch.
     // Without events the frame runs as one CUDA graph (captured on first use for these
-    // pointers and this size, then replayed: one launch instead of 4-6); VIF_CUDA_GRAPHS=0
-    // launches the kernels one by one instead.
+    // pointers and this size, then replayed: one launch instead of 4-6); CudaOptions::graphs
+    // false launches the kernels one by one instead.
     Error enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
                   cudaStream_t stream, cudaEvent_t input_consumed = nullptr,
                   const cudaEvent_t* events = nullptr);
 
     const Params& params() const { return params_; }
 
-    // Whether the kernels compute the log lookup (T of spec 5.4) instead of reading the table:
-    // decided at create by checking every entry on the device.
+    // Whether the kernels compute the log lookup (T of docs/algorithm.md §6.4) instead of reading
+    // the table: decided at create by checking every entry on the device.
     bool log_computed() const;
-
-    // Number of candidate tile shapes per scale compiled in for this bit depth (vif-sweep).
-    static int candidate_count(int scale, int bitdepth, VifVariant variant);
 
 private:
     Engine() = default;
@@ -85,9 +72,7 @@ private:
     Error verify_log_lookup(const uint16_t* expected);
     struct Impl;
     Params params_;
-    Candidates cand_;
-    bool sync_debug_ = false;
-    bool use_graphs_ = true;
+    Arch arch_ = Arch::Sm90;
     Impl* d_ = nullptr;
 };
 

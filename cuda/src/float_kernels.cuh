@@ -1,14 +1,14 @@
-// Float VIF (spec section 6) on the GPU.
+// Float VIF (docs/algorithm.md §7) on the GPU.
 //
 // One kernel per scale computes, for a tile of output pixels, the five filtered planes (vertical
 // then horizontal, taps in order, every product and sum rounded to float: __fmul_rn/__fadd_rn,
-// so no contraction even without --fmad=false), the per-pixel num/den of spec 6.4, and the
-// decimated images of the next scale (spec 6.3). Per-pixel num/den go to global memory; a row
+// so no contraction even without --fmad=false), the per-pixel num/den of §7.4, and the
+// decimated images of the next scale (§7.3). Per-pixel num/den go to global memory; a row
 // kernel sums each row sequentially in float (one lane per row, column order) and a final kernel
-// sums the row totals sequentially in row order: exactly libvmaf's order (spec 6.6), so the
+// sums the row totals sequentially in row order: exactly libvmaf's order (§7.6), so the
 // totals are bit-identical to the CPU reference.
 //
-// The filter width is a run-time value (3..65 taps, spec 4.3), so these kernels do not unroll
+// The filter width is a run-time value (3..65 taps, §5.3), so these kernels do not unroll
 // over taps; the float path is the compatibility path, not the speed target.
 #pragma once
 
@@ -49,47 +49,12 @@ __host__ __device__ constexpr size_t float_smem_floats(int r) {
     return 2 * ih * iw + 5 * size_t(P::kTileH) * iw + 2 * size_t(P::kTileH / 2) * iw;
 }
 
+// §7.4 for one pixel: pixel_math.hpp's steps, the same functions as cpu_ref's float path.
 __device__ __forceinline__ void float_pixel_stat(float mu1, float mu2, float exx, float eyy,
                                                  float exy, float gain_limit, float* num_out,
                                                  float* den_out) {
-    const float eps = 1.0e-10f;
-    const double nsq = 2.0;
-    const float smax = static_cast<float>(4.0 / 65025.0);  // fl32(powf(fl32(nsq), 2) / 65025.0)
-    float s1 = __fsub_rn(exx, __fmul_rn(mu1, mu1));
-    float s2 = __fsub_rn(eyy, __fmul_rn(mu2, mu2));
-    const float s12 = __fsub_rn(exy, __fmul_rn(mu1, mu2));
-    s1 = s1 > 0.0f ? s1 : 0.0f;
-    s2 = s2 > 0.0f ? s2 : 0.0f;
-    float g = __fdiv_rn(s12, __fadd_rn(s1, eps));
-    float sv = __fsub_rn(s2, __fmul_rn(g, s12));
-    if (s1 < eps) {
-        g = 0.0f;
-        sv = s2;
-        s1 = 0.0f;
-    }
-    if (s2 < eps) {
-        g = 0.0f;
-        sv = 0.0f;
-    }
-    if (g < 0.0f) {
-        sv = s2;
-        g = 0.0f;
-    }
-    sv = sv > eps ? sv : eps;
-    g = g < gain_limit ? g : gain_limit;
-    const float q = __fmul_rn(__fmul_rn(g, g), s1);
-    const double A = __dadd_rn(1.0, __ddiv_rn(static_cast<double>(q),
-                                              __dadd_rn(static_cast<double>(sv), nsq)));
-    float num = log2_approx(__double2float_rn(A));
-    const double B = __dadd_rn(1.0, __ddiv_rn(static_cast<double>(s1), nsq));
-    float den = log2_approx(__double2float_rn(B));
-    if (s12 < 0.0f) num = 0.0f;
-    if (static_cast<double>(s1) < nsq) {
-        num = __fsub_rn(1.0f, __fmul_rn(s2, smax));
-        den = 1.0f;
-    }
-    *num_out = num;
-    *den_out = den;
+    const pixel::FloatLogArgs t = pixel::float_log_args(mu1, mu2, exx, eyy, exy, gain_limit);
+    pixel::float_terms(log2_approx(t.a), log2_approx(t.b), t.sxy, t.sx, t.sy, *num_out, *den_out);
 }
 
 template <int S, int BPC>
@@ -99,7 +64,7 @@ __device__ __forceinline__ float float_load(const void* base, ptrdiff_t pitch, i
     if constexpr (S > 0) {
         return __ldg(reinterpret_cast<const float*>(row) + x);
     } else if constexpr (BPC == 8) {
-        return __fsub_rn(static_cast<float>(__ldg(row + x)), 128.0f);  // spec 6.1
+        return __fsub_rn(static_cast<float>(__ldg(row + x)), 128.0f);  // §7.1
     } else {
         const uint16_t v = __ldg(reinterpret_cast<const uint16_t*>(row) + x) >> shift;
         constexpr float kInv = 1.0f / static_cast<float>(1 << (BPC - 8));  // exact
@@ -130,7 +95,7 @@ __global__ void __launch_bounds__(P::kThreads)
     }
     __syncthreads();
 
-    // Vertical passes (spec 6.2), accumulators start at 0, taps in order.
+    // Vertical passes (§7.2), accumulators start at 0, taps in order.
     const int rd = taps.nd / 2;
     for (int i = tid; i < TH * iw; i += NT) {
         const int rr = i / iw, c = i - rr * iw;
@@ -201,7 +166,7 @@ __global__ void __launch_bounds__(P::kThreads)
 }
 
 // Row totals: one warp per 32 consecutive rows of one scale, one lane per row, each row summed
-// in float in column order (spec 6.6). Chunks of 32x32 go through shared memory so that the
+// in float in column order (§7.6). Chunks of 32x32 go through shared memory so that the
 // global loads stay coalesced.
 struct RowSumArgs {
     const float* num[kNumScales];

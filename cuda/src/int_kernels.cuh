@@ -1,4 +1,4 @@
-// Integer VIF (spec section 5) on the GPU: one fused kernel per scale.
+// Integer VIF (docs/algorithm.md §6) on the GPU: one fused kernel per scale.
 //
 // A block owns a kTileW x kTileH tile of output pixels of scale S. It
 //   1. stages the tile plus an r-sample halo of both pictures in shared memory (reflect-101),
@@ -6,11 +6,11 @@
 //      tile + halo (means as 16-bit, second moments as exact integers held in doubles), and, on
 //      the even rows, the vertical pass of the next scale's downsampling filter,
 //   3. runs the horizontal passes from shared memory, computes the per-pixel statistics of
-//      spec 5.5 and the decimated samples of scale S + 1,
+//      §6.5 and the decimated samples of scale S + 1,
 //   4. reduces NL/DL/NN/DN over the block and adds them to the frame's int64 accumulators.
 // Integer sums are exact, so the result does not depend on tile shape or scheduling.
 //
-// Arithmetic notes (spec 5.3, 5.8):
+// Arithmetic notes (§6.2, §6.3, §6.8):
 // - Means: taps are symmetric (c_k = c_{N-1-k}), so c_k * (x_k + x_{N-1-k}) halves the
 //   multiplies; every mean sum is < 2^32.
 // - Second moments, vertical: for 8-bit scale 0 the sums fit 32 bits (paired as above); for
@@ -38,7 +38,7 @@ struct IntScaleArgs {
     uint16_t* next_ref;   // scale S + 1 images (w/2 x h/2), next_pitch elements per row
     uint16_t* next_dis;
     int next_pitch;
-    LogLookup log;                   // T of spec 5.4 (device_helpers.cuh)
+    LogLookup log;                   // T of §6.4 (device_helpers.cuh)
     unsigned long long* acc;         // [4 scales][nl, dl, nn, dn]
     unsigned int* done_counter;      // scale 3: blocks finished (reset by the last block)
     long long* out;                  // scale 3: the last block moves acc here and zeroes acc
@@ -69,39 +69,17 @@ struct IntSmemLayout {
         kOffDown + (Info::kHasNext ? sizeof(uint16_t) * 2 * kDH * kDW : 0);
 };
 
-// Statistics of one pixel (spec 5.3 moments onwards, 5.5) added to the thread's accumulators.
+// Statistics of one pixel (§6.3 moments onwards, §6.5) added to the thread's accumulators: the
+// variances and the contribution of pixel_math.hpp, the same functions as cpu_ref's.
 __device__ __forceinline__ void int_pixel_stat(uint32_t mux, uint32_t muy, uint32_t exx,
                                                uint32_t eyy, uint32_t exy,
                                                const LogLookup& lk, double gain_limit,
                                                int32_t& nl, int32_t& dl, int64_t& nn, int32_t& dn) {
-    const uint32_t mu_xx = static_cast<uint32_t>((uint64_t(mux) * mux + 0x80000000ull) >> 32);
-    const uint32_t mu_yy = static_cast<uint32_t>((uint64_t(muy) * muy + 0x80000000ull) >> 32);
-    const uint32_t mu_xy = static_cast<uint32_t>((uint64_t(mux) * muy + 0x80000000ull) >> 32);
-    const int32_t sxx = static_cast<int32_t>(exx - mu_xx);
-    int32_t syy = static_cast<int32_t>(eyy - mu_yy);
-    const int32_t sxy = static_cast<int32_t>(exy - mu_xy);
-    syy = syy < 0 ? 0 : syy;
-    if (sxx >= static_cast<int32_t>(kNsq)) {
-        dl += log_l32(lk, static_cast<uint32_t>(sxx) + kNsq) - 17 * 2048;
-        if (sxy > 0 && syy > 0) {
-            const double eps = 65536 * 1.0e-10;
-            double g = static_cast<double>(sxy) / __dadd_rn(static_cast<double>(sxx), eps);
-            const double t = __dsub_rn(static_cast<double>(syy), __dmul_rn(g, static_cast<double>(sxy)));
-            int32_t sv = __double2int_rz(t);  // saturates below the int32 range, like x86
-            sv = sv < 0 ? 0 : sv;
-            g = g < gain_limit ? g : gain_limit;
-            const uint32_t n1 = static_cast<uint32_t>(sv) + kNsq;
-            const int64_t n2 =
-                __double2ll_rz(__dmul_rn(__dmul_rn(g, g), static_cast<double>(sxx))) + n1;
-            nl += log_l(lk, static_cast<uint64_t>(n2)) - log_l32(lk, n1);
-        }
-    } else {
-        nn += syy;
-        dn += 1;
-    }
+    pixel::add_pixel(pixel::variance(exx, mux, mux), pixel::variance(eyy, muy, muy),
+                     pixel::variance(exy, mux, muy), DeviceLog{lk}, gain_limit, nl, dl, nn, dn);
 }
 
-// Scale-3 samples made on the fly from the scale-2 image (spec 5.7 with scale-3 taps and
+// Scale-3 samples made on the fly from the scale-2 image (§6.7 with scale-3 taps and
 // V_m = 16): the fused scales 2+3 launch reads scale 2 from global memory (written by the
 // scale-1 kernel) and never materialises scale 3.
 __device__ __forceinline__ uint32_t down_from_finer(const unsigned char* src, ptrdiff_t pitch, int i3,
@@ -126,7 +104,7 @@ __device__ __forceinline__ uint32_t down_from_finer(const unsigned char* src, pt
 // kWriteNext: whether to produce the next scale's samples (off for scale 2 when fused).
 // The same statistics for the HC pixels of one thread, written without branches so that their
 // independent chains (table loads, divisions) overlap: every pixel runs the same instructions
-// with safe operands where a branch of spec 5.5 does not apply, and the masks pick what is
+// with safe operands where a branch of §6.5 does not apply, and the masks pick what is
 // added. Bit-identical to int_pixel_stat on the pixels it counts.
 template <int HC>
 __device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC], const uint32_t (&e)[3][HC],
@@ -136,32 +114,22 @@ __device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC],
     int32_t sxx[HC], syy[HC], sxy[HC];
 #pragma unroll
     for (int o = 0; o < HC; ++o) {
-        const uint32_t mu_xx = static_cast<uint32_t>((uint64_t(mu[0][o]) * mu[0][o] + 0x80000000ull) >> 32);
-        const uint32_t mu_yy = static_cast<uint32_t>((uint64_t(mu[1][o]) * mu[1][o] + 0x80000000ull) >> 32);
-        const uint32_t mu_xy = static_cast<uint32_t>((uint64_t(mu[0][o]) * mu[1][o] + 0x80000000ull) >> 32);
-        sxx[o] = static_cast<int32_t>(e[0][o] - mu_xx);
-        const int32_t t = static_cast<int32_t>(e[1][o] - mu_yy);
+        sxx[o] = pixel::variance(e[0][o], mu[0][o], mu[0][o]);
+        const int32_t t = pixel::variance(e[1][o], mu[1][o], mu[1][o]);
         syy[o] = t < 0 ? 0 : t;
-        sxy[o] = static_cast<int32_t>(e[2][o] - mu_xy);
+        sxy[o] = pixel::variance(e[2][o], mu[0][o], mu[1][o]);
     }
+    const DeviceLog lt{lk};
     int32_t ld[HC], ln[HC];
 #pragma unroll
     for (int o = 0; o < HC; ++o) {
         const bool big = sxx[o] >= static_cast<int32_t>(kNsq);
         const bool lp = big && sxy[o] > 0 && syy[o] > 0;
-        ld[o] = log_l32(lk, big ? static_cast<uint32_t>(sxx[o]) + kNsq : kNsq);
-        const double sx = lp ? static_cast<double>(sxx[o]) : 131072.0;
-        const double sy = lp ? static_cast<double>(syy[o]) : 0.0;
-        const double sc = lp ? static_cast<double>(sxy[o]) : 0.0;
-        const double eps = 65536 * 1.0e-10;
-        double g = sc / __dadd_rn(sx, eps);
-        const double t = __dsub_rn(sy, __dmul_rn(g, sc));
-        int32_t sv = __double2int_rz(t);
-        sv = sv < 0 ? 0 : sv;
-        g = g < gain_limit ? g : gain_limit;
-        const uint32_t n1 = static_cast<uint32_t>(sv) + kNsq;
-        const int64_t n2 = __double2ll_rz(__dmul_rn(__dmul_rn(g, g), sx)) + n1;
-        ln[o] = log_l(lk, static_cast<uint64_t>(n2)) - log_l32(lk, n1);
+        ld[o] = pixel::log_l32(lt, big ? static_cast<uint32_t>(sxx[o]) + kNsq : kNsq);
+        // Safe operands where the numerator term does not apply (sigma_x^2 = NSQ, 0, 0).
+        const pixel::NumeratorArgs n = pixel::numerator_args(lp ? sxx[o] : static_cast<int32_t>(kNsq),
+                                                             lp ? syy[o] : 0, lp ? sxy[o] : 0, gain_limit);
+        ln[o] = pixel::log_l64(lt, n.n2) - pixel::log_l32(lt, n.n1);
     }
 #pragma unroll
     for (int o = 0; o < HC; ++o) {
@@ -185,7 +153,7 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     constexpr int TW = P::kTileW, TH = P::kTileH, NT = P::kThreads;
     constexpr int VR = P::kVertRows, HC = P::kHorizCols;
     constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM;
-    constexpr int VM = S == 0 ? BPC : 16;            // spec 5.2
+    constexpr int VM = S == 0 ? BPC : 16;            // §6.2
     constexpr int VQ = S == 0 ? 2 * (BPC - 8) : 16;
     constexpr bool kMoments32 = S == 0 && BPC == 8;  // vertical second moments fit 32 bits
     constexpr bool kPairs32 = S == 0 && BPC <= 12;   // paired squares fit 32 bits
@@ -411,7 +379,7 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
 #pragma unroll
                     for (int k = 0; k < R; ++k)
                         sum += c_int_taps.v[S][k] * (v[o + k] + v[o + N - 1 - k]);
-                    mu[q][o] = sum;  // no shift (spec 5.3)
+                    mu[q][o] = sum;  // no shift (§6.3)
                 }
             }
             uint32_t e[3][HC];

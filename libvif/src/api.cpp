@@ -147,7 +147,7 @@ using vif::fail;
 
 extern "C" {
 
-const char* vif_version(void) { return "1.0.0"; }
+const char* vif_version(void) { return VIF_VERSION_STRING; }
 
 const char* vif_status_string(VifStatus status) {
     switch (vif::enum_value(status)) {
@@ -234,6 +234,49 @@ VifStatus vif_submit(VifContext* ctx, const VifPicture* ref, const VifPicture* d
         return VIF_OK;
     } catch (const std::exception& e) {
         return fail(VIF_ERROR_INTERNAL, std::string("vif_submit: ") + e.what());
+    }
+}
+
+VifStatus vif_submit_multi(VifContext* ctx, const VifPicture* ref, const VifPicture* const* dists,
+                           size_t count, uint64_t* first_index) {
+    VIF_CHECK_ARG(ctx, "vif_submit_multi: ctx is NULL");
+    if (ctx->failed) return fail(VIF_ERROR_INVALID_STATE, "context failed earlier; destroy it");
+    VIF_CHECK_ARG(dists, "vif_submit_multi: dists is NULL");
+    VIF_CHECK_ARG(count >= 1 && count <= VIF_MAX_DISTORTED,
+                  "vif_submit_multi: count " + std::to_string(count) + " is not in [1, " +
+                      std::to_string(VIF_MAX_DISTORTED) + "]");
+    if (VifStatus st = vif::check_picture(ctx->params, ref, "reference"); st != VIF_OK) return st;
+    vif::HostPlane planes[VIF_MAX_DISTORTED];
+    auto host = [](const VifPicture& p) {
+        return vif::HostPlane{p.data, p.stride, p.width, p.height,
+                              (p.flags & VIF_PICTURE_MSB_ALIGNED) != 0};
+    };
+    for (size_t k = 0; k < count; ++k) {
+        const std::string which = "distorted[" + std::to_string(k) + "]";
+        if (VifStatus st = vif::check_picture(ctx->params, dists[k], which.c_str()); st != VIF_OK)
+            return st;
+        if (dists[k]->width != ref->width || dists[k]->height != ref->height)
+            return fail(VIF_ERROR_INVALID_ARGUMENT,
+                        "reference is " + std::to_string(ref->width) + "x" +
+                            std::to_string(ref->height) + " but " + which + " is " +
+                            std::to_string(dists[k]->width) + "x" +
+                            std::to_string(dists[k]->height));
+        planes[k] = host(*dists[k]);
+    }
+    try {
+        const uint64_t index = ctx->next_index;
+        vif::Error err = ctx->backend->submit_multi(host(*ref), planes, count, index);
+        if (err.status == VIF_AGAIN) return fail(err);
+        if (err) {
+            if (err.status == VIF_ERROR_DEVICE || err.status == VIF_ERROR_INVALID_STATE)
+                ctx->failed = true;
+            return fail(err);
+        }
+        ctx->next_index += count;
+        if (first_index) *first_index = index;
+        return VIF_OK;
+    } catch (const std::exception& e) {
+        return fail(VIF_ERROR_INTERNAL, std::string("vif_submit_multi: ") + e.what());
     }
 }
 

@@ -10,8 +10,11 @@
 
 namespace vif {
 
-// Per-scale raw result. Integer variant fills the int64 accumulators of spec section 5.5;
-// float variant fills num/den (the float totals of spec section 6.6).
+// Most distorted pictures one vif_submit_multi call may carry.
+constexpr size_t kMaxDistorted = VIF_MAX_DISTORTED;
+
+// Per-scale raw result. Integer variant fills the int64 accumulators of docs/algorithm.md §6.5;
+// float variant fills num/den (the float totals of docs/algorithm.md §7.6).
 struct ScaleRaw {
     int64_t nl = 0;  // num, log part (units of 1/2048)
     int64_t dl = 0;  // den, log part
@@ -26,6 +29,21 @@ struct FrameRaw {
     ScaleRaw scale[VIF_NUM_SCALES];
 };
 
+// Options of the CUDA backend that change how, never what, it computes: set by the tests, the
+// sweep and the benchmarks (the public API leaves them at their defaults). Results are identical
+// whatever they say; the parity gate (tests/parity) checks that.
+struct CudaOptions {
+    static constexpr int kAuto = -1;
+    // Integer kernel variant per launch slot (scales 0..3, fused 2+3), an index into
+    // int_variants(slot) of cuda/src/kernel_table.hpp; kAuto: the table's rules choose.
+    int tiles[5] = {kAuto, kAuto, kAuto, kAuto, kAuto};
+    bool fuse23 = true;          // scales 2 and 3 in one launch
+    bool graphs = true;          // one CUDA graph per frame; false: kernels launched one by one
+    bool log_table_only = false; // the log lookup always reads the table (no hardware log2)
+    bool sync_each_launch = false;  // synchronise after every launch, so a fault names its kernel
+    bool verbose = false;        // start-up steps and their times on stderr
+};
+
 // Options after validation, as the numerics need them.
 struct Params {
     VifVariant variant = VIF_VARIANT_INTEGER;
@@ -37,6 +55,7 @@ struct Params {
     uint32_t threads = 0;
     uint32_t queue_depth = 0;
     int32_t cuda_device = 0;
+    CudaOptions cuda;
 };
 
 // A host frame after validation. Samples are plain LSB-aligned; bitdepth as configured.
@@ -61,10 +80,38 @@ public:
     // Queues a frame. The planes are borrowed for the duration of the call only: copy them.
     // May block while the backend's queue is full.
     virtual Error submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) = 0;
+    // Queues one reference against count distorted planes (vif_submit_multi); pair k gets index
+    // first_index + k and comes out of receive() in that order. All or nothing: on an error
+    // nothing is queued. This fallback queues them as ordinary pairs (the reference copied for
+    // each), each taking a place of the queue, after checking that all of them fit; a backend
+    // that shares the reference's work overrides it.
+    virtual Error submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
+                               uint64_t first_index) {
+        if (count > capacity())
+            return {VIF_ERROR_INVALID_ARGUMENT,
+                    "vif_submit_multi: " + std::to_string(count) + " distorted pictures, but the " +
+                        name() + " backend queues each as a frame and its queue_depth is " +
+                        std::to_string(capacity()) + ": create the context with queue_depth >= " +
+                        std::to_string(count)};
+        if (pending() + count > capacity())
+            return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
+        for (size_t k = 0; k < count; ++k) {
+            Error e = submit(ref, dists[k], first_index + k);
+            if (e.status != VIF_OK && k > 0)  // earlier pairs are queued and cannot be taken back
+                return {VIF_ERROR_INVALID_STATE, "vif_submit_multi: pair " + std::to_string(k) +
+                                                     " failed after earlier pairs were queued: " +
+                                                     e.message};
+            if (e.status != VIF_OK) return e;
+        }
+        return {};
+    }
     // Oldest frame not yet received, in submission order. Returns VIF_AGAIN when it is not ready
     // (block == false) or when nothing is pending.
     virtual Error receive(FrameRaw* out, bool block) = 0;
     virtual size_t pending() const = 0;
+    // Frames the queue holds at most (queue_depth as resolved at create); the fallback
+    // submit_multi needs room for all of its pairs.
+    virtual size_t capacity() const { return SIZE_MAX; }
 };
 
 // Factories. create_cuda_backend exists only in CUDA builds (VIF_HAVE_CUDA).

@@ -1,4 +1,4 @@
-// Turning raw per-scale accumulators into libvmaf's values (spec sections 5.6, 6.6, 7.2), and
+// Turning raw per-scale accumulators into libvmaf's values (docs/algorithm.md §6.6, §7.6, §8), and
 // libvmaf's output key names.
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,7 @@ void finalize_scores(const Params& params, const FrameRaw& raw, VifScores* out) 
     double num_sum = 0.0, den_sum = 0.0;
     for (int s = 0; s < VIF_NUM_SCALES; ++s) {
         const ScaleRaw& r = raw.scale[s];
-        // Kept in float variables: the float rounding is part of the result (spec section 8.8).
+        // Float variables: the float rounding is part of the result (docs/algorithm.md §11.7).
         volatile float num, den;
         double score;
         if (params.variant == VIF_VARIANT_INTEGER) {
@@ -66,7 +66,7 @@ extern "C" VifStatus vif_metric_name(const VifConfig* cfg, VifMetric metric, cha
     const bool integer = vif::enum_value(cfg->variant) == VIF_VARIANT_INTEGER;
     std::string name = integer ? "integer_vif" : "vif";
     name += m <= VIF_METRIC_SCALE3 ? std::string("_") + kBaseNames[m] : kBaseNames[m];
-    // Non-default options add `_<alias>_<%g value>`, sorted by option name (section 7.2).
+    // Non-default options add `_<alias>_<%g value>`, sorted by option name (algorithm.md §8.3).
     char tmp[64];
     if (cfg->enhn_gain_limit != 100.0) {
         std::snprintf(tmp, sizeof tmp, "_egl_%g", cfg->enhn_gain_limit);

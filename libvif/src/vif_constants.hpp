@@ -1,5 +1,5 @@
 // Constants and small numeric helpers shared by every backend (host C++ and CUDA device code).
-// Everything here follows ../shared/docs/vif-algorithm.md; section numbers refer to it.
+// Everything here follows docs/algorithm.md; the § numbers below are its sections.
 #pragma once
 
 #include <cmath>
@@ -15,13 +15,13 @@
 namespace vif {
 
 constexpr int kNumScales = 4;
-constexpr int kMinSize = 16;         // smallest accepted width/height (section 8.7)
+constexpr int kMinSize = 16;         // smallest accepted width/height (§3, §11.6)
 constexpr int kMaxSize = 32768;      // keeps every index and size product in range
-constexpr uint32_t kNsq = 131072;    // sigma_n^2 = 2 in the integer domain (section 5.1)
+constexpr uint32_t kNsq = 131072;    // sigma_n^2 = 2 in the integer domain (§6.1)
 constexpr int kLogTableFirst = 32768;
-constexpr int kLogTableSize = 32768; // entries for i = 32768 .. 65535 (section 5.4)
+constexpr int kLogTableSize = 32768; // entries for i = 32768 .. 65535 (§6.4)
 
-// Section 4.1: integer filters; each row sums to 65536.
+// §5.1: integer filters; each row sums to 65536.
 constexpr int kIntFilterWidth[kNumScales] = {17, 9, 5, 3};
 constexpr uint16_t kIntFilter0[17] = {489,  935,  1640, 2640, 3896, 5274, 6547, 7455, 7784,
                                       7455, 6547, 5274, 3896, 2640, 1640, 935,  489};
@@ -34,23 +34,14 @@ VIF_HD const uint16_t* int_filter(int scale) {
                                                                            : kIntFilter3;
 }
 
-// Section 5.2: vertical rounding shifts. Mean shift V_m and second-moment shift V_q.
+// §6.2: vertical rounding shifts. Mean shift V_m and second-moment shift V_q.
 VIF_HD int vertical_mean_shift(int scale, int bpc) { return scale == 0 ? bpc : 16; }
 VIF_HD int vertical_sq_shift(int scale, int bpc) { return scale == 0 ? 2 * (bpc - 8) : 16; }
 
-// Section 3: reflect-101 index for a tap t on a line of n samples (valid for -n < t < 2n - 1).
+// §4.2: reflect-101 index for a tap t on a line of n samples (valid for -n < t < 2n - 1).
 VIF_HD int reflect101(int t, int n) { return t < 0 ? -t : (t >= n ? 2 * n - 2 - t : t); }
 
-// Section 5.4: L(v) for v >= 2^17 with the table T (indexed from 32768).
-VIF_HD int64_t log_lookup(const uint16_t* table, uint64_t v) {
-#if defined(__CUDA_ARCH__)
-    const int b = 63 - __clzll(static_cast<long long>(v));
-#else
-    const int b = 63 - __builtin_clzll(v);
-#endif
-    const int k = b - 15;
-    return static_cast<int64_t>(table[(v >> k) - kLogTableFirst]) + 2048 * k;
-}
+// §6.4: L(v) itself is pixel::log_l32 / log_l64 (pixel_math.hpp), shared by host and device.
 
 // Fills table[0..32767] with T[32768..65535]: round_half_away(fl32(log2 i) * 2048).
 inline void build_log_table(uint16_t* table) {
@@ -60,7 +51,7 @@ inline void build_log_table(uint16_t* table) {
     }
 }
 
-// Section 6.5: libvmaf's approximate log2 for positive normal floats. Each step rounded on its
+// §7.5: libvmaf's approximate log2 for positive normal floats. Each step rounded on its
 // own; callers must compile this without FP contraction.
 VIF_HD float log2_approx(float x) {
     constexpr float c[9] = {-0.012671635276421f, 0.064841182402670f, -0.157048836463065f,
@@ -78,7 +69,7 @@ VIF_HD float log2_approx(float x) {
     return static_cast<float>(e) + p;
 }
 
-// Section 4.3: the kernel scales libvmaf accepts (|ks - value| < 1e-3, compared as floats).
+// §5.3: the kernel scales libvmaf accepts (|ks - value| < 1e-3, compared as floats).
 constexpr double kAcceptedKernelScales[] = {
     1.0,       0.5,         1.5,      2.0,      2.0 / 3.0, 2.4,      360.0 / 97.0,
     4.0 / 3.0, 3.5 / 3.0,   3.75 / 3.0, 4.25 / 3.0, 5.0 / 3.0, 3.0,  1.0 / 2.25,
@@ -90,7 +81,7 @@ inline bool kernelscale_accepted(double ks) {
     return false;
 }
 
-// Section 4.2: float filter width for scale s and kernel scale ks.
+// §5.2: float filter width for scale s and kernel scale ks.
 inline int float_filter_width(int scale, float ks) {
     const int n = (1 << (4 - scale)) + 1;
     const float v = static_cast<float>(n) * ks;
@@ -101,7 +92,7 @@ inline int float_filter_width(int scale, float ks) {
 
 constexpr int kMaxFloatFilterWidth = 65;  // ks = 360/97 at scale 0
 
-// Section 4.2: float taps for scale s; writes float_filter_width(s, ks) values.
+// §5.2: float taps for scale s; writes float_filter_width(s, ks) values.
 inline void build_float_filter(int scale, float ks, float* taps) {
     const int n = float_filter_width(scale, ks);
     const float sigma = static_cast<float>(n / 5.0);
@@ -117,7 +108,7 @@ inline void build_float_filter(int scale, float ks, float* taps) {
     for (int k = 0; k < n; ++k) taps[k] = taps[k] / sum;
 }
 
-// Scale sizes (section 3).
+// Scale sizes (§4.1).
 VIF_HD int scale_dim(int full, int scale) { return full >> scale; }
 
 }  // namespace vif

@@ -36,7 +36,12 @@ GoldenCase find_case(const std::string& name) {
 }
 
 TEST(Api, VersionAndStatusStrings) {
-    EXPECT_STREQ(vif_version(), "1.0.0");
+    // One definition (CMake's project version), seen the same through the header and the library.
+    EXPECT_STREQ(vif_version(), VIF_VERSION_STRING);
+    const std::string parts = std::to_string(VIF_VERSION_MAJOR) + "." +
+                              std::to_string(VIF_VERSION_MINOR) + "." +
+                              std::to_string(VIF_VERSION_PATCH);
+    EXPECT_EQ(parts, vif_version());
     EXPECT_STREQ(vif_status_string(VIF_OK), "ok");
     EXPECT_STRNE(vif_status_string(VIF_ERROR_INVALID_ARGUMENT), "");
     EXPECT_STREQ(vif_status_string(static_cast<VifStatus>(1234)), "unknown status");
@@ -91,7 +96,7 @@ TEST(Api, CreateRejectsBadConfigs) {
 }
 
 TEST(Api, LargerKernelScalesNeedLargerFrames) {
-    // ks = 3 gives widths 51/27/15/9 (spec 4.3): scale 3 needs more than 4 samples, so 40.
+    // ks = 3: widths 51/27/15/9 (docs/algorithm.md §5.3); scale 3 needs more than 4 samples: 40.
     VifConfig cfg = config(39, 64, 8, VIF_VARIANT_FLOAT);
     cfg.kernelscale = 3.0;
     VifContext* ctx = nullptr;
@@ -280,7 +285,7 @@ TEST(Api, MetricNamesFollowLibvmaf) {
                 EXPECT_EQ(expected[0].count(name), 1u) << name << " is not a libvmaf column";
             }
         }
-    // Spec section 7.2's examples.
+    // The examples of docs/algorithm.md §8.3.
     cfg.variant = VIF_VARIANT_FLOAT;
     cfg.enhn_gain_limit = 100.0;
     cfg.kernelscale = 0.5;

@@ -3,7 +3,7 @@
 # and 2160p, the start-up broken down, and --check-parity through the CLI. This is the script
 # behind the end-to-end figures in docs/performance.md.
 #   VIF_CLI=/path/to/vif bash tests/cli/device_e2e.sh
-# Without VIF_CLI it builds the CUDA CLI first (carry build-cli-deps: CLI11/fmt/nlohmann headers).
+# scripts/gpu-check.sh e2e runs it with the CLI it built.
 # E2E_FRAMES_1080 (default 1200) and E2E_FRAMES_2160 (default 600) set the clip lengths; the
 # clips live in /tmp and are made once per machine. Writes $OUT/e2e.txt; prints it last.
 set -u
@@ -14,13 +14,7 @@ S=$OUT/e2e.txt
 : > "$S"
 note() { echo "$*" >> "$S"; }
 V=${VIF_CLI:-}
-if [ -z "$V" ]; then
-  cmake -S "$ROOT" -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIF_ENABLE_CUDA=ON -DVIF_WITH_FFMPEG=OFF \
-    -DVIF_BUILD_TESTS=OFF -DVIF_BUILD_BENCHMARKS=OFF -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DCMAKE_PREFIX_PATH="$ROOT/build-cli-deps/prefix" > "$OUT/cfg.log" 2>&1 || { tail -20 "$OUT/cfg.log"; exit 1; }
-  ninja -C /tmp/b -j"$(nproc)" vif_cli > "$OUT/build.log" 2>&1 || { grep -A5 error "$OUT/build.log" | head -30; exit 1; }
-  V=$(find /tmp/b -name vif -type f -perm -u+x | head -1)
-fi
+[ -x "$V" ] || { echo "set VIF_CLI to a vif binary built with CUDA (scripts/gpu-check.sh build does that)" >&2; exit 2; }
 F1080=${E2E_FRAMES_1080:-1200}
 F2160=${E2E_FRAMES_2160:-600}
 
@@ -83,8 +77,8 @@ for size in 1080 2160; do
   for i in 1 2 3; do run "whole process, --backend cuda (run $i)" $N "$V" "${A[@]}" --backend cuda -q -o /tmp/e2e.json; done
   for i in 1 2 3; do run "whole process, default (auto: cpu, then cuda) ($i)" $N "$V" "${A[@]}" -q -o /tmp/e2e.json; done
   run "whole process, auto, --verbose" $N "$V" "${A[@]}" --verbose -q -o /tmp/e2e.json
-  run "whole process, --backend cuda, --verbose, VIF_CUDA_VERBOSE=1" $N env VIF_CUDA_VERBOSE=1 "$V" "${A[@]}" --backend cuda --verbose -q -o /tmp/e2e.json
-  run "one frame, --backend cuda, --verbose" 1 env VIF_CUDA_VERBOSE=1 "$V" "${A[@]}" --backend cuda --frames 1 --verbose -q -o /tmp/e2e.json
+  run "whole process, --backend cuda, --verbose" $N "$V" "${A[@]}" --backend cuda --verbose -q -o /tmp/e2e.json
+  run "one frame, --backend cuda, --verbose" 1 "$V" "${A[@]}" --backend cuda --frames 1 --verbose -q -o /tmp/e2e.json
   for i in 1 2 3; do run "one frame, default (auto) ($i)" 1 "$V" "${A[@]}" --frames 1 -q -o /tmp/e2e.json; done
   run "one frame, default (auto), --verbose" 1 "$V" "${A[@]}" --frames 1 --verbose -q -o /tmp/e2e.json
   run "one frame, --backend cpu" 1 "$V" "${A[@]}" --backend cpu --frames 1 -q -o /tmp/e2e.json

@@ -31,7 +31,7 @@ prepare)
 run)
     [[ -d "$carry/lib" ]] || { echo "no $carry: run 'prepare' where FFmpeg is installed" >&2; exit 1; }
     out="${OUT:-/tmp}"
-    build=/tmp/vif-gpu-build
+    build="$src/build-gpu-frames"
     nvcc_dir="$(dirname "$(readlink -f "$(command -v nvcc)")")/.."
     cuda_lib="$nvcc_dir/lib64"
     [[ -f "$cuda_lib/libcudart_static.a" ]] || cuda_lib="$nvcc_dir/targets/x86_64-linux/lib"
@@ -43,7 +43,7 @@ run)
     cmake --build "$build" -j "$(nproc)" >"$out/gpu-build.log" 2>&1 ||
         { grep -v 'ptxas warning' "$out/gpu-build.log" | tail -40; exit 1; }
     g++ -std=c++17 -O2 -Wall -DVIF_FFMPEG_HAVE_CUDA=1 -DVIF_TESTDATA_DIR="\"$src/testdata\"" \
-        -DVIF_SHARED_TESTDATA_DIR="\"$src/../shared/testdata\"" -Ilibvif/include -Ilibvif/ffmpeg \
+        -DVIF_SHARED_TESTDATA_DIR="\"${VIF_SHARED_TESTDATA_DIR:-$src/testdata}\"" -Ilibvif/include -I"$build/generated/include/vif" -Ilibvif/ffmpeg \
         -Itests -I"$carry/include" -I"$nvcc_dir/include" \
         libvif/ffmpeg/vif_ffmpeg.cpp libvif/ffmpeg/vif_ffmpeg_cuda.cpp tests/ffmpeg/cuda_frames_test.cpp \
         -o "$build/cuda_frames_test" -L"$build/libvif" -lvif -L"$carry/lib" -lavutil \

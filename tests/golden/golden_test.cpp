@@ -1,4 +1,4 @@
-// Golden tests: every case of testdata/ (and of ../shared/testdata when present, the 1080p pair
+// Golden tests: every case of testdata/ (and of the full set when present, the 1080p pair
 // included) scored through the public API, against libvmaf's values from the expected CSVs.
 // Integer VIF must be equal to the bit; float VIF within 1e-4 per frame and scale.
 #include <gtest/gtest.h>
@@ -139,6 +139,15 @@ std::string param_name(const ::testing::TestParamInfo<Param>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, Golden, ::testing::ValuesIn(all_params()), param_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Golden);
+
+// The full data set (longer clips, the 1080p pair) is optional: say so when it is absent.
+TEST(GoldenData, FullSet) {
+    const auto cases = vif::testing::load_manifest(VIF_SHARED_TESTDATA_DIR);
+    if (cases.empty())
+        GTEST_SKIP() << "the full data set is not at " VIF_SHARED_TESTDATA_DIR
+                        " (optional): only the repository's cases were scored";
+    EXPECT_EQ(cases.size(), 20u) << "the full set lists 20 cases, the 1080p pair included";
+}
 
 TEST(GoldenData, RepoCopyIsPresent) {
     EXPECT_EQ(vif::testing::load_manifest(VIF_TESTDATA_DIR).size(), 19u)

@@ -8,6 +8,10 @@
 // - Golden cases of testdata/ through the public API, backend cpu against backend cuda.
 // - The device-pointer entry point (vif_cuda.h), NV12-style pitched 8-bit and P010-style
 //   MSB-aligned 10-bit planes, and several frames in flight.
+// - The kernel table (cuda/src/kernel_table.cu): every variant of every launch slot at every bit
+//   depth it is compiled for, forced through CudaOptions; the launches without CUDA graphs, with
+//   the table-only log lookup, synchronised per launch and unfused; and (no GPU needed) the
+//   rules: every slot, depth and size gets a compiled variant, and sm_90 keeps its choices.
 // Every GPU test skips (GTEST_SKIP) when no CUDA device is present, so CI without a GPU passes.
 #include <gtest/gtest.h>
 
@@ -27,6 +31,7 @@
 #include "backend.hpp"
 #include "common/golden_data.hpp"
 #include "context.hpp"
+#include "kernel_table.hpp"
 #include "vif/vif.h"
 #include "vif/vif_cuda.h"
 
@@ -713,6 +718,179 @@ TEST(Pipeline, ManyFramesInFlightAndChangingSizes) {
     vif::FrameRaw r;
     EXPECT_EQ(gpu->receive(&r, false).status, VIF_AGAIN);
 }
+
+// ---- The kernel table ------------------------------------------------------------------------
+
+// Host-side only: runs without a GPU.
+TEST(KernelTableRules, EverySlotDepthAndSizeGetsACompiledVariant) {
+    using namespace vif::cuda;
+    const int sizes[][2] = {{16, 16}, {17, 19}, {576, 324}, {1280, 720}, {1920, 1080},
+                            {1919, 1079}, {3840, 2160}, {7680, 4320}, {32768, 32768}};
+    for (Arch a : {Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx}) {
+        for (const IntRule& r : int_rules(a))
+            EXPECT_GE(int_variant_index(r.slot, r.variant), 0)
+                << arch_name(a) << ": rule names variant " << r.variant << " missing from slot " << r.slot;
+        for (int slot = 0; slot < kIntSlots; ++slot)
+            for (int bpc : {8, 10, 12, 16})
+                for (const auto& sz : sizes) {
+                    const int scale = slot == kFusedSlot ? 2 : slot;
+                    const int w = sz[0] >> scale, h = sz[1] >> scale;
+                    const int i = int_select(a, slot, bpc, w, h);
+                    ASSERT_GE(i, 0);
+                    ASSERT_LT(i, static_cast<int>(int_variants(slot).size()));
+                    const IntVariant& v = int_variants(slot)[i];
+                    EXPECT_TRUE(v.has_depth(bpc)) << arch_name(a) << " slot " << slot << " " << bpc << "-bit";
+                    const KernelLaunch k = v.launch(bpc, w, h);
+                    EXPECT_NE(k.func, nullptr) << v.id << " " << bpc << "-bit";
+                    EXPECT_GT(k.grid.x * k.grid.y, 0u);
+                }
+    }
+    for (int slot = 0; slot < kIntSlots; ++slot)
+        for (const IntVariant& v : int_variants(slot)) {
+            EXPECT_EQ(v.slot, slot) << v.id;
+            for (int bpc : {8, 10, 12, 16})
+                EXPECT_EQ(v.launch(bpc, 64, 64).func != nullptr, v.has_depth(bpc)) << v.id << " " << bpc;
+        }
+}
+
+// The choices of the H200 before the table existed (tuning_policy.hpp and engine.cu's switch at
+// commit 4bb1f35), so that moving them into the table did not move performance.
+TEST(KernelTableRules, Sm90KeepsItsChoices) {
+    using namespace vif::cuda;
+    struct Want {
+        int w, h, bpc;
+        const char* s0;
+        const char* s1;
+        const char* s23;
+        const char* shape0;
+    };
+    const Want wants[] = {
+        {576, 324, 8, "0", "1s", "23", "48x16/256t/v2h3"},
+        {1280, 720, 8, "0", "1", "23", "48x16/256t/v2h3"},
+        {1920, 1080, 8, "0b", "1", "23b", "64x16/256t/v4h4"},
+        {1919, 1079, 8, "0b", "1", "23b", "64x16/256t/v4h4"},
+        {1920, 1080, 10, "0", "1", "23b", "48x16/256t/v2h3"},
+        {1920, 1080, 12, "0", "1", "23b", "48x16/256t/v2h3"},
+        {3840, 2160, 8, "0b", "1", "23b", "64x16/256t/v4h4"},
+        {3840, 2160, 16, "0", "1", "23b", "48x16/256t/v2h3"},
+        {16, 16, 8, "0", "1s", "23", "48x16/256t/v2h3"},
+    };
+    for (const Want& x : wants) {
+        const std::string what = std::to_string(x.w) + "x" + std::to_string(x.h) + " " + std::to_string(x.bpc) + "-bit";
+        const int i0 = int_select(Arch::Sm90, 0, x.bpc, x.w, x.h);
+        EXPECT_STREQ(int_variants(0)[i0].id, x.s0) << what;
+        EXPECT_EQ(int_variants(0)[i0].launch(x.bpc, x.w, x.h).shape, x.shape0) << what;
+        EXPECT_STREQ(int_variants(1)[int_select(Arch::Sm90, 1, x.bpc, x.w >> 1, x.h >> 1)].id, x.s1) << what;
+        EXPECT_STREQ(int_variants(2)[int_select(Arch::Sm90, 2, x.bpc, x.w >> 2, x.h >> 2)].id, "2") << what;
+        EXPECT_STREQ(int_variants(3)[int_select(Arch::Sm90, 3, x.bpc, x.w >> 3, x.h >> 3)].id, "3") << what;
+        EXPECT_STREQ(int_variants(kFusedSlot)[int_select(Arch::Sm90, kFusedSlot, x.bpc, x.w >> 2, x.h >> 2)].id,
+                     x.s23) << what;
+    }
+    // The shapes the ids stand for (as the sweeps in docs/perf/ name them).
+    EXPECT_EQ(int_variants(1)[int_variant_index(1, "1")].launch(8, 960, 540).shape, "56x16/256t/v4h4");
+    EXPECT_EQ(int_variants(1)[int_variant_index(1, "1s")].launch(8, 288, 162).shape, "24x16/256t/v2h2");
+    EXPECT_EQ(int_variants(kFusedSlot)[int_variant_index(kFusedSlot, "23b")].launch(8, 480, 270).shape,
+              "60x16/256t+62x8/256t");
+    EXPECT_EQ(int_variants(kFusedSlot)[int_variant_index(kFusedSlot, "23")].launch(8, 144, 81).shape,
+              "28x16/256t+62x8/256t");
+    // The fused launch's grid: scale-2 tiles first, then scale 3's.
+    const vif::cuda::KernelLaunch f = int_variants(kFusedSlot)[int_variant_index(kFusedSlot, "23b")].launch(8, 480, 270);
+    EXPECT_EQ(f.fused_grid2_x, 8);                 // ceil(480 / 60)
+    EXPECT_EQ(f.fused_blocks2, 8 * 17);            // ceil(270 / 16) rows
+    EXPECT_EQ(f.fused_grid3_x, 4);                 // ceil(240 / 62)
+    EXPECT_EQ(f.grid.x, 8u * 17u + 4u * 17u);      // ceil(135 / 8) rows of scale 3
+}
+
+// Every variant of the table, forced through CudaOptions, against the CPU reference.
+struct VariantCase {
+    int slot, index, bpc;
+};
+void PrintTo(const VariantCase& c, std::ostream* os) {
+    *os << "slot" << c.slot << "_" << vif::cuda::int_variants(c.slot)[c.index].id << "_" << c.bpc << "bit";
+}
+std::vector<VariantCase> all_variant_cases() {
+    std::vector<VariantCase> out;
+    for (int slot = 0; slot < vif::cuda::kIntSlots; ++slot) {
+        const auto& v = vif::cuda::int_variants(slot);
+        for (size_t i = 0; i < v.size(); ++i)
+            for (int bpc : {8, 10, 12, 16})
+                if (v[i].has_depth(bpc)) out.push_back({slot, static_cast<int>(i), bpc});
+    }
+    return out;
+}
+
+class KernelVariant : public ::testing::TestWithParam<VariantCase> {};
+
+TEST_P(KernelVariant, EqualsCpuReference) {
+    SKIP_WITHOUT_GPU();
+    const VariantCase c = GetParam();
+    const std::string id = vif::cuda::int_variants(c.slot)[c.index].id;
+    // Odd sizes (partial tiles, reflections on every side), a tiny frame, and a large odd one.
+    const SizeCase sizes[] = {{17, 19, 3}, {175, 143, 3}, {481, 271, 2}, {1919, 1079, 1}};
+    for (const SizeCase& sz : sizes) {
+        vif::Params p = params_of(VIF_VARIANT_INTEGER, c.bpc, sz.w, sz.h);
+        p.cuda.tiles[c.slot] = c.index;
+        p.cuda.fuse23 = c.slot != 2 && c.slot != 3;
+        const auto frames = synthetic_frames(sz.w, sz.h, c.bpc, sz.frames, 20 + c.slot);
+        compare_backends(p, frames, "variant " + id + " " + std::to_string(c.bpc) + "-bit " +
+                                        std::to_string(sz.w) + "x" + std::to_string(sz.h));
+        if (HasFatalFailure()) return;
+    }
+}
+INSTANTIATE_TEST_SUITE_P(Table, KernelVariant, ::testing::ValuesIn(all_variant_cases()),
+                         [](const ::testing::TestParamInfo<VariantCase>& i) {
+                             return "slot" + std::to_string(i.param.slot) + "_v" +
+                                    vif::cuda::int_variants(i.param.slot)[i.param.index].id + "_" +
+                                    std::to_string(i.param.bpc) + "bit";
+                         });
+
+TEST(KernelVariantErrors, AVariantNotCompiledForTheDepthIsRefused) {
+    SKIP_WITHOUT_GPU();
+    vif::Params p = params_of(VIF_VARIANT_INTEGER, 12, 64, 64);
+    p.cuda.tiles[0] = vif::cuda::int_variant_index(0, "0b");  // 8 and 10 bits only
+    vif::Error err;
+    EXPECT_EQ(vif::create_cuda_backend(p, &err), nullptr);
+    EXPECT_EQ(err.status, VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(err.message.find("variant"), std::string::npos) << err.message;
+    p.cuda.tiles[0] = 99;
+    EXPECT_EQ(vif::create_cuda_backend(p, &err), nullptr);
+    EXPECT_EQ(err.status, VIF_ERROR_INVALID_ARGUMENT);
+}
+
+// The other launch paths of CudaOptions: no CUDA graphs, the table-only log lookup, a
+// synchronisation after every launch, scales 2 and 3 unfused.
+enum class PathOption { NoGraphs, LogTableOnly, SyncEachLaunch, Unfused };
+void PrintTo(PathOption o, std::ostream* os) {
+    const char* n[] = {"NoGraphs", "LogTableOnly", "SyncEachLaunch", "Unfused"};
+    *os << n[static_cast<int>(o)];
+}
+class LaunchPath : public ::testing::TestWithParam<std::tuple<PathOption, int>> {};
+
+TEST_P(LaunchPath, EqualsCpuReference) {
+    SKIP_WITHOUT_GPU();
+    const auto [opt, bpc] = GetParam();
+    const SizeCase sizes[] = {{16, 16, 3}, {33, 31, 3}, {481, 271, 3}, {1920, 1080, 2}};
+    for (const SizeCase& sz : sizes) {
+        for (VifVariant variant : {VIF_VARIANT_INTEGER, VIF_VARIANT_FLOAT}) {
+            if (variant == VIF_VARIANT_FLOAT && (opt == PathOption::LogTableOnly || opt == PathOption::Unfused))
+                continue;  // integer-only options
+            vif::Params p = params_of(variant, bpc, sz.w, sz.h);
+            p.cuda.graphs = opt != PathOption::NoGraphs;
+            p.cuda.log_table_only = opt == PathOption::LogTableOnly;
+            p.cuda.sync_each_launch = opt == PathOption::SyncEachLaunch;
+            p.cuda.fuse23 = opt != PathOption::Unfused;
+            const auto frames = synthetic_frames(sz.w, sz.h, bpc, sz.frames, 40);
+            compare_backends(p, frames, std::string(variant == VIF_VARIANT_INTEGER ? "integer " : "float ") +
+                                            std::to_string(bpc) + "-bit " + std::to_string(sz.w) + "x" +
+                                            std::to_string(sz.h));
+            if (HasFatalFailure()) return;
+        }
+    }
+}
+INSTANTIATE_TEST_SUITE_P(Options, LaunchPath,
+                         ::testing::Combine(::testing::Values(PathOption::NoGraphs, PathOption::LogTableOnly,
+                                                              PathOption::SyncEachLaunch, PathOption::Unfused),
+                                            ::testing::Values(8, 10, 16)));
 
 // Prints the float summary at the end (the brief: report the largest difference).
 class FloatSummary : public ::testing::Environment {

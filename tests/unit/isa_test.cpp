@@ -2,7 +2,7 @@
 // docs/decisions/0001). The golden tests only exercise the level this machine picks, so this
 // test runs every level the CPU supports on the same frames and requires identical raw sums:
 // integer NL/DL/NN/DN and float num/den, bit for bit. Inputs are random frames with the worst
-// cases of the specification: flat blocks (low-variance branch), saturated areas, checkerboards,
+// cases of docs/algorithm.md: flat blocks (low-variance branch), saturated areas, checkerboards,
 // noise, odd sizes and the smallest size, at every bit depth and both gain limits.
 #include <gtest/gtest.h>
 
@@ -122,6 +122,50 @@ TEST(IsaLevels, SameRawSumsOnEveryLevel) {
         }
     }
     if (compared == 0) GTEST_SKIP() << "this CPU supports only the baseline level";
+}
+
+// A ladder (compute_multi: the reference's statistics kept once, each rung's added) gives the
+// same raw sums as scoring each pair alone, on every level and every bit depth.
+TEST(IsaLevels, LadderEqualsSeparatePairsOnEveryLevel) {
+    const Case cases[] = {{16, 16, 8, 100}, {97, 61, 8, 100}, {331, 190, 8, 1}, {131, 67, 10, 1},
+                          {120, 72, 12, 100}, {75, 41, 16, 100}};
+    for (const Level& l : levels()) {
+        if (!l.supported) continue;
+        for (const Case& c : cases) {
+            const bool bytes = c.bpc == 8;
+            std::vector<std::vector<uint16_t>> f16 = {make_frame(c.w, c.h, c.bpc, 3, false),
+                                                      make_frame(c.w, c.h, c.bpc, 3, true),
+                                                      make_frame(c.w, c.h, c.bpc, 9, true),
+                                                      make_frame(c.w, c.h, c.bpc, 3, false)};
+            std::vector<std::vector<uint8_t>> f8;
+            for (const auto& f : f16) f8.emplace_back(f.begin(), f.end());
+            std::vector<Plane> p;
+            for (size_t k = 0; k < f16.size(); ++k)
+                p.push_back({bytes ? static_cast<const void*>(f8[k].data()) : f16[k].data(),
+                             c.w * (bytes ? 1 : 2), c.w, c.h});
+            for (bool integer : {true, false}) {
+                auto scorer = integer ? l.make_integer(c.w, c.h, c.bpc, c.gain)
+                                      : l.make_float(c.w, c.h, c.bpc, c.gain, 1.0f);
+                ScaleRaw ladder[3][4], alone[4];
+                scorer->compute_multi(p[0], p.data() + 1, 3, ladder);
+                for (int k = 0; k < 3; ++k) {
+                    scorer->compute(p[0], p[size_t(k) + 1], alone);
+                    for (int s = 0; s < 4; ++s) {
+                        const std::string what = std::string(l.name) + (integer ? " integer " : " float ") +
+                                                 std::to_string(c.w) + "x" + std::to_string(c.h) + " " +
+                                                 std::to_string(c.bpc) + "-bit rung " +
+                                                 std::to_string(k) + " scale " + std::to_string(s);
+                        EXPECT_EQ(ladder[k][s].nl, alone[s].nl) << what;
+                        EXPECT_EQ(ladder[k][s].dl, alone[s].dl) << what;
+                        EXPECT_EQ(ladder[k][s].nn, alone[s].nn) << what;
+                        EXPECT_EQ(ladder[k][s].dn, alone[s].dn) << what;
+                        EXPECT_EQ(std::memcmp(&ladder[k][s].num, &alone[s].num, 4), 0) << what;
+                        EXPECT_EQ(std::memcmp(&ladder[k][s].den, &alone[s].den, 4), 0) << what;
+                    }
+                }
+            }
+        }
+    }
 }
 
 }  // namespace

@@ -1,15 +1,17 @@
-// Unit tests of the numeric building blocks against the facts the specification states
-// (../shared/docs/vif-algorithm.md): the log table, the filters, the border rule, the
-// approximate log, option values, and the specification's own test vectors (section 9).
+// Unit tests of the numeric building blocks against the facts docs/algorithm.md states: the
+// log table (§6.4), the filters (§5), the border rule (§4.2), the approximate log (§7.5),
+// option values (§5.3), and the reference patterns with libvmaf's values (§10.1).
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "vif/vif.h"
+#include "pixel_math.hpp"
 #include "vif_constants.hpp"
 
 namespace {
@@ -41,7 +43,7 @@ TEST(LogTable, MatchesSpecChecks) {
         le[2 * i + 1] = static_cast<uint8_t>(t[i] >> 8);
     }
     EXPECT_EQ(crc32(le.data(), le.size()), 0x42ad4d4fu);
-    // Entries where rounding in double would be one too small (section 5.4 lists 38).
+    // Entries where rounding in double would be one too small (docs/algorithm.md §6.4: 38 of them).
     for (int i : {33108, 45834, 64841}) {
         const double dbl = std::round(std::log2(static_cast<double>(i)) * 2048.0);
         EXPECT_EQ(T(i), static_cast<uint16_t>(dbl) + 1) << i;
@@ -51,10 +53,91 @@ TEST(LogTable, MatchesSpecChecks) {
 TEST(LogTable, LookupTruncatesToSixteenBits) {
     std::vector<uint16_t> t(vif::kLogTableSize);
     vif::build_log_table(t.data());
+    const vif::pixel::TableLog<uint16_t> lt{t.data()};
     // L(2^17) = T[32768] + 2048 * 2; L(v) for v = 65535 * 2 + 1 uses index 65535 (truncated).
-    EXPECT_EQ(vif::log_lookup(t.data(), 1u << 17), 30720 + 2 * 2048);
-    EXPECT_EQ(vif::log_lookup(t.data(), 65535u * 2 + 1), 32768 + 2048);
-    EXPECT_EQ(vif::log_lookup(t.data(), 1ull << 40), 30720 + 25 * 2048);
+    EXPECT_EQ(vif::pixel::log_l64(lt, 1u << 17), 30720 + 2 * 2048);
+    EXPECT_EQ(vif::pixel::log_l64(lt, 65535u * 2 + 1), 32768 + 2048);
+    EXPECT_EQ(vif::pixel::log_l64(lt, 1ull << 40), 30720 + 25 * 2048);
+    // The 32-bit form (what the kernels use for arguments below 2^32) agrees.
+    EXPECT_EQ(vif::pixel::log_l32(lt, 1u << 17), 30720 + 2 * 2048);
+    EXPECT_EQ(vif::pixel::log_l32(lt, 65535u * 2 + 1), 32768 + 2048);
+    EXPECT_EQ(vif::pixel::log_l32(lt, 0xFFFFFFFFu), 32768 + 16 * 2048);
+}
+
+// The two-level form of T reproduces every one of the 32,768 entries of the reference table,
+// and its check refuses a table whose steps are not 0 or 1.
+TEST(LogTable, TwoLevelFormReproducesEveryEntry) {
+    std::vector<uint16_t> t(vif::kLogTableSize);
+    vif::build_log_table(t.data());
+    auto two = std::make_unique<vif::pixel::LogTable2>();
+    ASSERT_TRUE(vif::pixel::build_log_table2(t.data(), two.get()));
+    for (int k = 0; k < vif::kLogTableSize; ++k)
+        ASSERT_EQ((*two)(static_cast<uint32_t>(vif::kLogTableFirst + k)), t[k]) << "i = " << 32768 + k;
+    // Used through L(v) it gives the same values as the flat table.
+    const vif::pixel::TableLog<uint16_t> flat{t.data()};
+    for (uint64_t v : {uint64_t(1) << 17, uint64_t(262143), uint64_t(0xFFFFFFFFu), uint64_t(1) << 40,
+                       uint64_t(123456789012345)})
+        EXPECT_EQ(vif::pixel::log_l64(*two, v), vif::pixel::log_l64(flat, v)) << v;
+    std::vector<uint16_t> bad = t;
+    bad[1000] += 2;  // a step of 2 (and then -1)
+    EXPECT_FALSE(vif::pixel::build_log_table2(bad.data(), two.get()));
+}
+
+// The shared per-pixel maths (pixel_math.hpp), on values worked out by hand from
+// docs/algorithm.md §6.3 and §6.5.
+TEST(PixelMath, VarianceRoundingAndNumeratorArguments) {
+    using namespace vif::pixel;
+    EXPECT_EQ(mean_product(1u << 16, 1u << 16), 1u);      // rs(2^32, 32)
+    EXPECT_EQ(mean_product(1u << 15, 1u << 16), 1u);      // rs(2^31, 32): half rounds up
+    EXPECT_EQ(mean_product((1u << 15) - 1, 1u << 16), 0u);
+    EXPECT_EQ(variance(10, 1u << 16, 1u << 16), 9);
+    EXPECT_EQ(variance(0, 1u << 16, 1u << 16), -1);       // negative variances stay signed
+    // sigma_x^2 = sigma_y^2 = sigma_xy = NSQ: g = 2^17 / (2^17 + 65536e-10) just below 1,
+    // sigma_v^2 = trunc(6.55e-6) = 0, g^2 sigma_x^2 = 131071.99998 -> 131071.
+    NumeratorArgs a = numerator_args(131072, 131072, 131072, 100.0);
+    EXPECT_EQ(a.n1, 131072u);
+    EXPECT_EQ(a.n2, 131072u + 131071u);
+    // The gain limit applies after sigma_v^2: g = 0.5, g^2 sigma_x^2 = 32768 exactly.
+    a = numerator_args(131072, 131072, 131072, 0.5);
+    EXPECT_EQ(a.n1, 131072u);
+    EXPECT_EQ(a.n2, 131072u + 32768u);
+    // sigma_v^2 negative (sigma_xy^2 > sigma_x^2 sigma_y^2) clamps to 0.
+    EXPECT_EQ(numerator_args(131072, 1, 131072, 100.0).n1, 131072u);
+    // One pixel's contribution: below NSQ only NN and DN move.
+    std::vector<uint16_t> t(vif::kLogTableSize);
+    vif::build_log_table(t.data());
+    const TableLog<uint16_t> lt{t.data()};
+    int64_t nl = 0, dl = 0, nn = 0, dn = 0;
+    add_pixel(131071, 5, 3, lt, 100.0, nl, dl, nn, dn);
+    add_pixel(131071, -4, 3, lt, 100.0, nl, dl, nn, dn);  // sigma_y^2 clamps to 0
+    EXPECT_EQ(nl, 0);
+    EXPECT_EQ(dl, 0);
+    EXPECT_EQ(nn, 5);
+    EXPECT_EQ(dn, 2);
+    // At NSQ: DL += L(2^18) - 17 * 2048 = T[32768] + 3 * 2048 - 17 * 2048; no numerator term
+    // when sigma_xy <= 0.
+    add_pixel(131072, 9, 0, lt, 100.0, nl, dl, nn, dn);
+    EXPECT_EQ(dl, 30720 + 3 * 2048 - 17 * 2048);
+    EXPECT_EQ(nl, 0);
+    // With the numerator: NL += L(262143) - L(131072) = (T[65535] + 2 * 2048) - (T[32768] + 2 * 2048).
+    add_pixel(131072, 131072, 131072, lt, 100.0, nl, dl, nn, dn);
+    EXPECT_EQ(nl, 32768 - 30720);
+}
+
+// Float terms of §7.4: a flat pixel (sigma_x^2 < NSQ) gets num = 1 - sigma_y^2 * smax, den = 1.
+TEST(PixelMath, FloatTermsOverrides) {
+    using namespace vif::pixel;
+    const FloatLogArgs f = float_log_args(10.0f, 10.0f, 100.5f, 101.0f, 100.25f, 100.0f);
+    EXPECT_FLOAT_EQ(f.sx, 0.5f);
+    EXPECT_FLOAT_EQ(f.sy, 1.0f);
+    EXPECT_FLOAT_EQ(f.sxy, 0.25f);
+    float num = 0, den = 0;
+    float_terms(7.0f, 8.0f, f.sxy, f.sx, f.sy, num, den);
+    EXPECT_EQ(den, 1.0f);
+    EXPECT_EQ(num, 1.0f - 1.0f * static_cast<float>(4.0 / 65025.0));
+    float_terms(7.0f, 8.0f, -1.0f, 3.0f, 1.0f, num, den);  // sigma_xy < 0: num 0, den kept
+    EXPECT_EQ(num, 0.0f);
+    EXPECT_EQ(den, 8.0f);
 }
 
 TEST(Filters, IntegerRowsSumTo65536AndAreSymmetric) {
@@ -139,7 +222,7 @@ TEST(Log2Approx, ExactAtPowersOfTwoAndClose) {
         EXPECT_NEAR(vif::log2_approx(x), std::log2(x), 2e-6f * std::log2(x) + 1e-6f) << x;
 }
 
-// Section 9: the specification's reproducible 176x144 patterns, with libvmaf's values.
+// docs/algorithm.md §10.1: the reproducible 176x144 patterns, with libvmaf's values.
 struct Frames {
     std::vector<uint16_t> ref, dis;  // 8-bit values or 10-bit values
 };

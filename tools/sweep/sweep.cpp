@@ -5,14 +5,16 @@
 // memory, theoretical occupancy and the resource that limits it, and times the kernels with CUDA
 // events (warm-up, then the median and spread over many frames, inputs rotated so that they do
 // not sit in L2). Per frame it reports the total kernel time, frames per second, and the rate at
-// which input bytes are consumed. With --candidates it also times each tile candidate of the
-// tuning policy per scale and marks the fastest.
+// which input bytes are consumed. With --candidates it also times every variant of the kernel
+// table (cuda/src/kernel_table.cu) per launch slot and marks the fastest; the table's selection
+// rules for this GPU, with the sweep rows they cite, head the report.
 //
 // Writes sweep.md, sweep.json, sweep.csv and sweep.svg (duration per resolution per kernel) into
 // --out (default "."), and the Markdown to stdout. Without a GPU it says so and exits 1.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <climits>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -26,6 +28,7 @@
 #include <vector>
 
 #include "engine.hpp"
+#include "kernel_table.hpp"
 #include "vif/vif.h"
 
 namespace {
@@ -40,15 +43,20 @@ struct Options {
     int warmup = 20;
     int device = 0;
     std::string out = ".";
-    std::vector<std::string> tiles;  // explicit candidate combinations "s0,s1,s2,s3,s23,fuse23"
+    std::vector<std::string> tiles;  // explicit variant combinations "s0,s1,s2,s3,s23[,fuse]"
+    bool log_table = false;          // the log lookup always reads the table (A/B)
+    bool verbose = false;
+    bool gate = true;  // queue frames behind a gate kernel (off under a profiler)
 };
 
 void usage() {
     std::puts(
         "usage: vif-sweep [--sizes 576x324,1920x1080,...] [--bitdepths 8,10] [--variant integer|float]\n"
-        "                 [--candidates] [--tiles s0,s1,s2,s3,s23,fuse23]... [--runs N] [--warmup N]\n"
-        "                 [--device N] [--out DIR]\n"
-        "Times every CUDA kernel of libvif per resolution and bit depth; writes sweep.md/.json/.csv/.svg.");
+        "                 [--candidates] [--tiles s0,s1,s2,s3,s23[,fuse]]... [--log-table] [--verbose]\n"
+        "                 [--no-gate] [--runs N] [--warmup N] [--device N] [--out DIR]\n"
+        "Times every CUDA kernel of libvif per resolution and bit depth; writes sweep.md/.json/.csv/.svg.\n"
+        "--tiles: one kernel-table variant id per launch slot (scales 0-3, fused 2+3; e.g. 0b,1s,2,3,23b)\n"
+        "or 'auto' for the table's rule, then 1 (default) or 0 for the fused 2+3 launch.");
 }
 
 bool parse(int argc, char** argv, Options* o) {
@@ -83,6 +91,12 @@ bool parse(int argc, char** argv, Options* o) {
             o->tiles.push_back(v);
         } else if (a == "--candidates") {
             o->candidates = true;
+        } else if (a == "--log-table") {
+            o->log_table = true;
+        } else if (a == "--verbose") {
+            o->verbose = true;
+        } else if (a == "--no-gate") {
+            o->gate = false;
         } else if (a == "--runs") {
             const char* v = next();
             if (!v) return false;
@@ -197,15 +211,38 @@ void fill(std::vector<uint8_t>* buf, int w, int h, int bpc, uint32_t seed) {
         }
 }
 
+// "0b,1s,auto,3,23b[,0]" -> the variants per launch slot; false when an id does not exist.
+bool parse_tiles(const std::string& text, vif::CudaOptions* c) {
+    std::stringstream ss(text);
+    std::string item;
+    int slot = 0;
+    while (std::getline(ss, item, ',')) {
+        if (slot < vif::cuda::kIntSlots) {
+            c->tiles[slot] = item == "auto" ? vif::CudaOptions::kAuto
+                                            : vif::cuda::int_variant_index(slot, item);
+            if (item != "auto" && c->tiles[slot] < 0) return false;
+        } else if (slot == vif::cuda::kIntSlots && (item == "0" || item == "1")) {
+            c->fuse23 = item == "1";
+        } else {
+            return false;
+        }
+        ++slot;
+    }
+    return slot >= vif::cuda::kIntSlots;
+}
+
 Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int bpc,
-               vif::cuda::Candidates cand, const std::string& cand_name) {
+               vif::CudaOptions cand, const std::string& cand_name) {
     vif::Params p;
     p.variant = o.variant;
     p.bitdepth = static_cast<uint32_t>(bpc);
     p.max_width = static_cast<uint32_t>(w);
     p.max_height = static_cast<uint32_t>(h);
+    cand.log_table_only = o.log_table;
+    cand.verbose = o.verbose;
+    p.cuda = cand;
     vif::Error err;
-    auto engine = vif::cuda::Engine::create(p, &err, cand);
+    auto engine = vif::cuda::Engine::create(p, &err);
     if (!engine) {
         std::fprintf(stderr, "vif-sweep: %s\n", err.message.c_str());
         std::exit(2);
@@ -249,8 +286,8 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
     CK(cudaHostAlloc(reinterpret_cast<void**>(&h_flag), sizeof(int), cudaHostAllocMapped));
     CK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_flag), h_flag, 0));
     constexpr int kBatch = 32;
-    // VIF_SWEEP_NO_GATE=1 turns the gate off (under a profiler, which serialises launches).
-    const bool gate = !(std::getenv("VIF_SWEEP_NO_GATE") && std::strcmp(std::getenv("VIF_SWEEP_NO_GATE"), "0"));
+    // --no-gate turns the gate off (under a profiler, which serialises launches).
+    const bool gate = o.gate;
     auto open_gate = [&]() {
         if (!gate) return;
         std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -498,33 +535,52 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "vif-sweep: %dx%d %d-bit: %.1f us/frame pipelined\n", w, h, bpc,
                          results.back().pipelined_us);
             for (const std::string& t : o.tiles) {
-                int v[6] = {0, 0, 0, 0, 0, 1};
-                std::sscanf(t.c_str(), "%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]);
-                vif::cuda::Candidates cand;
-                for (int i = 0; i < 5; ++i) cand.scale[i] = v[i];
-                cand.fuse23 = v[5] != 0;
+                vif::CudaOptions cand;
+                if (!parse_tiles(t, &cand)) {
+                    std::fprintf(stderr, "vif-sweep: --tiles %s: expected s0,s1,s2,s3,s23[,fuse] with "
+                                         "variant ids of the kernel table or 'auto'\n", t.c_str());
+                    return 2;
+                }
                 results.push_back(run_one(o, prop, w, h, bpc, cand, "tiles " + t));
             }
-            if (!o.candidates) continue;
-            // Scales 2 and 3 candidates are timed unfused (their own launches); index 4 is
-            // the fused 2+3 launch. "unfused" is the chosen shapes without the fusion.
+            if (!o.candidates || o.variant != VIF_VARIANT_INTEGER) continue;
+            // Scales 2 and 3 variants are timed unfused (their own launches); slot 4 is the
+            // fused 2+3 launch. "unfused" is the rules' choices without the fusion.
             {
-                vif::cuda::Candidates cand;
+                vif::CudaOptions cand;
                 cand.fuse23 = false;
                 results.push_back(run_one(o, prop, w, h, bpc, cand, "unfused"));
             }
-            for (int s = 0; s < 5; ++s) {
-                const int n = vif::cuda::Engine::candidate_count(s, bpc, o.variant);
-                for (int c = 1; c < n; ++c) {
-                    vif::cuda::Candidates cand;
-                    cand.scale[s] = c;
-                    cand.fuse23 = s != 2 && s != 3;
-                    results.push_back(run_one(o, prop, w, h, bpc, cand,
-                                              "s" + std::to_string(s) + "#" + std::to_string(c)));
+            for (int slot = 0; slot < vif::cuda::kIntSlots; ++slot) {
+                const auto& variants = vif::cuda::int_variants(slot);
+                for (size_t i = 0; i < variants.size(); ++i) {
+                    if (!variants[i].has_depth(bpc)) continue;
+                    vif::CudaOptions cand;
+                    cand.tiles[slot] = static_cast<int>(i);
+                    cand.fuse23 = slot != 2 && slot != 3;
+                    results.push_back(run_one(o, prop, w, h, bpc, cand, std::string("v:") + variants[i].id));
                 }
             }
         }
     std::string md = markdown(results, prop, o, sm_clock, mem_clock);
+    if (o.variant == VIF_VARIANT_INTEGER) {
+        // The rules "chosen" follows on this GPU, with the sweep rows they cite.
+        const vif::cuda::Arch arch = vif::cuda::arch_of(prop.major, prop.minor);
+        std::ostringstream rules;
+        rules << "\n## Kernel table rules on this GPU (" << vif::cuda::arch_name(arch) << ", rules of "
+              << vif::cuda::arch_name(vif::cuda::int_rules_owner(arch))
+              << ")\n\n| slot | variant | pixels of the scale | depths | source |\n|---|---|---|---|---|\n";
+        for (const auto& r : vif::cuda::int_rules(arch)) {
+            std::string depths;
+            for (int d : {8, 10, 12, 16})
+                if ((r.depths >> d) & 1u) depths += (depths.empty() ? "" : ",") + std::to_string(d);
+            rules << "| " << (r.slot == vif::cuda::kFusedSlot ? std::string("2+3") : std::to_string(r.slot))
+                  << " | " << r.variant << " | [" << r.min_pixels << ", "
+                  << (r.max_pixels == LONG_MAX ? std::string("inf") : std::to_string(r.max_pixels)) << ") | "
+                  << depths << " | " << r.source << " |\n";
+        }
+        md += rules.str();
+    }
     if (o.candidates) {
         // Fastest shape per kernel, size and bit depth (by that kernel's median).
         std::ostringstream best;

@@ -1,5 +1,12 @@
 // vif: score a reference/distorted pair of videos with libvif, libvmaf-compatible output.
+#include "commands/batch_commands.hpp"
 #include "frame_source.hpp"
+#if defined(VIF_WITH_FFMPEG)
+#include "hw_decode.hpp"
+#endif
+#if defined(VIF_WITH_NVDEC)
+#include "device_pairs.hpp"
+#endif
 #include "options.hpp"
 #include "output_file.hpp"
 #include "prefetch.hpp"
@@ -318,6 +325,230 @@ struct VariantRun {
     Scorer gpu;       ///< --backend auto: the GPU, once CUDA has started
 };
 
+/** Builds the report from every variant's scores, writes it (or the summary); the exit code. */
+int write_report(const Options &o, std::vector<std::unique_ptr<VariantRun>> &variants,
+                 std::vector<uint64_t> frame_nums, double fps, const VideoInfo &ri,
+                 const std::string &backend, std::optional<OutputFile> &out) {
+    Report r;
+    r.version = vif_version();
+    r.fps = fps;
+    r.width = ri.width;
+    r.height = ri.height;
+    r.bitdepth = ri.bitdepth;
+    r.backend = backend;
+    r.reference = o.reference;
+    r.distorted = o.distorted;
+    r.subsample = o.subsample;
+    r.details = o.details;
+    const int nmetrics = o.debug_metrics ? VIF_METRIC_COUNT : VIF_METRIC_SCALE3 + 1;
+    for (auto &v : variants) {
+        const char *vname = v->cfg.variant == VIF_VARIANT_INTEGER ? "integer" : "float";
+        r.variant += (r.variant.empty() ? "" : "+") + std::string(vname);
+        for (int m = 0; m < nmetrics; ++m) {
+            char name[64];
+            VifStatus st = vif_metric_name(&v->cfg, VifMetric(m), name, sizeof name);
+            if (st != VIF_OK) throw Failure{vif_error("metric name", st)};
+            r.keys.emplace_back(name);
+            std::vector<double> column(v->primary.scores.size());
+            for (size_t i = 0; i < column.size(); ++i)
+                column[i] = vif_metric_value(&v->primary.scores[i], VifMetric(m));
+            r.columns.push_back(std::move(column));
+        }
+    }
+    r.frame_nums = std::move(frame_nums);
+
+    int code = 0;
+    if (o.check_parity &&
+        !check_parity(variants[0]->cfg, variants[0]->primary.scores,
+                      variants[0]->secondary.scores, r.frame_nums))
+        code = kExitParity;
+
+    try {
+        if (out) {
+            out->commit(render(r, o.format, o.precision));
+        } else if (!o.quiet) {
+            const std::string text = render_summary(r, o.precision);
+            if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+                std::fflush(stdout) != 0)
+                throw OutputError(fmt::format("cannot write the summary to standard output: {}",
+                                              std::strerror(errno)));
+        }
+    } catch (const OutputError &e) {
+        throw Failure{e.what()};
+    }
+    g_timeline.mark("output written");
+    return code;
+}
+
+/** The scoring contexts of the variants asked for, sized for `ri`, not yet created. */
+std::vector<std::unique_ptr<VariantRun>> make_variants(const Options &o, const VideoInfo &ri,
+                                                       std::optional<uint64_t> expected) {
+    std::vector<std::unique_ptr<VariantRun>> variants;
+    for (const VariantSpec &spec : o.variants) {
+        auto v = std::make_unique<VariantRun>();
+        vif_default_config(&v->cfg);
+        v->cfg.variant = spec.variant;
+        v->cfg.enhn_gain_limit = spec.enhn_gain_limit;
+        v->cfg.kernelscale = spec.kernelscale;
+        v->cfg.threads = o.threads;
+        // No more CPU workers (each with frame-sized scratch) than there are frames to score.
+        if (v->cfg.threads == 0 && expected)
+            v->cfg.threads = uint32_t(std::clamp<uint64_t>(
+                *expected, 1, std::max(1u, std::thread::hardware_concurrency())));
+        v->cfg.max_width = ri.width;
+        v->cfg.max_height = ri.height;
+        v->cfg.bitdepth = ri.bitdepth;
+        variants.push_back(std::move(v));
+    }
+    return variants;
+}
+
+/** Set when the process may end without freeing what it used (see leave_without_teardown). */
+bool g_leave_now = false;
+
+#if defined(VIF_WITH_FFMPEG)
+/**
+ * The output is written: tearing down NVDEC sessions, device buffers and the CUDA contexts takes
+ * 0.1-0.3 s that the process exit does for free, so leave them to it (main() then ends the
+ * process with _Exit).
+ */
+void leave_without_teardown(HwDecodeInputs &hw, std::vector<std::unique_ptr<VariantRun>> &variants,
+                            std::unique_ptr<Prefetcher> &rpf, std::unique_ptr<Prefetcher> &dpf) {
+    (void)hw.ref_decoder.release();
+    (void)hw.dist_decoder.release();
+    (void)rpf.release();
+    (void)dpf.release();
+    (void)hw.ref_source.release();
+    (void)hw.dist_source.release();
+    for (auto &v : variants) v->primary.ctx = nullptr;
+    g_leave_now = true;
+}
+
+/** --hwdec: scores pairs decoded by NVDEC on the GPU (device_pairs.hpp). */
+int run_on_device(const Options &o, HwDecodeInputs &hw, const SourceRequest &rq,
+                  const SourceRequest &dq, std::optional<OutputFile> &out) {
+#if !defined(VIF_WITH_NVDEC)
+    (void)o, (void)hw, (void)rq, (void)dq, (void)out;
+    throw Failure{"--hwdec: this build has no NVDEC support"};
+#else
+    auto info_of = [](SegmentDecoder *d, FrameSource *s) {
+        if (s) return s->info();
+        VideoInfo v;
+        v.width = d->width();
+        v.height = d->height();
+        v.bitdepth = d->bitdepth();
+        v.format = d->description();
+        return v;
+    };
+    DeviceInput ri, di;
+    ri.decoder = hw.ref_decoder.get();
+    di.decoder = hw.dist_decoder.get();
+    ri.info = info_of(ri.decoder, hw.ref_source.get());
+    di.info = info_of(di.decoder, hw.dist_source.get());
+    ri.name = rq.label + " '" + rq.path + "'";
+    di.name = dq.label + " '" + dq.path + "'";
+    if (ri.info.width != di.info.width || ri.info.height != di.info.height)
+        throw Failure{fmt::format("the reference is {}x{} but the distorted is {}x{}",
+                                  ri.info.width, ri.info.height, di.info.width, di.info.height)};
+    if (ri.info.bitdepth != di.info.bitdepth)
+        throw Failure{fmt::format("the reference is {}-bit but the distorted is {}-bit",
+                                  ri.info.bitdepth, di.info.bitdepth)};
+    // A host input (raw/Y4M) applies skip and subsample in its prefetcher, as on the host path;
+    // a decoder input drops its skip first and the loop applies the subsample.
+    const bool mixed = hw.ref_source || hw.dist_source;
+    if (mixed && o.subsample > 1)
+        throw Failure{"--subsample with one encoded and one raw input needs --hwdec none",
+                      kExitUsage};
+    std::unique_ptr<Prefetcher> rpf, dpf;
+    auto host_plan = [&](uint64_t skip, const char *opt) {
+        ReadPlan p;
+        p.skip = skip;
+        p.skip_option = opt;
+        if (o.max_frames) p.max_delivered = *o.max_frames;
+        return p;
+    };
+    if (hw.ref_source)
+        rpf = std::make_unique<Prefetcher>(*hw.ref_source, ri.name,
+                                           host_plan(o.skip_ref, "--skip-ref"), 8);
+    else
+        ri.skip = o.skip_ref;
+    if (hw.dist_source)
+        dpf = std::make_unique<Prefetcher>(*hw.dist_source, di.name,
+                                           host_plan(o.skip_dist, "--skip-dist"), 8);
+    else
+        di.skip = o.skip_dist;
+    ri.prefetcher = rpf.get();
+    di.prefetcher = dpf.get();
+    g_timeline.mark("inputs opened (hwdec)");
+    auto variants = make_variants(o, ri.info, std::nullopt);
+    std::vector<VifContext *> ctxs;
+    if (!o.read_only) {
+        for (auto &v : variants) {
+            v->primary.create(v->cfg, VIF_BACKEND_CUDA);
+            ctxs.push_back(v->primary.ctx);
+        }
+        g_timeline.mark("scoring contexts created");
+    }
+    const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
+    Progress progress(show_progress, std::nullopt);
+    auto on_progress = [](uint64_t done, void *arg) { static_cast<Progress *>(arg)->update(done); };
+    const auto t0 = std::chrono::steady_clock::now();
+    DeviceRunResult res;
+    try {
+        res = run_device_pairs(ctxs, int(variants[0]->cfg.cuda_device), ri, di, o.subsample, o.max_frames ? *o.max_frames : UINT64_MAX,
+                               on_progress, &progress);
+    } catch (const InputError &e) {
+        throw Failure{e.what()};
+    } catch (const std::runtime_error &e) {
+        throw Failure{e.what()};
+    }
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    g_timeline.mark("all frames decoded and scored");
+    progress.update(res.submitted, true);
+    progress.finish();
+    if (res.submitted == 0) throw Failure{"no frames to score"};
+    if (!res.short_input.empty())
+        std::fprintf(stderr,
+                     "vif: warning: different frame counts: the %s ended after %llu frames but "
+                     "the %s has more; scored the %llu common frames\n",
+                     res.short_input.c_str(), (unsigned long long)res.short_frames,
+                     res.short_input == "reference" ? "distorted" : "reference",
+                     (unsigned long long)res.short_frames);
+    if (o.verbose) {
+        if (ri.decoder)
+            std::fprintf(stderr, "vif: hwdec: reference: %llu segments\n",
+                         (unsigned long long)ri.decoder->segments());
+        if (di.decoder)
+            std::fprintf(stderr, "vif: hwdec: distorted: %llu segments\n",
+                         (unsigned long long)di.decoder->segments());
+    }
+    if (o.read_only) {
+        std::printf("decoded %llu frame pairs (%s) in %.3f s: %.1f fps\n",
+                    (unsigned long long)res.submitted,
+                    ri.decoder ? ri.info.format.c_str() : di.info.format.c_str(), secs,
+                    double(res.submitted) / secs);
+        if (std::fflush(stdout) != 0 || std::ferror(stdout))
+            throw Failure{fmt::format("cannot write to standard output: {}",
+                                      std::strerror(errno))};
+        leave_without_teardown(hw, variants, rpf, dpf);
+        return 0;
+    }
+    for (size_t c = 0; c < variants.size(); ++c) {
+        if (res.scores[c].size() != res.submitted)
+            throw Failure{fmt::format("internal error: {} frames submitted, {} scored",
+                                      res.submitted, res.scores[c].size())};
+        variants[c]->primary.scores = std::move(res.scores[c]);
+    }
+    const int code = write_report(o, variants, std::move(res.frame_nums),
+                                  secs > 0 ? double(res.submitted) / secs : 0, ri.info,
+                                  variants[0]->primary.backend, out);
+    leave_without_teardown(hw, variants, rpf, dpf);
+    return code;
+#endif
+}
+#endif
+
 int run(const Options &o, CudaWarmup &warmup, const StdStreams &streams) {
     SourceRequest rq, dq;
     rq.path = o.reference;
@@ -355,10 +586,48 @@ int run(const Options &o, CudaWarmup &warmup, const StdStreams &streams) {
         }
     }
 
+#if defined(VIF_WITH_FFMPEG)
+    // --hwdec: encoded inputs that NVDEC decodes go to the device path (device_pairs.hpp).
+    if (!o.check_parity) {
+        HwDecodeRequest hr;
+        hr.mode = *parse_hwdec(o.hwdec); // checked by parse_options
+        hr.decoders = o.decoders;
+        hr.cpu_decoders = o.cpu_decoders;
+        hr.verbose = verbose;
+        hr.host_only = (o.backend == VIF_BACKEND_CPU && !o.read_only) ||
+                       (o.read_only && hr.mode != HwDecode::kCuda);
+        hr.gpu_ready = [&](std::string *why) {
+            const VifStatus st = warmup.wait();
+            g_timeline.mark("waited for the CUDA start-up");
+            if (st != VIF_OK) *why = "no usable GPU (" + warmup.message() + ")";
+            return st == VIF_OK;
+        };
+        std::optional<HwDecodeInputs> hw;
+        try {
+            hw = open_hw_decode(hr, rq, dq);
+        } catch (const HwDecodeError &e) {
+            throw Failure{e.message};
+        } catch (const InputError &e) {
+            throw Failure{e.what()};
+        }
+        if (hw) return run_on_device(o, *hw, rq, dq, out);
+    }
+#endif
+    // --decoders N on the host path: software decoding in segments (see hw_decode.hpp).
+    auto open_input = [&](const SourceRequest &q) -> std::unique_ptr<FrameSource> {
+#if defined(VIF_WITH_FFMPEG)
+        if (o.decoders) {
+            const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+            if (auto src = open_segmented_source(q, o.decoders, std::max(1u, cores / (2 * o.decoders))))
+                return src;
+        }
+#endif
+        return open_frame_source(q);
+    };
     std::unique_ptr<FrameSource> ref, dist;
     try {
-        ref = open_frame_source(rq);
-        dist = open_frame_source(dq);
+        ref = open_input(rq);
+        dist = open_input(dq);
     } catch (const InputError &e) {
         throw Failure{e.what()};
     }
@@ -427,23 +696,7 @@ int run(const Options &o, CudaWarmup &warmup, const StdStreams &streams) {
     g_timeline.mark("first frames read");
 
     const VifBackend backend = o.backend;
-    std::vector<std::unique_ptr<VariantRun>> variants;
-    for (const VariantSpec &spec : o.variants) {
-        auto v = std::make_unique<VariantRun>();
-        vif_default_config(&v->cfg);
-        v->cfg.variant = spec.variant;
-        v->cfg.enhn_gain_limit = spec.enhn_gain_limit;
-        v->cfg.kernelscale = spec.kernelscale;
-        v->cfg.threads = o.threads;
-        // No more CPU workers (each with frame-sized scratch) than there are frames to score.
-        if (v->cfg.threads == 0 && expected)
-            v->cfg.threads = uint32_t(std::clamp<uint64_t>(
-                *expected, 1, std::max(1u, std::thread::hardware_concurrency())));
-        v->cfg.max_width = ri.width;
-        v->cfg.max_height = ri.height;
-        v->cfg.bitdepth = ri.bitdepth;
-        variants.push_back(std::move(v));
-    }
+    auto variants = make_variants(o, ri, expected);
 
     if (!o.read_only && (o.check_parity || backend == VIF_BACKEND_CUDA)) {
         const VifStatus st = warmup.wait();
@@ -604,55 +857,10 @@ int run(const Options &o, CudaWarmup &warmup, const StdStreams &streams) {
             throw Failure{fmt::format("internal error: {} frames submitted, {} scored",
                                       submitted, v->primary.scores.size())};
 
-    Report r;
-    r.version = vif_version();
-    r.fps = secs > 0 ? double(submitted) / secs : 0;
-    r.width = ri.width;
-    r.height = ri.height;
-    r.bitdepth = ri.bitdepth;
-    r.backend = !on_gpu ? variants[0]->primary.backend : cpu_frames ? "cpu+cuda" : "cuda";
-    r.reference = o.reference;
-    r.distorted = o.distorted;
-    r.subsample = subsample;
-    r.details = o.details;
-    const int nmetrics = o.debug_metrics ? VIF_METRIC_COUNT : VIF_METRIC_SCALE3 + 1;
-    for (auto &v : variants) {
-        const char *vname = v->cfg.variant == VIF_VARIANT_INTEGER ? "integer" : "float";
-        r.variant += (r.variant.empty() ? "" : "+") + std::string(vname);
-        for (int m = 0; m < nmetrics; ++m) {
-            char name[64];
-            VifStatus st = vif_metric_name(&v->cfg, VifMetric(m), name, sizeof name);
-            if (st != VIF_OK) throw Failure{vif_error("metric name", st)};
-            r.keys.emplace_back(name);
-            std::vector<double> column(v->primary.scores.size());
-            for (size_t i = 0; i < column.size(); ++i)
-                column[i] = vif_metric_value(&v->primary.scores[i], VifMetric(m));
-            r.columns.push_back(std::move(column));
-        }
-    }
-    r.frame_nums = std::move(frame_nums);
-
-    int code = 0;
-    if (o.check_parity &&
-        !check_parity(variants[0]->cfg, variants[0]->primary.scores,
-                      variants[0]->secondary.scores, r.frame_nums))
-        code = kExitParity;
-
-    try {
-        if (out) {
-            out->commit(render(r, o.format, o.precision));
-        } else if (!o.quiet) {
-            const std::string text = render_summary(r, o.precision);
-            if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
-                std::fflush(stdout) != 0)
-                throw OutputError(fmt::format("cannot write the summary to standard output: {}",
-                                              std::strerror(errno)));
-        }
-    } catch (const OutputError &e) {
-        throw Failure{e.what()};
-    }
-    g_timeline.mark("output written");
-    return code;
+    return write_report(o, variants, std::move(frame_nums), secs > 0 ? double(submitted) / secs : 0,
+                        ri, !on_gpu ? variants[0]->primary.backend
+                                    : cpu_frames ? "cpu+cuda" : "cuda",
+                        out);
 }
 
 } // namespace
@@ -662,6 +870,11 @@ int main(int argc, char **argv) {
     using namespace vifcli;
     // Before anything is opened: no file may land on a closed fd 0, 1 or 2.
     const StdStreams streams = guard_std_streams();
+
+    // Many-pair subcommands (commands/batch_commands.hpp) have options of their own.
+    if (argc > 1 && std::strcmp(argv[1], "batch") == 0) return batch_main(argc, argv);
+    if (argc > 1 && std::strcmp(argv[1], "merge") == 0) return merge_main(argc, argv);
+    if (is_ladder_command_line(argc, argv)) return ladder_main(argc, argv);
 
     ParsedOptions parsed = parse_options(argc, argv);
     switch (parsed.action) {
@@ -696,8 +909,9 @@ int main(int argc, char **argv) {
     g_timeline.mark("options parsed");
     // CUDA's start-up overlaps opening the inputs (see CudaWarmup); not for cpu or read-only runs.
     CudaWarmup warmup;
-    if (!o.read_only &&
-        (o.check_parity || o.backend == VIF_BACKEND_CUDA || o.backend == VIF_BACKEND_AUTO))
+    if ((!o.read_only &&
+         (o.check_parity || o.backend == VIF_BACKEND_CUDA || o.backend == VIF_BACKEND_AUTO)) ||
+        (o.read_only && o.hwdec == "cuda"))
         warmup.start();
 
     int code = kExitError;
@@ -712,6 +926,10 @@ int main(int argc, char **argv) {
     } catch (const std::exception &e) {
         std::fprintf(stderr, "vif: error: %s\n", e.what());
         code = kExitError;
+    }
+    if (g_leave_now) { // --hwdec: see leave_without_teardown
+        std::fflush(nullptr);
+        std::_Exit(code);
     }
     if (warmup.running()) {
         // Done (everything scored on the CPU, or failed) before CUDA finished starting: the

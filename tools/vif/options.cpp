@@ -101,9 +101,14 @@ struct Raw {
     bool quiet = false, version = false, check_parity = false, debug_metrics = false;
     bool details = false, read_only = false, verbose = false, no_mmap = false;
     bool no_prediction = false;
+    std::string hwdec = "auto", decoders = "0", cpu_decoders = "auto";
+    std::vector<std::string> models;
 };
 
 Options check(const Raw &r) {
+    if (!r.models.empty())
+        throw UsageError("-m/--model: libvif computes VIF only, no VMAF model (drop -m, and use "
+                         "--feature vif / float_vif for the VIF features)");
     Options o;
     o.reference = r.reference;
     o.distorted = r.distorted;
@@ -230,6 +235,16 @@ Options check(const Raw &r) {
     o.details = r.details;
     o.verbose = r.verbose;
     o.no_mmap = r.no_mmap;
+    if (r.hwdec != "auto" && r.hwdec != "cuda" && r.hwdec != "none")
+        throw UsageError(fmt::format("unknown --hwdec '{}' (use auto, cuda or none)", r.hwdec));
+    o.hwdec = r.hwdec;
+    if (o.hwdec == "cuda" && o.backend == VIF_BACKEND_CPU && !o.read_only)
+        throw UsageError("--hwdec cuda needs the cuda backend (--backend cuda or auto)");
+    if (o.hwdec == "cuda" && o.check_parity)
+        throw UsageError("--check-parity reads the inputs on the host: use --hwdec auto or none");
+    o.decoders = uint32_t(parse_uint("--decoders", r.decoders, 64));
+    o.cpu_decoders =
+        r.cpu_decoders == "auto" ? -1 : int(parse_uint("--cpu-decoders", r.cpu_decoders, 64));
     return o;
 }
 
@@ -309,6 +324,9 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
     app.add_flag("-q,--quiet", r.quiet, "No progress bar and no summary (needs -o or a format)");
     app.add_flag("-n,--no_prediction", r.no_prediction,
                  "Accepted for libvmaf scripts: libvif computes no model");
+    // libvmaf's -m/--model, hidden: accepted only to say clearly that there is no model.
+    app.add_option("-m,--model", r.models)->group("")->expected(1)->multi_option_policy(
+        CLI::MultiOptionPolicy::TakeAll);
     app.add_flag("--check-parity", r.check_parity,
                  "Score with the cpu and the cuda backend and fail if they differ");
     app.add_flag("--read-only", r.read_only,
@@ -318,6 +336,18 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
                  "Read files with pread into buffers instead of mapping them (slower)");
     app.add_flag("--verbose", r.verbose,
                  "Print how long each phase took (start-up, reading, scoring, output) to stderr");
+    app.add_option("--hwdec", r.hwdec,
+                   "Encoded inputs: auto (NVDEC when scoring on cuda and it decodes the input, "
+                   "else software), cuda (NVDEC or an error), none (software)")
+        ->capture_default_str();
+    app.add_option("--decoders", r.decoders,
+                   "NVDEC decoders an input, each on segments of its own (0: 3); with software "
+                   "decoding, N > 0 decodes each encoded input on N segment decoders")
+        ->capture_default_str()
+        ->type_name("N");
+    app.add_option("--cpu-decoders", r.cpu_decoders,
+                   "With NVDEC: software decoders an input beside the NVDEC ones (auto: none)")
+        ->capture_default_str();
     app.add_flag("-v,--version", r.version, "Print the version and exit (as libvmaf's -v)");
 
     try {
@@ -327,7 +357,7 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
         result.text = app.help();
         result.exit_code = 0;
         return result;
-    } catch (const CLI::ParseError &e) {
+    } catch (const CLI::Error &e) {
         result.action = ParsedOptions::Action::kError;
         result.text = fmt::format("{} (see --help)", e.what());
         result.exit_code = kExitUsage;
@@ -341,7 +371,7 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
     r.output_given = app.count("--output") > 0;
     try {
         result.options = check(r);
-    } catch (const UsageError &e) {
+    } catch (const std::exception &e) { // UsageError, or anything unforeseen: never a throw
         result.action = ParsedOptions::Action::kError;
         result.text = e.what();
         result.exit_code = kExitUsage;

@@ -49,6 +49,10 @@ struct Options {
     int precision = kPrecisionLibvmaf;
     bool quiet = false, check_parity = false, debug_metrics = false, details = false;
     bool read_only = false, verbose = false, no_mmap = false;
+    /** --hwdec: "auto", "cuda" or "none" (encoded inputs on NVDEC; tools/vif/hw_decode.hpp). */
+    std::string hwdec = "auto";
+    uint32_t decoders = 0;   ///< --decoders: NVDEC (or software segment) decoders an input
+    int cpu_decoders = -1;   ///< --cpu-decoders: software decoders beside NVDEC; -1: auto
 
     bool both_variants() const { return variants.size() > 1; }
 };

@@ -46,6 +46,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vif_version.h" /* VIF_VERSION_MAJOR/MINOR/PATCH, VIF_VERSION_STRING (from CMake) */
+
 #if defined(_WIN32)
 #define VIF_API __declspec(dllexport)
 #elif defined(__GNUC__)
@@ -58,9 +60,6 @@
 extern "C" {
 #endif
 
-#define VIF_VERSION_MAJOR 1
-#define VIF_VERSION_MINOR 0
-#define VIF_VERSION_PATCH 0
 
 /** Number of scales VIF reports. */
 #define VIF_NUM_SCALES 4
@@ -245,8 +244,42 @@ VIF_API VifStatus vif_submit(VifContext *ctx, const VifPicture *ref, const VifPi
 VIF_API VifStatus vif_receive(VifContext *ctx, VifScores *scores, int block);
 
 /** Number of submitted frames whose scores have not been received (0 for NULL); never above
- *  queue_depth. */
+ *  queue_depth, except on the CPU backend after vif_submit_multi, whose pairs count one by one
+ *  here but hold one place of queue_depth together. */
 VIF_API size_t vif_pending(const VifContext *ctx);
+
+/** Most distorted pictures one vif_submit_multi call takes. */
+#define VIF_MAX_DISTORTED 64
+
+/**
+ * Queues one reference picture against `count` distorted pictures of the same size: an encoding
+ * ladder's rungs (upscaled to the reference size) for one source frame. The result is exactly
+ * that of `count` vif_submit calls with the same reference, in order of dists, bit for bit; but
+ * the reference is copied once and, on the CPU backend, its own share of the work (its
+ * filtered mean and variance at every scale, the whole denominator, its downsampled scales) is
+ * done once per call. The CUDA backend currently queues the pairs as ordinary pairs (same
+ * scores, no sharing yet), each taking a place of queue_depth.
+ *
+ * Pair k gets frame index *first_index + k (first_index may be NULL): vif_receive returns the
+ * `count` score sets one by one, in the order of dists, interleaved with other submissions in
+ * submission order. vif_pending counts each pair. On the CPU backend one call occupies one place
+ * of queue_depth; on the CUDA backend `count` places (count above queue_depth is
+ * VIF_ERROR_INVALID_ARGUMENT there: create the context with a queue_depth of at least count).
+ * dists is an array of `count` pointers, each checked like vif_submit's distorted picture;
+ * the caller keeps ownership of every picture (they are copied before this returns).
+ *
+ * Status: VIF_OK (all queued); VIF_ERROR_INVALID_ARGUMENT (NULL ctx/ref/dists or a NULL
+ * entry, count 0 or above VIF_MAX_DISTORTED, a picture that vif_submit would refuse, or a
+ * distorted size differing from the reference's; nothing queued); VIF_AGAIN (queue full as in
+ * vif_submit, or on CUDA fewer than `count` free places; nothing queued);
+ * VIF_ERROR_OUT_OF_MEMORY (nothing queued); a sample above the bit depth as in vif_submit (CPU:
+ * nothing queued). On the CUDA backend a failure after some pairs were queued (a bad sample in
+ * a later picture, a device error) gives VIF_ERROR_INVALID_STATE and leaves the context failed
+ * (destroy it).
+ */
+VIF_API VifStatus vif_submit_multi(VifContext *ctx, const VifPicture *ref,
+                                   const VifPicture *const *dists, size_t count,
+                                   uint64_t *first_index);
 
 /**
  * Convenience: vif_submit then a blocking vif_receive, for callers that score one frame at a

@@ -18,7 +18,11 @@
  * created on the primary CUDA context of the same device (av_hwdevice_ctx_create with the option
  * "primary_ctx" = "1", i.e. AV_CUDA_USE_PRIMARY_CONTEXT): libvif works in that context, and
  * frames of another context are refused with a message. Builds without CUDA return
- * VIF_ERROR_UNSUPPORTED for CUDA frames.
+ * VIF_ERROR_UNSUPPORTED for CUDA frames. FFmpeg's "primary_ctx" refuses a primary context that
+ * the CUDA runtime has already activated with other flags: create the FFmpeg device before the
+ * vif context (examples/nvdec_decode_score.c), or allocate it with av_hwdevice_ctx_alloc and set
+ * AVCUDADeviceContext.cuda_ctx to the runtime's current (primary) context before
+ * av_hwdevice_ctx_init (tools/vif/segment_decoder.cpp).
  *
  * Encoder loop (reconstructed frames against the source):
  *

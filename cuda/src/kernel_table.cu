@@ -1,0 +1,229 @@
+// The integer kernels' table (kernel_table.hpp): the tile shapes, one typed launcher per compiled
+// variant, and the selection rules per GPU architecture. Adding a variant is one `using` line and
+// one row of kVariants; `vif-sweep --candidates` times it and the parity gate (tests/parity)
+// checks it with no other change. Changing a choice is one rule, which cites the sweep row that
+// made it (docs/perf/, "Fastest tile candidate per kernel" tables; docs/performance.md).
+#include "kernel_table.hpp"
+
+#include <algorithm>
+#include <climits>
+
+#include "int_kernels.cuh"
+#include "tuning_policy.hpp"
+
+namespace vif::cuda {
+
+namespace {
+
+// ---- Tile shapes ---------------------------------------------------------------------------
+// IntTile<TileW, TileH, Threads, VertRows, HorizCols, MinBlocks, StatsILP> (tuning_policy.hpp).
+// Balance notes: the vertical pass has (kTileW + 2r) * kTileH / kVertRows tasks and the
+// horizontal pass kTileH * kTileW / kHorizCols; a task count just above a multiple of kThreads
+// idles threads. Small grids are latency-bound (one block per SM runs its whole instruction path
+// alone), so the small-scale shapes give each thread less work (kVertRows 2, kHorizCols 1-2).
+using Int0 = IntTile<48, 16, 256, 2, 3, 4>;
+using Int0b = IntTile<64, 16, 256, 4, 4, 3>;
+using Int0c = IntTile<48, 16, 256, 4, 3, 3>;
+using Int0d = IntTile<48, 16, 256, 2, 3, 4, true>;
+using Int0e = IntTile<16, 16, 128, 2, 2, 8>;  // latency shape for small frames
+using Int0f = IntTile<32, 16, 256, 2, 2, 4, true>;
+
+using Int1 = IntTile<56, 16, 256, 4, 4, 3>;
+using Int1s = IntTile<24, 16, 256, 2, 2, 4>;
+using Int1b = IntTile<64, 16, 288, 4, 4, 2>;
+using Int1c = IntTile<64, 16, 288, 4, 4, 2, true>;
+using Int1d = IntTile<24, 16, 256, 2, 2, 4, true>;
+
+using Int2 = IntTile<60, 16, 256, 4, 4, 2>;
+using Int2b = IntTile<60, 8, 256, 2, 2, 4>;
+using Int2c = IntTile<28, 16, 256, 2, 2, 4>;
+using Int2d = IntTile<28, 8, 128, 2, 2, 8>;
+
+using Int3 = IntTile<32, 16, 128, 4, 4, 4>;
+using Int3b = IntTile<30, 8, 128, 2, 2, 8>;
+using Int3c = IntTile<62, 8, 256, 2, 2, 4>;
+using Int3d = IntTile<30, 8, 256, 2, 1, 4>;
+
+// Fused scales 2+3: one block size for both parts.
+using Int23_2 = IntTile<28, 16, 256, 2, 2, 4>;
+using Int23_3 = IntTile<62, 8, 256, 2, 2, 4>;
+using Int23b_2 = IntTile<60, 16, 256, 4, 4, 2>;
+using Int23b_3 = IntTile<62, 8, 256, 2, 2, 2>;
+using Int23c_2 = IntTile<28, 16, 256, 2, 2, 4, true>;
+using Int23c_3 = IntTile<62, 8, 256, 2, 2, 4, true>;
+
+constexpr unsigned kAllDepths = (1u << 8) | (1u << 10) | (1u << 12) | (1u << 16);
+constexpr unsigned k8And10 = (1u << 8) | (1u << 10);
+constexpr unsigned k8 = 1u << 8;
+
+// ---- Typed launchers -----------------------------------------------------------------------
+int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+std::string tile_shape(int tw, int th, int threads) {
+    return std::to_string(tw) + "x" + std::to_string(th) + "/" + std::to_string(threads) + "t";
+}
+
+template <int S, int BPC, class P>
+KernelLaunch int_launch(int w, int h) {
+    KernelLaunch k;
+    k.func = reinterpret_cast<const void*>(&int_scale_kernel<S, BPC, P>);
+    k.grid = dim3(ceil_div(w, P::kTileW), ceil_div(h, P::kTileH));
+    k.block = dim3(P::kThreads);
+    k.smem = IntSmemLayout<S, P>::kBytes;
+    k.name = "int_s" + std::to_string(S) + (S == 0 ? "_" + std::to_string(BPC) + "b" : "");
+    k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads) + "/v" +
+              std::to_string(P::kVertRows) + "h" + std::to_string(P::kHorizCols);
+    return k;
+}
+
+// Scale 0 is compiled per bit depth (the samples' type and the vertical shifts differ), only
+// for the depths in D; scales 1-3 work on 16-bit intermediate samples whatever the input depth.
+template <class P, unsigned D>
+KernelLaunch launch_scale0(int bpc, int w, int h) {
+    if constexpr ((D >> 8) & 1u)
+        if (bpc == 8) return int_launch<0, 8, P>(w, h);
+    if constexpr ((D >> 10) & 1u)
+        if (bpc == 10) return int_launch<0, 10, P>(w, h);
+    if constexpr ((D >> 12) & 1u)
+        if (bpc == 12) return int_launch<0, 12, P>(w, h);
+    if constexpr ((D >> 16) & 1u)
+        if (bpc == 16) return int_launch<0, 16, P>(w, h);
+    return {};  // not compiled for this depth (IntVariant::has_depth says so first)
+}
+
+template <int S, class P>
+KernelLaunch launch_scale(int, int w, int h) {
+    return int_launch<S, 16, P>(w, h);
+}
+
+// Scales 2 and 3 in one 1-D grid: the scale-2 tiles, then the scale-3 tiles (w2 x h2: the size
+// of scale 2). The kernel needs the grid split, which only this launcher knows.
+template <class P2, class P3>
+KernelLaunch launch_fused23(int, int w2, int h2) {
+    using L2 = IntSmemLayout<2, P2>;
+    using L3 = IntSmemLayout<3, P3>;
+    const int w3 = w2 / 2, h3 = h2 / 2;
+    KernelLaunch k;
+    k.fused_grid2_x = ceil_div(w2, P2::kTileW);
+    k.fused_grid3_x = ceil_div(w3, P3::kTileW);
+    k.fused_blocks2 = k.fused_grid2_x * ceil_div(h2, P2::kTileH);
+    k.func = reinterpret_cast<const void*>(&int_scale23_kernel<P2, P3>);
+    k.grid = dim3(k.fused_blocks2 + k.fused_grid3_x * ceil_div(h3, P3::kTileH));
+    k.block = dim3(P2::kThreads);
+    k.smem = std::max(L2::kBytes, L3::kBytes);
+    k.name = "int_s23";
+    k.shape = tile_shape(P2::kTileW, P2::kTileH, P2::kThreads) + "+" +
+              tile_shape(P3::kTileW, P3::kTileH, P3::kThreads);
+    return k;
+}
+
+// ---- The variants ----------------------------------------------------------------------------
+const std::vector<IntVariant> kVariants[kIntSlots] = {
+    {
+        {"0", 0, kAllDepths, &launch_scale0<Int0, kAllDepths>},
+        {"0b", 0, k8And10, &launch_scale0<Int0b, k8And10>},
+        {"0c", 0, k8And10, &launch_scale0<Int0c, k8And10>},
+        {"0d", 0, k8And10, &launch_scale0<Int0d, k8And10>},
+        {"0e", 0, k8And10, &launch_scale0<Int0e, k8And10>},
+        {"0f", 0, k8And10, &launch_scale0<Int0f, k8And10>},
+    },
+    {
+        {"1", 1, kAllDepths, &launch_scale<1, Int1>},
+        {"1s", 1, kAllDepths, &launch_scale<1, Int1s>},
+        {"1b", 1, kAllDepths, &launch_scale<1, Int1b>},
+        {"1c", 1, kAllDepths, &launch_scale<1, Int1c>},
+        {"1d", 1, kAllDepths, &launch_scale<1, Int1d>},
+    },
+    {
+        {"2", 2, kAllDepths, &launch_scale<2, Int2>},
+        {"2b", 2, kAllDepths, &launch_scale<2, Int2b>},
+        {"2c", 2, kAllDepths, &launch_scale<2, Int2c>},
+        {"2d", 2, kAllDepths, &launch_scale<2, Int2d>},
+    },
+    {
+        {"3", 3, kAllDepths, &launch_scale<3, Int3>},
+        {"3b", 3, kAllDepths, &launch_scale<3, Int3b>},
+        {"3c", 3, kAllDepths, &launch_scale<3, Int3c>},
+        {"3d", 3, kAllDepths, &launch_scale<3, Int3d>},
+    },
+    {
+        {"23", 4, kAllDepths, &launch_fused23<Int23_2, Int23_3>},
+        {"23b", 4, kAllDepths, &launch_fused23<Int23b_2, Int23b_3>},
+        {"23c", 4, kAllDepths, &launch_fused23<Int23c_2, Int23c_3>},
+    },
+};
+
+// ---- Selection rules -------------------------------------------------------------------------
+// Pixel counts are of the slot's own scale (slot 4: scale 2). T1 = docs/perf/h200-tile-candidates.md
+// (sweep 4, commit 594a4f5), T2 = docs/perf/h200-tile-candidates-2.md (sweep 5, after the vector
+// tile loads), both "Fastest tile candidate per kernel", 8-bit, H200.
+constexpr long kNoMax = LONG_MAX;
+const std::vector<IntRule> kRulesSm90 = {
+    {0, "0b", 2000000, kNoMax, k8,
+     "T1 3840x2160 int_s0_8b: 64x16/v4h4 214.4 us vs 48x16 220.2; T2 1920x1080 int_s0_8b: 64x16/v4h4 "
+     "52.2 vs 52.5 (576x324 stays on 48x16: T1 11.4 vs 13.6). Measured at 8 bit only."},
+    {0, "0", 0, kNoMax, kAllDepths, "T1/T2 576x324 int_s0_8b: 48x16/256t/v2h3 fastest (11.2 us)"},
+    {1, "1s", 0, 200000, kAllDepths,
+     "sweep 3 (docs/performance.md): 576x324 scale 1 24x16/v2h2 8.4 vs 10.3 us; T2 576x324 int_s1: "
+     "24x16/256t/v2h2 7.0-7.2 us"},
+    {1, "1", 0, kNoMax, kAllDepths,
+     "T2 1920x1080 int_s1: 56x16/256t/v4h4 16.3 vs 16.8 (64x16/288t); 3840x2160 43.9 vs 45.4"},
+    {2, "2", 0, kNoMax, kAllDepths, "unfused only (sweeps); T2 3840x2160 int_s2: 60x16 15.0 us fastest"},
+    {3, "3", 0, kNoMax, kAllDepths, "unfused only (sweeps and the parity gate)"},
+    {kFusedSlot, "23b", 100000, kNoMax, kAllDepths,
+     "T1 1920x1080 int_s23: 60x16+62x8 11.4 vs 12.4 us; 3840x2160 23.0 vs 25.1"},
+    {kFusedSlot, "23", 0, kNoMax, kAllDepths,
+     "T1 576x324 int_s23: 28x16+62x8 9.2 vs 10.2 (60x16+62x8); sweep 3: fusing saves 7-9 us/frame"},
+};
+
+}  // namespace
+
+Arch arch_of(int major, int minor) {
+    if (major == 8 && minor == 0) return Arch::Sm80;
+    if (major == 8 && minor == 6) return Arch::Sm86;
+    if (major == 8 && minor == 9) return Arch::Sm89;
+    if (major == 9 && minor == 0) return Arch::Sm90;
+    return Arch::Ptx;
+}
+
+const char* arch_name(Arch a) {
+    switch (a) {
+        case Arch::Sm80: return "sm_80";
+        case Arch::Sm86: return "sm_86";
+        case Arch::Sm89: return "sm_89";
+        case Arch::Sm90: return "sm_90";
+        default: return "ptx";
+    }
+}
+
+const std::vector<IntVariant>& int_variants(int slot) { return kVariants[slot]; }
+
+// Only the H200 (sm_90) has been swept; the other architectures use its rules until a sweep on
+// them adds their own vector here (the kernels and the candidate lists are the same everywhere).
+Arch int_rules_owner(Arch) { return Arch::Sm90; }
+
+const std::vector<IntRule>& int_rules(Arch a) {
+    switch (int_rules_owner(a)) {
+        default: return kRulesSm90;
+    }
+}
+
+int int_variant_index(int slot, const std::string& id) {
+    const auto& v = kVariants[slot];
+    for (size_t i = 0; i < v.size(); ++i)
+        if (id == v[i].id) return static_cast<int>(i);
+    return -1;
+}
+
+int int_select(Arch a, int slot, int bpc, int w, int h) {
+    const long px = long(w) * h;
+    for (const IntRule& r : int_rules(a)) {
+        if (r.slot != slot || px < r.min_pixels || px >= r.max_pixels || !((r.depths >> bpc) & 1u))
+            continue;
+        const int i = int_variant_index(slot, r.variant);
+        if (i >= 0 && kVariants[slot][i].has_depth(bpc)) return i;
+    }
+    return 0;  // unreachable: every slot ends with a rule that always matches (kernel_table_test)
+}
+
+}  // namespace vif::cuda

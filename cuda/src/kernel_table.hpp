@@ -1,0 +1,74 @@
+// The integer kernels' table: every compiled variant per launch slot (scales 0, 1, 2, 3 and the
+// fused scales 2+3 launch), each a typed launcher that carries its tile shape, grid, shared memory
+// and kernel arguments; and the selection rules per GPU architecture, each citing the sweep row
+// that chose it. Dispatch (Engine::plan), the candidate lists, the fused launch's grid arithmetic
+// and `vif-sweep --candidates` all read this table (kernel_table.cu); nothing else names a shape.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+namespace vif::cuda {
+
+struct IntScaleArgs;
+
+// One kernel launch of a frame, for inspection (vif-sweep) and for launching.
+struct KernelLaunch {
+    const void* func = nullptr;
+    dim3 grid, block;
+    size_t smem = 0;
+    std::string name;   // e.g. "int_s0_8b" (stable across tile shapes)
+    std::string shape;  // e.g. "64x16/256t/v4h4"
+    // Fused scales 2+3: the kernel's grid bookkeeping (scale-2 blocks, scale-2 and scale-3 grid
+    // widths), computed by the variant's launcher from its own tile shapes.
+    int fused_blocks2 = 0, fused_grid2_x = 0, fused_grid3_x = 0;
+};
+
+// GPU architectures with their own rules. Ptx: any other device of compute capability >= 8.0,
+// which runs the compute_90 PTX (JIT) or the nearest real binary the driver picks.
+enum class Arch { Sm80, Sm86, Sm89, Sm90, Ptx };
+Arch arch_of(int major, int minor);
+const char* arch_name(Arch a);
+
+// Launch slots of the integer path: scales 0..3 on their own, and slot 4 = scales 2 and 3 in one
+// launch (the default; see Candidates::fuse23).
+constexpr int kIntSlots = 5;
+constexpr int kFusedSlot = 4;
+
+// One compiled kernel variant.
+struct IntVariant {
+    const char* id;    // short stable name, e.g. "0b" (used by --tiles, logs and test names)
+    int slot;          // 0..3: that scale; 4: fused 2+3
+    unsigned depths;   // bit depths compiled (bit d for d in 8, 10, 12, 16)
+    // The launch for a picture of w x h at this slot's scale (slot 4: the size of scale 2).
+    KernelLaunch (*launch)(int bpc, int w, int h);
+    bool has_depth(int bpc) const { return (depths >> bpc) & 1u; }
+};
+
+// Every variant of a slot, in a fixed order (index = candidate number).
+const std::vector<IntVariant>& int_variants(int slot);
+
+// One selection rule: variant `variant` of slot `slot` for pictures of that scale with
+// min_pixels <= w * h < max_pixels, at the bit depths in `depths`. The first matching rule of
+// an architecture wins; every slot ends with a rule that always matches.
+struct IntRule {
+    int slot;
+    const char* variant;  // IntVariant::id
+    long min_pixels;
+    long max_pixels;
+    unsigned depths;
+    const char* source;  // the sweep row that chose it (docs/perf/)
+};
+const std::vector<IntRule>& int_rules(Arch a);
+// Which architecture's rules `a` uses (itself when it has been swept, else sm_90's).
+Arch int_rules_owner(Arch a);
+
+// The variant (index into int_variants(slot)) the rules pick.
+int int_select(Arch a, int slot, int bpc, int w, int h);
+
+// Index of the variant with this id in slot `slot`, or -1.
+int int_variant_index(int slot, const std::string& id);
+
+}  // namespace vif::cuda

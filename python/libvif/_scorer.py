@@ -1,0 +1,202 @@
+"""Scorer: the streaming context (frames submitted one at a time or in stacks)."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, List, Optional
+
+import numpy as np
+
+from ._errors import VifError
+from ._frames import (DeviceFrames, HostFrames, check_sample_range, device_frames, host_frames,
+                      is_device_tensor, resolve_bitdepth, stream_handle)
+from ._result import FrameScores, Result
+
+_VARIANTS = {"integer": 0, "float": 1}
+_BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
+
+
+def _choice(what: str, value: str, table: dict) -> int:
+    try:
+        return table[value]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown {what} {value!r}; use one of "
+                         f"{', '.join(repr(k) for k in table)}") from None
+
+
+class Scorer:
+    """A libvif context for frames that arrive one at a time (an encoder loop, a data loader).
+
+    ``submit(ref, dist)`` queues a frame pair (2-D arrays) or a stack of them (3-D: frames,
+    height, width) and returns at once with the first frame's index; ``receive()`` returns the
+    oldest scores not yet received (a FrameScores), in submission order; iterating over the
+    scorer receives everything submitted so far. Use it as a context manager, or call close().
+
+    Arrays are numpy (uint8, or uint16 with ``bitdepth``) or GPU tensors (PyTorch, CuPy, JAX:
+    ``__cuda_array_interface__`` or DLPack), which go to the CUDA backend without a copy, on the
+    caller's current stream unless ``stream`` says otherwise.
+
+    Options (libvmaf's names without the ``vif_`` prefix): ``enhn_gain_limit`` (1..100, default
+    100), ``kernelscale`` (float variant; default 1.0). Others: ``threads`` (CPU workers, 0 =
+    one per core), ``queue_depth`` (frames in flight, 0 = automatic), ``cuda_device``,
+    ``msb_aligned`` (16-bit words hold the sample in their top bits, as P010), ``width``/``height``
+    (the largest frame; default: the first frame's size). Samples above the bit depth's range are
+    always refused (here for host arrays, with the largest value; by the library for every
+    input, with the sample's place).
+    """
+
+    def __init__(self, variant: str = "integer", backend: str = "auto", *,
+                 bitdepth: Optional[int] = None, width: Optional[int] = None,
+                 height: Optional[int] = None, enhn_gain_limit: float = 100.0,
+                 kernelscale: float = 1.0, threads: int = 0, queue_depth: int = 0,
+                 cuda_device: Optional[int] = None, msb_aligned: bool = False) -> None:
+        self.variant = variant
+        self._variant = _choice("variant", variant, _VARIANTS)
+        self._backend_req = _choice("backend", backend, _BACKENDS)
+        self.requested_backend = backend
+        self._bitdepth = bitdepth
+        self._size = (width, height)
+        self._options = dict(enhn_gain_limit=float(enhn_gain_limit),
+                             kernelscale=float(kernelscale), threads=int(threads),
+                             queue_depth=int(queue_depth))
+        self._cuda_device = cuda_device
+        self._flags = 1 if msb_aligned else 0  # VIF_PICTURE_MSB_ALIGNED
+        self._check_range = not msb_aligned  # the library checks MSB-aligned words itself
+        self._ctx: Any = None
+        self._names: List[str] = []
+        self._closed = False
+
+    # ---- context -------------------------------------------------------------------------
+
+    def _context(self, frames: Any, bitdepth: int) -> Any:
+        if self._closed:
+            raise VifError("the scorer is closed", -6)  # VIF_ERROR_INVALID_STATE
+        if self._ctx is None:
+            from . import _core
+            backend = self._backend_req
+            device = self._cuda_device
+            if isinstance(frames, DeviceFrames):
+                if backend == _BACKENDS["cpu"]:
+                    raise ValueError("GPU tensors need the CUDA backend, but backend='cpu' was "
+                                     "asked for (move them to the host to score on the CPU)")
+                backend = _BACKENDS["cuda"]
+                if device is None:
+                    device = frames.device_id
+            _, h, w = frames.shape
+            width = self._size[0] or w
+            height = self._size[1] or h
+            self._ctx = _core.Context(width, height, bitdepth, self._variant, backend,
+                                      cuda_device=device or 0, **self._options)
+            self._names = self._ctx.metric_names()
+        return self._ctx
+
+    @property
+    def started(self) -> bool:
+        """Whether the context exists (it is made at the first submit)."""
+        return self._ctx is not None
+
+    @property
+    def backend(self) -> str:
+        """"cpu" or "cuda" (the backend the context runs on; known after the first submit)."""
+        if self._ctx is None:
+            raise RuntimeError("the backend is chosen at the first submit()")
+        return self._ctx.backend
+
+    @property
+    def names(self) -> List[str]:
+        """libvmaf's key names of the scores, in order (known after the first submit)."""
+        return list(self._names)
+
+    @property
+    def pending(self) -> int:
+        """Frames submitted whose scores have not been received."""
+        return 0 if self._ctx is None or self._closed else self._ctx.pending()
+
+    # ---- frames --------------------------------------------------------------------------
+
+    def submit(self, ref: Any, dist: Any, *, stream: Any = None) -> int:
+        """Queues a frame pair (2-D) or a stack of pairs (3-D); returns the first frame's index.
+
+        Host arrays are copied by the library before this returns (so they may be reused at
+        once). GPU tensors are read on ``stream`` (default: the framework's current stream):
+        work queued on it afterwards may overwrite them. Raises ValueError/TypeError for arrays
+        libvif cannot take, VifError for library failures.
+        """
+        ref_dev, dist_dev = is_device_tensor(ref), is_device_tensor(dist)
+        if ref_dev != dist_dev:
+            raise ValueError("reference and distorted must both be host arrays or both GPU "
+                             "tensors")
+        s = stream_handle(stream)
+        if ref_dev:
+            r: Any = device_frames(ref, "reference", s)
+            d: Any = device_frames(dist, "distorted", s if s is not None else r.stream)
+        else:
+            r, d = host_frames(ref, "reference"), host_frames(dist, "distorted")
+        if r.shape != d.shape or (isinstance(r, HostFrames) and r.array.ndim != d.array.ndim):
+            raise ValueError(f"reference and distorted shapes differ: "
+                             f"{_shape(r)} vs {_shape(d)}")
+        if _itemsize(r) != _itemsize(d):
+            raise TypeError("reference and distorted have different sample types (uint8 vs "
+                            "uint16)")
+        hint = self._bitdepth
+        if hint is None and self._ctx is not None:
+            hint = self._ctx.bitdepth  # later frames: the context's
+        bitdepth = resolve_bitdepth("reference", _itemsize(r), hint)
+        if isinstance(r, HostFrames) and self._check_range:
+            check_sample_range("reference", r.array, bitdepth)
+            check_sample_range("distorted", d.array, bitdepth)
+        ctx = self._context(r, bitdepth)
+        if isinstance(r, HostFrames):
+            return ctx.submit_host(r.array, d.array, self._flags)
+        _, h, w = r.shape
+        return ctx.submit_device(r.data, r.frame_stride, r.pitch, d.data, d.frame_stride,
+                                 d.pitch, r.frames, w, h, self._flags, r.stream)
+
+    def receive(self, block: bool = True) -> Optional[FrameScores]:
+        """The oldest scores not yet received, or None: nothing pending, or (block=False)
+        nothing ready yet."""
+        if self._ctx is None:
+            return None
+        got = self._ctx.receive(block)
+        if got is None:
+            return None
+        index, values = got
+        return FrameScores(index, self._names, values)
+
+    def __iter__(self) -> Iterator[FrameScores]:
+        """Receives (waiting as needed) every frame submitted so far, in order."""
+        while True:
+            s = self.receive(block=True)
+            if s is None:
+                return
+            yield s
+
+    def result(self) -> Result:
+        """Waits for every pending frame and returns their scores with pooled values."""
+        if self._ctx is None:
+            return Result([], [], np.zeros((0, 0)), "none")
+        indices, values = self._ctx.drain()
+        return Result(self._names, indices, values, self._ctx.backend)
+
+    def close(self) -> None:
+        """Waits for work in flight and frees the context (scores not received are dropped)."""
+        if self._ctx is not None:
+            self._ctx.close()
+        self._closed = True
+
+    def __enter__(self) -> "Scorer":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else (self._ctx.backend if self._ctx else "not started")
+        return f"<libvif.Scorer variant={self.variant} {state}>"
+
+
+def _itemsize(f: Any) -> int:
+    return f.array.dtype.itemsize if isinstance(f, HostFrames) else f.itemsize
+
+
+def _shape(f: Any) -> tuple:
+    return tuple(f.array.shape) if isinstance(f, HostFrames) else f.shape

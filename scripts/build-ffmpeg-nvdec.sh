@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds a minimal static FFmpeg 5.1 with NVDEC (libavcodec's `cuda` hwaccel through the
+# dynamically loaded ffnvcodec headers) for the vif CLI's --hwdec cuda path, into an ignored
+# prefix (default .deps/ffmpeg-nvdec). The result links into a CLI that runs on a machine with
+# an NVIDIA driver (libcuda, libnvcuvid: loaded at run time) and no FFmpeg installed.
+#
+# Needs (Debian 12): a deb-src entry, then
+#   apt-get source ffmpeg          (or pass the unpacked source as $FFMPEG_SRC)
+#   apt-get install libffmpeg-nvenc-dev nasm libdav1d-dev pkg-config
+# Software AV1 decoding uses libdav1d (FFmpeg 5.1's native `av1` decoder only drives hwaccels);
+# libdav1d stays a shared library (Debian ships no static one): carry libdav1d.so.6 with the
+# binary where there is none.
+#
+# Use:   scripts/build-ffmpeg-nvdec.sh [prefix]
+# Then:  cmake ... -DVIF_FFMPEG_ROOT=$PWD/.deps/ffmpeg-nvdec
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+prefix=$(realpath -m "${1:-$root/.deps/ffmpeg-nvdec}")
+src=${FFMPEG_SRC:-}
+if [[ -z $src ]]; then
+  src=$(ls -d "$root"/.deps/src/ffmpeg-5.1* 2>/dev/null | head -1 || true)
+fi
+if [[ -z $src || ! -x $src/configure ]]; then
+  mkdir -p "$root/.deps/src"
+  (cd "$root/.deps/src" && apt-get source ffmpeg)
+  src=$(ls -d "$root"/.deps/src/ffmpeg-5.1* | grep -v '\.' | head -1)
+fi
+jobs=${JOBS:-2}
+build=$root/.deps/build-ffmpeg-nvdec
+mkdir -p "$build"
+cd "$build"
+nice "$src/configure" \
+  --prefix="$prefix" \
+  --disable-everything --disable-autodetect \
+  --enable-static --disable-shared --enable-pic \
+  --disable-programs --disable-doc --disable-debug \
+  --disable-avdevice --disable-avfilter --disable-swresample --disable-postproc \
+  --enable-avcodec --enable-avformat --enable-avutil --enable-swscale \
+  --enable-pthreads --enable-x86asm \
+  --enable-ffnvcodec --enable-cuda --enable-nvdec \
+  --enable-libdav1d \
+  --enable-decoder=h264,hevc,av1,libdav1d,rawvideo,wrapped_avframe \
+  --enable-hwaccel=h264_nvdec,hevc_nvdec,av1_nvdec \
+  --enable-demuxer=mov,matroska,ivf,yuv4mpegpipe,h264,hevc,obu,rawvideo \
+  --enable-parser=h264,hevc,av1 \
+  --enable-bsf=av1_frame_split,av1_frame_merge,h264_mp4toannexb,hevc_mp4toannexb \
+  --enable-protocol=file,pipe
+nice make -j"$jobs"
+make install
+echo "FFmpeg with NVDEC installed in $prefix"

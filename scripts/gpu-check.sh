@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# The GPU checks, in one place. Run on a machine with an NVIDIA GPU and the CUDA Toolkit, from the
+# repository root:
+#   bash scripts/gpu-check.sh [stages]
+# stages (default: build test parity golden sanitize sweep e2e):
+#   build     configure (CMake preset `gpu`: native architecture) and build into build-gpu/
+#   test      the whole CTest suite (GPU tests included: label gpu)
+#   parity    the parity gate's kernel-table part on its own: every variant of the table, the
+#             launches without CUDA graphs, table-only log, per-launch sync, unfused (CudaOptions)
+#   golden    libvmaf's golden cases through the default backend (CUDA)
+#   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on the parity tests
+#   sweep     vif-sweep: occupancy and duration per resolution, integer and float
+#   bench     Google Benchmark suite of the CUDA backend
+#   ncu       Nsight Compute kernel durations per resolution (clocks left alone)
+#   e2e       the vif CLI end to end (tests/cli/device_e2e.sh)
+# Dependencies the GPU machine lacks (GoogleTest, Google Benchmark, CLI11, fmt, nlohmann-json)
+# come from .gpu-deps/prefix, made by scripts/gpu-deps.sh on the development machine; a static
+# FFmpeg with NVDEC from ${VIF_FFMPEG_PREFIX:-.deps/ffmpeg-nvdec} when present (else FFmpeg off).
+# Results: one folder, ${OUT:-build-gpu/results}: summary.md (also printed last), logs, tables.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+B=$ROOT/build-gpu
+RES=${OUT:-$B/results}
+STAGES=${*:-build test parity golden sanitize sweep e2e}
+mkdir -p "$RES"
+SUMMARY=$RES/summary.md
+: > "$SUMMARY"
+has() { [[ " $STAGES " == *" $1 "* ]]; }
+note() { echo "$*" | tee -a "$SUMMARY"; }
+t0=$(date +%s)
+stamp() { echo "[$(( $(date +%s) - t0 ))s] $*" | tee -a "$SUMMARY"; }
+fail=0
+
+note "## GPU"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
+  --format=csv,noheader >> "$SUMMARY" 2>&1
+
+if has build; then
+  stamp "configure"
+  ff=$ROOT/${VIF_FFMPEG_PREFIX:-.deps/ffmpeg-nvdec}
+  ffargs=(-DVIF_WITH_FFMPEG=OFF)
+  if [ -d "$ff/lib/pkgconfig" ]; then
+    export PKG_CONFIG_PATH=$ff/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+    ffargs=(-DVIF_WITH_FFMPEG=ON)
+  fi
+  command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
+  cmake --preset gpu -B "$B" "${ffargs[@]}" -DCMAKE_PREFIX_PATH="$ROOT/.gpu-deps/prefix" \
+    > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; fail=1; }
+  stamp "build"
+  cmake --build "$B" -j "$(nproc)" > "$RES/build.log" 2>&1
+  rc=$?
+  note "build rc=$rc ($(grep -o 'libvif: CUDA=.*' "$RES/configure.log" | head -1))"
+  [ $rc -ne 0 ] && { grep -E "error|FAILED" -A5 "$RES/build.log" | head -60; fail=1; }
+fi
+PT=$B/tests/parity/vif_parity_tests
+GT=$B/tests/golden/vif_golden_tests
+SW=$B/tools/sweep/vif-sweep
+BE=$B/bench/cuda/vif_bench_cuda
+CLI=$B/tools/vif/vif
+
+if has test; then
+  stamp "ctest (every test, GPU ones included)"
+  ctest --test-dir "$B" -j 4 --timeout 900 > "$RES/ctest.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && fail=1
+  note "## ctest rc=$rc: $(grep -E 'tests passed|tests failed' "$RES/ctest.log" | tail -1)"
+  grep -E "\(Failed\)|\(Timeout\)|\(SEGFAULT\)" "$RES/ctest.log" | head -20 >> "$SUMMARY"
+  note "GPU tests that skipped: $(grep -c 'Skipped' "$RES/ctest.log")"
+fi
+if has parity && [ -x "$PT" ]; then
+  # The same tests run inside `test` (CTest); here on their own, with their own log and count.
+  stamp "parity: every kernel-table variant and launch path"
+  timeout 400 "$PT" --gtest_brief=1 \
+    --gtest_filter='KernelTableRules.*:Table/KernelVariant.*:KernelVariantErrors.*:Options/LaunchPath.*' \
+    > "$RES/parity_table.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && fail=1
+  note "## parity, kernel table and launch paths: rc=$rc $(grep -E 'PASSED|FAILED  \]' "$RES/parity_table.log" | tail -2 | tr '\n' ' ')"
+  grep -E "^\[  FAILED" "$RES/parity_table.log" | head -20 >> "$SUMMARY"
+fi
+if has golden && [ -x "$GT" ]; then
+  stamp "golden (backend auto = cuda)"
+  timeout 200 "$GT" --gtest_brief=1 > "$RES/golden.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && fail=1
+  note "## golden rc=$rc $(grep -E 'PASSED|FAILED  \]' "$RES/golden.log" | tail -2 | tr '\n' ' ')"
+fi
+if has sanitize && [ -x "$PT" ]; then
+  CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+  for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
+    case $tool in
+      memcheck)  filt='Small/SyntheticInteger.*/?:Small/SyntheticFloat.*/?:All/DevicePointer.*:Pipeline.*:DevicePointerErrors.*' ;;
+      racecheck) filt='Small/SyntheticInteger.*/1:Small/SyntheticInteger.*/5:Small/SyntheticFloat.*/2:Pipeline.*' ;;
+      *)         filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1' ;;
+    esac
+    stamp "compute-sanitizer $tool"
+    timeout "${SAN_TIMEOUT:-200}" "$CS" --tool "$tool" --error-exitcode 9 "$PT" --gtest_brief=1 \
+      --gtest_filter="$filt" > "$RES/sanitize_$tool.log" 2>&1
+    rc=$?; [ $rc -ne 0 ] && fail=1
+    note "## compute-sanitizer $tool rc=$rc: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$RES/sanitize_$tool.log" | tail -1)"
+  done
+fi
+if has sweep && [ -x "$SW" ]; then
+  stamp "sweep"
+  mkdir -p "$RES/sweep" "$RES/sweep_float"
+  timeout 300 "$SW" --out "$RES/sweep" --runs 300 > "$RES/sweep/stdout.md" 2> "$RES/sweep/stderr.log"
+  note "## sweep rc=$?"
+  sed -n '/## Per frame/,/## Per kernel/p' "$RES/sweep/sweep.md" >> "$SUMMARY"
+  timeout 150 "$SW" --variant float --sizes 1920x1080,3840x2160 --bitdepths 8 --runs 30 --warmup 3 \
+    --out "$RES/sweep_float" > /dev/null 2>&1
+  note "## float sweep rc=$?"; grep -A5 "## Per frame" "$RES/sweep_float/sweep.md" >> "$SUMMARY"
+fi
+if has bench && [ -x "$BE" ]; then
+  stamp "bench"
+  timeout 300 "$BE" --benchmark_min_time=0.2 \
+    --benchmark_filter="${BENCH_FILTER:-(Kernels/integer|Pipeline)/(576x324|1920x1080|3840x2160)/8bit}" \
+    --benchmark_out="$RES/bench.json" --benchmark_out_format=json > "$RES/bench.txt" 2>&1
+  note "## bench rc=$?"; grep -E "Kernels|Pipeline" "$RES/bench.txt" | head -40 >> "$SUMMARY"
+fi
+if has ncu && [ -x "$SW" ]; then
+  NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  for sz in 576x324 1920x1080 3840x2160; do
+    stamp "ncu $sz"
+    timeout 150 "$NCU" --clock-control none --kernel-name-base function \
+      --kernel-name regex:'int_scale|float_' --metrics gpu__time_duration.sum \
+      --launch-skip 9 --launch-count 9 "$SW" --no-gate --sizes "$sz" --bitdepths 8 --runs 5 --warmup 2 \
+      --out "$RES" > "$RES/ncu_$sz.txt" 2>&1
+    note "## ncu $sz rc=$? (gpu__time_duration per launch)"
+    grep -E "int_scale|float_|gpu__time_duration" "$RES/ncu_$sz.txt" | head -24 >> "$SUMMARY"
+  done
+fi
+if has e2e && [ -x "$CLI" ]; then
+  stamp "e2e (the vif CLI, whole process)"
+  mkdir -p "$RES/e2e"
+  OUT="$RES/e2e" VIF_CLI="$CLI" timeout "${E2E_TIMEOUT:-300}" bash "$ROOT/tests/cli/device_e2e.sh" > /dev/null 2>&1
+  note "## e2e rc=$?"; cat "$RES/e2e/e2e.txt" >> "$SUMMARY" 2>/dev/null
+fi
+stamp "done (fail=$fail)"
+echo "==== SUMMARY ===="; cat "$SUMMARY"
+exit $fail

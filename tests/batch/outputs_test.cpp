@@ -1,0 +1,68 @@
+// Output names (distorted stem, row number on clashes), completeness for resume, atomic writes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "batch/outputs.hpp"
+
+using namespace vif::batch;
+
+namespace {
+std::vector<ManifestRow> rows_of(const std::vector<std::string>& dists) {
+    std::vector<ManifestRow> rows;
+    for (size_t i = 0; i < dists.size(); ++i) {
+        ManifestRow r;
+        r.row = i + 1;
+        r.reference = "src.y4m";
+        r.distorted = dists[i];
+        rows.push_back(r);
+    }
+    return rows;
+}
+}  // namespace
+
+TEST(Outputs, StemOfTheDistortedFileAndRowOnClashes) {
+    const auto stems = output_stems(rows_of({"/enc/a/720p.mp4", "/enc/540p.mkv", "/enc/b/720p.mp4",
+                                             "/x/720P.yuv", "/x/noext", "/x/.hidden",
+                                             "/x/summary.csv", "/x/rung.v2.mp4"}));
+    ASSERT_EQ(stems.size(), 8u);
+    EXPECT_EQ(stems[0], "720p.row1");
+    EXPECT_EQ(stems[1], "540p");
+    EXPECT_EQ(stems[2], "720p.row3");
+    EXPECT_EQ(stems[3], "720P.row4");  // clashes without case (case-insensitive file systems)
+    EXPECT_EQ(stems[4], "noext");
+    EXPECT_EQ(stems[5], ".hidden");
+    EXPECT_EQ(stems[6], "row7");  // would shadow summary.csv's name
+    EXPECT_EQ(stems[7], "rung.v2");
+}
+
+TEST(Outputs, NamesStayUniqueEvenAgainstSuffixLookalikes) {
+    const auto stems = output_stems(rows_of({"a/x.mp4", "b/x.mp4", "x.row1.mp4"}));
+    std::set<std::string> uniq(stems.begin(), stems.end());
+    EXPECT_EQ(uniq.size(), 3u);
+    EXPECT_EQ(stems[1], "x.row2");
+}
+
+TEST(Outputs, CompleteAndAtomic) {
+    const auto dir = std::filesystem::temp_directory_path() / "vif_outputs_test";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string json = (dir / "a.json").string();
+    EXPECT_FALSE(output_complete(json));
+    std::ofstream(json) << "{\"frames\": [1, 2";  // an interrupted writer of an older run
+    EXPECT_FALSE(output_complete(json));
+    write_atomically(json, "{\"frames\": [1, 2]}\n");
+    EXPECT_TRUE(output_complete(json));
+    std::ofstream((dir / "empty.csv").string());
+    EXPECT_FALSE(output_complete((dir / "empty.csv").string()));
+    // No temporary file left behind.
+    size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) files += e.is_regular_file();
+    EXPECT_EQ(files, 2u);
+    EXPECT_THROW(write_atomically((dir / "no" / "such" / "x.json").string(), "{}"),
+                 std::runtime_error);
+    std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,26 @@
+// Where each pair's result goes, and whether it is already there (resume).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "batch/manifest.hpp"
+
+namespace vif::batch {
+
+// One output name (without folder or extension) per row, parallel to `rows`: the distorted
+// file's name without its extension; when two rows would get the same name (compared without
+// case, for case-insensitive file systems) each of them gets ".row<N>" added. Computed over the
+// whole manifest, so every shard names a row the same way.
+std::vector<std::string> output_stems(const std::vector<ManifestRow>& rows);
+
+// Whether `path` holds a complete output of an earlier run: outputs are written to a temporary
+// name and renamed (write_atomically), so a present file is complete; as a second guard a .json
+// file must end with its closing brace.
+bool output_complete(const std::string& path);
+
+// Writes `content` to `path` through a temporary file in the same folder and a rename, so that a
+// reader (or a resumed run) never sees a partial file. Throws std::runtime_error naming the path.
+void write_atomically(const std::string& path, const std::string& content);
+
+}  // namespace vif::batch

@@ -1,0 +1,54 @@
+// summary.csv: one line per pair of a batch, a ladder or a shard, and `vif merge` joining the
+// summaries of several shards into one.
+#pragma once
+
+#include <array>
+#include <istream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vif::batch {
+
+struct SummaryRow {
+    size_t row = 0;                  // manifest row (ladder: rung number, from 1)
+    std::string reference, distorted, output;
+    std::string status;              // "ok", "skipped" (complete output already there), "failed"
+    uint64_t frames = 0;
+    uint32_t width = 0, height = 0;  // scored size (the reference's)
+    uint32_t source_width = 0, source_height = 0;  // the distorted input's own size
+    bool has_scores = false;         // scores below are valid
+    double vif = 0;                  // pooled (mean over frames) combined score
+    std::array<double, 4> scale{};   // pooled per-scale scores
+    std::string error;               // why it failed ("" otherwise)
+};
+
+struct SummaryError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// The CSV text: a header line, then the rows in the order given. Numbers are written in the
+// shortest form that reads back as the same double.
+std::string format_summary(const std::vector<SummaryRow>& rows);
+
+// Parses what format_summary wrote; throws SummaryError naming `name` and the line otherwise.
+std::vector<SummaryRow> parse_summary(std::istream& in, const std::string& name);
+
+// The summaries of several shards joined: rows sorted by row number. A row present in two
+// summaries is an error (the shards overlapped), as is a file that is not a summary, or two
+// files of the same shard. `missing` lists row numbers below the largest one that no summary
+// has; `missing_shards` the shards I of N (from the names summary.shard-I-of-N.csv) absent.
+struct MergeResult {
+    std::vector<SummaryRow> rows;
+    std::vector<size_t> missing;
+    std::vector<uint32_t> missing_shards;
+};
+MergeResult merge_summaries(const std::vector<std::string>& files);
+
+// The summary files in a folder: summary.csv and the shards' summary.shard-I-of-N.csv.
+std::vector<std::string> summary_files_in(const std::string& dir);
+
+// File name of a shard's summary: "summary.csv" for 0/1, "summary.shard-I-of-N.csv" otherwise.
+std::string summary_name(uint32_t index, uint32_t count);
+
+}  // namespace vif::batch

@@ -1,0 +1,314 @@
+#include "commands/ladder_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "batch/outputs.hpp"
+#include "frame_source.hpp"
+#include "prefetch.hpp"
+#include "report.hpp"
+
+namespace vifcli {
+
+using vif::batch::SummaryRow;
+
+const char *format_extension(Format f) {
+    switch (f) {
+    case Format::kCsv: return "csv";
+    case Format::kXml: return "xml";
+    case Format::kJson: break;
+    }
+    return "json";
+}
+
+namespace {
+
+struct Rung {
+    RungJob job;
+    SummaryRow summary;
+    std::string path; // output file
+    std::unique_ptr<FrameSource> src;
+    std::unique_ptr<vif::batch::LumaScaler> scaler;
+    std::unique_ptr<Prefetcher> reader; // decodes ahead on a thread of its own
+    bool active = false;
+    bool reported = false; // `done` called for it
+    std::vector<VifScores> scores;
+};
+
+// The row's raw-video parameters apply to raw inputs (.yuv, .raw): a self-describing rung of
+// another size (an encode) must not be held to the reference's raw size.
+bool raw_name(const std::string &path) {
+    const std::string ext = std::filesystem::path(path).extension().string();
+    return ext == ".yuv" || ext == ".raw" || ext == ".YUV" || ext == ".RAW";
+}
+
+SourceRequest request(const std::string &path, const std::string &label,
+                      const vif::batch::ManifestRow &row) {
+    SourceRequest q;
+    q.path = path;
+    q.label = label;
+    if (!raw_name(path)) return q;
+    q.width = row.width;
+    q.height = row.height;
+    q.bitdepth = row.bitdepth;
+    q.pixel_format = row.pixel_format;
+    return q;
+}
+
+void fail(Rung &r, const std::string &why) {
+    r.active = false;
+    r.summary.status = "failed";
+    r.summary.error = why;
+    r.summary.has_scores = false;
+}
+
+double mean(const std::vector<double> &v) {
+    double m = 0;
+    if (!v.empty() && vif_pool(v.data(), v.size(), VIF_POOL_MEAN, 0, &m) != VIF_OK) m = 0;
+    return m;
+}
+
+} // namespace
+
+std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const LadderSettings &s,
+                                    const std::function<void()> &done) {
+    std::vector<Rung> rungs(jobs.size());
+    auto report = [&](Rung &r) {
+        if (!r.reported && done) done();
+        r.reported = true;
+    };
+    const char *ext = format_extension(s.format);
+    size_t todo = 0;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        Rung &r = rungs[i];
+        r.job = jobs[i];
+        r.summary.row = jobs[i].row.row;
+        r.summary.reference = jobs[i].row.reference;
+        r.summary.distorted = jobs[i].row.distorted;
+        r.summary.output = jobs[i].stem + "." + ext;
+        r.path = (std::filesystem::path(s.out_dir) / r.summary.output).string();
+        if (s.resume && vif::batch::output_complete(r.path)) {
+            r.summary.status = "skipped";
+            r.summary.error = "complete output already there";
+            report(r);
+            continue;
+        }
+        r.active = true;
+        ++todo;
+    }
+    auto finish_all = [&](const std::string &why) {
+        for (Rung &r : rungs)
+            if (r.active || r.summary.status.empty()) fail(r, why);
+        for (Rung &r : rungs) report(r);
+        std::vector<SummaryRow> out;
+        for (Rung &r : rungs) out.push_back(r.summary);
+        return out;
+    };
+    if (todo == 0) return finish_all("");
+
+    const vif::batch::ManifestRow &first = jobs.front().row;
+    std::unique_ptr<FrameSource> ref;
+    try {
+        ref = open_frame_source(request(first.reference, "reference", first));
+    } catch (const std::exception &e) {
+        return finish_all(e.what());
+    }
+    const VideoInfo ri = ref->info();
+    // Read-ahead per input: a few frames, about 16 MiB of buffers at most each.
+    const size_t ahead = std::clamp<size_t>((16u << 20) / std::max<size_t>(ri.luma_bytes(), 1), 2, 8);
+
+    for (Rung &r : rungs) {
+        if (!r.active) continue;
+        try {
+            r.src = open_frame_source(request(r.job.row.distorted, "distorted", r.job.row));
+            const VideoInfo &di = r.src->info();
+            r.summary.source_width = di.width;
+            r.summary.source_height = di.height;
+            if (di.bitdepth != ri.bitdepth)
+                throw std::runtime_error(fmt::format("the reference is {}-bit but the distorted "
+                                                     "is {}-bit", ri.bitdepth, di.bitdepth));
+            if (di.width != ri.width || di.height != ri.height) {
+#if defined(VIF_BATCH_HAVE_SCALER)
+                if (di.picture_flags & VIF_PICTURE_MSB_ALIGNED)
+                    throw std::runtime_error("MSB-aligned decoder output cannot be upscaled");
+                r.scaler = std::make_unique<vif::batch::LumaScaler>(
+                    di.width, di.height, ri.width, ri.height, ri.bitdepth, s.scaler);
+#else
+                throw std::runtime_error(fmt::format(
+                    "the distorted is {}x{}, the reference {}x{}: upscaling needs a build with "
+                    "FFmpeg (libswscale)", di.width, di.height, ri.width, ri.height));
+#endif
+            }
+        } catch (const std::exception &e) {
+            fail(r, e.what());
+            report(r);
+        }
+    }
+
+    VifConfig cfg;
+    vif_default_config(&cfg);
+    cfg.variant = s.variant.variant;
+    cfg.enhn_gain_limit = s.variant.enhn_gain_limit;
+    cfg.kernelscale = s.variant.kernelscale;
+    cfg.backend = s.backend;
+    cfg.cuda_device = s.cuda_device;
+    cfg.threads = s.threads;
+    cfg.max_width = ri.width;
+    cfg.max_height = ri.height;
+    cfg.bitdepth = ri.bitdepth;
+    // The CUDA backend queues a ladder's pairs one by one (vif.h): room for two source frames.
+    if (s.backend != VIF_BACKEND_CPU) cfg.queue_depth = uint32_t(std::max<size_t>(4, 2 * rungs.size()));
+    VifContext *ctx = nullptr;
+    if (vif_create(&ctx, &cfg) != VIF_OK) return finish_all(vif_last_error());
+    std::unique_ptr<VifContext, void (*)(VifContext *)> guard(ctx, vif_destroy);
+
+    // Which rung each submitted pair belongs to, in submission order (= receive order).
+    std::deque<size_t> owners;
+    auto receive = [&](bool block) {
+        VifScores sc;
+        VifStatus st;
+        while (!owners.empty() && (st = vif_receive(ctx, &sc, block ? 1 : 0)) == VIF_OK) {
+            rungs[owners.front()].scores.push_back(sc);
+            owners.pop_front();
+        }
+        if (!owners.empty() && st != VIF_AGAIN)
+            throw std::runtime_error(fmt::format("scoring failed: {}", vif_last_error()));
+    };
+
+    Prefetcher ref_reader(*ref, fmt::format("reference '{}'", first.reference), ReadPlan{}, ahead);
+    for (Rung &r : rungs)
+        if (r.active)
+            r.reader = std::make_unique<Prefetcher>(
+                *r.src, fmt::format("distorted '{}'", r.job.row.distorted), ReadPlan{}, ahead);
+    const auto t0 = std::chrono::steady_clock::now();
+    uint64_t frames = 0;
+    std::vector<VifPicture> pics;
+    std::vector<const VifPicture *> ptrs;
+    std::vector<size_t> members;
+    try {
+        for (;;) {
+            bool any = false;
+            for (const Rung &r : rungs) any |= r.active;
+            if (!any) break;
+            Prefetcher::Frame rf;
+            const Prefetcher::Status rs = ref_reader.next(&rf);
+            if (rs == Prefetcher::Status::kError) throw std::runtime_error(ref_reader.error());
+            if (rs == Prefetcher::Status::kEnd) break;
+            pics.clear();
+            members.clear();
+            for (size_t i = 0; i < rungs.size(); ++i) {
+                Rung &r = rungs[i];
+                if (!r.active) continue;
+                const VideoInfo &di = r.src->info();
+                Prefetcher::Frame f;
+                const Prefetcher::Status st = r.reader->next(&f);
+                if (st == Prefetcher::Status::kEnd) {
+                    r.active = false; // shorter than the reference: its common frames
+                    continue;
+                }
+                if (st == Prefetcher::Status::kError) {
+                    fail(r, r.reader->error());
+                    continue;
+                }
+                VifPicture p{f.data, ptrdiff_t(di.row_bytes()), di.width, di.height,
+                             di.bitdepth, di.picture_flags};
+                if (r.scaler) {
+                    p.data = r.scaler->scale(f.data, ptrdiff_t(di.row_bytes()));
+                    p.stride = r.scaler->out_stride();
+                    p.width = ri.width;
+                    p.height = ri.height;
+                }
+                pics.push_back(p);
+                members.push_back(i);
+            }
+            if (pics.empty()) break;
+            ptrs.clear();
+            for (const VifPicture &p : pics) ptrs.push_back(&p);
+            const VifPicture rp{rf.data, ptrdiff_t(ri.row_bytes()), ri.width, ri.height,
+                                ri.bitdepth, ri.picture_flags};
+            VifStatus st;
+            while ((st = vif_submit_multi(ctx, &rp, ptrs.data(), ptrs.size(), nullptr)) ==
+                   VIF_AGAIN)
+                receive(true);
+            if (st != VIF_OK)
+                throw std::runtime_error(fmt::format("scoring failed: {}", vif_last_error()));
+            // The pictures were copied: their buffers go back to the readers.
+            ref_reader.release();
+            for (size_t i : members) {
+                rungs[i].reader->release();
+                owners.push_back(i);
+            }
+            receive(false);
+            ++frames;
+        }
+        receive(true);
+    } catch (const std::exception &e) {
+        // The reference (or the context) failed: every rung still going fails with it.
+        for (Rung &r : rungs)
+            if (r.summary.status.empty()) fail(r, e.what());
+    }
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    for (Rung &r : rungs) {
+        if (!r.summary.status.empty()) {
+            report(r);
+            continue;
+        }
+        if (r.scores.empty()) {
+            fail(r, "no frames to score");
+            report(r);
+            continue;
+        }
+        Report rep;
+        rep.version = vif_version();
+        rep.fps = secs > 0 ? double(frames) / secs : 0;
+        rep.width = ri.width;
+        rep.height = ri.height;
+        rep.bitdepth = ri.bitdepth;
+        rep.backend = vif_backend_name(ctx);
+        rep.variant = cfg.variant == VIF_VARIANT_INTEGER ? "integer" : "float";
+        rep.reference = r.job.row.reference;
+        rep.distorted = r.job.row.distorted;
+        for (int m = VIF_METRIC_SCALE0; m <= VIF_METRIC_SCALE3; ++m) {
+            char name[64];
+            vif_metric_name(&cfg, VifMetric(m), name, sizeof name);
+            rep.keys.emplace_back(name);
+            std::vector<double> col(r.scores.size());
+            for (size_t i = 0; i < col.size(); ++i)
+                col[i] = vif_metric_value(&r.scores[i], VifMetric(m));
+            r.summary.scale[size_t(m - VIF_METRIC_SCALE0)] = mean(col);
+            rep.columns.push_back(std::move(col));
+        }
+        std::vector<double> combined(r.scores.size());
+        for (size_t i = 0; i < combined.size(); ++i) {
+            combined[i] = r.scores[i].combined;
+            rep.frame_nums.push_back(i);
+        }
+        try {
+            vif::batch::write_atomically(r.path, render(rep, s.format, s.precision));
+        } catch (const std::exception &e) {
+            fail(r, e.what());
+            report(r);
+            continue;
+        }
+        r.summary.status = "ok";
+        r.summary.frames = r.scores.size();
+        r.summary.width = ri.width;
+        r.summary.height = ri.height;
+        r.summary.has_scores = true;
+        r.summary.vif = mean(combined);
+        report(r);
+    }
+    std::vector<SummaryRow> out;
+    for (Rung &r : rungs) out.push_back(r.summary);
+    return out;
+}
+
+} // namespace vifcli

@@ -1,0 +1,59 @@
+// Scoring a reference group: one reference input against every rung (distorted input) that
+// shares it, the reference decoded once and each source frame scored against all rungs in one
+// vif_submit_multi call. Rungs of another size are upscaled to the reference size first
+// (batch/luma_scaler.hpp, FFmpeg's scale filter bit for bit). Used by `vif -r SRC -d R1 -d R2
+// -o DIR` (one group) and by `vif batch` (every group of a manifest).
+//
+// A rung that cannot be scored (missing file, other bit depth, a read error) fails alone: its
+// summary row says why and the other rungs go on. Each rung's output is written atomically
+// (DIR/<stem>.<ext>); a rung whose complete output already exists is skipped when resuming.
+#ifndef VIF_TOOLS_LADDER_RUN_HPP
+#define VIF_TOOLS_LADDER_RUN_HPP
+
+#include <vif/vif.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "batch/luma_scaler.hpp"
+#include "batch/manifest.hpp"
+#include "batch/summary.hpp"
+#include "options.hpp"
+
+namespace vifcli {
+
+struct LadderSettings {
+    std::string out_dir;
+    Format format = Format::kJson;
+    int precision = kPrecisionLibvmaf;
+    VariantSpec variant;
+    VifBackend backend = VIF_BACKEND_AUTO;
+    int cuda_device = 0;
+    uint32_t threads = 0;           ///< CPU worker threads of the context (0: one per core)
+    vif::batch::ScalerKernel scaler = vif::batch::ScalerKernel::kBicubic;
+    bool resume = true;             ///< skip rows whose complete output exists
+    bool verbose = false;
+};
+
+/** One rung to score: its manifest row and the output name (batch/outputs.hpp). */
+struct RungJob {
+    vif::batch::ManifestRow row;
+    std::string stem;
+};
+
+/** Extension of the per-rung output files for a format: "json", "csv" or "xml". */
+const char *format_extension(Format f);
+
+/**
+ * Scores every rung of one reference group and writes their outputs. Returns one summary row
+ * per rung, in the order given (never throws for a problem with an input: that becomes a failed
+ * row). `done` (if set) is called once per finished rung, from this thread.
+ */
+std::vector<vif::batch::SummaryRow> score_group(const std::vector<RungJob> &rungs,
+                                                const LadderSettings &settings,
+                                                const std::function<void()> &done);
+
+} // namespace vifcli
+
+#endif

@@ -1,0 +1,54 @@
+// The scoring loop of `--hwdec cuda`: frame pairs whose planes are on the GPU go to the CUDA
+// backend by device pointer (vif_cuda_submit), without crossing PCIe.
+//
+// Each input is either a SegmentDecoder (encoded input: NVDEC frames already in device memory;
+// a decoder that fell back to software hands host frames, uploaded here) or a host FrameSource
+// read through a Prefetcher (raw/Y4M input next to an encoded one: uploaded here). A decoded
+// frame stays the loop's until a CUDA event recorded after the submission that read it has
+// completed; only then is it given back to its decoder (so a buffer is never overwritten while
+// VIF may still read it).
+#ifndef VIF_TOOLS_DEVICE_PAIRS_HPP
+#define VIF_TOOLS_DEVICE_PAIRS_HPP
+
+#include "frame_source.hpp"
+#include "prefetch.hpp"
+#include "segment_decoder.hpp"
+
+#include <vif/vif.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vifcli {
+
+struct DeviceInput {
+    SegmentDecoder *decoder = nullptr; ///< encoded input, or
+    Prefetcher *prefetcher = nullptr;  ///< a host source (already applies skip/subsample)
+    VideoInfo info;
+    std::string name;                  ///< "reference 'a.mp4'"
+    uint64_t skip = 0;                 ///< decoder inputs: frames to drop first
+};
+
+struct DeviceRunResult {
+    std::vector<std::vector<VifScores>> scores; ///< one list per context, in frame order
+    std::vector<uint64_t> frame_nums;
+    uint64_t submitted = 0;
+    std::string short_input;  ///< "reference"/"distorted" when one ended before the other
+    uint64_t short_frames = 0; ///< frames the shorter one had (after the skip)
+};
+
+/**
+ * Scores pairs until an input ends (or max_pairs / the subsample plan say stop). ctxs: contexts
+ * on the CUDA backend (one per VIF variant), each given every pair; none for a decode-only run
+ * (frames read and given back, nothing scored). Throws InputError for input problems and
+ * std::runtime_error for scoring failures.
+ */
+DeviceRunResult run_device_pairs(const std::vector<VifContext *> &ctxs, int cuda_device,
+                                 DeviceInput &ref,
+                                 DeviceInput &dist, uint64_t subsample, uint64_t max_pairs,
+                                 void (*progress)(uint64_t done, void *arg), void *arg);
+
+} // namespace vifcli
+
+#endif

@@ -1,0 +1,274 @@
+// See hw_decode.hpp.
+#include "hw_decode.hpp"
+
+#include "ffmpeg_source.hpp"
+
+#include <vif/vif_ffmpeg.h>
+
+extern "C" {
+#include <libavutil/log.h>
+}
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <future>
+#include <thread>
+
+namespace vifcli {
+
+namespace {
+
+// An input NVDEC could take: a named file FFmpeg demuxes that is not Y4M or raw YUV.
+bool encoded_input(const SourceRequest &r) {
+    if (r.path == "-" || r.path.empty()) return false;
+    std::string ext;
+    const size_t dot = r.path.find_last_of('.'), slash = r.path.find_last_of('/');
+    if (dot != std::string::npos && (slash == std::string::npos || dot > slash))
+        ext = r.path.substr(dot + 1);
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    if (ext == "yuv" || ext == "raw") return false;
+    char head[4096];
+    std::ifstream f(r.path, std::ios::binary);
+    if (!f) return false;
+    f.read(head, sizeof head);
+    const size_t n = size_t(f.gcount());
+    if (n < 9 || std::memcmp(head, "YUV4MPEG2", 9) == 0) return false;
+    return ffmpeg_recognises(head, n);
+}
+
+std::string input_name(const SourceRequest &r) { return r.label + " '" + r.path + "'"; }
+
+} // namespace
+
+std::optional<HwDecode> parse_hwdec(const std::string &s) {
+    if (s == "auto") return HwDecode::kAuto;
+    if (s == "cuda") return HwDecode::kCuda;
+    if (s == "none") return HwDecode::kNone;
+    return std::nullopt;
+}
+
+std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const SourceRequest &ref,
+                                             const SourceRequest &dist) {
+    if (req.mode == HwDecode::kNone) return std::nullopt;
+    // FFmpeg's own log, as for software input (ffmpeg_source.cpp): the CLI's messages name the
+    // input and the frame; --verbose lets FFmpeg's errors through.
+    av_log_set_level(req.verbose ? AV_LOG_ERROR : AV_LOG_QUIET);
+    const bool cuda_mode = req.mode == HwDecode::kCuda;
+    const bool ref_enc = encoded_input(ref), dist_enc = encoded_input(dist);
+    auto say = [&](const std::string &what) {
+        if (req.verbose) std::fprintf(stderr, "vif: hwdec: %s\n", what.c_str());
+    };
+    if (!ref_enc && !dist_enc) {
+        if (cuda_mode)
+            throw HwDecodeError{"--hwdec cuda: neither input is an encoded video file NVDEC could "
+                                "decode (raw YUV, Y4M and standard input are read on the host)"};
+        say("no encoded input: host path");
+        return std::nullopt;
+    }
+    if (!nvdec_built_in()) {
+        if (cuda_mode)
+            throw HwDecodeError{"--hwdec cuda: this build has no NVDEC support (it needs the CUDA "
+                                "backend and an FFmpeg with the cuda hwaccel)"};
+        say("this build has no NVDEC support: software decoding");
+        return std::nullopt;
+    }
+    if (req.host_only) {
+        if (cuda_mode) throw HwDecodeError{"--hwdec cuda needs the cuda backend"};
+        say("scoring does not run on CUDA: software decoding");
+        return std::nullopt;
+    }
+    SegmentDecoderOptions o;
+    o.cuda = true;
+    o.cuda_device = req.cuda_device;
+    o.verbose = req.verbose;
+    // Three NVDEC sessions an input keep the seven engines of an H200 busy with two inputs
+    // (measured: docs/performance.md; more sessions only add start-up time).
+    o.decoders = req.decoders ? req.decoders : 3;
+    // Software decoders beside NVDEC added nothing measurable (docs/performance.md): none unless
+    // asked for.
+    o.software_decoders = req.cpu_decoders < 0 ? 0u : unsigned(req.cpu_decoders);
+    if (req.cpu_decoders > 0)
+        o.threads_per_decoder =
+            std::max(1u, (std::max(1u, std::thread::hardware_concurrency()) / 2) / unsigned(req.cpu_decoders));
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    // Both inputs are opened at once, while CUDA starts (opening probes the stream and its first
+    // frame with NVDEC: a few hundred milliseconds each).
+    struct Opened {
+        std::unique_ptr<SegmentDecoder> dec;
+        std::string why_not;          // NVDEC cannot decode it
+        std::exception_ptr failure;   // anything else
+    };
+    auto open_nvdec = [o](SourceRequest r) {
+        Opened x;
+        try {
+            x.dec = std::make_unique<SegmentDecoder>(r.path, input_name(r), o);
+        } catch (const NvdecUnsupported &e) {
+            x.why_not = e.why;
+        } catch (...) {
+            x.failure = std::current_exception();
+        }
+        return x;
+    };
+    std::future<Opened> ref_open, dist_open;
+    if (ref_enc) ref_open = std::async(std::launch::async, open_nvdec, ref);
+    if (dist_enc) dist_open = std::async(std::launch::async, open_nvdec, dist);
+    std::string gpu_problem;
+    if (!req.gpu_ready || !req.gpu_ready(&gpu_problem)) {
+        if (cuda_mode)
+            throw HwDecodeError{"--hwdec cuda: " + (gpu_problem.empty()
+                                                        ? std::string("no usable GPU")
+                                                        : gpu_problem)};
+        say("scoring does not run on CUDA: software decoding");
+        return std::nullopt;
+    }
+    HwDecodeInputs in;
+    bool any_nvdec = false;
+    std::string why_not[2];
+    Opened opened[2];
+    if (ref_enc) opened[0] = ref_open.get();
+    if (dist_enc) opened[1] = dist_open.get();
+    auto take = [&](const SourceRequest &r, std::unique_ptr<SegmentDecoder> *dec, int i) {
+        Opened &x = opened[i];
+        if (x.failure) std::rethrow_exception(x.failure);
+        if (x.dec) {
+            *dec = std::move(x.dec);
+            any_nvdec = true;
+            say(input_name(r) + ": " + (*dec)->description());
+        } else {
+            if (cuda_mode) throw HwDecodeError{"--hwdec cuda: " + input_name(r) + ": " + x.why_not};
+            why_not[i] = x.why_not;
+            say(input_name(r) + ": software decoding (" + x.why_not + ")");
+        }
+    };
+    if (ref_enc) take(ref, &in.ref_decoder, 0);
+    if (dist_enc) take(dist, &in.dist_decoder, 1);
+    if (!any_nvdec) {
+        say("no input goes to NVDEC: host path");
+        return std::nullopt;
+    }
+    // The other input: software-decoded segments (encoded) or the host source (raw/Y4M).
+    SegmentDecoderOptions sw = o;
+    sw.cuda = false;
+    sw.decoders = std::max(1u, std::min(4u, cores / 4));
+    sw.threads_per_decoder = std::max(1u, cores / (2 * sw.decoders));
+    auto other = [&](const SourceRequest &r, bool enc, std::unique_ptr<SegmentDecoder> *dec,
+                     std::unique_ptr<FrameSource> *src) {
+        if (*dec) return;
+        if (enc) {
+            *dec = std::make_unique<SegmentDecoder>(r.path, input_name(r), sw);
+            say(input_name(r) + ": " + (*dec)->description() + ", uploaded");
+        } else {
+            *src = open_frame_source(r);
+            say(input_name(r) + ": " + (*src)->info().format + ", read on the host and uploaded");
+        }
+    };
+    other(ref, ref_enc, &in.ref_decoder, &in.ref_source);
+    other(dist, dist_enc, &in.dist_decoder, &in.dist_source);
+    return in;
+}
+
+} // namespace vifcli
+
+// ---- Software decoding in segments (host path) ------------------------------------------------
+
+namespace vifcli {
+
+namespace {
+
+class SegmentedSource final : public FrameSource {
+public:
+    SegmentedSource(const SourceRequest &req, std::unique_ptr<SegmentDecoder> dec)
+        : name_(input_name(req)), dec_(std::move(dec)) {
+        info_.width = dec_->width();
+        info_.height = dec_->height();
+        info_.bitdepth = dec_->bitdepth();
+        info_.format = dec_->description();
+        check_frame_size(name_, info_.width, info_.height);
+        if (!supported_bitdepth(info_.bitdepth))
+            throw InputError(name_ + ": " + std::to_string(info_.bitdepth) +
+                             "-bit luma is not supported (8, 10, 12 or 16)");
+        if ((req.width && req.width != info_.width) || (req.height && req.height != info_.height))
+            throw InputError(name_ + ": -w/-h say " + std::to_string(req.width) + "x" +
+                             std::to_string(req.height) + " but the file is " +
+                             std::to_string(info_.width) + "x" + std::to_string(info_.height));
+        if (req.bitdepth && req.bitdepth != info_.bitdepth)
+            throw InputError(name_ + ": the bit depth given is " + std::to_string(req.bitdepth) +
+                             " but the file is " + std::to_string(info_.bitdepth) + "-bit");
+    }
+    ~SegmentedSource() override { dec_->stop(); }
+
+    const VideoInfo &info() const override { return info_; }
+
+    bool read_luma(uint8_t *dst, ptrdiff_t stride) override {
+        DecodedFrame f;
+        if (!dec_->next(&f)) return false;
+        struct Release {
+            SegmentDecoder &d;
+            DecodedFrame &f;
+            ~Release() { d.release(&f); }
+        } release{*dec_, f};
+        VifPicture pic;
+        if (vif_ffmpeg_picture(f.frame, &pic) != VIF_OK)
+            throw InputError(name_ + ": frame " + std::to_string(f.index) + ": " +
+                             vif_ffmpeg_last_error());
+        if (pic.width != info_.width || pic.height != info_.height ||
+            pic.bitdepth != info_.bitdepth)
+            throw InputError(name_ + ": frame " + std::to_string(f.index) + " is " +
+                             std::to_string(pic.width) + "x" + std::to_string(pic.height) + " " +
+                             std::to_string(pic.bitdepth) + "-bit, but the stream started " +
+                             std::to_string(info_.width) + "x" + std::to_string(info_.height) +
+                             " " + std::to_string(info_.bitdepth) + "-bit");
+        if (!first_) {
+            first_ = true;
+            flags_ = pic.flags;
+        }
+        if (pic.flags != flags_)
+            throw InputError(name_ + ": frame " + std::to_string(f.index) +
+                             " changes its sample alignment");
+        const size_t row = info_.row_bytes();
+        const auto *src = static_cast<const uint8_t *>(pic.data);
+        for (uint32_t y = 0; y < info_.height; ++y)
+            std::memcpy(dst + ptrdiff_t(y) * stride, src + ptrdiff_t(y) * pic.stride, row);
+        return true;
+    }
+
+    uint64_t skip(uint64_t n) override {
+        uint64_t done = 0;
+        DecodedFrame f;
+        while (done < n && dec_->next(&f)) {
+            dec_->release(&f);
+            ++done;
+        }
+        return done;
+    }
+
+    VideoInfo info_;
+
+private:
+    std::string name_;
+    std::unique_ptr<SegmentDecoder> dec_;
+    bool first_ = false;
+    uint32_t flags_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<FrameSource> open_segmented_source(const SourceRequest &req, unsigned decoders,
+                                                   unsigned threads) {
+    if (!encoded_input(req)) return nullptr;
+    av_log_set_level(req.verbose ? AV_LOG_ERROR : AV_LOG_QUIET); // as ffmpeg_source.cpp
+    SegmentDecoderOptions o;
+    o.cuda = false;
+    o.decoders = std::max(1u, decoders);
+    o.threads_per_decoder = std::max(1u, threads);
+    auto dec = std::make_unique<SegmentDecoder>(req.path, input_name(req), o);
+    if (!vif_ffmpeg_pix_fmt_supported(dec->sw_format())) return nullptr;
+    auto src = std::make_unique<SegmentedSource>(req, std::move(dec));
+    return src;
+}
+
+} // namespace vifcli

@@ -1,0 +1,71 @@
+// `--hwdec auto|cuda|none`: whether the inputs are decoded by NVDEC straight into GPU memory
+// (device_pairs.hpp scores them there) or on the CPU (the host path of main.cpp).
+//
+//   none: software decoding, host path.
+//   cuda: every encoded input (not raw/Y4M, not stdin) is decoded with NVDEC; a GPU, a CUDA
+//         backend and an input NVDEC decodes are required, anything else is an error.
+//   auto: NVDEC for each encoded input it can decode when the scoring runs on CUDA; software
+//         for the others; the host path when neither input goes to NVDEC. --verbose says which.
+// A raw/Y4M input next to an NVDEC-decoded one is read on the host and uploaded.
+#ifndef VIF_TOOLS_HW_DECODE_HPP
+#define VIF_TOOLS_HW_DECODE_HPP
+
+#include "frame_source.hpp"
+#include "prefetch.hpp"
+#include "segment_decoder.hpp"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace vifcli {
+
+enum class HwDecode { kAuto, kCuda, kNone };
+
+/** Parses the option value; nullopt for an unknown one. */
+std::optional<HwDecode> parse_hwdec(const std::string &s);
+
+/** What the device path reads: per input a SegmentDecoder or a host FrameSource. */
+struct HwDecodeInputs {
+    std::unique_ptr<SegmentDecoder> ref_decoder, dist_decoder;
+    std::unique_ptr<FrameSource> ref_source, dist_source;
+};
+
+struct HwDecodeRequest {
+    HwDecode mode = HwDecode::kAuto;
+    /// Whether the scoring will run on CUDA (waits for the CUDA start-up); asked only when an
+    /// input is encoded. Sets *why when not.
+    std::function<bool(std::string *why)> gpu_ready;
+    bool host_only = false;      ///< the scoring cannot run on CUDA (--backend cpu): host path
+    int cuda_device = 0;
+    unsigned decoders = 0;       ///< NVDEC decoders per input, 0: automatic
+    int cpu_decoders = -1;       ///< software decoders beside them per input, -1: automatic
+    bool verbose = false;
+};
+
+/** Thrown for `--hwdec cuda` requests that cannot be met: one line. */
+struct HwDecodeError {
+    std::string message;
+};
+
+/**
+ * Decides and opens. Returns nullopt when the host path should run (mode none, no encoded
+ * input, auto without a GPU or without an input NVDEC takes). Throws HwDecodeError (cuda mode
+ * cannot be met) or InputError (an input is broken).
+ */
+std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req,
+                                             const SourceRequest &ref, const SourceRequest &dist);
+
+/**
+ * Software decoding of an encoded input with `decoders` decoders on segments of their own
+ * (SegmentDecoder), `threads` libavcodec threads each, as a host FrameSource. Returns null when
+ * the input is not one that can be split this way (stdin, raw, Y4M) or its frames need a pixel
+ * format conversion; the caller then opens it as usual.
+ */
+std::unique_ptr<FrameSource> open_segmented_source(const SourceRequest &req, unsigned decoders,
+                                                   unsigned threads);
+
+} // namespace vifcli
+
+#endif

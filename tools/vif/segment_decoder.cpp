@@ -1,0 +1,942 @@
+// See segment_decoder.hpp. Threads: one demuxer, `decoders` decoder threads, and the caller of
+// next(). One mutex guards the segment list and the frame queues; a condition variable wakes
+// whoever waits (the rates are a few thousand frames a second, so contention is negligible).
+//
+// NVDEC output: libavcodec maps the decoded surface (AV_PIX_FMT_CUDA). A decoder has few
+// surfaces (at most 32), but decoding segments ahead of the one being scored needs room for
+// whole segments, so each decoder thread copies the luma plane of a mapped surface into a
+// device buffer of its own pool (a few microseconds; docs/decisions/0005) and unmaps the surface
+// at once. The frames handed out are those buffers, already written when next() returns them.
+#include "segment_decoder.hpp"
+
+#include "frame_source.hpp"
+
+#include <vif/vif.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/hwcontext.h>
+#include <libavutil/pixdesc.h>
+#if defined(VIF_WITH_NVDEC)
+#include <libavutil/hwcontext_cuda.h>
+#endif
+}
+#if defined(VIF_WITH_NVDEC)
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#endif
+
+namespace vifcli {
+
+bool nvdec_built_in() {
+#if defined(VIF_WITH_NVDEC)
+    return true;
+#else
+    return false;
+#endif
+}
+
+namespace {
+
+std::string av_err(int err) {
+    char buf[AV_ERROR_MAX_STRING_SIZE] = {0};
+    av_strerror(err, buf, sizeof buf);
+    return buf;
+}
+
+// Reads one NAL unit length prefix or finds the next Annex-B start code; calls f(nal_header_ptr,
+// size) for each NAL unit of the packet.
+template <typename F>
+void for_each_nal(const uint8_t *p, size_t n, int length_size, F f) {
+    const bool annexb = n >= 3 && p[0] == 0 && p[1] == 0 && (p[2] == 1 || (p[2] == 0 && n >= 4 && p[3] == 1));
+    if (!annexb) {
+        size_t i = 0;
+        while (i + size_t(length_size) <= n) {
+            size_t len = 0;
+            for (int k = 0; k < length_size; ++k) len = (len << 8) | p[i + size_t(k)];
+            i += size_t(length_size);
+            if (len == 0 || len > n - i) return;
+            f(p + i, len);
+            i += len;
+        }
+        return;
+    }
+    size_t i = 0;
+    while (i + 3 <= n) {
+        if (p[i] == 0 && p[i + 1] == 0 && p[i + 2] == 1) {
+            i += 3;
+            size_t j = i;
+            while (j + 3 <= n && !(p[j] == 0 && p[j + 1] == 0 && (p[j + 2] == 1 || p[j + 2] == 0))) ++j;
+            if (j + 3 > n) j = n;
+            if (j > i) f(p + i, j - i);
+            i = j;
+        } else {
+            ++i;
+        }
+    }
+}
+
+// Whether decoding can start at this packet with nothing before it, and nothing after it refers
+// to anything before it: an IDR picture (H.264, HEVC) or an AV1 key frame. Other codecs: never
+// (the stream is then one segment).
+bool clean_random_access(const AVCodecParameters *par, const AVPacket *pkt) {
+    if (!(pkt->flags & AV_PKT_FLAG_KEY) || !pkt->data) return false;
+    if (par->codec_id == AV_CODEC_ID_AV1) return true;
+    int length_size = 4;
+    const uint8_t *x = par->extradata;
+    if (par->codec_id == AV_CODEC_ID_H264) {
+        if (x && par->extradata_size >= 7 && x[0] == 1) length_size = (x[4] & 3) + 1;
+        bool idr = false, other_slice = false;
+        for_each_nal(pkt->data, size_t(pkt->size), length_size, [&](const uint8_t *nal, size_t) {
+            const int type = nal[0] & 0x1f;
+            if (type == 5) idr = true;
+            if (type >= 1 && type <= 4) other_slice = true;
+        });
+        return idr && !other_slice;
+    }
+    if (par->codec_id == AV_CODEC_ID_HEVC) {
+        if (x && par->extradata_size >= 23 && x[0] == 1) length_size = (x[21] & 3) + 1;
+        bool idr = false, other_slice = false;
+        for_each_nal(pkt->data, size_t(pkt->size), length_size, [&](const uint8_t *nal, size_t) {
+            const int type = (nal[0] >> 1) & 0x3f;
+            if (type == 19 || type == 20) idr = true;          // IDR_W_RADL, IDR_N_LP
+            else if (type < 32) other_slice = true;             // any other VCL unit
+        });
+        return idr && !other_slice;
+    }
+    return false;
+}
+
+#if defined(VIF_WITH_NVDEC)
+// The primary context of `device`, made current on this thread through the runtime; its driver
+// handle comes from cuCtxGetCurrent, reached through the runtime (no link to libcuda).
+CUcontext current_primary_context(int device) {
+    using GetCurrent = CUresult (*)(CUcontext *);
+    static const GetCurrent get = [] {
+        void *fn = nullptr;
+        cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+        if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &q) !=
+            cudaSuccess)
+            return GetCurrent(nullptr);
+#else
+        if (cudaGetDriverEntryPoint("cuCtxGetCurrent", &fn, cudaEnableDefault, &q) != cudaSuccess)
+            return GetCurrent(nullptr);
+#endif
+        return q == cudaDriverEntryPointSuccess ? reinterpret_cast<GetCurrent>(fn) : nullptr;
+    }();
+    CUcontext cu = nullptr;
+    if (!get || cudaSetDevice(device) != cudaSuccess || cudaFree(nullptr) != cudaSuccess ||
+        get(&cu) != CUDA_SUCCESS)
+        return nullptr;
+    return cu;
+}
+#endif
+
+struct Segment {
+    uint64_t first_frame = 0;           // index of its first frame (= packets before it)
+    std::vector<AVPacket *> packets;    // kept until the segment is done (a retry re-reads them)
+    bool closed = false;                // no more packets will come
+    bool taken = false;                 // a decoder works on it
+    bool done = false;                  // all its frames are in `frames`
+    std::deque<DecodedFrame> frames;    // decoded, waiting for next()
+    std::string error;
+    ~Segment() {
+        for (AVPacket *p : packets) av_packet_free(&p);
+    }
+};
+
+struct Buffer {
+    void *data = nullptr;
+    size_t pitch = 0;
+};
+
+} // namespace
+
+struct SegmentDecoder::Impl {
+    std::string path, name;
+    SegmentDecoderOptions opt;
+    uint32_t width = 0, height = 0, bitdepth = 0;
+    int sw_format = -1;
+    std::string description;
+    const AVCodec *codec = nullptr;    // what the NVDEC (or, without cuda, all) decoders use
+    const AVCodec *sw_codec = nullptr; // the stream's own software decoder
+    AVCodecParameters *par = nullptr;
+    int stream_index = -1;
+
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::unique_ptr<Segment>> segments; // undelivered, in order
+    bool demux_done = false, stopping = false;
+    std::string demux_error;
+    uint64_t segment_count = 0;
+    uint64_t next_index = 0;
+
+    // Device buffers per decoder (index = decoder), allocated lazily up to `cap` each.
+    struct Pool {
+        std::vector<Buffer> free;
+        size_t allocated = 0;
+    };
+    std::vector<Pool> pools;
+    size_t cap = 4;
+    size_t luma_row_bytes = 0;
+
+    std::thread demuxer;
+    std::vector<std::thread> decoders;
+    AVCodecContext *first_decoder = nullptr; // the probe's, handed to decoder 0
+
+    ~Impl() { stop(); }
+
+    void stop() {
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            stopping = true;
+        }
+        cv.notify_all();
+        if (demuxer.joinable()) demuxer.join();
+        for (auto &t : decoders)
+            if (t.joinable()) t.join();
+        decoders.clear();
+        std::lock_guard<std::mutex> lk(mu);
+        for (auto &s : segments)
+            for (auto &f : s->frames) av_frame_free(&f.frame);
+        segments.clear();
+        avcodec_free_context(&first_decoder);
+        avcodec_parameters_free(&par);
+#if defined(VIF_WITH_NVDEC)
+        for (void *c : chunks) cudaFree(c);
+        chunks.clear();
+#endif
+        pools.clear();
+    }
+
+    std::string swname_, container_;
+    void describe() {
+        description = std::string(codec->name) + " (" + swname_ + ", " + std::to_string(width) +
+                      "x" + std::to_string(height) + ", " + std::to_string(bitdepth) + "-bit, " +
+                      (opt.cuda ? "NVDEC" : "software") + ", " + std::to_string(opt.decoders) +
+                      " decoder" + (opt.decoders > 1 ? "s" : "") +
+                      (opt.software_decoders
+                           ? " + " + std::to_string(opt.software_decoders) + " software (" +
+                                 std::to_string(opt.threads_per_decoder) + " threads each)"
+                           : std::string()) +
+                      ") in " + container_;
+    }
+
+    // ---- decoders -----------------------------------------------------------------------
+
+    struct DecoderState {
+        Impl *impl = nullptr;
+        bool want_cuda = false;
+        bool cuda_refused = false;
+    };
+
+    static AVPixelFormat pick_format(AVCodecContext *c, const AVPixelFormat *fmts) {
+        auto *st = static_cast<DecoderState *>(c->opaque);
+        const AVPixelFormat *p = fmts;
+        for (; *p != AV_PIX_FMT_NONE; ++p)
+            if (*p == AV_PIX_FMT_CUDA && st->want_cuda) return AV_PIX_FMT_CUDA;
+        if (st->want_cuda) st->cuda_refused = true;
+        // Software: the first format that is not a hardware one.
+        for (p = fmts; *p != AV_PIX_FMT_NONE; ++p) {
+            const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(*p);
+            if (d && !(d->flags & AV_PIX_FMT_FLAG_HWACCEL)) return *p;
+        }
+        return AV_PIX_FMT_NONE;
+    }
+
+    // A decoder context; with cuda, on the primary context of the device with its own stream.
+    AVCodecContext *open_decoder(DecoderState *st, bool cuda, void **stream, std::string *err) {
+        const AVCodec *c = cuda || !sw_codec ? codec : sw_codec;
+        AVCodecContext *ctx = avcodec_alloc_context3(c);
+        if (!ctx || avcodec_parameters_to_context(ctx, par) < 0) {
+            avcodec_free_context(&ctx);
+            *err = "cannot set up the decoder";
+            return nullptr;
+        }
+        st->impl = this;
+        st->want_cuda = cuda;
+        ctx->opaque = st;
+        ctx->get_format = pick_format;
+        if (!cuda) {
+            ctx->thread_count = int(opt.threads_per_decoder);
+            ctx->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
+        }
+#if defined(VIF_WITH_NVDEC)
+        if (cuda) {
+            // The device context wraps the primary context that the CUDA runtime (and libvif)
+            // already use, with a stream of its own so that decoders do not serialise on the
+            // default stream. (av_hwdevice_ctx_create's primary_ctx=1 refuses a primary context
+            // that the runtime activated with other flags.)
+            const std::string ordinal = std::to_string(opt.cuda_device);
+            CUcontext cu = current_primary_context(opt.cuda_device);
+            cudaStream_t s = nullptr;
+            if (!cu || cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
+                avcodec_free_context(&ctx);
+                *err = "cannot use CUDA device " + ordinal + " for NVDEC";
+                return nullptr;
+            }
+            AVBufferRef *dev = av_hwdevice_ctx_alloc(AV_HWDEVICE_TYPE_CUDA);
+            if (!dev) {
+                cudaStreamDestroy(s);
+                avcodec_free_context(&ctx);
+                *err = "out of memory";
+                return nullptr;
+            }
+            auto *hw = static_cast<AVCUDADeviceContext *>(
+                reinterpret_cast<AVHWDeviceContext *>(dev->data)->hwctx);
+            hw->cuda_ctx = cu;
+            hw->stream = s;
+            if (int r = av_hwdevice_ctx_init(dev); r < 0) {
+                av_buffer_unref(&dev);
+                cudaStreamDestroy(s);
+                avcodec_free_context(&ctx);
+                *err = "cannot open CUDA device " + ordinal + " for NVDEC: " + av_err(r);
+                return nullptr;
+            }
+            *stream = s;
+            ctx->hw_device_ctx = dev;
+            ctx->extra_hw_frames = 2;
+        }
+#else
+        (void)stream;
+#endif
+        int r = avcodec_open2(ctx, c, nullptr);
+        if (r < 0) {
+            avcodec_free_context(&ctx);
+            *err = std::string("cannot open the ") + c->name + " decoder: " + av_err(r);
+            return nullptr;
+        }
+        return ctx;
+    }
+
+    // Buffers come in chunks of kChunk planes (one cudaMallocPitch each: the calls are slow and
+    // synchronising); *b gets the first, the rest go to the decoder's free list.
+    static constexpr size_t kChunk = 16;
+    std::vector<void *> chunks; // freed at the end
+    bool allocate_chunk(int id, Buffer *b) {
+#if defined(VIF_WITH_NVDEC)
+        void *base = nullptr;
+        size_t pitch = 0;
+        if (cudaMallocPitch(&base, &pitch, luma_row_bytes, size_t(height) * kChunk) != cudaSuccess)
+            return false;
+        std::lock_guard<std::mutex> lk(mu);
+        chunks.push_back(base);
+        Pool &p = pools[size_t(id)];
+        for (size_t i = 1; i < kChunk; ++i)
+            p.free.push_back(Buffer{static_cast<uint8_t *>(base) + i * pitch * height, pitch});
+        p.allocated += kChunk - 1;
+        *b = Buffer{base, pitch};
+        return true;
+#else
+        (void)id, (void)b;
+        return false;
+#endif
+    }
+
+    // Whether an NVDEC frame has the size and bit depth of the first one (the device copy
+    // reads exactly that much; software frames are checked where they are read).
+    bool same_shape(const AVFrame *f) const {
+        if (uint32_t(f->width - int(f->crop_left + f->crop_right)) != width ||
+            uint32_t(f->height - int(f->crop_top + f->crop_bottom)) != height || !f->hw_frames_ctx)
+            return false;
+        const auto *fc = reinterpret_cast<const AVHWFramesContext *>(f->hw_frames_ctx->data);
+        const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(fc->sw_format);
+        // P016 carries 12-bit streams: compare the storage size, not the depth.
+        return d && (d->comp[0].depth > 8) == (bitdepth > 8);
+    }
+
+    // Puts a decoded frame into `seg`: CUDA frames are copied out of the surface (luma only)
+    // into one of decoder `id`'s buffers. False when stopping.
+    bool deliver(int id, Segment *seg, AVFrame *f, void *stream, void *event, std::string *err) {
+        DecodedFrame out;
+        out.frame = f;
+#if defined(VIF_WITH_NVDEC)
+        if (f->format == AV_PIX_FMT_CUDA) {
+            Buffer b;
+            {
+                std::unique_lock<std::mutex> lk(mu);
+                cv.wait(lk, [&] {
+                    return stopping || !pools[size_t(id)].free.empty() ||
+                           pools[size_t(id)].allocated < cap;
+                });
+                if (stopping) {
+                    av_frame_free(&f);
+                    return false;
+                }
+                Pool &p = pools[size_t(id)];
+                if (!p.free.empty()) {
+                    b = p.free.back();
+                    p.free.pop_back();
+                } else {
+                    ++p.allocated;
+                }
+            }
+            if (!b.data && !allocate_chunk(id, &b)) {
+                std::lock_guard<std::mutex> lk(mu);
+                --pools[size_t(id)].allocated;
+                av_frame_free(&f);
+                *err = "out of GPU memory for decoded frames";
+                return false;
+            }
+            const size_t bytes = bitdepth > 8 ? 2 : 1;
+            const uint8_t *src = f->data[0] + ptrdiff_t(f->crop_top) * f->linesize[0] +
+                                 ptrdiff_t(f->crop_left * bytes);
+            auto s = static_cast<cudaStream_t>(stream);
+            auto ev = static_cast<cudaEvent_t>(event);
+            if (cudaMemcpy2DAsync(b.data, b.pitch, src, size_t(f->linesize[0]), luma_row_bytes,
+                                  height, cudaMemcpyDeviceToDevice, s) != cudaSuccess ||
+                cudaEventRecord(ev, s) != cudaSuccess || cudaEventSynchronize(ev) != cudaSuccess) {
+                std::lock_guard<std::mutex> lk(mu);
+                pools[size_t(id)].free.push_back(b);
+                av_frame_free(&f);
+                *err = "copying a decoded frame failed on the GPU";
+                return false;
+            }
+            av_frame_free(&f); // unmaps the surface: the copy is done
+            out.frame = nullptr;
+            out.data = b.data;
+            out.pitch = ptrdiff_t(b.pitch);
+            out.on_device = true;
+            out.flags = bitdepth > 8 ? VIF_PICTURE_MSB_ALIGNED : 0u; // NVDEC's 16-bit surfaces
+            out.decoder = id;
+        }
+#else
+        (void)stream;
+        (void)event;
+#endif
+        std::unique_lock<std::mutex> lk(mu);
+        if (!out.on_device) {
+            // Host frames are bounded like device buffers (per segment queue).
+            cv.wait(lk, [&] { return stopping || seg->frames.size() < cap; });
+        }
+        if (stopping) {
+            av_frame_free(&out.frame);
+            return false;
+        }
+        seg->frames.push_back(out);
+        cv.notify_all();
+        (void)err;
+        return true;
+    }
+
+    // A decoder is fed its segments one after the other without being flushed in between:
+    // each segment starts with an IDR / key frame, which makes the decoder output everything
+    // before it first, so its output is the segments' frames in order. (Flushing would make
+    // libavcodec re-create the NVDEC session for every segment, ~0.1 s each.) Output frames are
+    // attributed to the oldest open segment until one has a later timestamp than any of that
+    // segment's packets (or, without timestamps, until it has one frame per packet).
+    void decoder_thread(int id, AVCodecContext *ctx, DecoderState *state, void *stream) {
+        std::unique_ptr<DecoderState> own_state(state);
+        void *event = nullptr;
+#if defined(VIF_WITH_NVDEC)
+        cudaEvent_t ev = nullptr;
+        if (stream) {
+            cudaSetDevice(opt.cuda_device);
+            cudaEventCreateWithFlags(&ev, cudaEventDisableTiming | cudaEventBlockingSync);
+        }
+        event = ev;
+#endif
+        struct Open {
+            Segment *seg;
+            uint64_t produced = 0;
+            int64_t max_pts = INT64_MIN; // of its packets fed so far
+            bool all_pts = true;         // every packet had a timestamp
+            size_t fed = 0;              // packets sent to the decoder
+        };
+        std::deque<Open> open;
+        std::string error;
+        bool noted_fallback = false, flushed = false;
+        AVPacket *pkt = av_packet_alloc();
+        AVFrame *frame = av_frame_alloc();
+
+        // Marks the oldest open segment complete (or failed) for next().
+        auto finish_front = [&](const std::string &err) {
+            Open &o = open.front();
+            std::string e = err;
+            if (e.empty() && o.produced < o.seg->packets.size())
+                e = "frames " + std::to_string(o.seg->first_frame) + " to " +
+                    std::to_string(o.seg->first_frame + o.seg->packets.size() - 1) + ": " +
+                    std::to_string(o.seg->packets.size() - o.produced) +
+                    " of them could not be decoded (damaged stream)";
+            {
+                std::lock_guard<std::mutex> lk(mu);
+                if (!e.empty()) o.seg->error = e;
+                o.seg->done = true;
+            }
+            cv.notify_all();
+            open.pop_front();
+        };
+        // Takes every frame the decoder has ready; false on an error (set) or when stopping.
+        auto receive = [&]() -> bool {
+            for (;;) {
+                int r = avcodec_receive_frame(ctx, frame);
+                if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return true;
+                if (open.empty()) {
+                    av_frame_unref(frame);
+                    error = "the decoder produced a frame from no packet";
+                    return false;
+                }
+                if (r < 0) {
+                    error = "frame " + std::to_string(open.front().seg->first_frame +
+                                                      open.front().produced) +
+                            ": decoding failed: " + av_err(r);
+                    return false;
+                }
+                // Which segment: the oldest open one, unless this frame is past it.
+                const int64_t pts = frame->pts;
+                while (open.size() > 1) {
+                    Open &o = open.front();
+                    const bool past = o.all_pts && pts != AV_NOPTS_VALUE ? pts > o.max_pts
+                                                                         : o.produced >= o.seg->packets.size();
+                    if (!past) break;
+                    finish_front("");
+                }
+                Open &o = open.front();
+                if (state->want_cuda && frame->format != AV_PIX_FMT_CUDA && !noted_fallback) {
+                    noted_fallback = true;
+                    std::fprintf(stderr, "vif: note: %s: an NVDEC session could not be opened; "
+                                         "decoder %d goes on in software\n", name.c_str(), id);
+                }
+                if (frame->format == AV_PIX_FMT_CUDA && !same_shape(frame)) {
+                    error = "frame " + std::to_string(o.seg->first_frame + o.produced) +
+                            " is " + std::to_string(frame->width) + "x" +
+                            std::to_string(frame->height) + ", but the stream started " +
+                            std::to_string(width) + "x" + std::to_string(height) + " " +
+                            std::to_string(bitdepth) + "-bit";
+                    av_frame_unref(frame);
+                    return false;
+                }
+                if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
+                    av_frame_unref(frame);
+                    error = "frame " + std::to_string(o.seg->first_frame + o.produced) +
+                            ": the decoder reported a damaged frame";
+                    return false;
+                }
+                AVFrame *f = av_frame_clone(frame);
+                av_frame_unref(frame);
+                std::string err;
+                if (!f || !deliver(id, o.seg, f, stream, event, &err)) {
+                    error = f ? err : "out of memory";
+                    return false;
+                }
+                ++o.produced;
+            }
+        };
+
+        for (bool ok = true; ok;) {
+            Segment *seg = nullptr;
+            {
+                std::unique_lock<std::mutex> lk(mu);
+                cv.wait(lk, [&] {
+                    if (stopping) return true;
+                    for (auto &s : segments)
+                        if (!s->taken) return true;
+                    return demux_done;
+                });
+                if (stopping) break;
+                for (auto &s : segments)
+                    if (!s->taken) {
+                        seg = s.get();
+                        break;
+                    }
+                if (seg) seg->taken = true;
+            }
+            if (!seg) { // the stream is over: drain the decoder
+                avcodec_send_packet(ctx, nullptr);
+                flushed = true;
+                ok = receive();
+                break;
+            }
+            open.push_back(Open{seg});
+            // Feed its packets as the demuxer delivers them, taking frames in between.
+            for (;;) {
+                AVPacket *src = nullptr;
+                {
+                    std::unique_lock<std::mutex> lk(mu);
+                    cv.wait(lk, [&] {
+                        return stopping || open.back().fed < seg->packets.size() || seg->closed;
+                    });
+                    if (stopping) {
+                        ok = false;
+                        break;
+                    }
+                    if (open.back().fed < seg->packets.size()) src = seg->packets[open.back().fed];
+                }
+                if (!src) break; // segment complete
+                Open &o = open.back();
+                ++o.fed;
+                if (src->pts == AV_NOPTS_VALUE)
+                    o.all_pts = false;
+                else
+                    o.max_pts = std::max(o.max_pts, src->pts);
+                av_packet_ref(pkt, src);
+                int r;
+                while ((r = avcodec_send_packet(ctx, pkt)) == AVERROR(EAGAIN)) {
+                    if (!receive()) {
+                        ok = false;
+                        break;
+                    }
+                }
+                av_packet_unref(pkt);
+                if (!ok) break;
+                if (r < 0) {
+                    error = "frame " + std::to_string(seg->first_frame + o.fed - 1) +
+                            " (decode order): decoding failed: " + av_err(r);
+                    ok = false;
+                    break;
+                }
+                if (!receive()) {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        // Close what is open: after a full drain each segment is complete; after an error the
+        // oldest one carries it (next() reports it when it gets there) and the others fail too.
+        bool stopped;
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            stopped = stopping;
+        }
+        while (!open.empty()) {
+            if (stopped) {
+                finish_front("stopped");
+                continue;
+            }
+            if (!error.empty()) {
+                finish_front(error);
+                continue;
+            }
+            finish_front(flushed ? "" : "the decoder stopped");
+        }
+        av_frame_free(&frame);
+        av_packet_free(&pkt);
+        avcodec_free_context(&ctx);
+#if defined(VIF_WITH_NVDEC)
+        if (ev) cudaEventDestroy(ev);
+        if (stream) cudaStreamDestroy(static_cast<cudaStream_t>(stream));
+#endif
+    }
+
+    // ---- demuxer ------------------------------------------------------------------------
+
+    void demux_thread(AVFormatContext *fmt) {
+        AVPacket *pkt = av_packet_alloc();
+        Segment *cur = nullptr;
+        uint64_t packets = 0;
+        std::string error;
+        const size_t ahead = size_t(opt.decoders + opt.software_decoders) + 2;
+        for (;;) {
+            int r = av_read_frame(fmt, pkt);
+            if (r == AVERROR_EOF) break;
+            if (r < 0) {
+                error = "reading failed after " + std::to_string(packets) + " frames: " + av_err(r);
+                break;
+            }
+            if (pkt->stream_index != stream_index) {
+                av_packet_unref(pkt);
+                continue;
+            }
+            const bool cut = !cur || (cur->packets.size() >= opt.min_segment_frames &&
+                                      opt.decoders + opt.software_decoders > 1 &&
+                                      clean_random_access(par, pkt));
+            AVPacket *copy = av_packet_clone(pkt);
+            av_packet_unref(pkt);
+            if (!copy) {
+                error = "out of memory";
+                break;
+            }
+            std::unique_lock<std::mutex> lk(mu);
+            if (cut) {
+                if (cur) cur->closed = true;
+                // Read ahead at most `ahead` segments, but always keep one that no decoder has
+                // taken: a decoder outputs the last frames of a segment only once it is fed the
+                // next one, so one waiting for a segment must get one.
+                cv.wait(lk, [&] {
+                    if (stopping || segments.size() < ahead) return true;
+                    for (auto &x : segments)
+                        if (!x->taken) return false;
+                    return true;
+                });
+                if (stopping) {
+                    av_packet_free(&copy);
+                    break;
+                }
+                auto s = std::make_unique<Segment>();
+                s->first_frame = packets;
+                cur = s.get();
+                segments.push_back(std::move(s));
+                ++segment_count;
+            }
+            cur->packets.push_back(copy);
+            ++packets;
+            lk.unlock();
+            cv.notify_all();
+        }
+        av_packet_free(&pkt);
+        avformat_close_input(&fmt);
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            if (cur) cur->closed = true;
+            demux_error = error;
+            demux_done = true;
+        }
+        cv.notify_all();
+    }
+
+    // Opens the file. The demuxer's copy (again: the stream is known from the probe's) skips
+    // avformat_find_stream_info, which decodes frames to learn what the probe already knows.
+    AVFormatContext *open_input(std::string *err, bool for_demuxer = false) {
+        AVFormatContext *fmt = nullptr;
+        const std::string url = path == "-" ? std::string("pipe:0") : path;
+        int r = avformat_open_input(&fmt, url.c_str(), nullptr, nullptr);
+        if (r < 0) {
+            *err = "cannot open: " + av_err(r);
+            return nullptr;
+        }
+        if (for_demuxer) {
+            if (stream_index >= int(fmt->nb_streams)) {
+                *err = "the file changed while it was opened";
+                avformat_close_input(&fmt);
+                return nullptr;
+            }
+            for (unsigned i = 0; i < fmt->nb_streams; ++i)
+                if (int(i) != stream_index) fmt->streams[i]->discard = AVDISCARD_ALL;
+            return fmt;
+        }
+        r = avformat_find_stream_info(fmt, nullptr);
+        if (r < 0) {
+            *err = "cannot read stream information: " + av_err(r);
+            avformat_close_input(&fmt);
+            return nullptr;
+        }
+        const AVCodec *c = nullptr;
+        const int idx = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &c, 0);
+        if (idx < 0) {
+            *err = "no video stream";
+            avformat_close_input(&fmt);
+            return nullptr;
+        }
+        for (unsigned i = 0; i < fmt->nb_streams; ++i)
+            if (int(i) != idx) fmt->streams[i]->discard = AVDISCARD_ALL;
+        stream_index = idx;
+        if (!codec) {
+            codec = sw_codec = c;
+            // FFmpeg 5.1 drives NVDEC AV1 only through its native `av1` decoder.
+            if (opt.cuda && c && c->id == AV_CODEC_ID_AV1)
+                if (const AVCodec *native = avcodec_find_decoder_by_name("av1")) codec = native;
+        }
+        if (!par) {
+            par = avcodec_parameters_alloc();
+            avcodec_parameters_copy(par, fmt->streams[idx]->codecpar);
+        }
+        return fmt;
+    }
+
+    // Decodes the first frame with decoder state `st`; sets the size, depth and description.
+    void probe(AVCodecContext *ctx, DecoderState *st, AVFormatContext *fmt) {
+        AVPacket *pkt = av_packet_alloc();
+        AVFrame *f = av_frame_alloc();
+        std::string err;
+        int got = 0;
+        bool eof = false;
+        while (!got && err.empty()) {
+            int r = avcodec_receive_frame(ctx, f);
+            if (r == 0) {
+                got = 1;
+                break;
+            }
+            if (r == AVERROR_EOF) break;
+            if (r != AVERROR(EAGAIN)) {
+                err = "decoding failed: " + av_err(r);
+                break;
+            }
+            if (eof) break;
+            r = av_read_frame(fmt, pkt);
+            if (r < 0) {
+                avcodec_send_packet(ctx, nullptr);
+                eof = true;
+                continue;
+            }
+            if (pkt->stream_index == stream_index) {
+                r = avcodec_send_packet(ctx, pkt);
+                if (r < 0 && r != AVERROR(EAGAIN) && !(st->want_cuda && st->cuda_refused))
+                    err = "decoding failed: " + av_err(r);
+            }
+            av_packet_unref(pkt);
+            if (st->want_cuda && st->cuda_refused) break;
+        }
+        av_packet_free(&pkt);
+        const int sw = ctx->sw_pix_fmt;
+        const char *swname = av_get_pix_fmt_name(AVPixelFormat(sw));
+        if (st->want_cuda && (st->cuda_refused || (got && f->format != AV_PIX_FMT_CUDA))) {
+            av_frame_free(&f);
+            throw NvdecUnsupported{std::string("NVDEC does not decode ") + codec->name + " " +
+                                   (swname ? swname : "?") + " " + std::to_string(ctx->width) +
+                                   "x" + std::to_string(ctx->height) + " here"};
+        }
+        if (!err.empty() || !got) {
+            av_frame_free(&f);
+            if (st->want_cuda && !got && err.empty()) throw NvdecUnsupported{"NVDEC produced no frame"};
+            throw InputError(name + ": " + (err.empty() ? "no frames could be decoded" : err));
+        }
+        const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(AVPixelFormat(st->want_cuda ? sw : f->format));
+        width = uint32_t(f->width - int(f->crop_left + f->crop_right));
+        height = uint32_t(f->height - int(f->crop_top + f->crop_bottom));
+        bitdepth = d ? uint32_t(d->comp[0].depth) : 8;
+        sw_format = st->want_cuda ? sw : f->format;
+        av_frame_free(&f);
+        swname_ = swname ? swname : "?";
+        container_ = fmt->iformat->name;
+        describe();
+    }
+};
+
+SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
+                               const SegmentDecoderOptions &opts)
+    : impl_(new Impl) {
+    Impl &s = *impl_;
+    s.path = path;
+    s.name = name;
+    s.opt = opts;
+    s.opt.decoders = std::max(1u, s.opt.decoders);
+#if !defined(VIF_WITH_NVDEC)
+    if (s.opt.cuda) throw NvdecUnsupported{"this build has no NVDEC support"};
+#endif
+    std::string err;
+    AVFormatContext *probe_fmt = s.open_input(&err);
+    if (!probe_fmt) throw InputError(name + ": " + err);
+    if (!s.codec) {
+        avformat_close_input(&probe_fmt);
+        throw InputError(name + ": no decoder for its video stream");
+    }
+    auto *st0 = new Impl::DecoderState;
+    void *stream0 = nullptr;
+    AVCodecContext *ctx0 = s.open_decoder(st0, s.opt.cuda, &stream0, &err);
+    if (!ctx0) {
+        delete st0;
+        avformat_close_input(&probe_fmt);
+        if (s.opt.cuda) throw NvdecUnsupported{err};
+        throw InputError(name + ": " + err);
+    }
+    try {
+        s.probe(ctx0, st0, probe_fmt);
+    } catch (...) {
+        avcodec_free_context(&ctx0);
+        delete st0;
+        avformat_close_input(&probe_fmt);
+        throw;
+    }
+    avformat_close_input(&probe_fmt);
+    avcodec_flush_buffers(ctx0);
+    s.luma_row_bytes = size_t(s.width) * (s.bitdepth > 8 ? 2 : 1);
+    // Frames each decoder may buffer: a whole segment where memory allows (about 6 GiB of
+    // device buffers an input), at least queue_frames.
+    const size_t luma = s.luma_row_bytes * s.height;
+    s.cap = std::max<size_t>(opts.queue_frames,
+                             std::min<size_t>(256, (size_t(6) << 30) / (luma * s.opt.decoders)));
+    if (!s.opt.cuda) s.opt.software_decoders = 0; // all of them are already
+    s.pools.resize(s.opt.decoders + s.opt.software_decoders);
+    s.describe();
+
+    AVFormatContext *fmt = s.open_input(&err, true);
+    if (!fmt) {
+        avcodec_free_context(&ctx0);
+        delete st0;
+        throw InputError(name + ": " + err);
+    }
+    s.demuxer = std::thread([&s, fmt] { s.demux_thread(fmt); });
+    s.decoders.emplace_back([&s, ctx0, st0, stream0] { s.decoder_thread(0, ctx0, st0, stream0); });
+    for (unsigned i = 1; i < s.opt.decoders; ++i) {
+        auto *st = new Impl::DecoderState;
+        void *stream = nullptr;
+        AVCodecContext *ctx = s.open_decoder(st, s.opt.cuda, &stream, &err);
+        if (!ctx) {
+            delete st;
+            std::fprintf(stderr, "vif: note: %s: %s; using %u decoders\n", name.c_str(),
+                         err.c_str(), i);
+            break;
+        }
+        s.decoders.emplace_back([&s, i, ctx, st, stream] { s.decoder_thread(int(i), ctx, st, stream); });
+    }
+    // Software decoders beside the NVDEC ones (CPU threads that add throughput): host frames.
+    for (unsigned j = 0; j < s.opt.software_decoders; ++j) {
+        const unsigned i = s.opt.decoders + j;
+        auto *st = new Impl::DecoderState;
+        void *stream = nullptr;
+        AVCodecContext *ctx = s.open_decoder(st, false, &stream, &err);
+        if (!ctx) {
+            delete st;
+            break;
+        }
+        s.decoders.emplace_back([&s, i, ctx, st, stream] { s.decoder_thread(int(i), ctx, st, stream); });
+    }
+}
+
+SegmentDecoder::~SegmentDecoder() = default;
+
+uint32_t SegmentDecoder::width() const { return impl_->width; }
+uint32_t SegmentDecoder::height() const { return impl_->height; }
+uint32_t SegmentDecoder::bitdepth() const { return impl_->bitdepth; }
+int SegmentDecoder::sw_format() const { return impl_->sw_format; }
+const std::string &SegmentDecoder::description() const { return impl_->description; }
+uint64_t SegmentDecoder::segments() const {
+    std::lock_guard<std::mutex> lk(impl_->mu);
+    return impl_->segment_count;
+}
+void SegmentDecoder::stop() { impl_->stop(); }
+
+bool SegmentDecoder::next(DecodedFrame *out) {
+    Impl &s = *impl_;
+    std::unique_lock<std::mutex> lk(s.mu);
+    for (;;) {
+        if (!s.segments.empty()) {
+            Segment &seg = *s.segments.front();
+            if (!seg.frames.empty()) {
+                *out = seg.frames.front();
+                seg.frames.pop_front();
+                out->index = s.next_index++;
+                lk.unlock();
+                s.cv.notify_all();
+                return true;
+            }
+            if (!seg.error.empty()) throw InputError(s.name + ": " + seg.error);
+            if (seg.done) {
+                s.segments.pop_front();
+                lk.unlock();
+                s.cv.notify_all();
+                lk.lock();
+                continue;
+            }
+        } else if (s.demux_done) {
+            if (!s.demux_error.empty()) throw InputError(s.name + ": " + s.demux_error);
+            return false;
+        }
+        if (s.decoders.empty() || s.stopping) throw InputError(s.name + ": the decoders stopped");
+        s.cv.wait(lk);
+    }
+}
+
+void SegmentDecoder::release(DecodedFrame *f) {
+    Impl &s = *impl_;
+    av_frame_free(&f->frame);
+    if (f->on_device && f->data) {
+        std::lock_guard<std::mutex> lk(s.mu);
+        s.pools[size_t(f->decoder)].free.push_back(Buffer{const_cast<void *>(f->data), size_t(f->pitch)});
+        f->data = nullptr;
+    }
+    s.cv.notify_all();
+}
+
+} // namespace vifcli

@@ -1,0 +1,104 @@
+// Decodes one encoded input with several decoders at once, handing out its frames in order.
+//
+// A demuxer thread reads the packets and cuts the stream into segments at clean random-access
+// points (H.264/HEVC IDR pictures, AV1 key frames) at least `min_segment_frames` apart. Decoder
+// threads, each with a decoder of its own (an NVDEC session through libavcodec's `cuda` hwaccel,
+// or a software decoder), take the segments in order and decode them independently; next()
+// returns the frames of segment 0, then of segment 1, ... so the sequence is exactly what one
+// decoder would produce from the whole stream (a segment starts where the decoder's state is
+// reset by the stream itself, so nothing before it is referenced).
+//
+// Memory is bounded: a decoder keeps at most `queue_frames` decoded frames ready, and the
+// demuxer reads at most a few segments ahead of the frame handed out.
+//
+// NVDEC frames (AV_PIX_FMT_CUDA, NV12/P010/P016) never leave the GPU: a decoder copies the luma
+// plane of each mapped surface into a device buffer of its own and gives the surface back at
+// once (a decoder has at most 32 surfaces; decoding ahead needs room for whole segments). The
+// buffer is the caller's until release().
+//
+// A decoder that cannot get an NVDEC session (out of sessions or memory) carries on in software
+// for the rest of the run (one line on stderr says so); its frames are then host frames.
+#ifndef VIF_TOOLS_SEGMENT_DECODER_HPP
+#define VIF_TOOLS_SEGMENT_DECODER_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+struct AVFrame;
+
+namespace vifcli {
+
+struct SegmentDecoderOptions {
+    bool cuda = true;                ///< NVDEC decoders (else software)
+    int cuda_device = 0;             ///< device ordinal (its primary context is used)
+    unsigned decoders = 1;           ///< decoders working at once
+    unsigned software_decoders = 0;   ///< with cuda: software decoders beside the NVDEC ones
+    unsigned threads_per_decoder = 1; ///< software decoders: libavcodec threads each
+    unsigned min_segment_frames = 30; ///< shortest segment worth a decoder of its own
+    unsigned queue_frames = 4;        ///< decoded frames a decoder may keep ready
+    unsigned held_frames = 8;         ///< frames the consumer may hold (surfaces kept spare)
+    bool verbose = false;
+};
+
+/** One decoded frame, owned by the caller until SegmentDecoder::release(). */
+struct DecodedFrame {
+    // NVDEC: the luma plane in a device buffer of the decoder's pool, already written.
+    const void *data = nullptr;
+    ptrdiff_t pitch = 0;
+    bool on_device = false;
+    uint32_t flags = 0;       ///< VIF_PICTURE_MSB_ALIGNED for NVDEC's 16-bit surfaces
+    int decoder = 0;          ///< whose pool the buffer goes back to
+    // Software decoding (or a decoder that fell back to it): the host frame.
+    AVFrame *frame = nullptr;
+    uint64_t index = 0;       ///< position in the stream (display order), from 0
+};
+
+class SegmentDecoder {
+public:
+    /**
+     * Opens `path` (`name` prefixes messages: "reference 'a.mp4'"). With opts.cuda, the first
+     * frame is decoded with NVDEC to learn whether it can: if not, throws NvdecUnsupported.
+     * Other problems throw InputError. Starts the threads.
+     */
+    SegmentDecoder(const std::string &path, const std::string &name,
+                   const SegmentDecoderOptions &opts);
+    ~SegmentDecoder();
+    SegmentDecoder(const SegmentDecoder &) = delete;
+    SegmentDecoder &operator=(const SegmentDecoder &) = delete;
+
+    uint32_t width() const;
+    uint32_t height() const;
+    uint32_t bitdepth() const;      ///< of the coded samples (P010 holds 10)
+    /** Pixel format of the frames: software decoders' output format, or the format NVDEC
+     *  decodes into memory (an AVPixelFormat value). */
+    int sw_format() const;
+    const std::string &description() const; ///< "hevc (yuv420p10le via NVDEC, 4 decoders) in ..."
+
+    /** Waits for the next frame: true with one, false at the end; throws InputError. */
+    bool next(DecodedFrame *out);
+    /** Gives a frame from next() back (unreferences it, recycles its event). */
+    void release(DecodedFrame *f);
+    /** Stops the threads (also done by the destructor). */
+    void stop();
+
+    /** Segments the stream was cut into so far. */
+    uint64_t segments() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+/** Thrown when NVDEC cannot decode an input (codec, profile, chroma format or size). */
+struct NvdecUnsupported {
+    std::string why;
+};
+
+/** Whether this build can decode with NVDEC at all (FFmpeg with the cuda hwaccel). */
+bool nvdec_built_in();
+
+} // namespace vifcli
+
+#endif
