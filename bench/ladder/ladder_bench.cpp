@@ -17,9 +17,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <string>
-#include <ctime>
 #include <vector>
 
 #include "vif/vif.h"
@@ -46,8 +46,10 @@ std::vector<uint8_t> plane(int w, int h, int bpc, int seed, int noise_amp) {
             if (noise_amp) v += extra(rng2) * (maxv / 255);
             v = std::clamp(v, 0, maxv);
             const size_t k = size_t(i) * w + j;
-            if (bps == 1) out[k] = uint8_t(v);
-            else reinterpret_cast<uint16_t*>(out.data())[k] = uint16_t(v);
+            if (bps == 1)
+                out[k] = uint8_t(v);
+            else
+                reinterpret_cast<uint16_t*>(out.data())[k] = uint16_t(v);
         }
     return out;
 }
@@ -114,7 +116,7 @@ double run(const Options& o, int k, bool multi, const std::vector<uint8_t>& ref,
     return t;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
     Options o;
@@ -129,12 +131,18 @@ int main(int argc, char** argv) {
             return 2;
         }
         const std::string a = argv[i], v = argv[i + 1];
-        if (a == "--backend") o.backend = v == "cuda" ? VIF_BACKEND_CUDA : VIF_BACKEND_CPU;
-        else if (a == "--size") std::sscanf(v.c_str(), "%dx%d", &o.w, &o.h);
-        else if (a == "--rungs") o.rungs = std::atoi(v.c_str());
-        else if (a == "--frames") o.frames = std::atoi(v.c_str());
-        else if (a == "--threads") o.threads = unsigned(std::atoi(v.c_str()));
-        else if (a == "--bitdepth") o.bpc = std::atoi(v.c_str());
+        if (a == "--backend")
+            o.backend = v == "cuda" ? VIF_BACKEND_CUDA : VIF_BACKEND_CPU;
+        else if (a == "--size")
+            std::sscanf(v.c_str(), "%dx%d", &o.w, &o.h);
+        else if (a == "--rungs")
+            o.rungs = std::atoi(v.c_str());
+        else if (a == "--frames")
+            o.frames = std::atoi(v.c_str());
+        else if (a == "--threads")
+            o.threads = unsigned(std::atoi(v.c_str()));
+        else if (a == "--bitdepth")
+            o.bpc = std::atoi(v.c_str());
         else {
             std::fprintf(stderr, "unknown option %s\n", a.c_str());
             return 2;
@@ -151,8 +159,8 @@ int main(int argc, char** argv) {
                 o.backend == VIF_BACKEND_CUDA ? "cuda" : "cpu", o.w, o.h, o.bpc, o.rungs, o.frames,
                 o.threads, g_wall ? "wall" : "process CPU");
     std::printf("one pair            %8.2f ms per reference frame\n", one * per);
-    std::printf("%d separate pairs    %8.2f ms  (%.2f pair-equivalents)\n", o.rungs,
-                separate * per, separate / one);
+    std::printf("%d separate pairs    %8.2f ms  (%.2f pair-equivalents)\n", o.rungs, separate * per,
+                separate / one);
     std::printf("ladder (multi)      %8.2f ms  (%.2f pair-equivalents, %.2fx the separate pairs)\n",
                 ladder * per, ladder / one, separate / ladder);
     return 0;

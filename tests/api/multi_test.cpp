@@ -60,7 +60,8 @@ TEST_P(Multi, LadderGivesLibvmafValuesOfEveryPair) {
     ASSERT_FALSE(ref.empty());
     std::vector<std::vector<uint8_t>> planes;
     std::vector<VifPicture> pics;
-    for (const GoldenCase& k : cases) planes.push_back(vif::testing::read_luma(k, k.dist_path(), 0));
+    for (const GoldenCase& k : cases)
+        planes.push_back(vif::testing::read_luma(k, k.dist_path(), 0));
     for (const auto& p : planes) pics.push_back({p.data(), c.width, c.width, c.height, 8, 0});
     std::vector<const VifPicture*> dists;
     for (const auto& p : pics) dists.push_back(&p);
@@ -114,26 +115,34 @@ Layout layout(const std::vector<uint16_t>& v, int w, int h, int bpc) {
     const size_t bps = bpc == 8 ? 1 : 2;
     out.bytes.resize(v.size() * bps);
     for (size_t i = 0; i < v.size(); ++i) {
-        if (bpc == 8) out.bytes[i] = static_cast<uint8_t>(v[i]);
-        else std::memcpy(&out.bytes[2 * i], &v[i], 2);
+        if (bpc == 8)
+            out.bytes[i] = static_cast<uint8_t>(v[i]);
+        else
+            std::memcpy(&out.bytes[2 * i], &v[i], 2);
     }
-    out.pic = VifPicture{out.bytes.data(), static_cast<ptrdiff_t>(w * bps), static_cast<uint32_t>(w),
-                         static_cast<uint32_t>(h), static_cast<uint32_t>(bpc), 0};
+    out.pic = VifPicture{out.bytes.data(),           static_cast<ptrdiff_t>(w * bps),
+                         static_cast<uint32_t>(w),   static_cast<uint32_t>(h),
+                         static_cast<uint32_t>(bpc), 0};
     return out;
 }
 
 // Every field equal, bit for bit, to separate vif_submit calls; mixed with ordinary submissions.
 TEST_P(Multi, EqualsSeparatePairsAcrossDepthsAndVariants) {
-    struct Shape { int w, h, bpc; VifVariant v; };
-    for (const Shape sh : {Shape{67, 45, 8, VIF_VARIANT_INTEGER}, Shape{128, 72, 10, VIF_VARIANT_INTEGER},
-                           Shape{96, 64, 12, VIF_VARIANT_INTEGER}, Shape{80, 80, 16, VIF_VARIANT_INTEGER},
-                           Shape{100, 60, 8, VIF_VARIANT_FLOAT}}) {
+    struct Shape {
+        int w, h, bpc;
+        VifVariant v;
+    };
+    for (const Shape sh :
+         {Shape{67, 45, 8, VIF_VARIANT_INTEGER}, Shape{128, 72, 10, VIF_VARIANT_INTEGER},
+          Shape{96, 64, 12, VIF_VARIANT_INTEGER}, Shape{80, 80, 16, VIF_VARIANT_INTEGER},
+          Shape{100, 60, 8, VIF_VARIANT_FLOAT}}) {
         SCOPED_TRACE(std::to_string(sh.w) + "x" + std::to_string(sh.h) + " " +
                      std::to_string(sh.bpc) + "-bit variant " + std::to_string(sh.v));
         const int K = 5;
         const Layout ref = layout(pattern(sh.w, sh.h, sh.bpc, 1), sh.w, sh.h, sh.bpc);
         std::vector<Layout> d;
-        for (int k = 0; k < K; ++k) d.push_back(layout(pattern(sh.w, sh.h, sh.bpc, 10 + k), sh.w, sh.h, sh.bpc));
+        for (int k = 0; k < K; ++k)
+            d.push_back(layout(pattern(sh.w, sh.h, sh.bpc, 10 + k), sh.w, sh.h, sh.bpc));
         std::vector<const VifPicture*> dists;
         for (const Layout& l : d) dists.push_back(&l.pic);
 
@@ -144,9 +153,10 @@ TEST_P(Multi, EqualsSeparatePairsAcrossDepthsAndVariants) {
         for (int k = 0; k < K; ++k) ASSERT_EQ(vif_submit(one, &ref.pic, dists[k], nullptr), VIF_OK);
         ASSERT_EQ(vif_submit(one, &d[0].pic, &ref.pic, nullptr), VIF_OK);
         for (auto& s : a) ASSERT_EQ(vif_receive(one, &s, 1), VIF_OK);
-        ASSERT_EQ(vif_submit_multi(many, &ref.pic, dists.data(), K, nullptr), VIF_OK) << vif_last_error();
+        ASSERT_EQ(vif_submit_multi(many, &ref.pic, dists.data(), K, nullptr), VIF_OK)
+            << vif_last_error();
         uint64_t idx = 0;
-        ASSERT_EQ(vif_submit(many, &d[0].pic, &ref.pic, &idx), VIF_OK);  // an ordinary pair after
+        ASSERT_EQ(vif_submit(many, &d[0].pic, &ref.pic, &idx), VIF_OK); // an ordinary pair after
         EXPECT_EQ(idx, static_cast<uint64_t>(K));
         for (auto& s : b) ASSERT_EQ(vif_receive(many, &s, 1), VIF_OK);
         for (int k = 0; k <= K; ++k) {
@@ -156,7 +166,7 @@ TEST_P(Multi, EqualsSeparatePairsAcrossDepthsAndVariants) {
                 EXPECT_EQ(a[k].den[sc], b[k].den[sc]) << "pair " << k << " scale " << sc;
             }
             EXPECT_EQ(a[k].combined, b[k].combined) << "pair " << k;
-            EXPECT_GT(a[k].den_sum, 0.0);  // something was computed
+            EXPECT_GT(a[k].den_sum, 0.0); // something was computed
         }
         vif_destroy(one);
         vif_destroy(many);
@@ -177,27 +187,33 @@ TEST_P(Multi, RefusedCallsQueueNothing) {
         EXPECT_EQ(vif_pending(ctx), 0u) << part;
         return st;
     };
-    EXPECT_EQ(refused(vif_submit_multi(ctx, &p, two, 2, nullptr), "distorted[1]"), VIF_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(refused(vif_submit_multi(ctx, &p, with_null, 2, nullptr), "NULL"), VIF_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(refused(vif_submit_multi(ctx, &p, two, 0, nullptr), "count"), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(refused(vif_submit_multi(ctx, &p, two, 2, nullptr), "distorted[1]"),
+              VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(refused(vif_submit_multi(ctx, &p, with_null, 2, nullptr), "NULL"),
+              VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(refused(vif_submit_multi(ctx, &p, two, 0, nullptr), "count"),
+              VIF_ERROR_INVALID_ARGUMENT);
     std::vector<const VifPicture*> many(VIF_MAX_DISTORTED + 1, &p);
     EXPECT_EQ(refused(vif_submit_multi(ctx, &p, many.data(), many.size(), nullptr), "count"),
               VIF_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(refused(vif_submit_multi(ctx, &p, nullptr, 1, nullptr), "dists"), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(refused(vif_submit_multi(ctx, &p, nullptr, 1, nullptr), "dists"),
+              VIF_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(vif_submit_multi(nullptr, &p, two, 1, nullptr), VIF_ERROR_INVALID_ARGUMENT);
-    EXPECT_EQ(refused(vif_submit_multi(ctx, nullptr, two, 1, nullptr), "reference"), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(refused(vif_submit_multi(ctx, nullptr, two, 1, nullptr), "reference"),
+              VIF_ERROR_INVALID_ARGUMENT);
 
     // Still usable, indices start at 0; the largest call is accepted.
     std::vector<const VifPicture*> max(VIF_MAX_DISTORTED, &p);
     uint64_t first = 7;
-    ASSERT_EQ(vif_submit_multi(ctx, &p, max.data(), max.size(), &first), VIF_OK) << vif_last_error();
+    ASSERT_EQ(vif_submit_multi(ctx, &p, max.data(), max.size(), &first), VIF_OK)
+        << vif_last_error();
     EXPECT_EQ(first, 0u);
     EXPECT_EQ(vif_pending(ctx), static_cast<size_t>(VIF_MAX_DISTORTED));
     for (size_t k = 0; k < max.size(); ++k) {
         VifScores s;
         ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
         EXPECT_EQ(s.frame_index, k);
-        EXPECT_EQ(s.combined, 1.0);  // identical flat pictures
+        EXPECT_EQ(s.combined, 1.0); // identical flat pictures
     }
     vif_destroy(ctx);
 }
@@ -232,7 +248,7 @@ TEST_P(Multi, FullQueueSaysAgainAndQueuesNothing) {
     ASSERT_EQ(vif_submit_multi(ctx, &p, three, 2, &idx), VIF_OK);
     EXPECT_EQ(idx, 3u);
     EXPECT_EQ(vif_pending(ctx), 2u);
-    vif_destroy(ctx);  // with pairs pending
+    vif_destroy(ctx); // with pairs pending
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Multi, ::testing::Values(VIF_BACKEND_CPU, VIF_BACKEND_CUDA),
@@ -240,4 +256,4 @@ INSTANTIATE_TEST_SUITE_P(Backends, Multi, ::testing::Values(VIF_BACKEND_CPU, VIF
                              return std::string(i.param == VIF_BACKEND_CPU ? "cpu" : "cuda");
                          });
 
-}  // namespace
+} // namespace

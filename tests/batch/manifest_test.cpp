@@ -24,14 +24,13 @@ std::string error_of(const std::string& text) {
     }
     return "(no error)";
 }
-}  // namespace
+} // namespace
 
 TEST(Manifest, CsvWithOptionalColumnsInAnyOrder) {
-    const auto rows = parse(
-        "distorted,width,reference,height,pixel_format,bitdepth,comment\n"
-        "r1.yuv,1920,src.yuv,1080,yuv420p,10,x\n"
-        "\n"
-        "\"dir, with comma/r2.mp4\",,src.mp4,,,,\"said \"\"hi\"\"\"\r\n");
+    const auto rows = parse("distorted,width,reference,height,pixel_format,bitdepth,comment\n"
+                            "r1.yuv,1920,src.yuv,1080,yuv420p,10,x\n"
+                            "\n"
+                            "\"dir, with comma/r2.mp4\",,src.mp4,,,,\"said \"\"hi\"\"\"\r\n");
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[0].row, 1u);
     EXPECT_EQ(rows[0].reference, "src.yuv");
@@ -47,11 +46,11 @@ TEST(Manifest, CsvWithOptionalColumnsInAnyOrder) {
 }
 
 TEST(Manifest, JsonLines) {
-    const auto rows = parse(
-        "{\"reference\": \"a.y4m\", \"distorted\": \"b\\\"q.mp4\"}\n"
-        "  \n"
-        "{\"distorted\":\"c.yuv\",\"reference\":\"a.yuv\",\"width\":64,\"height\":32,"
-        "\"bitdepth\":8,\"pixel_format\":\"yuv420p\",\"note\":null}\n");
+    const auto rows =
+        parse("{\"reference\": \"a.y4m\", \"distorted\": \"b\\\"q.mp4\"}\n"
+              "  \n"
+              "{\"distorted\":\"c.yuv\",\"reference\":\"a.yuv\",\"width\":64,\"height\":32,"
+              "\"bitdepth\":8,\"pixel_format\":\"yuv420p\",\"note\":null}\n");
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[0].distorted, "b\"q.mp4");
     EXPECT_EQ(rows[1].width, 64u);
@@ -75,8 +74,9 @@ TEST(Manifest, ErrorsNameTheLine) {
     EXPECT_NE(error_of("{\"reference\":\"a\",\"distorted\":\"b\"}\n{\"reference\":\"a\"\n")
                   .find("m.csv:2"),
               std::string::npos);
-    EXPECT_NE(error_of("{\"reference\":\"a\",\"distorted\":{\"x\":1}}\n").find("string or a number"),
-              std::string::npos);
+    EXPECT_NE(
+        error_of("{\"reference\":\"a\",\"distorted\":{\"x\":1}}\n").find("string or a number"),
+        std::string::npos);
 }
 
 TEST(Manifest, RelativePathsAreRelativeToTheManifest) {
@@ -94,11 +94,10 @@ TEST(Manifest, RelativePathsAreRelativeToTheManifest) {
 }
 
 TEST(Manifest, GroupsByReferenceInFirstAppearanceOrder) {
-    const auto rows = parse(
-        "reference,distorted,width,height\n"
-        "A,a1,,\nB,b1,,\nA,a2,,\nA,a3,64,32\nB,b2,,\n");
+    const auto rows = parse("reference,distorted,width,height\n"
+                            "A,a1,,\nB,b1,,\nA,a2,,\nA,a3,64,32\nB,b2,,\n");
     const auto groups = group_by_reference(rows);
-    ASSERT_EQ(groups.size(), 3u);  // A read as a raw 64x32 file is another reference
+    ASSERT_EQ(groups.size(), 3u); // A read as a raw 64x32 file is another reference
     EXPECT_EQ(groups[0].reference, "A");
     ASSERT_EQ(groups[0].rows.size(), 2u);
     EXPECT_EQ(groups[0].rows[0].distorted, "a1");

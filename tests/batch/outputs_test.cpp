@@ -22,20 +22,20 @@ std::vector<ManifestRow> rows_of(const std::vector<std::string>& dists) {
     }
     return rows;
 }
-}  // namespace
+} // namespace
 
 TEST(Outputs, StemOfTheDistortedFileAndRowOnClashes) {
-    const auto stems = output_stems(rows_of({"/enc/a/720p.mp4", "/enc/540p.mkv", "/enc/b/720p.mp4",
-                                             "/x/720P.yuv", "/x/noext", "/x/.hidden",
-                                             "/x/summary.csv", "/x/rung.v2.mp4"}));
+    const auto stems =
+        output_stems(rows_of({"/enc/a/720p.mp4", "/enc/540p.mkv", "/enc/b/720p.mp4", "/x/720P.yuv",
+                              "/x/noext", "/x/.hidden", "/x/summary.csv", "/x/rung.v2.mp4"}));
     ASSERT_EQ(stems.size(), 8u);
     EXPECT_EQ(stems[0], "720p.row1");
     EXPECT_EQ(stems[1], "540p");
     EXPECT_EQ(stems[2], "720p.row3");
-    EXPECT_EQ(stems[3], "720P.row4");  // clashes without case (case-insensitive file systems)
+    EXPECT_EQ(stems[3], "720P.row4"); // clashes without case (case-insensitive file systems)
     EXPECT_EQ(stems[4], "noext");
     EXPECT_EQ(stems[5], ".hidden");
-    EXPECT_EQ(stems[6], "row7");  // would shadow summary.csv's name
+    EXPECT_EQ(stems[6], "row7"); // would shadow summary.csv's name
     EXPECT_EQ(stems[7], "rung.v2");
 }
 
@@ -52,7 +52,7 @@ TEST(Outputs, CompleteAndAtomic) {
     std::filesystem::create_directories(dir);
     const std::string json = (dir / "a.json").string();
     EXPECT_FALSE(output_complete(json));
-    std::ofstream(json) << "{\"frames\": [1, 2";  // an interrupted writer of an older run
+    std::ofstream(json) << "{\"frames\": [1, 2"; // an interrupted writer of an older run
     EXPECT_FALSE(output_complete(json));
     write_atomically(json, "{\"frames\": [1, 2]}\n");
     EXPECT_TRUE(output_complete(json));

@@ -26,14 +26,16 @@ namespace fs = std::filesystem;
 
 constexpr int kW = 960, kH = 540, kFrames = 4;
 
-bool sh(const std::string& cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()) == 0; }
+bool sh(const std::string& cmd) {
+    return std::system((cmd + " >/dev/null 2>&1").c_str()) == 0;
+}
 
 std::vector<uint8_t> read_all(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
     return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), {});
 }
 
-class LadderUpscale : public ::testing::TestWithParam<int> {  // param: bit depth
+class LadderUpscale : public ::testing::TestWithParam<int> { // param: bit depth
 protected:
     // One folder per process (CTest runs the bit depths at once), made afresh by each run of
     // the suite; its clips are shared between the suite's tests.
@@ -68,8 +70,10 @@ protected:
             EXPECT_TRUE(sh(ffmpeg() + "-f rawvideo -pix_fmt " + pix() + " -s " +
                            std::to_string(kW) + "x" + std::to_string(kH) + " -r 25 -i " +
                            source().string() + " -vf scale=" + std::to_string(w) + ":" +
-                           std::to_string(h) + ":flags=bicubic -c:v libx264 -preset veryfast "
-                           "-crf 32 -threads 1 -pix_fmt " + pix() + " " + p.string()))
+                           std::to_string(h) +
+                           ":flags=bicubic -c:v libx264 -preset veryfast "
+                           "-crf 32 -threads 1 -pix_fmt " +
+                           pix() + " " + p.string()))
                 << "libx264 missing?";
         }
         return p;
@@ -82,7 +86,8 @@ protected:
         return read_all(out);
     }
     size_t frame_bytes(int w, int h) const {
-        return (static_cast<size_t>(w) * h + 2 * static_cast<size_t>((w + 1) / 2) * ((h + 1) / 2)) * bps();
+        return (static_cast<size_t>(w) * h + 2 * static_cast<size_t>((w + 1) / 2) * ((h + 1) / 2)) *
+               bps();
     }
 };
 
@@ -99,12 +104,14 @@ TEST_P(LadderUpscale, SamplesAndScoresEqualTheFfmpegCli) {
     VifContext* ctx = nullptr;
     ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK) << vif_last_error();
 
-    struct Rung { int w, h; };
-    const Rung rungs[] = {{kW / 2, kH / 2}, {kW * 2 / 3, kH * 2 / 3}};  // 480x270, 640x360
+    struct Rung {
+        int w, h;
+    };
+    const Rung rungs[] = {{kW / 2, kH / 2}, {kW * 2 / 3, kH * 2 / 3}}; // 480x270, 640x360
     for (const char* kernel : {"bicubic", "lanczos", "bilinear"}) {
         ScalerKernel k;
         ASSERT_TRUE(parse_scaler(kernel, &k));
-        std::vector<std::vector<uint8_t>> ours(2), theirs(2);  // upscaled luma, all frames
+        std::vector<std::vector<uint8_t>> ours(2), theirs(2); // upscaled luma, all frames
         for (int r = 0; r < 2; ++r) {
             SCOPED_TRACE(std::string(kernel) + " " + std::to_string(rungs[r].w) + "x" +
                          std::to_string(rungs[r].h) + " " + std::to_string(bpc) + "-bit");
@@ -132,22 +139,24 @@ TEST_P(LadderUpscale, SamplesAndScoresEqualTheFfmpegCli) {
         const ptrdiff_t stride = static_cast<ptrdiff_t>(kW * bps());
         for (int f = 0; f < kFrames; ++f) {
             const VifPicture ref{src.data() + frame_bytes(kW, kH) * f, stride, kW, kH,
-                                 static_cast<uint32_t>(bpc), 0};
+                                 static_cast<uint32_t>(bpc),           0};
             VifScores want[2], got[2];
             for (int r = 0; r < 2; ++r) {
                 const VifPicture d{theirs[r].data() + luma * f, stride, kW, kH,
-                                   static_cast<uint32_t>(bpc), 0};
+                                   static_cast<uint32_t>(bpc),  0};
                 ASSERT_EQ(vif_score(ctx, &ref, &d, &want[r]), VIF_OK) << vif_last_error();
             }
-            const VifPicture d0{ours[0].data() + luma * f, stride, kW, kH, static_cast<uint32_t>(bpc), 0};
-            const VifPicture d1{ours[1].data() + luma * f, stride, kW, kH, static_cast<uint32_t>(bpc), 0};
+            const VifPicture d0{ours[0].data() + luma * f,  stride, kW, kH,
+                                static_cast<uint32_t>(bpc), 0};
+            const VifPicture d1{ours[1].data() + luma * f,  stride, kW, kH,
+                                static_cast<uint32_t>(bpc), 0};
             const VifPicture* dists[] = {&d0, &d1};
             ASSERT_EQ(vif_submit_multi(ctx, &ref, dists, 2, nullptr), VIF_OK) << vif_last_error();
             for (auto& g : got) ASSERT_EQ(vif_receive(ctx, &g, 1), VIF_OK);
             for (int r = 0; r < 2; ++r) {
                 for (int s = 0; s < 4; ++s) EXPECT_EQ(got[r].scale[s], want[r].scale[s]);
                 EXPECT_EQ(got[r].combined, want[r].combined);
-                EXPECT_LT(want[r].combined, 1.0);  // lossy and rescaled: a real difference
+                EXPECT_LT(want[r].combined, 1.0); // lossy and rescaled: a real difference
             }
         }
     }
@@ -167,4 +176,4 @@ TEST(Scaler, NamesAndRefusals) {
     EXPECT_THROW(LumaScaler(64, 64, 128, 128, 9, ScalerKernel::kBicubic), std::runtime_error);
 }
 
-}  // namespace
+} // namespace

@@ -34,7 +34,7 @@ std::string failure(const std::string& opt, const Env& env) {
     EXPECT_FALSE(resolve_shard(opt, env.lookup(), &s, &err)) << opt;
     return err;
 }
-}  // namespace
+} // namespace
 
 TEST(Shard, OptionAndDefaults) {
     Env none;
@@ -52,19 +52,20 @@ TEST(Shard, OptionAndDefaults) {
 }
 
 TEST(Shard, ArrayJobVariables) {
-    Env slurm{{{"SLURM_ARRAY_TASK_ID", "7"}, {"SLURM_ARRAY_TASK_MIN", "5"},
+    Env slurm{{{"SLURM_ARRAY_TASK_ID", "7"},
+               {"SLURM_ARRAY_TASK_MIN", "5"},
                {"SLURM_ARRAY_TASK_COUNT", "4"}}};
     Shard s = resolve("", slurm);
-    EXPECT_EQ(s.index, 2u);  // --array=5-8: the third task
+    EXPECT_EQ(s.index, 2u); // --array=5-8: the third task
     EXPECT_EQ(s.count, 4u);
     EXPECT_EQ(s.source, "SLURM_ARRAY_TASK_ID");
 
     Env k8s{{{"JOB_COMPLETION_INDEX", "3"}}};
-    s = resolve("5", k8s);  // the count from --shard N
+    s = resolve("5", k8s); // the count from --shard N
     EXPECT_EQ(s.index, 3u);
     EXPECT_EQ(s.count, 5u);
     k8s.vars["VIF_SHARD_COUNT"] = "4";
-    s = resolve("", k8s);  // or from VIF_SHARD_COUNT
+    s = resolve("", k8s); // or from VIF_SHARD_COUNT
     EXPECT_EQ(s.count, 4u);
     EXPECT_EQ(s.source, "JOB_COMPLETION_INDEX");
 

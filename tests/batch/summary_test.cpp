@@ -37,7 +37,7 @@ bool same(const SummaryRow& a, const SummaryRow& b) {
            a.source_height == b.source_height && a.has_scores == b.has_scores &&
            (!a.has_scores || (a.vif == b.vif && a.scale == b.scale)) && a.error == b.error;
 }
-}  // namespace
+} // namespace
 
 TEST(Summary, RoundTripKeepsEveryBit) {
     std::vector<SummaryRow> rows = {row(1, "a.y4m"), row(2, "dir,with \"quotes\".y4m")};

@@ -12,7 +12,9 @@ namespace {
 const char *const kRungs[] = {"kodim23pan_576x324_8b_crf35", "kodim23pan_576x324_8b_blur",
                               "kodim23pan_576x324_8b_identical"};
 
-std::string stem(const std::string &path) { return fs::path(path).stem().string(); }
+std::string stem(const std::string &path) {
+    return fs::path(path).stem().string();
+}
 
 json load(const std::string &path) {
     json j = json::parse(slurp(path), nullptr, false);
@@ -55,7 +57,7 @@ TEST_F(BatchCli, LadderGivesLibvmafValuesForEveryRung) {
         const json j = load(path("out/" + stem(c.dist_path()) + ".json"));
         std::vector<std::string> keys;
         for (const auto &k : expected_keys(c.expected_path(), true, false))
-            if (is_score_key(k) && k != "integer_vif") keys.push_back(k);  // the per-scale scores
+            if (is_score_key(k) && k != "integer_vif") keys.push_back(k); // the per-scale scores
         expect_frames_match(j, vif::testing::load_expected(c.expected_path()), keys, true, n);
     }
     const std::string s = summary(path("out"));
@@ -73,7 +75,8 @@ TEST_F(BatchCli, BatchOutputsEqualSingleRunsAndFailuresAreReported) {
     std::istringstream in(s);
     for (std::string l; std::getline(in, l);) lines.push_back(l);
     ASSERT_EQ(lines.size(), 6u) << s;
-    for (int i = 1; i <= 4; ++i) EXPECT_NE(lines[size_t(i)].find(",ok,"), std::string::npos) << lines[size_t(i)];
+    for (int i = 1; i <= 4; ++i)
+        EXPECT_NE(lines[size_t(i)].find(",ok,"), std::string::npos) << lines[size_t(i)];
     EXPECT_EQ(lines[5].rfind("5,", 0), 0u);
     EXPECT_NE(lines[5].find(",failed,"), std::string::npos);
     EXPECT_NE(lines[5].find("nowhere.yuv"), std::string::npos);
@@ -94,10 +97,12 @@ TEST_F(BatchCli, BatchOutputsEqualSingleRunsAndFailuresAreReported) {
     }
 
     // Resume: the complete outputs are left alone, the failed row is tried again.
-    const auto before = fs::last_write_time(path("out/" + stem(find_case(kRungs[0]).dist_path()) + ".json"));
+    const auto before =
+        fs::last_write_time(path("out/" + stem(find_case(kRungs[0]).dist_path()) + ".json"));
     CliRun again = vif({"batch", m, "--out-dir", path("out"), "--precision", "max", "-q"});
     EXPECT_EQ(again.code, 1);
-    EXPECT_EQ(fs::last_write_time(path("out/" + stem(find_case(kRungs[0]).dist_path()) + ".json")), before);
+    EXPECT_EQ(fs::last_write_time(path("out/" + stem(find_case(kRungs[0]).dist_path()) + ".json")),
+              before);
     const std::string s2 = summary(path("out"));
     EXPECT_EQ(std::count(s2.begin(), s2.end(), '\n'), 6) << s2;
     EXPECT_NE(s2.find(",skipped,"), std::string::npos) << s2;
@@ -114,7 +119,7 @@ TEST_F(BatchCli, BatchOutputsEqualSingleRunsAndFailuresAreReported) {
 TEST_F(BatchCli, ThreeShardsTogetherEqualOneUnshardedRun) {
     const std::string m = manifest();
     CliRun whole = vif({"batch", m, "--out-dir", path("whole"), "-q"});
-    EXPECT_EQ(whole.code, 1) << whole.err;  // row 5 fails in every arrangement
+    EXPECT_EQ(whole.code, 1) << whole.err; // row 5 fails in every arrangement
     // Shard 0 from --shard, 1 from a Kubernetes index, 2 from a Slurm array task (IDs 1..3).
     CliRun s0 = vif({"batch", m, "--out-dir", path("s0"), "--shard", "0/3", "-q"});
     CliRun s1 = shell("JOB_COMPLETION_INDEX=1 VIF_SHARD_COUNT=3 " + kCli + " batch " + m +
@@ -145,9 +150,35 @@ TEST_F(BatchCli, ThreeShardsTogetherEqualOneUnshardedRun) {
     EXPECT_EQ(partial.code, 1);
     EXPECT_NE(partial.err.find("shards missing: 1"), std::string::npos) << partial.err;
     EXPECT_FALSE(fs::exists(path("p.csv")));
-    CliRun twice = vif({"merge", path("s0"), path("s0"), path("s1"), path("s2"), "-o", path("t.csv")});
+    CliRun twice =
+        vif({"merge", path("s0"), path("s0"), path("s1"), path("s2"), "-o", path("t.csv")});
     EXPECT_EQ(twice.code, 1);
     EXPECT_NE(twice.err.find("in both"), std::string::npos) << twice.err;
+}
+
+// A rung shorter than the reference: its common frames are scored, with a warning and a note in
+// the summary (as `vif` warns for a pair); the values are libvmaf's for those frames.
+TEST_F(BatchCli, ShorterRungScoresTheCommonFramesWithANote) {
+    const GoldenCase &c = find_case("foreman_176x144_8b_crf45");  // 3 frames
+    spit(path("short.yuv"), frame_bytes(c, c.dist_path(), 0, 2)); // its first 2 frames
+    std::vector<std::string> a = {"-r", c.ref_path(), "-d", path("short.yuv"), "-d", c.dist_path()};
+    auto ra = raw_args(c);
+    a.insert(a.end(), ra.begin(), ra.end());
+    a.insert(a.end(), {"-o", path("out"), "--precision", "max", "-q"});
+    CliRun r = vif(a);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("fewer than the reference"), std::string::npos) << r.err;
+    const std::string s = slurp(path("out/summary.csv"));
+    EXPECT_NE(s.find("short.json,ok,2,176,144,"), std::string::npos) << s;
+    EXPECT_NE(s.find("fewer than the reference"), std::string::npos) << s;
+    EXPECT_NE(s.find("crf45.json,ok,3,176,144,"), std::string::npos) << s;
+    std::vector<std::string> keys;
+    for (const auto &k : expected_keys(c.expected_path(), true, false))
+        if (is_score_key(k) && k != "integer_vif") keys.push_back(k);
+    const auto rows = vif::testing::load_expected(c.expected_path());
+    expect_frames_match(load(path("out/" + stem(c.dist_path()) + ".json")), rows, keys, true,
+                        c.name);
+    expect_frames_match(load(path("out/short.json")), rows, keys, true, "short", {0, 1});
 }
 
 TEST_F(BatchCli, BadShardsAndManifestsAreUsageErrors) {
@@ -169,24 +200,37 @@ TEST_F(BatchCli, BadShardsAndManifestsAreUsageErrors) {
 TEST_F(BatchCli, UpscaledRungsEqualTheFfmpegWorkflow) {
     if (shell("ffmpeg -version").code != 0) GTEST_SKIP() << "ffmpeg CLI not on PATH";
     const std::string F = "ffmpeg -hide_banner -loglevel error -nostdin -y ";
-    ASSERT_EQ(shell(F + "-f lavfi -i testsrc2=s=480x270:r=25:d=1,noise=alls=6:allf=t:all_seed=3 "
-                        "-frames:v 6 -pix_fmt yuv420p " + path("src.y4m")).code, 0);
+    ASSERT_EQ(shell(F +
+                    "-f lavfi -i testsrc2=s=480x270:r=25:d=1,noise=alls=6:allf=t:all_seed=3 "
+                    "-frames:v 6 -pix_fmt yuv420p " +
+                    path("src.y4m"))
+                  .code,
+              0);
     std::vector<std::string> a = {"-r", path("src.y4m")};
     for (const char *s : {"240x136", "320x180"}) {
         std::string sz = s;
         sz[3] = ':';
-        ASSERT_EQ(shell(F + "-i " + path("src.y4m") + " -vf scale=" + sz + ":flags=bicubic -c:v "
-                            "libx264 -preset veryfast -crf 30 -threads 1 " + path(std::string("r") + s + ".mkv")).code, 0);
-        ASSERT_EQ(shell(F + "-i " + path(std::string("r") + s + ".mkv") + " -vf scale=480:270:flags=bicubic "
-                            "-f rawvideo -pix_fmt yuv420p " + path(std::string("up") + s + ".yuv")).code, 0);
+        ASSERT_EQ(shell(F + "-i " + path("src.y4m") + " -vf scale=" + sz +
+                        ":flags=bicubic -c:v "
+                        "libx264 -preset veryfast -crf 30 -threads 1 " +
+                        path(std::string("r") + s + ".mkv"))
+                      .code,
+                  0);
+        ASSERT_EQ(shell(F + "-i " + path(std::string("r") + s + ".mkv") +
+                        " -vf scale=480:270:flags=bicubic "
+                        "-f rawvideo -pix_fmt yuv420p " +
+                        path(std::string("up") + s + ".yuv"))
+                      .code,
+                  0);
         a.insert(a.end(), {"-d", path(std::string("r") + s + ".mkv")});
     }
     a.insert(a.end(), {"-o", path("ladder"), "--precision", "max", "-q"});
     CliRun r = vif(a);
     ASSERT_EQ(r.code, 0) << r.err;
     for (const char *s : {"240x136", "320x180"}) {
-        CliRun one = vif({"-r", path("src.y4m"), "-d", path(std::string("up") + s + ".yuv"), "-w", "480", "-h",
-                          "270", "-p", "420", "-b", "8", "--precision", "max", "-o", path("one.json"), "-q"});
+        CliRun one = vif({"-r", path("src.y4m"), "-d", path(std::string("up") + s + ".yuv"), "-w",
+                          "480", "-h", "270", "-p", "420", "-b", "8", "--precision", "max", "-o",
+                          path("one.json"), "-q"});
         ASSERT_EQ(one.code, 0) << one.err;
         const json single = load(path("one.json"));
         const json ladder = load(path(std::string("ladder/r") + s + ".json"));
@@ -197,5 +241,5 @@ TEST_F(BatchCli, UpscaledRungsEqualTheFfmpegWorkflow) {
     EXPECT_NE(summary(path("ladder")).find(",480,270,240,136,"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace vif_cli_test
+} // namespace
+} // namespace vif_cli_test

@@ -10,18 +10,25 @@ extern "C" {
 namespace vif::batch {
 
 bool parse_scaler(const std::string& name, ScalerKernel* out) {
-    if (name == "bicubic") *out = ScalerKernel::kBicubic;
-    else if (name == "lanczos") *out = ScalerKernel::kLanczos;
-    else if (name == "bilinear") *out = ScalerKernel::kBilinear;
-    else return false;
+    if (name == "bicubic")
+        *out = ScalerKernel::kBicubic;
+    else if (name == "lanczos")
+        *out = ScalerKernel::kLanczos;
+    else if (name == "bilinear")
+        *out = ScalerKernel::kBilinear;
+    else
+        return false;
     return true;
 }
 
 const char* scaler_name(ScalerKernel k) {
     switch (k) {
-        case ScalerKernel::kBicubic: return "bicubic";
-        case ScalerKernel::kLanczos: return "lanczos";
-        case ScalerKernel::kBilinear: return "bilinear";
+    case ScalerKernel::kBicubic:
+        return "bicubic";
+    case ScalerKernel::kLanczos:
+        return "lanczos";
+    case ScalerKernel::kBilinear:
+        return "bilinear";
     }
     return "?";
 }
@@ -29,23 +36,30 @@ const char* scaler_name(ScalerKernel k) {
 namespace {
 int sws_flags(ScalerKernel k) {
     switch (k) {
-        case ScalerKernel::kLanczos: return SWS_LANCZOS;
-        case ScalerKernel::kBilinear: return SWS_BILINEAR;
-        case ScalerKernel::kBicubic: break;
+    case ScalerKernel::kLanczos:
+        return SWS_LANCZOS;
+    case ScalerKernel::kBilinear:
+        return SWS_BILINEAR;
+    case ScalerKernel::kBicubic:
+        break;
     }
     return SWS_BICUBIC;
 }
 
 AVPixelFormat gray_format(uint32_t bitdepth) {
     switch (bitdepth) {
-        case 8: return AV_PIX_FMT_GRAY8;
-        case 10: return AV_PIX_FMT_GRAY10LE;
-        case 12: return AV_PIX_FMT_GRAY12LE;
-        case 16: return AV_PIX_FMT_GRAY16LE;
+    case 8:
+        return AV_PIX_FMT_GRAY8;
+    case 10:
+        return AV_PIX_FMT_GRAY10LE;
+    case 12:
+        return AV_PIX_FMT_GRAY12LE;
+    case 16:
+        return AV_PIX_FMT_GRAY16LE;
     }
     throw std::runtime_error("scaler: unsupported bit depth " + std::to_string(bitdepth));
 }
-}  // namespace
+} // namespace
 
 LumaScaler::LumaScaler(uint32_t src_w, uint32_t src_h, uint32_t dst_w, uint32_t dst_h,
                        uint32_t bitdepth, ScalerKernel kernel)
@@ -62,7 +76,9 @@ LumaScaler::LumaScaler(uint32_t src_w, uint32_t src_h, uint32_t dst_w, uint32_t 
     out_.resize(static_cast<size_t>(out_stride_) * dst_h);
 }
 
-LumaScaler::~LumaScaler() { sws_freeContext(ctx_); }
+LumaScaler::~LumaScaler() {
+    sws_freeContext(ctx_);
+}
 
 const uint8_t* LumaScaler::scale(const uint8_t* src, ptrdiff_t src_stride) {
     const uint8_t* const in[4] = {src, nullptr, nullptr, nullptr};
@@ -74,4 +90,4 @@ const uint8_t* LumaScaler::scale(const uint8_t* src, ptrdiff_t src_stride) {
     return out_.data();
 }
 
-}  // namespace vif::batch
+} // namespace vif::batch

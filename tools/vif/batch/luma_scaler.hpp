@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-struct SwsContext;  // libswscale's
+struct SwsContext; // libswscale's
 
 namespace vif::batch {
 
@@ -44,4 +44,4 @@ private:
     std::vector<uint8_t> out_;
 };
 
-}  // namespace vif::batch
+} // namespace vif::batch

@@ -28,9 +28,12 @@ std::vector<std::string> csv_fields(const std::string& line, const std::string& 
     for (size_t i = 0; i < line.size(); ++i) {
         const char c = line[i];
         if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
-            else if (c == '"') quoted = false;
-            else cur += c;
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+                cur += '"', ++i;
+            else if (c == '"')
+                quoted = false;
+            else
+                cur += c;
         } else if (c == '"') {
             quoted = was_quoted = true;
         } else if (c == ',') {
@@ -89,7 +92,7 @@ std::vector<ManifestRow> parse_csv(std::istream& in, const std::string& name) {
         if (!trim(line).empty()) header = csv_fields(line, name, n);
     }
     if (header.empty()) bad(name, n, "empty manifest (no header)");
-    if (!header.empty() && header[0].rfind("\xEF\xBB\xBF", 0) == 0) header[0].erase(0, 3);  // BOM
+    if (!header.empty() && header[0].rfind("\xEF\xBB\xBF", 0) == 0) header[0].erase(0, 3); // BOM
     bool has_ref = false, has_dist = false;
     for (const auto& h : header) has_ref |= h == "reference", has_dist |= h == "distorted";
     if (!has_ref || !has_dist) bad(name, n, "the header must name the columns reference,distorted");
@@ -99,8 +102,9 @@ std::vector<ManifestRow> parse_csv(std::istream& in, const std::string& name) {
         if (trim(line).empty()) continue;
         const auto f = csv_fields(line, name, n);
         if (f.size() != header.size())
-            bad(name, n, std::to_string(f.size()) + " fields but the header has " +
-                             std::to_string(header.size()));
+            bad(name, n,
+                std::to_string(f.size()) + " fields but the header has " +
+                    std::to_string(header.size()));
         std::map<std::string, std::string> m;
         for (size_t i = 0; i < f.size(); ++i) m[header[i]] = f[i];
         rows.push_back(make_row(m, name, n, rows.size() + 1));
@@ -134,21 +138,38 @@ std::map<std::string, std::string> json_object(const std::string& s, const std::
             if (i >= s.size()) bad(name, n, "unterminated string");
             c = s[i++];
             switch (c) {
-                case 'n': out += '\n'; break;
-                case 't': out += '\t'; break;
-                case 'r': out += '\r'; break;
-                case 'b': out += '\b'; break;
-                case 'f': out += '\f'; break;
-                case 'u': {
-                    if (i + 4 > s.size()) bad(name, n, "bad \\u escape");
-                    const unsigned cp = std::stoul(s.substr(i, 4), nullptr, 16);
-                    i += 4;
-                    if (cp < 0x80) out += static_cast<char>(cp);
-                    else if (cp < 0x800) out += static_cast<char>(0xC0 | (cp >> 6)), out += static_cast<char>(0x80 | (cp & 0x3F));
-                    else out += static_cast<char>(0xE0 | (cp >> 12)), out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)), out += static_cast<char>(0x80 | (cp & 0x3F));
-                    break;
-                }
-                default: out += c;  // \" \\ \/
+            case 'n':
+                out += '\n';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case 'b':
+                out += '\b';
+                break;
+            case 'f':
+                out += '\f';
+                break;
+            case 'u': {
+                if (i + 4 > s.size()) bad(name, n, "bad \\u escape");
+                const unsigned cp = std::stoul(s.substr(i, 4), nullptr, 16);
+                i += 4;
+                if (cp < 0x80)
+                    out += static_cast<char>(cp);
+                else if (cp < 0x800)
+                    out += static_cast<char>(0xC0 | (cp >> 6)),
+                        out += static_cast<char>(0x80 | (cp & 0x3F));
+                else
+                    out += static_cast<char>(0xE0 | (cp >> 12)),
+                        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
+                        out += static_cast<char>(0x80 | (cp & 0x3F));
+                break;
+            }
+            default:
+                out += c; // \" \\ \/
             }
         }
     };
@@ -200,7 +221,7 @@ std::vector<ManifestRow> parse_jsonl(std::istream& in, const std::string& name) 
     return rows;
 }
 
-}  // namespace
+} // namespace
 
 std::vector<ManifestRow> parse_manifest(std::istream& in, const std::string& name) {
     std::ostringstream all;
@@ -222,7 +243,8 @@ std::vector<ManifestRow> read_manifest(const std::string& path) {
     const std::filesystem::path base = std::filesystem::path(path).parent_path();
     for (ManifestRow& r : rows)
         for (std::string* p : {&r.reference, &r.distorted})
-            if (std::filesystem::path(*p).is_relative()) *p = (base / *p).lexically_normal().string();
+            if (std::filesystem::path(*p).is_relative())
+                *p = (base / *p).lexically_normal().string();
     return rows;
 }
 
@@ -241,4 +263,4 @@ std::vector<ReferenceGroup> group_by_reference(const std::vector<ManifestRow>& r
     return groups;
 }
 
-}  // namespace vif::batch
+} // namespace vif::batch

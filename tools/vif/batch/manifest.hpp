@@ -13,10 +13,11 @@
 namespace vif::batch {
 
 struct ManifestRow {
-    size_t row = 0;  // 1-based number of the pair in the manifest (header and blank lines not counted)
+    size_t row =
+        0; // 1-based number of the pair in the manifest (header and blank lines not counted)
     std::string reference, distorted;
-    uint32_t width = 0, height = 0, bitdepth = 0;  // 0: not given (taken from the file)
-    std::string pixel_format;                       // "" : not given
+    uint32_t width = 0, height = 0, bitdepth = 0; // 0: not given (taken from the file)
+    std::string pixel_format;                     // "" : not given
 };
 
 // A manifest that cannot be used; the message names the file and line.
@@ -39,4 +40,4 @@ struct ReferenceGroup {
 };
 std::vector<ReferenceGroup> group_by_reference(const std::vector<ManifestRow>& rows);
 
-}  // namespace vif::batch
+} // namespace vif::batch

@@ -20,7 +20,7 @@ std::string lower(std::string s) {
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
 }
-}  // namespace
+} // namespace
 
 std::vector<std::string> output_stems(const std::vector<ManifestRow>& rows) {
     std::vector<std::string> stems;
@@ -36,7 +36,8 @@ std::vector<std::string> output_stems(const std::vector<ManifestRow>& rows) {
         if (uses[lower(stems[i])] > 1) stems[i] += ".row" + std::to_string(rows[i].row);
     // A suffixed name may still meet a file really called that: add the row again until unique.
     for (size_t i = 0; i < rows.size(); ++i) {
-        while (!taken.insert(lower(stems[i])).second) stems[i] += ".row" + std::to_string(rows[i].row);
+        while (!taken.insert(lower(stems[i])).second)
+            stems[i] += ".row" + std::to_string(rows[i].row);
     }
     return stems;
 }
@@ -71,9 +72,9 @@ void write_atomically(const std::string& path, const std::string& content) {
     std::filesystem::rename(tmp, path, ec);
     if (ec) {
         std::remove(tmp.c_str());
-        throw std::runtime_error(path + ": cannot rename the finished file into place: " +
-                                 ec.message());
+        throw std::runtime_error(path +
+                                 ": cannot rename the finished file into place: " + ec.message());
     }
 }
 
-}  // namespace vif::batch
+} // namespace vif::batch

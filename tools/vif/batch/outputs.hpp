@@ -23,4 +23,4 @@ bool output_complete(const std::string& path);
 // reader (or a resumed run) never sees a partial file. Throws std::runtime_error naming the path.
 void write_atomically(const std::string& path, const std::string& content);
 
-}  // namespace vif::batch
+} // namespace vif::batch

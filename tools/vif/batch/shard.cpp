@@ -28,7 +28,7 @@ bool env_number(const EnvLookup& env, const char* name, uint32_t* out, bool* pre
     return true;
 }
 
-}  // namespace
+} // namespace
 
 bool resolve_shard(const std::string& option, const EnvLookup& env, Shard* out,
                    std::string* error) {
@@ -87,7 +87,8 @@ bool resolve_shard(const std::string& option, const EnvLookup& env, Shard* out,
             have_count = true;
         }
         if (!have_index && have_count && s.count != 1) {
-            *error = "--shard " + option + " gives a count but no array-job index variable is set "
+            *error = "--shard " + option +
+                     " gives a count but no array-job index variable is set "
                      "(SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_INDEX)";
             return false;
         }
@@ -110,4 +111,4 @@ std::vector<ReferenceGroup> shard_groups(const std::vector<ReferenceGroup>& grou
     return mine;
 }
 
-}  // namespace vif::batch
+} // namespace vif::batch

@@ -19,8 +19,8 @@
 namespace vif::batch {
 
 struct Shard {
-    uint32_t index = 0, count = 1;  // 0 <= index < count
-    std::string source;             // where it came from, for messages ("--shard", "SLURM_...")
+    uint32_t index = 0, count = 1; // 0 <= index < count
+    std::string source;            // where it came from, for messages ("--shard", "SLURM_...")
 };
 
 // Reads the environment (getenv, or a stand-in for tests): name -> value or nullptr.
@@ -29,11 +29,10 @@ using EnvLookup = std::function<const char*(const char*)>;
 // Resolves the shard from the option text ("" when not given: "I/N" or "N") and the
 // environment. Returns false with *error set on malformed or inconsistent values. Without an
 // option and without array-job variables: shard 0 of 1.
-bool resolve_shard(const std::string& option, const EnvLookup& env, Shard* out,
-                   std::string* error);
+bool resolve_shard(const std::string& option, const EnvLookup& env, Shard* out, std::string* error);
 
 // The groups of `groups` that belong to the shard.
 std::vector<ReferenceGroup> shard_groups(const std::vector<ReferenceGroup>& groups,
                                          const Shard& shard);
 
-}  // namespace vif::batch
+} // namespace vif::batch

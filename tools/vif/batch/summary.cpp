@@ -1,8 +1,8 @@
 #include "batch/summary.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <charconv>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -39,9 +39,12 @@ std::vector<std::string> fields(const std::string& line) {
     for (size_t i = 0; i < line.size(); ++i) {
         const char c = line[i];
         if (q) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
-            else if (c == '"') q = false;
-            else cur += c;
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+                cur += '"', ++i;
+            else if (c == '"')
+                q = false;
+            else
+                cur += c;
         } else if (c == '"') {
             q = true;
         } else if (c == ',') {
@@ -64,7 +67,7 @@ T parse_num(const std::string& s, const std::string& where) {
     return v;
 }
 
-}  // namespace
+} // namespace
 
 std::string format_summary(const std::vector<SummaryRow>& rows) {
     std::string out = std::string(kHeader) + "\n";
@@ -168,7 +171,8 @@ std::vector<std::string> summary_files_in(const std::string& dir) {
     std::error_code ec;
     for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
         const std::string n = e.path().filename().string();
-        if (n == "summary.csv" || (n.rfind("summary.shard-", 0) == 0 && e.path().extension() == ".csv"))
+        if (n == "summary.csv" ||
+            (n.rfind("summary.shard-", 0) == 0 && e.path().extension() == ".csv"))
             out.push_back(e.path().string());
     }
     if (ec) throw SummaryError(dir + ": cannot list: " + ec.message());
@@ -181,4 +185,4 @@ std::string summary_name(uint32_t index, uint32_t count) {
     return "summary.shard-" + std::to_string(index) + "-of-" + std::to_string(count) + ".csv";
 }
 
-}  // namespace vif::batch
+} // namespace vif::batch

@@ -11,16 +11,16 @@
 namespace vif::batch {
 
 struct SummaryRow {
-    size_t row = 0;                  // manifest row (ladder: rung number, from 1)
+    size_t row = 0; // manifest row (ladder: rung number, from 1)
     std::string reference, distorted, output;
-    std::string status;              // "ok", "skipped" (complete output already there), "failed"
+    std::string status; // "ok", "skipped" (complete output already there), "failed"
     uint64_t frames = 0;
-    uint32_t width = 0, height = 0;  // scored size (the reference's)
-    uint32_t source_width = 0, source_height = 0;  // the distorted input's own size
-    bool has_scores = false;         // scores below are valid
-    double vif = 0;                  // pooled (mean over frames) combined score
-    std::array<double, 4> scale{};   // pooled per-scale scores
-    std::string error;               // why it failed ("" otherwise)
+    uint32_t width = 0, height = 0;               // scored size (the reference's)
+    uint32_t source_width = 0, source_height = 0; // the distorted input's own size
+    bool has_scores = false;                      // scores below are valid
+    double vif = 0;                               // pooled (mean over frames) combined score
+    std::array<double, 4> scale{};                // pooled per-scale scores
+    std::string error;                            // why it failed ("" otherwise)
 };
 
 struct SummaryError : std::runtime_error {
@@ -51,4 +51,4 @@ std::vector<std::string> summary_files_in(const std::string& dir);
 // File name of a shard's summary: "summary.csv" for 0/1, "summary.shard-I-of-N.csv" otherwise.
 std::string summary_name(uint32_t index, uint32_t count);
 
-}  // namespace vif::batch
+} // namespace vif::batch

@@ -30,7 +30,8 @@ using vif::batch::SummaryRow;
 // One line on the terminal over the whole run: "[=====>    ] 37/100 pairs, 1 failed".
 class ProgressBar {
 public:
-    ProgressBar(bool enabled, size_t total) : enabled_(enabled && ::isatty(STDERR_FILENO)), total_(total) {}
+    ProgressBar(bool enabled, size_t total)
+        : enabled_(enabled && ::isatty(STDERR_FILENO)), total_(total) {}
     void step(bool failed) {
         std::lock_guard<std::mutex> lock(mu_);
         ++done_;
@@ -96,8 +97,9 @@ LadderSettings settings_from(const CommonOptions &c, const std::string &out_dir)
             throw std::invalid_argument("--precision '" + c.precision + "': 0 to 17, or max");
         s.precision = int(p);
     }
-    s.backend = c.backend == "cpu" ? VIF_BACKEND_CPU
-                : c.backend == "cuda" ? VIF_BACKEND_CUDA : VIF_BACKEND_AUTO;
+    s.backend = c.backend == "cpu"    ? VIF_BACKEND_CPU
+                : c.backend == "cuda" ? VIF_BACKEND_CUDA
+                                      : VIF_BACKEND_AUTO;
     s.variant.variant = c.variant == "float" ? VIF_VARIANT_FLOAT : VIF_VARIANT_INTEGER;
     s.threads = c.threads;
     vif::batch::parse_scaler(c.scaler, &s.scaler);
@@ -243,8 +245,7 @@ int ladder_main(int argc, const char *const *argv) {
         LadderSettings s = settings_from(c, out_dir);
         make_dir(out_dir);
         s.resume = resume;
-        return run_groups({group}, s, {}, 1, (fs::path(out_dir) / "summary.csv").string(),
-                          c.quiet);
+        return run_groups({group}, s, {}, 1, (fs::path(out_dir) / "summary.csv").string(), c.quiet);
     } catch (const std::invalid_argument &e) {
         std::fprintf(stderr, "vif: error: %s\n", e.what());
         return kExitUsage;
@@ -278,8 +279,8 @@ int batch_main(int argc, const char *const *argv) {
     try {
         vif::batch::Shard sh;
         std::string err;
-        if (!vif::batch::resolve_shard(shard, [](const char *n) { return std::getenv(n); }, &sh,
-                                       &err)) {
+        if (!vif::batch::resolve_shard(
+                shard, [](const char *n) { return std::getenv(n); }, &sh, &err)) {
             std::fprintf(stderr, "vif: error: %s\n", err.c_str());
             return kExitUsage;
         }
@@ -290,8 +291,10 @@ int batch_main(int argc, const char *const *argv) {
                 char *end = nullptr;
                 const long v = std::strtol(d.c_str(), &end, 10);
                 if (d.empty() || *end || v < 0 || v > 1024) {
-                    std::fprintf(stderr, "vif: error: --devices '%s': expected device numbers "
-                                         "such as 0,1\n", devices_text.c_str());
+                    std::fprintf(stderr,
+                                 "vif: error: --devices '%s': expected device numbers "
+                                 "such as 0,1\n",
+                                 devices_text.c_str());
                     return kExitUsage;
                 }
                 devices.push_back(int(v));
@@ -303,7 +306,7 @@ int batch_main(int argc, const char *const *argv) {
             c.backend = "cuda";
         }
         const auto rows = vif::batch::read_manifest(manifest);
-        const auto stems = vif::batch::output_stems(rows);  // the whole manifest: shards agree
+        const auto stems = vif::batch::output_stems(rows); // the whole manifest: shards agree
         std::map<size_t, std::string> stem_of;
         for (size_t i = 0; i < rows.size(); ++i) stem_of[rows[i].row] = stems[i];
         const auto mine = vif::batch::shard_groups(vif::batch::group_by_reference(rows), sh);
@@ -322,9 +325,9 @@ int batch_main(int argc, const char *const *argv) {
         if (c.verbose && sh.count > 1)
             std::fprintf(stderr, "vif: shard %u of %u (%s): %zu reference groups\n", sh.index,
                          sh.count, sh.source.c_str(), groups.size());
-        return run_groups(groups, s, devices, workers,
-                          (fs::path(out_dir) / vif::batch::summary_name(sh.index, sh.count)).string(),
-                          c.quiet);
+        return run_groups(
+            groups, s, devices, workers,
+            (fs::path(out_dir) / vif::batch::summary_name(sh.index, sh.count)).string(), c.quiet);
     } catch (const std::invalid_argument &e) {
         std::fprintf(stderr, "vif: error: %s\n", e.what());
         return kExitUsage;
@@ -356,9 +359,11 @@ int merge_main(int argc, const char *const *argv) {
         const auto m = vif::batch::merge_summaries(files);
         if (!m.missing_shards.empty()) {
             std::string list;
-            for (uint32_t i : m.missing_shards) list += (list.empty() ? "" : ", ") + std::to_string(i);
-            std::fprintf(stderr, "vif: %s: shards missing: %s (no summary.shard-I-of-N.csv for "
-                                 "them in the folders given)\n",
+            for (uint32_t i : m.missing_shards)
+                list += (list.empty() ? "" : ", ") + std::to_string(i);
+            std::fprintf(stderr,
+                         "vif: %s: shards missing: %s (no summary.shard-I-of-N.csv for "
+                         "them in the folders given)\n",
                          allow_missing ? "warning" : "error", list.c_str());
             if (!allow_missing) return kExitError;
         }
@@ -366,8 +371,9 @@ int merge_main(int argc, const char *const *argv) {
             std::string list;
             for (size_t i = 0; i < m.missing.size() && i < 20; ++i)
                 list += (i ? ", " : "") + std::to_string(m.missing[i]);
-            std::fprintf(stderr, "vif: %s: %zu rows missing (%s%s): a shard not run or not "
-                                 "given?\n",
+            std::fprintf(stderr,
+                         "vif: %s: %zu rows missing (%s%s): a shard not run or not "
+                         "given?\n",
                          allow_missing ? "warning" : "error", m.missing.size(), list.c_str(),
                          m.missing.size() > 20 ? ", ..." : "");
             if (!allow_missing) return kExitError;

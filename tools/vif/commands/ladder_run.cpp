@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <filesystem>
 #include <memory>
@@ -20,9 +21,12 @@ using vif::batch::SummaryRow;
 
 const char *format_extension(Format f) {
     switch (f) {
-    case Format::kCsv: return "csv";
-    case Format::kXml: return "xml";
-    case Format::kJson: break;
+    case Format::kCsv:
+        return "csv";
+    case Format::kXml:
+        return "xml";
+    case Format::kJson:
+        break;
     }
     return "json";
 }
@@ -38,6 +42,7 @@ struct Rung {
     std::unique_ptr<Prefetcher> reader; // decodes ahead on a thread of its own
     bool active = false;
     bool reported = false; // `done` called for it
+    std::string note;      // frame counts that differ, for the summary
     std::vector<VifScores> scores;
 };
 
@@ -121,7 +126,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     }
     const VideoInfo ri = ref->info();
     // Read-ahead per input: a few frames, about 16 MiB of buffers at most each.
-    const size_t ahead = std::clamp<size_t>((16u << 20) / std::max<size_t>(ri.luma_bytes(), 1), 2, 8);
+    const size_t ahead =
+        std::clamp<size_t>((16u << 20) / std::max<size_t>(ri.luma_bytes(), 1), 2, 8);
 
     for (Rung &r : rungs) {
         if (!r.active) continue;
@@ -132,7 +138,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             r.summary.source_height = di.height;
             if (di.bitdepth != ri.bitdepth)
                 throw std::runtime_error(fmt::format("the reference is {}-bit but the distorted "
-                                                     "is {}-bit", ri.bitdepth, di.bitdepth));
+                                                     "is {}-bit",
+                                                     ri.bitdepth, di.bitdepth));
             if (di.width != ri.width || di.height != ri.height) {
 #if defined(VIF_BATCH_HAVE_SCALER)
                 if (di.picture_flags & VIF_PICTURE_MSB_ALIGNED)
@@ -142,7 +149,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
 #else
                 throw std::runtime_error(fmt::format(
                     "the distorted is {}x{}, the reference {}x{}: upscaling needs a build with "
-                    "FFmpeg (libswscale)", di.width, di.height, ri.width, ri.height));
+                    "FFmpeg (libswscale)",
+                    di.width, di.height, ri.width, ri.height));
 #endif
             }
         } catch (const std::exception &e) {
@@ -163,7 +171,10 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     cfg.max_height = ri.height;
     cfg.bitdepth = ri.bitdepth;
     // The CUDA backend queues a ladder's pairs one by one (vif.h): room for two source frames.
-    if (s.backend != VIF_BACKEND_CPU) cfg.queue_depth = uint32_t(std::max<size_t>(4, 2 * rungs.size()));
+    // (On the CPU a call takes one place: the automatic depth is right there.)
+    const bool cuda =
+        s.backend == VIF_BACKEND_CUDA || (s.backend == VIF_BACKEND_AUTO && vif_cuda_available());
+    if (cuda) cfg.queue_depth = uint32_t(std::max<size_t>(4, 2 * rungs.size()));
     VifContext *ctx = nullptr;
     if (vif_create(&ctx, &cfg) != VIF_OK) return finish_all(vif_last_error());
     std::unique_ptr<VifContext, void (*)(VifContext *)> guard(ctx, vif_destroy);
@@ -199,7 +210,17 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             Prefetcher::Frame rf;
             const Prefetcher::Status rs = ref_reader.next(&rf);
             if (rs == Prefetcher::Status::kError) throw std::runtime_error(ref_reader.error());
-            if (rs == Prefetcher::Status::kEnd) break;
+            if (rs == Prefetcher::Status::kEnd) {
+                // Rungs still going have more frames than the reference: say so, as `vif` does.
+                for (Rung &r : rungs) {
+                    Prefetcher::Frame f;
+                    if (r.active && r.reader->next(&f) == Prefetcher::Status::kFrame)
+                        r.note = fmt::format("the distorted has more frames than the reference "
+                                             "({}); scored the {} common ones",
+                                             frames, frames);
+                }
+                break;
+            }
             pics.clear();
             members.clear();
             for (size_t i = 0; i < rungs.size(); ++i) {
@@ -210,13 +231,16 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                 const Prefetcher::Status st = r.reader->next(&f);
                 if (st == Prefetcher::Status::kEnd) {
                     r.active = false; // shorter than the reference: its common frames
+                    r.note = fmt::format("the distorted has {} frames, fewer than the reference; "
+                                         "scored those",
+                                         frames);
                     continue;
                 }
                 if (st == Prefetcher::Status::kError) {
                     fail(r, r.reader->error());
                     continue;
                 }
-                VifPicture p{f.data, ptrdiff_t(di.row_bytes()), di.width, di.height,
+                VifPicture p{f.data,      ptrdiff_t(di.row_bytes()), di.width, di.height,
                              di.bitdepth, di.picture_flags};
                 if (r.scaler) {
                     p.data = r.scaler->scale(f.data, ptrdiff_t(di.row_bytes()));
@@ -230,7 +254,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             if (pics.empty()) break;
             ptrs.clear();
             for (const VifPicture &p : pics) ptrs.push_back(&p);
-            const VifPicture rp{rf.data, ptrdiff_t(ri.row_bytes()), ri.width, ri.height,
+            const VifPicture rp{rf.data,     ptrdiff_t(ri.row_bytes()), ri.width, ri.height,
                                 ri.bitdepth, ri.picture_flags};
             VifStatus st;
             while ((st = vif_submit_multi(ctx, &rp, ptrs.data(), ptrs.size(), nullptr)) ==
@@ -304,6 +328,10 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         r.summary.height = ri.height;
         r.summary.has_scores = true;
         r.summary.vif = mean(combined);
+        r.summary.error = r.note;
+        if (!r.note.empty())
+            std::fprintf(stderr, "vif: warning: row %zu (%s): %s\n", r.summary.row,
+                         r.job.row.distorted.c_str(), r.note.c_str());
         report(r);
     }
     std::vector<SummaryRow> out;

@@ -30,9 +30,9 @@ struct LadderSettings {
     VariantSpec variant;
     VifBackend backend = VIF_BACKEND_AUTO;
     int cuda_device = 0;
-    uint32_t threads = 0;           ///< CPU worker threads of the context (0: one per core)
+    uint32_t threads = 0; ///< CPU worker threads of the context (0: one per core)
     vif::batch::ScalerKernel scaler = vif::batch::ScalerKernel::kBicubic;
-    bool resume = true;             ///< skip rows whose complete output exists
+    bool resume = true; ///< skip rows whose complete output exists
     bool verbose = false;
 };
 
