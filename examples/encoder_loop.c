@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
     cfg.max_height = (uint32_t)height;
     cfg.bitdepth = (uint32_t)bitdepth;
     cfg.backend = VIF_BACKEND_AUTO; /* the GPU when there is one, else the CPU */
-    cfg.queue_depth = 4;            /* frames in flight before vif_submit waits */
+    cfg.queue_depth = 4;            /* frames unreceived before vif_submit says VIF_AGAIN */
 
     VifContext *ctx = NULL;
     if (vif_create(&ctx, &cfg) != VIF_OK) {

@@ -12,7 +12,10 @@
 # binary where there is none.
 #
 # Use:   scripts/build-ffmpeg-nvdec.sh [prefix]
-# Then:  cmake ... -DVIF_FFMPEG_ROOT=$PWD/.deps/ffmpeg-nvdec
+# Then:  cmake ... -DVIF_FFMPEG_ROOT=$PWD/.deps/ffmpeg-nvdec -DCMAKE_CUDA_ARCHITECTURES=90
+#        (bench/nvdec/pack.sh packs the CLI, its libraries and the clips for the GPU machine).
+# This FFmpeg has only what the NVDEC path needs: tests/ffmpeg's encodes (FFV1, NUT, MPEG-4,
+# audio, ...) fail to decode with it, so run the test suite on a build with the system FFmpeg.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$(realpath -m "${1:-$root/.deps/ffmpeg-nvdec}")

@@ -12,7 +12,7 @@ using namespace vif_cli_test;
 
 namespace {
 
-const char *const kCase = "rav1esmall_64x64_8b_crf35"; // 64x64 4:2:0 8-bit, 3 frames here
+const char *const kCase = "rav1esmall_64x64_8b_crf35"; // 64x64 4:2:0 8-bit, 5 frames
 
 std::string q(const std::string &s) { return "'" + s + "'"; }
 
@@ -427,20 +427,22 @@ std::string libvmaf_number(double v) {
 }
 
 TEST_F(IoTest, JsonIsLibvmafsOwnFileByteForByte) {
-    // libvmaf's `vmaf --feature vif --feature float_vif --json` on the whole 5-frame case
-    // (testdata/libvmaf/), and on every case of the shared set when it is there.
+    // libvmaf's `vmaf --feature vif --feature float_vif --json` (testdata/libvmaf-json) on
+    // every case testdata holds whole, and on every case of the shared set when it is there.
     struct Job {
-        std::string ref, dist, json;
+        std::string json;
         GoldenCase c;
     };
     std::vector<Job> jobs;
-    const std::string mine = kData + "/libvmaf/";
-    jobs.push_back({mine + "rav1esmall_64x64_yuv420p_ref_5f.yuv",
-                    mine + "rav1esmall_64x64_yuv420p_crf35_5f.yuv",
-                    mine + "rav1esmall_64x64_8b_crf35.json", c});
+    for (const auto &rc : repo_cases()) {
+        const std::string lj = kData + "/libvmaf-json/" + rc.name + ".json";
+        if (!fs::exists(lj)) continue;
+        if (json::parse(slurp(lj))["frames"].size() == rc.frames) jobs.push_back({lj, rc});
+    }
+    EXPECT_FALSE(jobs.empty()) << "no whole case in testdata";
     for (const auto &sc : vif::testing::load_manifest(kShared)) {
         const std::string lj = kShared + "/libvmaf-json/" + sc.name + ".json";
-        if (fs::exists(lj)) jobs.push_back({sc.ref_path(), sc.dist_path(), lj, sc});
+        if (fs::exists(lj)) jobs.push_back({lj, sc});
     }
     auto without_version_and_fps = [](const std::string &text) {
         std::string out;
@@ -451,7 +453,7 @@ TEST_F(IoTest, JsonIsLibvmafsOwnFileByteForByte) {
         return out;
     };
     for (const Job &job : jobs) {
-        auto a = case_args(job.c, job.ref, job.dist);
+        auto a = case_args(job.c);
         a.insert(a.end(), {"--feature", "vif", "--feature", "float_vif", "--json", "-q", "-o",
                            path("o.json")});
         CliRun r = vif(a);

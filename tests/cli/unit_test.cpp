@@ -142,8 +142,8 @@ TEST(Options, HelpShowsTypesAndChoices) {
     ASSERT_EQ(p.action, ParsedOptions::Action::kHelp);
     EXPECT_EQ(p.text.find("TEXT"), std::string::npos) << p.text;
     for (const char *want : {"{420,422,444,400}", "{8,10,12,16}", "{integer,float}",
-                             "{auto,cpu,cuda}", "INT", "PATH", "--pixel_format", "--frame_cnt",
-                             "--no_prediction"})
+                             "{auto,cpu,cuda}", "{auto,cuda,none}", "INT", "PATH",
+                             "--pixel_format", "--frame_cnt", "--no_prediction"})
         EXPECT_NE(p.text.find(want), std::string::npos) << want;
 }
 
@@ -165,6 +165,11 @@ TEST(Options, UsageErrors) {
         {with({"--frame_cnt", "0"}), "--frames"},
         {{"-r", "-", "-d", "-"}, "standard input"},
         {{"-r", "a.yuv"}, "--distorted"},
+        {with({"--hwdec", "vaapi"}), "unknown --hwdec 'vaapi'"},
+        {with({"--hwdec", "cuda", "--backend", "cpu"}), "--hwdec cuda needs the cuda backend"},
+        {with({"--hwdec", "cuda", "--check-parity"}), "--check-parity"},
+        {with({"--decoders", "65"}), "--decoders"},
+        {with({"--cpu-decoders", "x"}), "--cpu-decoders"},
     };
     for (const auto &[args, needle] : cases) {
         auto p = parse(args);
@@ -176,6 +181,16 @@ TEST(Options, UsageErrors) {
     EXPECT_EQ(parse(with({"-q", "-o", "x.json"})).action, ParsedOptions::Action::kRun);
     EXPECT_EQ(parse(with({"-q", "--csv"})).action, ParsedOptions::Action::kRun);
     EXPECT_EQ(parse(with({"-q", "--check-parity"})).action, ParsedOptions::Action::kRun);
+    // --hwdec's values; cuda with --backend cpu is fine for a decode-only run.
+    auto h = parse(with({"--hwdec", "none", "--decoders", "4", "--cpu-decoders", "2", "-o", "x"}));
+    ASSERT_EQ(h.action, ParsedOptions::Action::kRun) << h.text;
+    EXPECT_EQ(h.options.hwdec, "none");
+    EXPECT_EQ(h.options.decoders, 4u);
+    EXPECT_EQ(h.options.cpu_decoders, 2);
+    EXPECT_EQ(parse(with({"-o", "x"})).options.hwdec, "auto");
+    EXPECT_EQ(parse(with({"-o", "x"})).options.cpu_decoders, -1);
+    EXPECT_EQ(parse(with({"--hwdec", "cuda", "--backend", "cpu", "--read-only"})).action,
+              ParsedOptions::Action::kRun);
 }
 
 } // namespace

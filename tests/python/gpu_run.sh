@@ -18,7 +18,7 @@ stamp configure
 cmake -S . -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIF_BUILD_TESTS=OFF \
   -DVIF_BUILD_BENCHMARKS=OFF -DVIF_BUILD_TOOLS=OFF -DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_PYTHON=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DPython_EXECUTABLE="$(command -v python3)" \
-  -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)" -DCMAKE_CXX_FLAGS="-include system_error" \
+  -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)" \
   > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 grep -E "libvif:" "$OUT/configure.log"
 stamp build

@@ -17,11 +17,13 @@ extern "C" {
 #include <future>
 #include <thread>
 
+#include <sys/stat.h>
+
 namespace vifcli {
 
 namespace {
 
-// An input NVDEC could take: a named file FFmpeg demuxes that is not Y4M or raw YUV.
+// An input NVDEC could take: a named regular file FFmpeg demuxes that is not Y4M or raw YUV.
 bool encoded_input(const SourceRequest &r) {
     if (r.path == "-" || r.path.empty()) return false;
     std::string ext;
@@ -31,6 +33,10 @@ bool encoded_input(const SourceRequest &r) {
     std::transform(ext.begin(), ext.end(), ext.begin(),
                    [](unsigned char c) { return char(std::tolower(c)); });
     if (ext == "yuv" || ext == "raw") return false;
+    // Only a regular file may be looked at here: a pipe, FIFO or process substitution would lose
+    // the bytes read (issue 13); those are read once, on the host path.
+    struct stat st {};
+    if (::stat(r.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
     char head[4096];
     std::ifstream f(r.path, std::ios::binary);
     if (!f) return false;

@@ -339,6 +339,7 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
     app.add_option("--hwdec", r.hwdec,
                    "Encoded inputs: auto (NVDEC when scoring on cuda and it decodes the input, "
                    "else software), cuda (NVDEC or an error), none (software)")
+        ->type_name("{auto,cuda,none}")
         ->capture_default_str();
     app.add_option("--decoders", r.decoders,
                    "NVDEC decoders an input, each on segments of its own (0: 3); with software "
@@ -347,6 +348,7 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
         ->type_name("N");
     app.add_option("--cpu-decoders", r.cpu_decoders,
                    "With NVDEC: software decoders an input beside the NVDEC ones (auto: none)")
+        ->type_name("{N,auto}")
         ->capture_default_str();
     app.add_flag("-v,--version", r.version, "Print the version and exit (as libvmaf's -v)");
 
