@@ -62,11 +62,11 @@ public:
 
     const char* name() const override { return "cpu"; }
 
-    Error submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) override {
+    Status submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) override {
         return submit_multi(ref, &dist, 1, index);
     }
 
-    Error submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
+    Status submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
                        uint64_t index) override {
         Slot* slot;
         {
@@ -86,9 +86,9 @@ public:
         } catch (const std::bad_alloc&) {
             return {VIF_ERROR_OUT_OF_MEMORY, "cpu backend: out of memory for distorted planes"};
         }
-        if (Error e = copy_plane(ref, slot->ref.get(), index, "reference")) return e;
+        if (Status e = copy_plane(ref, slot->ref.get(), index, "reference")) return e;
         for (size_t k = 0; k < count; ++k) {
-            if (Error e = copy_plane(dists[k], slot->dists[k].get(), index + k,
+            if (Status e = copy_plane(dists[k], slot->dists[k].get(), index + k,
                                      count == 1 ? "distorted" : "distorted picture of a ladder"))
                 return e;
             slot->results[k].index = index + k;
@@ -107,7 +107,7 @@ public:
         return {};
     }
 
-    Error receive(FrameRaw* out, bool block) override {
+    Status receive(FrameRaw* out, bool block) override {
         std::unique_lock<std::mutex> lock(mu_);
         if (head_ == tail_) return {VIF_AGAIN, "no frame pending"};
         Slot& slot = slots_[head_ % slots_.size()];
@@ -167,7 +167,7 @@ private:
 
     // Packs a plane into a slot; plain 10/12-bit words are OR-ed as they are copied, to catch
     // samples above the bit depth.
-    Error copy_plane(const HostPlane& p, uint8_t* dst, uint64_t index, const char* which) const {
+    Status copy_plane(const HostPlane& p, uint8_t* dst, uint64_t index, const char* which) const {
         const size_t bps = params_.bitdepth == 8 ? 1 : 2;
         const size_t row = p.width * bps;
         const auto* src = static_cast<const uint8_t*>(p.data);
@@ -246,7 +246,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Backend> create_cpu_backend(const Params& p, Error* err) {
+std::unique_ptr<Backend> create_cpu_backend(const Params& p, Status* err) {
     size_t threads = p.threads ? p.threads : std::max(1u, std::thread::hardware_concurrency());
     threads = std::min<size_t>(threads, 256);
     const size_t depth = p.queue_depth ? p.queue_depth : threads + 2;

@@ -57,7 +57,7 @@ void BM_Kernels(benchmark::State& st, int w, int h, int bpc, VifVariant variant)
     p.bitdepth = uint32_t(bpc);
     p.max_width = uint32_t(w);
     p.max_height = uint32_t(h);
-    vif::Error err;
+    vif::Status err;
     auto eng = vif::cuda::Engine::create(p, &err);
     if (!eng) return st.SkipWithError(err.message.c_str());
     const size_t plane = size_t(w) * h * (bpc == 8 ? 1 : 2);

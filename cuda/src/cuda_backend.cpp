@@ -124,8 +124,8 @@ namespace vif {
 
 bool cuda_device_present() { return cuda::device_present(); }
 
-Error cuda_prepare(int device) {
-    if (Error e = cuda::check_device(device)) return e;
+Status cuda_prepare(int device) {
+    if (Status e = cuda::check_device(device)) return e;
     int prev = -1;
     VIF_CUDA_TRY(cudaGetDevice(&prev));
     VIF_CUDA_TRY(cudaSetDevice(device));
@@ -134,7 +134,7 @@ Error cuda_prepare(int device) {
     return {};
 }
 
-std::unique_ptr<Backend> create_cuda_backend(const Params& params, Error* err) {
+std::unique_ptr<Backend> create_cuda_backend(const Params& params, Status* err) {
     return cuda::CudaBackend::create(params, err);
 }
 
@@ -159,42 +159,42 @@ private:
 };
 }  // namespace
 
-Error check_device(int device) {
+Status check_device(int device) {
     int count = 0;
     const cudaError_t ce = cudaGetDeviceCount(&count);
     if (ce != cudaSuccess || count == 0) {
         cudaGetLastError();
-        return Error{VIF_ERROR_NO_DEVICE, std::string("CUDA: no usable GPU (") +
+        return Status{VIF_ERROR_NO_DEVICE, std::string("CUDA: no usable GPU (") +
                                               (ce != cudaSuccess ? cudaGetErrorString(ce)
                                                                  : "no device found") + ")"};
     }
     if (device < 0 || device >= count)
-        return Error{VIF_ERROR_NO_DEVICE, "CUDA: device " + std::to_string(device) +
+        return Status{VIF_ERROR_NO_DEVICE, "CUDA: device " + std::to_string(device) +
                                               " does not exist (" + std::to_string(count) +
                                               " found)"};
     return {};
 }
 
-std::unique_ptr<CudaBackend> CudaBackend::create(const Params& params, Error* err) {
+std::unique_ptr<CudaBackend> CudaBackend::create(const Params& params, Status* err) {
     std::unique_ptr<CudaBackend> b(new CudaBackend());
-    if (Error e = b->init(params)) {
+    if (Status e = b->init(params)) {
         *err = std::move(e);
         return nullptr;
     }
     return b;
 }
 
-Error CudaBackend::init(const Params& p) {
+Status CudaBackend::init(const Params& p) {
     params_ = p;
     device_ = p.cuda_device;
     StartupTrace trace(p.cuda.verbose);
-    if (Error e = check_device(device_)) return e;
+    if (Status e = check_device(device_)) return e;
     trace.step("driver initialised");
     VIF_CUDA_TRY(cudaSetDevice(device_));
     VIF_CUDA_TRY(cudaFree(nullptr));
     trace.step("device context ready");
 
-    Error err;
+    Status err;
     engine_ = Engine::create(p, &err);
     if (!engine_) return err;
     trace.step(engine_->log_computed() ? "engine ready (log computed)" : "engine ready (log table)");
@@ -271,32 +271,32 @@ CudaBackend::~CudaBackend() {
     if (copy_stream_) cudaStreamDestroy(copy_stream_);
 }
 
-Error CudaBackend::device_guard() const {
+Status CudaBackend::device_guard() const {
     int cur = -1;
     VIF_CUDA_TRY(cudaGetDevice(&cur));
     if (cur != device_) VIF_CUDA_TRY(cudaSetDevice(device_));
     return {};
 }
 
-Error CudaBackend::failed(Error e) {
+Status CudaBackend::failed(Status e) {
     // A failed CUDA call may leave a frame half-done (accumulators partly summed): the backend
     // refuses further work rather than return wrong scores.
     broken_ = true;
     return e;
 }
 
-Error CudaBackend::harvest_oldest(FrameRaw* out, bool block) {
+Status CudaBackend::harvest_oldest(FrameRaw* out, bool block) {
     Slot& s = slots_[head_];
     if (block) {
         const cudaError_t e = cudaEventSynchronize(s.done);
         if (e != cudaSuccess) return failed(cuda_error(e, "cudaEventSynchronize", __FILE__, __LINE__));
     } else {
         const cudaError_t e = cudaEventQuery(s.done);
-        if (e == cudaErrorNotReady) return Error{VIF_AGAIN, ""};
+        if (e == cudaErrorNotReady) return Status{VIF_AGAIN, ""};
         if (e != cudaSuccess) return failed(cuda_error(e, "cudaEventQuery", __FILE__, __LINE__));
     }
     // The frame leaves the queue either way: its scores, or the error naming its bad sample.
-    Error bad;
+    Status bad;
     if (s.check_or && ((s.h_or[0] | s.h_or[1]) >> params_.bitdepth))
         bad = locate_sample_above(s);
     FrameRaw& r = *out;
@@ -315,8 +315,8 @@ Error CudaBackend::harvest_oldest(FrameRaw* out, bool block) {
     return bad;
 }
 
-Error CudaBackend::locate_sample_above(const Slot& s) {
-    // Error path only: bring the plane whose OR has a stray bit back to the host and scan it.
+Status CudaBackend::locate_sample_above(const Slot& s) {
+    // Status path only: bring the plane whose OR has a stray bit back to the host and scan it.
     const size_t row_bytes = size_t(s.width) * 2;
     const size_t pitch = staging_pitch(row_bytes);
     std::vector<uint8_t> host(pitch * s.height);
@@ -326,19 +326,19 @@ Error CudaBackend::locate_sample_above(const Slot& s) {
         if ((s.h_or[p] >> params_.bitdepth) == 0) continue;
         const cudaError_t e = cudaMemcpy(host.data(), planes[p], host.size(), cudaMemcpyDeviceToHost);
         if (e != cudaSuccess) return failed(cuda_error(e, "cudaMemcpy", __FILE__, __LINE__));
-        if (Error bad = find_sample_above(host.data(), static_cast<ptrdiff_t>(pitch), s.width,
+        if (Status bad = find_sample_above(host.data(), static_cast<ptrdiff_t>(pitch), s.width,
                                           s.height, params_.bitdepth, s.index, names[p]))
             return bad;
     }
-    return Error{VIF_ERROR_INTERNAL, "frame " + std::to_string(s.index) +
+    return Status{VIF_ERROR_INTERNAL, "frame " + std::to_string(s.index) +
                                          ": the device saw a sample above the bit depth that the host cannot find"};
 }
 
-Error CudaBackend::acquire_slot(Slot** slot) {
+Status CudaBackend::acquire_slot(Slot** slot) {
     // Slots are reused in order; the one after the newest is free unless every slot holds a
     // frame not yet received. Waiting for the caller to receive would deadlock: say so.
     if (in_flight_ == slots_.size())
-        return Error{VIF_AGAIN, "queue full: receive scores before submitting more frames"};
+        return Status{VIF_AGAIN, "queue full: receive scores before submitting more frames"};
     *slot = &slots_[(head_ + in_flight_) % slots_.size()];
     return {};
 }
@@ -365,11 +365,11 @@ uint32_t pack_rows(void* dst, size_t dst_pitch, const void* src, ptrdiff_t strid
 }
 }  // namespace
 
-Error CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) {
-    if (broken_) return Error{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
-    if (Error e = device_guard()) return failed(e);
+Status CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) {
+    if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
+    if (Status e = device_guard()) return failed(e);
     Slot* s = nullptr;
-    if (Error e = acquire_slot(&s); e.status != VIF_OK) return e;  // VIF_AGAIN included
+    if (Status e = acquire_slot(&s); e.status != VIF_OK) return e;  // VIF_AGAIN included
     const size_t bps = params_.bitdepth == 8 ? 1 : 2;
     const size_t row_bytes = size_t(ref.width) * bps;
     const size_t pitch = staging_pitch(row_bytes);
@@ -403,7 +403,7 @@ Error CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t 
         if (samples_can_exceed(params_.bitdepth, planes[p]->msb_aligned) && (ors[p] >> params_.bitdepth))
             return find_sample_above(static_cast<const uint8_t*>(staged[p]), static_cast<ptrdiff_t>(pitch),
                                      ref.width, ref.height, params_.bitdepth, index, names[p]);
-    auto enqueue = [&]() -> Error {
+    auto enqueue = [&]() -> Status {
         VIF_CUDA_TRY(cudaMemcpyAsync(s->d_ref, s->h_ref, bytes, cudaMemcpyHostToDevice, copy_stream_));
         VIF_CUDA_TRY(cudaMemcpyAsync(s->d_dis, s->h_dis, bytes, cudaMemcpyHostToDevice, copy_stream_));
         VIF_CUDA_TRY(cudaEventRecord(s->ready, copy_stream_));
@@ -412,28 +412,28 @@ Error CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t 
         const int shift_d = dist.msb_aligned ? 16 - static_cast<int>(params_.bitdepth) : 0;
         DevPlane r{s->d_ref, static_cast<ptrdiff_t>(pitch), shift_r};
         DevPlane d{s->d_dis, static_cast<ptrdiff_t>(pitch), shift_d};
-        if (Error e = engine_->enqueue(r, d, static_cast<int>(ref.width),
+        if (Status e = engine_->enqueue(r, d, static_cast<int>(ref.width),
                                        static_cast<int>(ref.height), s->d_out, compute_stream_))
             return e;
         VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
         return {};
     };
-    if (Error e = enqueue()) return failed(e);
+    if (Status e = enqueue()) return failed(e);
     s->index = index;
     s->check_or = false;
     ++in_flight_;
     return {};
 }
 
-Error CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int width, int height,
+Status CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int width, int height,
                                  cudaStream_t stream, uint64_t index) {
-    if (broken_) return Error{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
-    if (Error e = device_guard()) return failed(e);
+    if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
+    if (Status e = device_guard()) return failed(e);
     Slot* s = nullptr;
-    if (Error e = acquire_slot(&s); e.status != VIF_OK) return e;  // VIF_AGAIN included
+    if (Status e = acquire_slot(&s); e.status != VIF_OK) return e;  // VIF_AGAIN included
     const size_t row_bytes = size_t(width) * (params_.bitdepth == 8 ? 1 : 2);
     const size_t pitch = staging_pitch(row_bytes);
-    auto enqueue = [&]() -> Error {
+    auto enqueue = [&]() -> Status {
         VIF_CUDA_TRY(cudaEventRecord(s->caller, stream));
         VIF_CUDA_TRY(cudaStreamWaitEvent(copy_stream_, s->caller, 0));
         VIF_CUDA_TRY(cudaMemcpy2DAsync(s->d_ref, pitch, ref.data, ref.pitch, row_bytes, height,
@@ -451,15 +451,15 @@ Error CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int 
         if (s->check_or) {
             VIF_CUDA_TRY(cudaMemsetAsync(s->d_or, 0, 2 * sizeof(unsigned), compute_stream_));
             if (ref.shift == 0)
-                if (Error e = enqueue_or_words(s->d_ref, pitch, width, height, s->d_or, compute_stream_)) return e;
+                if (Status e = enqueue_or_words(s->d_ref, pitch, width, height, s->d_or, compute_stream_)) return e;
             if (dist.shift == 0)
-                if (Error e = enqueue_or_words(s->d_dis, pitch, width, height, s->d_or + 1, compute_stream_)) return e;
+                if (Status e = enqueue_or_words(s->d_dis, pitch, width, height, s->d_or + 1, compute_stream_)) return e;
         }
-        if (Error e = engine_->enqueue(r, d, width, height, s->d_out, compute_stream_)) return e;
+        if (Status e = engine_->enqueue(r, d, width, height, s->d_out, compute_stream_)) return e;
         VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
         return {};
     };
-    if (Error e = enqueue()) return failed(e);
+    if (Status e = enqueue()) return failed(e);
     s->index = index;
     s->width = static_cast<uint32_t>(width);
     s->height = static_cast<uint32_t>(height);
@@ -467,10 +467,10 @@ Error CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int 
     return {};
 }
 
-Error CudaBackend::receive(FrameRaw* out, bool block) {
-    if (broken_) return Error{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
-    if (in_flight_ == 0) return Error{VIF_AGAIN, ""};
-    if (Error e = device_guard()) return failed(e);
+Status CudaBackend::receive(FrameRaw* out, bool block) {
+    if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
+    if (in_flight_ == 0) return Status{VIF_AGAIN, ""};
+    if (Status e = device_guard()) return failed(e);
     return harvest_oldest(out, block);  // VIF_AGAIN included
 }
 

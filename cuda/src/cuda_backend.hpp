@@ -15,7 +15,7 @@ namespace vif::cuda {
 class CopyPool;
 
 // VIF_ERROR_NO_DEVICE with the reason when there is no usable GPU or no device `device`.
-Error check_device(int device);
+Status check_device(int device);
 
 // A run of rows for the staging copy.
 struct CopyChunk {
@@ -34,12 +34,12 @@ inline size_t staging_pitch(size_t row_bytes) { return (row_bytes + 15) / 16 * 1
 
 class CudaBackend final : public Backend {
 public:
-    static std::unique_ptr<CudaBackend> create(const Params& params, Error* err);
+    static std::unique_ptr<CudaBackend> create(const Params& params, Status* err);
     ~CudaBackend() override;
 
     const char* name() const override { return "cuda"; }
-    Error submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) override;
-    Error receive(FrameRaw* out, bool block) override;
+    Status submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) override;
+    Status receive(FrameRaw* out, bool block) override;
     // Every submitted frame not yet received holds a slot until vif_receive takes its scores:
     // with all slots held, submit returns VIF_AGAIN (the rule of vif.h), so memory is bounded.
     size_t pending() const override { return in_flight_; }
@@ -48,7 +48,7 @@ public:
     // Pictures already on the device (vif_cuda.h). They are copied (device to device, on the
     // copy stream) into the slot's buffers after what `stream` has queued so far; `stream`
     // continues once that copy is done, so the caller can reuse its surfaces early.
-    Error submit_device(const DevPlane& ref, const DevPlane& dist, int width, int height,
+    Status submit_device(const DevPlane& ref, const DevPlane& dist, int width, int height,
                         cudaStream_t stream, uint64_t index);
 
     int device() const { return device_; }
@@ -72,12 +72,12 @@ private:
         uint64_t index = 0;
     };
 
-    Error init(const Params& params);
-    Error acquire_slot(Slot** slot);     // VIF_AGAIN when every slot holds an unreceived frame
-    Error harvest_oldest(FrameRaw* out, bool block);  // takes the oldest frame's result
-    Error locate_sample_above(const Slot& s);  // names the first bad sample of a device frame
-    Error device_guard() const;
-    Error failed(Error e);
+    Status init(const Params& params);
+    Status acquire_slot(Slot** slot);     // VIF_AGAIN when every slot holds an unreceived frame
+    Status harvest_oldest(FrameRaw* out, bool block);  // takes the oldest frame's result
+    Status locate_sample_above(const Slot& s);  // names the first bad sample of a device frame
+    Status device_guard() const;
+    Status failed(Status e);
 
     Params params_;
     int device_ = 0;

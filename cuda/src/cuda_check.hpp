@@ -1,5 +1,5 @@
 // Host-side CUDA error handling for the CUDA backend: every runtime call goes through
-// VIF_CUDA_TRY, which turns a failure into a vif::Error (status + one-line message).
+// VIF_CUDA_TRY, which turns a failure into a vif::Status (status + one-line message).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -21,15 +21,15 @@ inline VifStatus status_of(cudaError_t e) {
     }
 }
 
-inline Error cuda_error(cudaError_t e, const char* what, const char* file, int line) {
+inline Status cuda_error(cudaError_t e, const char* what, const char* file, int line) {
     std::string msg = std::string("CUDA: ") + what + " failed: " + cudaGetErrorName(e) + " (" +
                       cudaGetErrorString(e) + ") at " + file + ":" + std::to_string(line);
-    return Error{status_of(e), msg};
+    return Status{status_of(e), msg};
 }
 
 }  // namespace vif::cuda
 
-// Evaluates a CUDA runtime call; on failure returns a vif::Error from the enclosing function.
+// Evaluates a CUDA runtime call; on failure returns a vif::Status from the enclosing function.
 #define VIF_CUDA_TRY(call)                                                              \
     do {                                                                                \
         const cudaError_t vif_e_ = (call);                                              \

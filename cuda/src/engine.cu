@@ -123,7 +123,7 @@ struct Engine::Impl {
     uint64_t graph_clock = 0;
     cudaStream_t capture = nullptr;
 
-    Error alloc(void** p, size_t bytes) {
+    Status alloc(void** p, size_t bytes) {
         VIF_CUDA_TRY(cudaMalloc(p, bytes));
         allocations.push_back(*p);
         return {};
@@ -135,7 +135,7 @@ bool device_present() {
     return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
-std::unique_ptr<Engine> Engine::create(const Params& p, Error* err) {
+std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
     std::unique_ptr<Engine> e(new Engine());
     e->params_ = p;
     {
@@ -156,7 +156,7 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Error* err) {
             if (t == CudaOptions::kAuto) continue;
             const auto& v = int_variants(slot);
             if (t < 0 || t >= static_cast<int>(v.size()) || !v[t].has_depth(bpc)) {
-                *err = Error{VIF_ERROR_INVALID_ARGUMENT,
+                *err = Status{VIF_ERROR_INVALID_ARGUMENT,
                              "CUDA: no integer kernel variant " + std::to_string(t) + " for launch slot " +
                                  std::to_string(slot) + " at " + std::to_string(bpc) + " bits"};
                 return nullptr;
@@ -164,7 +164,7 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Error* err) {
         }
     }
     e->d_ = new Impl();
-    auto fail = [&](Error x) {
+    auto fail = [&](Status x) {
         *err = std::move(x);
         return nullptr;
     };
@@ -179,13 +179,13 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Error* err) {
             d.img_pitch[s] = pitch;
             const size_t bytes = size_t(pitch) * hs * (is_int ? sizeof(uint16_t) : sizeof(float));
             for (int i = 0; i < 2; ++i)
-                if (Error x = d.alloc(&d.img[i][s], bytes)) return fail(x);
+                if (Status x = d.alloc(&d.img[i][s], bytes)) return fail(x);
         }
         if (!is_int) {
             d.pix_pitch[s] = pitch;
             const size_t bytes = size_t(pitch) * hs * sizeof(float);
-            if (Error x = d.alloc(reinterpret_cast<void**>(&d.num[s]), bytes)) return fail(x);
-            if (Error x = d.alloc(reinterpret_cast<void**>(&d.den[s]), bytes)) return fail(x);
+            if (Status x = d.alloc(reinterpret_cast<void**>(&d.num[s]), bytes)) return fail(x);
+            if (Status x = d.alloc(reinterpret_cast<void**>(&d.den[s]), bytes)) return fail(x);
         }
     }
     if (!is_int) {
@@ -194,8 +194,8 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Error* err) {
             d.row_offset[s] = rows;
             rows += H >> s;
         }
-        if (Error x = d.alloc(reinterpret_cast<void**>(&d.row_num), rows * sizeof(float))) return fail(x);
-        if (Error x = d.alloc(reinterpret_cast<void**>(&d.row_den), rows * sizeof(float))) return fail(x);
+        if (Status x = d.alloc(reinterpret_cast<void**>(&d.row_num), rows * sizeof(float))) return fail(x);
+        if (Status x = d.alloc(reinterpret_cast<void**>(&d.row_den), rows * sizeof(float))) return fail(x);
         for (int s = 0; s < 4; ++s) {
             FloatTaps& t = d.taps[s];
             std::memset(&t, 0, sizeof t);
@@ -214,43 +214,43 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Error* err) {
     // Log table and zeroed accumulators (synchronous copies: create may block).
     std::vector<uint16_t> table(kLogTableSize);
     build_log_table(table.data());
-    if (Error x = d.alloc(reinterpret_cast<void**>(&d.log_table), kLogTableSize * sizeof(uint16_t)))
+    if (Status x = d.alloc(reinterpret_cast<void**>(&d.log_table), kLogTableSize * sizeof(uint16_t)))
         return fail(x);
-    if (Error x = d.alloc(reinterpret_cast<void**>(&d.acc), 16 * sizeof(unsigned long long)))
+    if (Status x = d.alloc(reinterpret_cast<void**>(&d.acc), 16 * sizeof(unsigned long long)))
         return fail(x);
-    if (Error x = d.alloc(reinterpret_cast<void**>(&d.counter), sizeof(unsigned int))) return fail(x);
+    if (Status x = d.alloc(reinterpret_cast<void**>(&d.counter), sizeof(unsigned int))) return fail(x);
     const unsigned long long zeros[17] = {};
-    auto init = [&]() -> Error {
+    auto init = [&]() -> Status {
         VIF_CUDA_TRY(cudaMemcpy(d.log_table, table.data(), kLogTableSize * sizeof(uint16_t),
                                 cudaMemcpyHostToDevice));
         VIF_CUDA_TRY(cudaMemcpy(d.acc, zeros, 16 * sizeof(unsigned long long), cudaMemcpyHostToDevice));
         VIF_CUDA_TRY(cudaMemcpy(d.counter, zeros, sizeof(unsigned int), cudaMemcpyHostToDevice));
         return {};
     };
-    if (Error x = init()) return fail(x);
+    if (Status x = init()) return fail(x);
     if (is_int) {
-        if (Error x = e->verify_log_lookup(table.data())) return fail(x);
+        if (Status x = e->verify_log_lookup(table.data())) return fail(x);
     }
 
     // Opt every kernel this engine may launch into the shared memory it needs: the float
     // kernels of the largest frame, the integer variants the options force or the rules may pick
     // at some frame size (a smaller frame may get another variant than the largest).
     int dev = 0, optin = 0;
-    auto opt_in = [&](const KernelLaunch& k) -> Error {
+    auto opt_in = [&](const KernelLaunch& k) -> Status {
         if (k.smem > static_cast<size_t>(optin))
-            return Error{VIF_ERROR_UNSUPPORTED,
+            return Status{VIF_ERROR_UNSUPPORTED,
                          "CUDA: kernel " + k.name + " (" + k.shape + ") needs " + std::to_string(k.smem) +
                              " bytes of shared memory; the device allows " + std::to_string(optin)};
         VIF_CUDA_TRY(cudaFuncSetAttribute(k.func, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(k.smem)));
         return {};
     };
-    auto attrs = [&]() -> Error {
+    auto attrs = [&]() -> Status {
         VIF_CUDA_TRY(cudaGetDevice(&dev));
         VIF_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
         if (!is_int) {
             for (const KernelLaunch& k : e->plan(W, H))
-                if (Error x = opt_in(k)) return x;
+                if (Status x = opt_in(k)) return x;
             return {};
         }
         const int bpc = static_cast<int>(p.bitdepth);
@@ -264,19 +264,19 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Error* err) {
                     for (const IntRule& r : int_rules(e->arch_))
                         used = used || (r.slot == slot && v[i].id == std::string(r.variant));
                 if (!used || !v[i].has_depth(bpc)) continue;
-                if (Error x = opt_in(v[i].launch(bpc, W >> scale, H >> scale))) return x;
+                if (Status x = opt_in(v[i].launch(bpc, W >> scale, H >> scale))) return x;
             }
         }
         return {};
     };
-    if (Error x = attrs()) return fail(x);
+    if (Status x = attrs()) return fail(x);
     if (p.cuda.verbose)
         std::fprintf(stderr, "libvif cuda: kernel table of %s (rules of %s)\n", arch_name(e->arch_),
                      arch_name(int_rules_owner(e->arch_)));
     return e;
 }
 
-Error Engine::verify_log_lookup(const uint16_t* expected) {
+Status Engine::verify_log_lookup(const uint16_t* expected) {
     // Every T[i] the kernels can ask for, computed by the kernels' own code with the fast path
     // on, must equal the table; a GPU or driver whose log2 differs keeps the table path.
     Impl& d = *d_;
@@ -323,13 +323,13 @@ __global__ void gate_kernel(const volatile int* flag) {
 }
 }  // namespace
 
-Error launch_gate(const volatile int* flag, cudaStream_t stream) {
+Status launch_gate(const volatile int* flag, cudaStream_t stream) {
     gate_kernel<<<1, 1, 0, stream>>>(flag);
     VIF_CUDA_TRY(cudaGetLastError());
     return {};
 }
 
-Error Engine::enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
+Status Engine::enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
                       cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events) {
     Impl& d = *d_;
     if (events || params_.cuda.sync_each_launch || !params_.cuda.graphs)
@@ -354,7 +354,7 @@ Error Engine::enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, De
         }
         if (!d.capture) VIF_CUDA_TRY(cudaStreamCreateWithFlags(&d.capture, cudaStreamNonBlocking));
         VIF_CUDA_TRY(cudaStreamBeginCapture(d.capture, cudaStreamCaptureModeThreadLocal));
-        Error e = launch_direct(ref, dis, w, h, out, d.capture, nullptr, nullptr);
+        Status e = launch_direct(ref, dis, w, h, out, d.capture, nullptr, nullptr);
         cudaGraph_t graph = nullptr;
         const cudaError_t ce = cudaStreamEndCapture(d.capture, &graph);
         if (e) {
@@ -401,7 +401,7 @@ std::vector<KernelLaunch> Engine::plan(int w, int h) const {
     return out;
 }
 
-Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int h,
+Status Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int h,
                            DeviceResult* out, cudaStream_t stream, cudaEvent_t input_consumed,
                            const cudaEvent_t* events) {
     Impl& d = *d_;
@@ -412,7 +412,7 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
     }
     const std::vector<KernelLaunch>& launches = d.plan;
     size_t li = 0;
-    auto launch = [&](void** args) -> Error {
+    auto launch = [&](void** args) -> Status {
         const KernelLaunch& k = launches[li];
         if (events) VIF_CUDA_TRY(cudaEventRecord(events[li], stream));
         ++li;
@@ -457,7 +457,7 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
         const int unfused = params_.cuda.fuse23 ? 2 : 4;
         for (int s = 0; s < unfused; ++s) {
             void* kargs[] = {&args[s]};
-            if (Error x = launch(kargs)) return x;
+            if (Status x = launch(kargs)) return x;
             if (s == 0 && input_consumed) VIF_CUDA_TRY(cudaEventRecord(input_consumed, stream));
         }
         if (params_.cuda.fuse23) {
@@ -472,7 +472,7 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
             const KernelLaunch& k = launches[li];  // its launcher split the grid
             int blocks2 = k.fused_blocks2, g2x = k.fused_grid2_x, g3x = k.fused_grid3_x;
             void* kargs[] = {&args[2], &a3, &blocks2, &g2x, &g3x};
-            if (Error x = launch(kargs)) return x;
+            if (Status x = launch(kargs)) return x;
         }
     } else {
         for (int s = 0; s < 4; ++s) {
@@ -496,7 +496,7 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
             a.gain_limit = static_cast<float>(params_.gain_limit);
             FloatTaps taps = d.taps[s];
             void* args[] = {&a, &taps};
-            if (Error x = launch(args)) return x;
+            if (Status x = launch(args)) return x;
             if (s == 0 && input_consumed) VIF_CUDA_TRY(cudaEventRecord(input_consumed, stream));
         }
         RowSumArgs rs{};
@@ -515,7 +515,7 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
         rs.row_num = d.row_num;
         rs.row_den = d.row_den;
         void* rargs[] = {&rs};
-        if (Error x = launch(rargs)) return x;
+        if (Status x = launch(rargs)) return x;
         FloatFinalArgs fa{};
         fa.row_num = d.row_num;
         fa.row_den = d.row_den;
@@ -526,7 +526,7 @@ Error Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int
         fa.out_num = out->num;
         fa.out_den = out->den;
         void* fargs[] = {&fa};
-        if (Error x = launch(fargs)) return x;
+        if (Status x = launch(fargs)) return x;
     }
     if (events) VIF_CUDA_TRY(cudaEventRecord(events[li], stream));
     return {};

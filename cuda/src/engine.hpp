@@ -36,7 +36,7 @@ public:
     // device. params.cuda (CudaOptions) may force kernel variants, turn graphs off, keep the log
     // table, synchronise after every launch and trace the start-up; a forced variant that does
     // not exist for the bit depth is VIF_ERROR_INVALID_ARGUMENT.
-    static std::unique_ptr<Engine> create(const Params& params, Error* err);
+    static std::unique_ptr<Engine> create(const Params& params, Status* err);
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
@@ -55,7 +55,7 @@ public:
     // Without events the frame runs as one CUDA graph (captured on first use for these
     // pointers and this size, then replayed: one launch instead of 4-6); CudaOptions::graphs
     // false launches the kernels one by one instead.
-    Error enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
+    Status enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
                   cudaStream_t stream, cudaEvent_t input_consumed = nullptr,
                   const cudaEvent_t* events = nullptr);
 
@@ -67,9 +67,9 @@ public:
 
 private:
     Engine() = default;
-    Error launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
+    Status launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
                         cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events);
-    Error verify_log_lookup(const uint16_t* expected);
+    Status verify_log_lookup(const uint16_t* expected);
     struct Impl;
     Params params_;
     Arch arch_ = Arch::Sm90;
@@ -81,6 +81,6 @@ bool device_present();
 // Holds `stream` until the host writes a non-zero int to *flag (device-visible, e.g. mapped
 // pinned memory), at most ~10 s. vif-sweep queues a batch of frames behind it so that kernel
 // timings are not limited by how fast the host can launch.
-Error launch_gate(const volatile int* flag, cudaStream_t stream);
+Status launch_gate(const volatile int* flag, cudaStream_t stream);
 
 }  // namespace vif::cuda

@@ -25,7 +25,7 @@ or_words_kernel(const unsigned char* plane, size_t pitch, int width, int height,
 
 }  // namespace
 
-Error enqueue_or_words(const void* plane, size_t pitch, int width, int height, unsigned* out,
+Status enqueue_or_words(const void* plane, size_t pitch, int width, int height, unsigned* out,
                        cudaStream_t stream) {
     const dim3 block(256);
     const dim3 grid(std::max(1, std::min((width + 255) / 256, 8)), std::min(height, 64));

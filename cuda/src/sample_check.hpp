@@ -14,7 +14,7 @@ namespace vif::cuda {
 // ORs every 16-bit word of a width x height plane (rows `pitch` bytes apart) into *out, which
 // must be device-accessible and start at 0. One launch of a few hundred blocks; it reads the
 // plane the VIF kernels read next, so it mostly hits L2.
-Error enqueue_or_words(const void* plane, size_t pitch, int width, int height, unsigned* out,
+Status enqueue_or_words(const void* plane, size_t pitch, int width, int height, unsigned* out,
                        cudaStream_t stream);
 
 }  // namespace vif::cuda

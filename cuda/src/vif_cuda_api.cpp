@@ -65,7 +65,7 @@ VifStatus vif_cuda_submit(VifContext* ctx, const VifDevicePicture* ref,
                                        (p.flags & VIF_PICTURE_MSB_ALIGNED) ? 16 - bd : 0};
         };
         const uint64_t index = ctx->next_index;
-        vif::Error err = backend->submit_device(plane(*ref), plane(*dist),
+        vif::Status err = backend->submit_device(plane(*ref), plane(*dist),
                                                 static_cast<int>(ref->width),
                                                 static_cast<int>(ref->height), stream, index);
         if (err.status == VIF_AGAIN) return vif::fail(err);  // queue full: nothing queued

@@ -187,9 +187,9 @@ VifStatus vif_create(VifContext** ctx, const VifConfig* cfg) {
         auto c = std::make_unique<VifContext>();
         c->config = *cfg;
         c->params = params;
-        vif::Error err;
+        vif::Status err;
         c->backend = vif::create_backend(params, cfg->backend, &err);
-        if (!c->backend) return fail(err.status ? err : vif::Error{VIF_ERROR_INTERNAL, "no backend"});
+        if (!c->backend) return fail(err.status ? err : vif::Status{VIF_ERROR_INTERNAL, "no backend"});
         *ctx = c.release();
         vif::clear_error();
         return VIF_OK;
@@ -223,7 +223,7 @@ VifStatus vif_submit(VifContext* ctx, const VifPicture* ref, const VifPicture* d
     };
     try {
         const uint64_t index = ctx->next_index;
-        vif::Error err = ctx->backend->submit(host(*ref), host(*dist), index);
+        vif::Status err = ctx->backend->submit(host(*ref), host(*dist), index);
         if (err.status == VIF_AGAIN) return fail(err);
         if (err) {
             if (err.status == VIF_ERROR_DEVICE) ctx->failed = true;
@@ -265,7 +265,7 @@ VifStatus vif_submit_multi(VifContext* ctx, const VifPicture* ref, const VifPict
     }
     try {
         const uint64_t index = ctx->next_index;
-        vif::Error err = ctx->backend->submit_multi(host(*ref), planes, count, index);
+        vif::Status err = ctx->backend->submit_multi(host(*ref), planes, count, index);
         if (err.status == VIF_AGAIN) return fail(err);
         if (err) {
             if (err.status == VIF_ERROR_DEVICE || err.status == VIF_ERROR_INVALID_STATE)
@@ -286,7 +286,7 @@ VifStatus vif_receive(VifContext* ctx, VifScores* scores, int block) {
     if (ctx->failed) return fail(VIF_ERROR_INVALID_STATE, "context failed earlier; destroy it");
     try {
         vif::FrameRaw raw;
-        vif::Error err = ctx->backend->receive(&raw, block != 0);
+        vif::Status err = ctx->backend->receive(&raw, block != 0);
         if (err.status == VIF_AGAIN) return VIF_AGAIN;
         if (err) {
             if (err.status == VIF_ERROR_DEVICE) ctx->failed = true;

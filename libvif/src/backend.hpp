@@ -66,8 +66,10 @@ struct HostPlane {
     bool msb_aligned = false;  // 16-bit words carry the value in their top bits (P010)
 };
 
-// Error carried out of a backend: a status and a one-line message.
-struct Error {
+// What a backend call returns: a VifStatus and a one-line message. True when it failed
+// (`if (Status s = b.submit(...)) return s;`). The public C++ wrapper's exception is vif::Error
+// (vif.hpp); this internal type is named apart from it so that the two never meet.
+struct Status {
     VifStatus status = VIF_OK;
     std::string message;
     explicit operator bool() const { return status != VIF_OK && status != VIF_AGAIN; }
@@ -79,13 +81,13 @@ public:
     virtual const char* name() const = 0;
     // Queues a frame. The planes are borrowed for the duration of the call only: copy them.
     // May block while the backend's queue is full.
-    virtual Error submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) = 0;
+    virtual Status submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) = 0;
     // Queues one reference against count distorted planes (vif_submit_multi); pair k gets index
     // first_index + k and comes out of receive() in that order. All or nothing: on an error
     // nothing is queued. This fallback queues them as ordinary pairs (the reference copied for
     // each), each taking a place of the queue, after checking that all of them fit; a backend
     // that shares the reference's work overrides it.
-    virtual Error submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
+    virtual Status submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
                                uint64_t first_index) {
         if (count > capacity())
             return {VIF_ERROR_INVALID_ARGUMENT,
@@ -96,7 +98,7 @@ public:
         if (pending() + count > capacity())
             return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
         for (size_t k = 0; k < count; ++k) {
-            Error e = submit(ref, dists[k], first_index + k);
+            Status e = submit(ref, dists[k], first_index + k);
             if (e.status != VIF_OK && k > 0)  // earlier pairs are queued and cannot be taken back
                 return {VIF_ERROR_INVALID_STATE, "vif_submit_multi: pair " + std::to_string(k) +
                                                      " failed after earlier pairs were queued: " +
@@ -107,7 +109,7 @@ public:
     }
     // Oldest frame not yet received, in submission order. Returns VIF_AGAIN when it is not ready
     // (block == false) or when nothing is pending.
-    virtual Error receive(FrameRaw* out, bool block) = 0;
+    virtual Status receive(FrameRaw* out, bool block) = 0;
     virtual size_t pending() const = 0;
     // Frames the queue holds at most (queue_depth as resolved at create); the fallback
     // submit_multi needs room for all of its pairs.
@@ -115,11 +117,11 @@ public:
 };
 
 // Factories. create_cuda_backend exists only in CUDA builds (VIF_HAVE_CUDA).
-std::unique_ptr<Backend> create_cpu_backend(const Params& params, Error* err);
+std::unique_ptr<Backend> create_cpu_backend(const Params& params, Status* err);
 #if defined(VIF_HAVE_CUDA)
-std::unique_ptr<Backend> create_cuda_backend(const Params& params, Error* err);
+std::unique_ptr<Backend> create_cuda_backend(const Params& params, Status* err);
 bool cuda_device_present();
-Error cuda_prepare(int device);
+Status cuda_prepare(int device);
 #endif
 
 }  // namespace vif

@@ -40,7 +40,7 @@ VifStatus check_options(const VifConfig& cfg);
 
 // Records msg as this thread's last error and returns status (so callers can `return fail(..)`).
 VifStatus fail(VifStatus status, const std::string& msg);
-inline VifStatus fail(const Error& e) { return fail(e.status, e.message); }
+inline VifStatus fail(const Status& e) { return fail(e.status, e.message); }
 void clear_error();
 const char* last_error_cstr();
 
@@ -54,7 +54,7 @@ VifStatus check_picture(const Params& p, const VifPicture* pic, const char* whic
 VifStatus params_from_config(const VifConfig& cfg, Params* out);
 
 // Backend selection (registry.cpp).
-std::unique_ptr<Backend> create_backend(const Params& params, VifBackend kind, Error* err);
+std::unique_ptr<Backend> create_backend(const Params& params, VifBackend kind, Status* err);
 
 // Raw accumulators to libvmaf's values (scores.cpp).
 void finalize_scores(const Params& params, const FrameRaw& raw, VifScores* out);

@@ -3,7 +3,7 @@
 
 namespace vif {
 
-std::unique_ptr<Backend> create_backend(const Params& params, VifBackend kind, Error* err) {
+std::unique_ptr<Backend> create_backend(const Params& params, VifBackend kind, Status* err) {
     switch (kind) {
         case VIF_BACKEND_CPU:
             return create_cpu_backend(params, err);
@@ -28,7 +28,7 @@ std::unique_ptr<Backend> create_backend(const Params& params, VifBackend kind, E
 
 extern "C" VifStatus vif_cuda_prepare(int cuda_device) {
 #if defined(VIF_HAVE_CUDA)
-    if (vif::Error e = vif::cuda_prepare(cuda_device)) return vif::fail(e);
+    if (vif::Status e = vif::cuda_prepare(cuda_device)) return vif::fail(e);
     return VIF_OK;
 #else
     (void)cuda_device;

@@ -54,7 +54,7 @@ VIF_COPY_CLONES uint32_t copy_and_or_words(uint8_t* dst, const uint8_t* src, siz
 // The error for the first sample above the maximum in a plane of `width` x `height` 16-bit words
 // (rows `stride` bytes apart), or no error when there is none. Only called after the OR showed a
 // stray bit, so its cost does not matter.
-inline Error find_sample_above(const uint8_t* plane, ptrdiff_t stride, uint32_t width,
+inline Status find_sample_above(const uint8_t* plane, ptrdiff_t stride, uint32_t width,
                                uint32_t height, uint32_t bitdepth, uint64_t frame,
                                const char* which) {
     const uint32_t max = (1u << bitdepth) - 1;

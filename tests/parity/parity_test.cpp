@@ -169,11 +169,11 @@ vif::HostPlane host(const Plane& p, bool msb = false) {
 void submit_draining(vif::Backend& b, const vif::HostPlane& r, const vif::HostPlane& d,
                      uint64_t index, std::vector<vif::FrameRaw>* got) {
     for (;;) {
-        const vif::Error e = b.submit(r, d, index);
+        const vif::Status e = b.submit(r, d, index);
         if (e.status == VIF_OK) return;
         ASSERT_EQ(e.status, VIF_AGAIN) << e.message;
         vif::FrameRaw raw;
-        const vif::Error re = b.receive(&raw, true);
+        const vif::Status re = b.receive(&raw, true);
         ASSERT_EQ(re.status, VIF_OK) << re.message;
         got->push_back(raw);
     }
@@ -216,7 +216,7 @@ std::string raw_str(const vif::ScaleRaw& r) {
 // compares raw results and finalised scores.
 void compare_backends(const vif::Params& params, const std::vector<std::pair<Plane, Plane>>& frames,
                       const std::string& what) {
-    vif::Error err;
+    vif::Status err;
     auto cpu = vif::create_cpu_backend(params, &err);
     ASSERT_TRUE(cpu) << err.message;
     auto gpu = vif::create_cuda_backend(params, &err);
@@ -234,7 +234,7 @@ void compare_backends(const vif::Params& params, const std::vector<std::pair<Pla
             rc.push_back(a);
         }
         if (gpu->pending()) {
-            const vif::Error e = gpu->receive(&b, true);
+            const vif::Status e = gpu->receive(&b, true);
             ASSERT_EQ(e.status, VIF_OK) << what << ": " << e.message;
             rg.push_back(b);
         }
@@ -676,7 +676,7 @@ TEST(Pipeline, ManyFramesInFlightAndChangingSizes) {
     }
     // 12 frames through 4 slots: submit says VIF_AGAIN whenever all four hold unreceived
     // frames, the oldest is received and the frame submitted again; results stay in order.
-    vif::Error err;
+    vif::Status err;
     auto cpu = vif::create_cpu_backend(p, &err);
     auto gpu = vif::create_cuda_backend(p, &err);
     ASSERT_TRUE(cpu && gpu) << err.message;
@@ -688,7 +688,7 @@ TEST(Pipeline, ManyFramesInFlightAndChangingSizes) {
         EXPECT_LE(gpu->pending(), 4u);
         if (i == 5) {  // poll without blocking in the middle
             vif::FrameRaw r;
-            const vif::Error e = gpu->receive(&r, false);
+            const vif::Status e = gpu->receive(&r, false);
             EXPECT_TRUE(e.status == VIF_OK || e.status == VIF_AGAIN);
             if (e.status == VIF_OK) rg.push_back(r);
         }
@@ -848,7 +848,7 @@ TEST(KernelVariantErrors, AVariantNotCompiledForTheDepthIsRefused) {
     SKIP_WITHOUT_GPU();
     vif::Params p = params_of(VIF_VARIANT_INTEGER, 12, 64, 64);
     p.cuda.tiles[0] = vif::cuda::int_variant_index(0, "0b");  // 8 and 10 bits only
-    vif::Error err;
+    vif::Status err;
     EXPECT_EQ(vif::create_cuda_backend(p, &err), nullptr);
     EXPECT_EQ(err.status, VIF_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(err.message.find("variant"), std::string::npos) << err.message;

@@ -241,7 +241,7 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
     cand.log_table_only = o.log_table;
     cand.verbose = o.verbose;
     p.cuda = cand;
-    vif::Error err;
+    vif::Status err;
     auto engine = vif::cuda::Engine::create(p, &err);
     if (!engine) {
         std::fprintf(stderr, "vif-sweep: %s\n", err.message.c_str());
@@ -312,7 +312,7 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
         close_gate();
         for (int i = i0; i < std::min(total, i0 + kBatch); ++i) {
             auto [a, b] = planes(i);
-            vif::Error e = engine->enqueue(a, b, w, h, d_out, st, nullptr, &ev[size_t(i) * (nk + 1)]);
+            vif::Status e = engine->enqueue(a, b, w, h, d_out, st, nullptr, &ev[size_t(i) * (nk + 1)]);
             if (e) {
                 std::fprintf(stderr, "vif-sweep: %s\n", e.message.c_str());
                 std::exit(2);
