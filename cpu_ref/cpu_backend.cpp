@@ -31,16 +31,16 @@ struct Slot {
     std::unique_ptr<uint8_t[]> ref;
     std::vector<std::unique_ptr<uint8_t[]>> dists;
     uint32_t width = 0, height = 0;
-    size_t count = 1;     // distorted planes in use
-    size_t received = 0;  // results already taken by receive()
+    size_t count = 1;    // distorted planes in use
+    size_t received = 0; // results already taken by receive()
     std::vector<FrameRaw> results;
 };
 
 class CpuBackend final : public Backend {
 public:
     CpuBackend(const Params& p, size_t threads, size_t depth) : params_(p), slots_(depth) {
-        const size_t bytes = static_cast<size_t>(p.max_width) * p.max_height *
-                             (p.bitdepth == 8 ? 1 : 2);
+        const size_t bytes =
+            static_cast<size_t>(p.max_width) * p.max_height * (p.bitdepth == 8 ? 1 : 2);
         plane_bytes_ = bytes;
         for (Slot& s : slots_) {
             s.ref.reset(new uint8_t[bytes]);
@@ -67,7 +67,7 @@ public:
     }
 
     Status submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
-                       uint64_t index) override {
+                        uint64_t index) override {
         Slot* slot;
         {
             std::lock_guard<std::mutex> lock(mu_);
@@ -89,7 +89,7 @@ public:
         if (Status e = copy_plane(ref, slot->ref.get(), index, "reference")) return e;
         for (size_t k = 0; k < count; ++k) {
             if (Status e = copy_plane(dists[k], slot->dists[k].get(), index + k,
-                                     count == 1 ? "distorted" : "distorted picture of a ladder"))
+                                      count == 1 ? "distorted" : "distorted picture of a ladder"))
                 return e;
             slot->results[k].index = index + k;
         }
@@ -206,20 +206,20 @@ private:
             {
                 std::unique_lock<std::mutex> lock(mu_);
                 cv_work_.wait(lock, [&] { return stop_ || next_ != tail_; });
-                if (next_ == tail_) return;  // stopping and nothing queued
+                if (next_ == tail_) return; // stopping and nothing queued
                 slot = &slots_[next_ % slots_.size()];
                 slot->state = Slot::State::kRunning;
                 ++next_;
             }
-            const ptrdiff_t stride = static_cast<ptrdiff_t>(slot->width) *
-                                     (params_.bitdepth == 8 ? 1 : 2);
+            const ptrdiff_t stride =
+                static_cast<ptrdiff_t>(slot->width) * (params_.bitdepth == 8 ? 1 : 2);
             const int w = static_cast<int>(slot->width), h = static_cast<int>(slot->height);
             cpu_ref::Plane dists[kMaxDistorted];
             ScaleRaw raw[kMaxDistorted][kNumScales];
             for (size_t k = 0; k < slot->count; ++k)
                 dists[k] = cpu_ref::Plane{slot->dists[k].get(), stride, w, h};
-            engine.compute_multi(cpu_ref::Plane{slot->ref.get(), stride, w, h}, dists,
-                                 slot->count, raw);
+            engine.compute_multi(cpu_ref::Plane{slot->ref.get(), stride, w, h}, dists, slot->count,
+                                 raw);
             for (size_t k = 0; k < slot->count; ++k)
                 std::copy(raw[k], raw[k] + kNumScales, slot->results[k].scale);
             {
@@ -237,14 +237,14 @@ private:
     std::vector<std::thread> workers_;
     mutable std::mutex mu_;
     std::condition_variable cv_work_, cv_done_;
-    uint64_t head_ = 0;  // next slot to receive
-    uint64_t next_ = 0;  // next slot a worker takes
-    uint64_t tail_ = 0;  // next slot to fill
-    size_t unreceived_ = 0;  // results queued and not yet received (a slot may hold several)
+    uint64_t head_ = 0;     // next slot to receive
+    uint64_t next_ = 0;     // next slot a worker takes
+    uint64_t tail_ = 0;     // next slot to fill
+    size_t unreceived_ = 0; // results queued and not yet received (a slot may hold several)
     bool stop_ = false;
 };
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<Backend> create_cpu_backend(const Params& p, Status* err) {
     size_t threads = p.threads ? p.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -260,4 +260,4 @@ std::unique_ptr<Backend> create_cpu_backend(const Params& p, Status* err) {
     return nullptr;
 }
 
-}  // namespace vif
+} // namespace vif

@@ -19,7 +19,7 @@ namespace vif::cpu_ref {
 // One plane of samples in a compute-ready layout: LSB-aligned, 8-bit bytes or 16-bit words.
 struct Plane {
     const void* data = nullptr;
-    ptrdiff_t stride = 0;  // bytes
+    ptrdiff_t stride = 0; // bytes
     int width = 0, height = 0;
 };
 
@@ -37,11 +37,11 @@ public:
     }
 };
 
-#define VIF_CPU_REF_DECLARE_ISA(ns)                                                            \
-    namespace ns {                                                                             \
-    std::unique_ptr<FrameScorer> make_integer(int max_w, int max_h, int bpc, double gain);     \
-    std::unique_ptr<FrameScorer> make_float(int max_w, int max_h, int bpc, double gain,        \
-                                            float kernelscale);                                \
+#define VIF_CPU_REF_DECLARE_ISA(ns)                                                                \
+    namespace ns {                                                                                 \
+    std::unique_ptr<FrameScorer> make_integer(int max_w, int max_h, int bpc, double gain);         \
+    std::unique_ptr<FrameScorer> make_float(int max_w, int max_h, int bpc, double gain,            \
+                                            float kernelscale);                                    \
     }
 VIF_CPU_REF_DECLARE_ISA(base)
 VIF_CPU_REF_DECLARE_ISA(v3)
@@ -60,4 +60,4 @@ const char* isa_name();
 // scale's size to exceed the half-width of every filter applied there, docs/algorithm.md §3).
 int min_frame_size(const int widths[4]);
 
-}  // namespace vif::cpu_ref
+} // namespace vif::cpu_ref

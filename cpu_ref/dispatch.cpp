@@ -34,33 +34,42 @@ Isa isa() {
     return level;
 }
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<FrameScorer> make_integer_scorer(int w, int h, int bpc, double gain) {
     switch (isa()) {
 #if defined(VIF_CPU_REF_HAVE_X86_LEVELS)
-        case Isa::kV4: return v4::make_integer(w, h, bpc, gain);
-        case Isa::kV3: return v3::make_integer(w, h, bpc, gain);
+    case Isa::kV4:
+        return v4::make_integer(w, h, bpc, gain);
+    case Isa::kV3:
+        return v3::make_integer(w, h, bpc, gain);
 #endif
-        default: return base::make_integer(w, h, bpc, gain);
+    default:
+        return base::make_integer(w, h, bpc, gain);
     }
 }
 
 std::unique_ptr<FrameScorer> make_float_scorer(int w, int h, int bpc, double gain, float ks) {
     switch (isa()) {
 #if defined(VIF_CPU_REF_HAVE_X86_LEVELS)
-        case Isa::kV4: return v4::make_float(w, h, bpc, gain, ks);
-        case Isa::kV3: return v3::make_float(w, h, bpc, gain, ks);
+    case Isa::kV4:
+        return v4::make_float(w, h, bpc, gain, ks);
+    case Isa::kV3:
+        return v3::make_float(w, h, bpc, gain, ks);
 #endif
-        default: return base::make_float(w, h, bpc, gain, ks);
+    default:
+        return base::make_float(w, h, bpc, gain, ks);
     }
 }
 
 const char* isa_name() {
     switch (isa()) {
-        case Isa::kV4: return "avx512";
-        case Isa::kV3: return "avx2";
-        default: return "baseline";
+    case Isa::kV4:
+        return "avx512";
+    case Isa::kV3:
+        return "avx2";
+    default:
+        return "baseline";
     }
 }
 
@@ -76,4 +85,4 @@ int min_frame_size(const int widths[4]) {
     return need;
 }
 
-}  // namespace vif::cpu_ref
+} // namespace vif::cpu_ref

@@ -30,7 +30,7 @@ void convert_plane(const Plane& p, int bpc, float* out) {
     const float scale = bpc == 8 ? 1.0f : static_cast<float>(1 << (bpc - 8));
     for (int i = 0; i < p.height; ++i) {
         const In* src = reinterpret_cast<const In*>(static_cast<const uint8_t*>(p.data) +
-                                                     static_cast<ptrdiff_t>(i) * p.stride);
+                                                    static_cast<ptrdiff_t>(i) * p.stride);
         float* dst = out + static_cast<ptrdiff_t>(i) * p.width;
         if (bpc == 8)
             for (int j = 0; j < p.width; ++j) dst[j] = static_cast<float>(src[j]) - 128.0f;
@@ -49,7 +49,7 @@ void log2_approx_row(const float* in, float* out, int n) {
 // from 0, rounding each product and sum; loops run over columns so vectorising keeps that order.
 // NT is the filter width when known at compile time (unrolled taps), 0 for any other width.
 struct FilteredRows {
-    float *tmx, *tmy, *txx, *tyy, *txy;  // padded by N/2 on each side
+    float *tmx, *tmy, *txx, *tyy, *txy; // padded by N/2 on each side
     float *mx, *my, *exx, *eyy, *exy;
 };
 
@@ -57,8 +57,7 @@ template <int NT>
 void filter_stats_row(const float* F, int n, int w, const float* const* xr, const float* const* yr,
                       const FilteredRows& o) {
     const int N = NT ? NT : n, r = N / 2;
-    float *tmx = o.tmx + r, *tmy = o.tmy + r, *txx = o.txx + r, *tyy = o.tyy + r,
-          *txy = o.txy + r;
+    float *tmx = o.tmx + r, *tmy = o.tmy + r, *txx = o.txx + r, *tyy = o.tyy + r, *txy = o.txy + r;
 #pragma GCC ivdep
     for (int j = 0; j < w; ++j) {
         float amx = 0.0f, amy = 0.0f, axx = 0.0f, ayy = 0.0f, axy = 0.0f;
@@ -110,9 +109,9 @@ private:
     float gain_limit_;
     int width_[4];
     std::vector<float> taps_[4];
-    std::vector<float> img_[2][2];                              // scale images [ping-pong][ref, dist]
-    std::vector<float> t_mu_x_, t_mu_y_, t_xx_, t_yy_, t_xy_;  // padded vertical rows
-    std::vector<float> mu_x_, mu_y_, e_xx_, e_yy_, e_xy_;       // horizontal results (one row)
+    std::vector<float> img_[2][2];                            // scale images [ping-pong][ref, dist]
+    std::vector<float> t_mu_x_, t_mu_y_, t_xx_, t_yy_, t_xy_; // padded vertical rows
+    std::vector<float> mu_x_, mu_y_, e_xx_, e_yy_, e_xy_;     // horizontal results (one row)
     std::vector<float> num_row_, den_row_;
 };
 
@@ -202,17 +201,28 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
             }
             const FilteredRows rows{tmx, tmy, txx, tyy, txy, mx, my, exx, eyy, exy};
             switch (N) {
-                case 17: filter_stats_row<17>(F, N, w, xr, yr, rows); break;
-                case 9: filter_stats_row<9>(F, N, w, xr, yr, rows); break;
-                case 5: filter_stats_row<5>(F, N, w, xr, yr, rows); break;
-                case 3: filter_stats_row<3>(F, N, w, xr, yr, rows); break;
-                default: filter_stats_row<0>(F, N, w, xr, yr, rows); break;
+            case 17:
+                filter_stats_row<17>(F, N, w, xr, yr, rows);
+                break;
+            case 9:
+                filter_stats_row<9>(F, N, w, xr, yr, rows);
+                break;
+            case 5:
+                filter_stats_row<5>(F, N, w, xr, yr, rows);
+                break;
+            case 3:
+                filter_stats_row<3>(F, N, w, xr, yr, rows);
+                break;
+            default:
+                filter_stats_row<0>(F, N, w, xr, yr, rows);
+                break;
             }
             // Per-pixel terms (§7.4 steps 1-9, pixel_math.hpp, shared with the CUDA kernels):
             // arguments of the logs go to nrow/drow, the logs are taken a row at a time, then
             // the overrides of steps 8-9.
             for (int j = 0; j < w; ++j) {
-                const pixel::FloatLogArgs t = pixel::float_log_args(mx[j], my[j], exx[j], eyy[j], exy[j], G);
+                const pixel::FloatLogArgs t =
+                    pixel::float_log_args(mx[j], my[j], exx[j], eyy[j], exy[j], G);
                 nrow[j] = t.a;
                 drow[j] = t.b;
                 // Stash the pieces the overrides need in the filtered arrays, which are no
@@ -238,10 +248,10 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
     }
 }
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<FrameScorer> make_float(int max_w, int max_h, int bpc, double gain, float ks) {
     return std::make_unique<FloatVif>(max_w, max_h, bpc, gain, ks);
 }
 
-}  // namespace vif::cpu_ref::VIF_ISA_NS
+} // namespace vif::cpu_ref::VIF_ISA_NS

@@ -61,7 +61,7 @@ struct VerticalRow {
 template <int N, typename In, typename Wide, Pass P = Pass::kPair>
 void vertical_stats_row(const Plane& X, const Plane& Y, int i, const uint16_t* c, int mean_shift,
                         int sq_shift, const VerticalRow& out, int offset, int j0 = 0) {
-    constexpr bool kX = P != Pass::kDist, kY = P != Pass::kRef;  // which statistics
+    constexpr bool kX = P != Pass::kDist, kY = P != Pass::kRef; // which statistics
     constexpr int r = N / 2;
     const In* px[N];
     const In* py[N];
@@ -77,7 +77,7 @@ void vertical_stats_row(const Plane& X, const Plane& Y, int i, const uint16_t* c
     uint16_t *xx_lo = out.xx_lo + offset, *xx_hi = out.xx_hi + offset;
     uint16_t *yy_lo = out.yy_lo + offset, *yy_hi = out.yy_hi + offset;
     uint16_t *xy_lo = out.xy_lo + offset, *xy_hi = out.xy_hi + offset;
-#pragma GCC ivdep  // the output rows never overlap the input rows
+#pragma GCC ivdep // the output rows never overlap the input rows
     for (int j = j0; j < w; ++j) {
         // Means: taps are symmetric, so pair the rows (sums stay below 2^32).
         uint32_t ax = 0, ay = 0;
@@ -89,7 +89,7 @@ void vertical_stats_row(const Plane& X, const Plane& Y, int i, const uint16_t* c
             if constexpr (kY) ay += c[k] * (static_cast<uint32_t>(py[k][j]) + py[N - 1 - k][j]);
         }
         Wide bxx = 0, byy = 0, bxy = 0;
-#pragma GCC unroll 17  // unrolled taps let the column loop vectorise
+#pragma GCC unroll 17 // unrolled taps let the column loop vectorise
         for (int k = 0; k < N; ++k) {
             const uint32_t x = px[k][j], y = py[k][j];
             const uint32_t cx = c[k] * x, cy = c[k] * y;
@@ -119,10 +119,10 @@ void vertical_stats_row(const Plane& X, const Plane& Y, int i, const uint16_t* c
 // Puts the two halves of a 32-column block in column order: _mm512_unpack{lo,hi}_epi16 + madd
 // leave columns {0-3, 8-11, 16-19, 24-27} in lo and {4-7, 12-15, 20-23, 28-31} in hi.
 inline void deinterleave(__m512i lo, __m512i hi, __m512i& first, __m512i& second) {
-    const __m512i a = _mm512_shuffle_i32x4(lo, hi, 0x44);  // lo.0 lo.1 hi.0 hi.1
-    const __m512i b = _mm512_shuffle_i32x4(lo, hi, 0xEE);  // lo.2 lo.3 hi.2 hi.3
-    first = _mm512_shuffle_i32x4(a, a, 0xD8);              // columns 0..15
-    second = _mm512_shuffle_i32x4(b, b, 0xD8);             // columns 16..31
+    const __m512i a = _mm512_shuffle_i32x4(lo, hi, 0x44); // lo.0 lo.1 hi.0 hi.1
+    const __m512i b = _mm512_shuffle_i32x4(lo, hi, 0xEE); // lo.2 lo.3 hi.2 hi.3
+    first = _mm512_shuffle_i32x4(a, a, 0xD8);             // columns 0..15
+    second = _mm512_shuffle_i32x4(b, b, 0xD8);            // columns 16..31
 }
 
 // Stores 32 values below 2^16 (32-bit lanes, madd order) as offset 16-bit values.
@@ -168,7 +168,7 @@ void vertical_stats_row_u8(const Plane& X, const Plane& Y, int i, const uint16_t
     }
     __m512i coef[r + 1];
     for (int k = 0; k < r; ++k) coef[k] = _mm512_set1_epi32(c[k] | (c[k] << 16));
-    coef[r] = _mm512_set1_epi32(c[r]);  // the centre row is paired with a zero-weight partner
+    coef[r] = _mm512_set1_epi32(c[r]); // the centre row is paired with a zero-weight partner
     const __m512i bias = _mm512_set1_epi16(static_cast<short>(0x8000));
     const int w = X.width;
     int j = 0;
@@ -177,15 +177,21 @@ void vertical_stats_row_u8(const Plane& X, const Plane& Y, int i, const uint16_t
         for (int h = 0; h < 2; ++h)
             mx[h] = my[h] = sxx[h] = syy[h] = sxy[h] = _mm512_setzero_si512();
         for (int k = 0; k <= r; ++k) {
-            const int kb = k < r ? N - 1 - k : k;  // partner row (the centre pairs with itself)
-            const __m512i xa = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)(px[k] + j)));
-            const __m512i xb = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)(px[kb] + j)));
-            const __m512i ya = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)(py[k] + j)));
-            const __m512i yb = _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)(py[kb] + j)));
+            const int kb = k < r ? N - 1 - k : k; // partner row (the centre pairs with itself)
+            const __m512i xa =
+                _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)(px[k] + j)));
+            const __m512i xb =
+                _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)(px[kb] + j)));
+            const __m512i ya =
+                _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)(py[k] + j)));
+            const __m512i yb =
+                _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i*)(py[kb] + j)));
             const __m512i cf = coef[k];
-            auto add_pairs = [&](__m512i (&acc)[2], __m512i a, __m512i b) {
-                acc[0] = _mm512_add_epi32(acc[0], _mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), cf));
-                acc[1] = _mm512_add_epi32(acc[1], _mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), cf));
+            auto add_pairs = [&](__m512i(&acc)[2], __m512i a, __m512i b) {
+                acc[0] =
+                    _mm512_add_epi32(acc[0], _mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), cf));
+                acc[1] =
+                    _mm512_add_epi32(acc[1], _mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), cf));
             };
             if constexpr (kX) {
                 add_pairs(mx, xa, xb);
@@ -202,12 +208,14 @@ void vertical_stats_row_u8(const Plane& X, const Plane& Y, int i, const uint16_t
         }
         const __m512i round = _mm512_set1_epi32(128);
         if constexpr (kX) {
-            store_offset16(out.mu_x + offset + j, _mm512_srli_epi32(_mm512_add_epi32(mx[0], round), 8),
+            store_offset16(out.mu_x + offset + j,
+                           _mm512_srli_epi32(_mm512_add_epi32(mx[0], round), 8),
                            _mm512_srli_epi32(_mm512_add_epi32(mx[1], round), 8));
             store_moment(out.xx_lo + offset + j, out.xx_hi + offset + j, sxx[0], sxx[1]);
         }
         if constexpr (kY) {
-            store_offset16(out.mu_y + offset + j, _mm512_srli_epi32(_mm512_add_epi32(my[0], round), 8),
+            store_offset16(out.mu_y + offset + j,
+                           _mm512_srli_epi32(_mm512_add_epi32(my[0], round), 8),
                            _mm512_srli_epi32(_mm512_add_epi32(my[1], round), 8));
             store_moment(out.yy_lo + offset + j, out.yy_hi + offset + j, syy[0], syy[1]);
             store_moment(out.xy_lo + offset + j, out.xy_hi + offset + j, sxy[0], sxy[1]);
@@ -232,8 +240,7 @@ inline void variances(uint32_t mx, uint32_t my, uint32_t sxl, uint32_t sxh, uint
 // kRef keeps each pixel's filtered mean in mean_x (and sigma_x^2 in sig_x); kDist reads them.
 template <int N, Pass P = Pass::kPair>
 void horizontal_stats_row(int w, const uint16_t* c, const VerticalRow& in, int32_t* sig_x,
-                          int32_t* sig_y, int32_t* sig_xy, uint32_t* mean_x = nullptr,
-                          int j0 = 0) {
+                          int32_t* sig_y, int32_t* sig_xy, uint32_t* mean_x = nullptr, int j0 = 0) {
     constexpr int r = N / 2;
     const uint16_t *mu_x = in.mu_x, *mu_y = in.mu_y, *xx_lo = in.xx_lo, *xx_hi = in.xx_hi,
                    *yy_lo = in.yy_lo, *yy_hi = in.yy_hi, *xy_lo = in.xy_lo, *xy_hi = in.xy_hi;
@@ -250,7 +257,8 @@ void horizontal_stats_row(int w, const uint16_t* c, const VerticalRow& in, int32
                 sxl += c[k] * (v(xx_lo, a) + v(xx_lo, b));
                 sxh += c[k] * (v(xx_hi, a) + v(xx_hi, b));
             }
-            const uint32_t mxx = static_cast<uint32_t>((static_cast<uint64_t>(mx) * mx + 0x80000000ull) >> 32);
+            const uint32_t mxx =
+                static_cast<uint32_t>((static_cast<uint64_t>(mx) * mx + 0x80000000ull) >> 32);
             sig_x[j] = static_cast<int32_t>(sxh + ((sxl + 0x8000) >> 16) - mxx);
             mean_x[j] = mx;
         }
@@ -271,8 +279,10 @@ void horizontal_stats_row(int w, const uint16_t* c, const VerticalRow& in, int32
                 sxyl += c[k] * (v(xy_lo, a) + v(xy_lo, b));
                 sxyh += c[k] * (v(xy_hi, a) + v(xy_hi, b));
             }
-            const uint32_t myy = static_cast<uint32_t>((static_cast<uint64_t>(my) * my + 0x80000000ull) >> 32);
-            const uint32_t mxy = static_cast<uint32_t>((static_cast<uint64_t>(mx) * my + 0x80000000ull) >> 32);
+            const uint32_t myy =
+                static_cast<uint32_t>((static_cast<uint64_t>(my) * my + 0x80000000ull) >> 32);
+            const uint32_t mxy =
+                static_cast<uint32_t>((static_cast<uint64_t>(mx) * my + 0x80000000ull) >> 32);
             sig_y[j] = static_cast<int32_t>(syh + ((syl + 0x8000) >> 16) - myy);
             sig_xy[j] = static_cast<int32_t>(sxyh + ((sxyl + 0x8000) >> 16) - mxy);
         }
@@ -321,8 +331,8 @@ void horizontal_stats_row_madd(int w, const uint16_t* c, const VerticalRow& in, 
     constexpr int r = N / 2;
     __m512i coef[r + 1];
     for (int k = 0; k < r; ++k) coef[k] = _mm512_set1_epi32(c[k] | (c[k] << 16));
-    coef[r] = _mm512_set1_epi32(c[r]);  // the centre column pairs with a zero-weight partner
-    const uint16_t* q[8] = {in.mu_x, in.mu_y, in.xx_lo, in.xx_hi,
+    coef[r] = _mm512_set1_epi32(c[r]); // the centre column pairs with a zero-weight partner
+    const uint16_t* q[8] = {in.mu_x,  in.mu_y,  in.xx_lo, in.xx_hi,
                             in.yy_lo, in.yy_hi, in.xy_lo, in.xy_hi};
     int j = 0;
     for (; j + 32 <= w; j += 32) {
@@ -336,8 +346,10 @@ void horizontal_stats_row_madd(int w, const uint16_t* c, const VerticalRow& in, 
                 if ((P == Pass::kRef && !x_only) || (P == Pass::kDist && x_only)) continue;
                 const __m512i a = _mm512_loadu_si512(q[t] + j + k);
                 const __m512i b = _mm512_loadu_si512(q[t] + j + kb);
-                acc[t][0] = _mm512_add_epi32(acc[t][0], _mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), coef[k]));
-                acc[t][1] = _mm512_add_epi32(acc[t][1], _mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), coef[k]));
+                acc[t][0] = _mm512_add_epi32(
+                    acc[t][0], _mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), coef[k]));
+                acc[t][1] = _mm512_add_epi32(
+                    acc[t][1], _mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), coef[k]));
             }
         }
         const __m512i round = _mm512_set1_epi32(0x8000);
@@ -350,10 +362,12 @@ void horizontal_stats_row_madd(int w, const uint16_t* c, const VerticalRow& in, 
             if constexpr (P == Pass::kRef) _mm512_storeu_si512(mean_x + j + 16 * h, mx);
             const __m512i my = unbias(acc[1][h]);
             auto moment = [&](int lo, int hi) {
-                return _mm512_add_epi32(unbias(acc[hi][h]),
-                                        _mm512_srli_epi32(_mm512_add_epi32(unbias(acc[lo][h]), round), 16));
+                return _mm512_add_epi32(
+                    unbias(acc[hi][h]),
+                    _mm512_srli_epi32(_mm512_add_epi32(unbias(acc[lo][h]), round), 16));
             };
-            if constexpr (P != Pass::kDist) acc[2][h] = _mm512_sub_epi32(moment(2, 3), mul_round_hi(mx, mx));
+            if constexpr (P != Pass::kDist)
+                acc[2][h] = _mm512_sub_epi32(moment(2, 3), mul_round_hi(mx, mx));
             if constexpr (P != Pass::kRef) {
                 acc[4][h] = _mm512_sub_epi32(moment(4, 5), mul_round_hi(my, my));
                 acc[6][h] = _mm512_sub_epi32(moment(6, 7), mul_round_hi(mx, my));
@@ -405,7 +419,8 @@ void accumulate_scalar(int j0, int w, const int32_t* sig_x, const int32_t* sig_y
 inline __m512i log2_fixed8(const uint32_t* table, __m512i v) {
     const __m512i bits = _mm512_castpd_si512(_mm512_cvtepi64_pd(v));
     const __m512i k = _mm512_sub_epi64(_mm512_srli_epi64(bits, 52), _mm512_set1_epi64(1023 + 15));
-    const __m512i idx = _mm512_sub_epi64(_mm512_srlv_epi64(v, k), _mm512_set1_epi64(kLogTableFirst));
+    const __m512i idx =
+        _mm512_sub_epi64(_mm512_srlv_epi64(v, k), _mm512_set1_epi64(kLogTableFirst));
     const __m256i t = _mm512_i64gather_epi32(idx, table, 4);
     return _mm512_add_epi64(_mm512_cvtepu32_epi64(t), _mm512_slli_epi64(k, 11));
 }
@@ -440,8 +455,8 @@ void accumulate_row(int w, const int32_t* sig_x, const int32_t* sig_y, const int
         const __m512i sy = _mm512_max_epi64(
             _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i*)(sig_y + j))), zero);
         const __m512i sxy = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i*)(sig_xy + j)));
-        const __mmask8 num = big & _mm512_cmpgt_epi64_mask(sxy, zero) &
-                             _mm512_cmpgt_epi64_mask(sy, zero);
+        const __mmask8 num =
+            big & _mm512_cmpgt_epi64_mask(sxy, zero) & _mm512_cmpgt_epi64_mask(sy, zero);
         const __m512d sxd = _mm512_cvtepi64_pd(sxs);
         const __m512d sxyd = _mm512_cvtepi64_pd(sxy);
         const __m512d syd = _mm512_cvtepi64_pd(sy);
@@ -450,8 +465,8 @@ void accumulate_row(int w, const int32_t* sig_x, const int32_t* sig_y, const int
         const __m512i sv = _mm512_cvttpd_epi64(_mm512_max_pd(t, _mm512_setzero_pd()));
         g = _mm512_min_pd(g, gl);
         const __m512i n1 = _mm512_add_epi64(sv, nsq);
-        const __m512i n2 = _mm512_add_epi64(
-            _mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(g, g), sxd)), n1);
+        const __m512i n2 =
+            _mm512_add_epi64(_mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(g, g), sxd)), n1);
         nl = _mm512_mask_add_epi64(
             nl, num, nl, _mm512_sub_epi64(log2_fixed8(table, n2), log2_fixed8(table, n1)));
         nn = _mm512_mask_add_epi64(nn, static_cast<__mmask8>(~big), nn, sy);
@@ -530,9 +545,9 @@ private:
 
     int bitdepth_;
     double gain_limit_;
-    std::vector<uint32_t> log_table_;  // T[32768..65535] widened to 32 bits for gathers
-    std::vector<uint16_t> ref_down_[kNumScales - 1];  // reference at scales 1..3
-    std::vector<uint16_t> dist_down_[2];               // distorted, ping-pong between scales
+    std::vector<uint32_t> log_table_; // T[32768..65535] widened to 32 bits for gathers
+    std::vector<uint16_t> ref_down_[kNumScales - 1]; // reference at scales 1..3
+    std::vector<uint16_t> dist_down_[2];             // distorted, ping-pong between scales
     // Row scratch: vertical results padded by the filter half-width on each side.
     std::vector<uint16_t> v_[8];
     std::vector<uint32_t> d_row_;
@@ -571,7 +586,7 @@ void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain
     const uint16_t* c = int_filter(scale);
     const int ms = vertical_mean_shift(scale, bpc), qs = vertical_sq_shift(scale, bpc);
     const int w = X.width;
-    const bool narrow = sizeof(In) == 1 && scale == 0;  // all sums fit 32 bits (algorithm.md §6.2)
+    const bool narrow = sizeof(In) == 1 && scale == 0; // all sums fit 32 bits (algorithm.md §6.2)
     for (int i = 0; i < X.height; ++i) {
         uint32_t* mx_row = nullptr;
         if constexpr (P != Pass::kPair) {
@@ -583,7 +598,7 @@ void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain
             vertical_stats_row_u8<P>(X, Y, i, c, rows, r);
         } else
 #endif
-        if (narrow)
+            if (narrow)
             vertical_stats_row<N, In, uint32_t, P>(X, Y, i, c, ms, qs, rows, r);
         else
             vertical_stats_row<N, In, uint64_t, P>(X, Y, i, c, ms, qs, rows, r);
@@ -593,7 +608,7 @@ void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain
             for (uint16_t* row : {rows.mu_y, rows.yy_lo, rows.yy_hi, rows.xy_lo, rows.xy_hi})
                 pad_row(row, w, r);
 #if defined(__AVX512BW__)
-        if constexpr (N != 3)  // scale 3's centre tap (43728) does not fit a signed 16-bit madd
+        if constexpr (N != 3) // scale 3's centre tap (43728) does not fit a signed 16-bit madd
             horizontal_stats_row_madd<N, P>(w, c, rows, sx, sy, sxy, mx_row);
         else
 #endif
@@ -613,15 +628,22 @@ void IntegerVif::statistics(const Plane& X, const Plane& Y, int s, ScaleRaw& out
     const int bpc = bitdepth_;
     const double gl = gain_limit_;
     switch (s) {
-        case 0:
-            if (bpc == 8)
-                stats_scale<17, uint8_t, P>(X, Y, 0, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig);
-            else
-                stats_scale<17, uint16_t, P>(X, Y, 0, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig);
-            break;
-        case 1: stats_scale<9, uint16_t, P>(X, Y, 1, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig); break;
-        case 2: stats_scale<5, uint16_t, P>(X, Y, 2, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig); break;
-        default: stats_scale<3, uint16_t, P>(X, Y, 3, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig); break;
+    case 0:
+        if (bpc == 8)
+            stats_scale<17, uint8_t, P>(X, Y, 0, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig);
+        else
+            stats_scale<17, uint16_t, P>(X, Y, 0, bpc, gl, table, rows, sx, sy, sxy, out, mean,
+                                         sig);
+        break;
+    case 1:
+        stats_scale<9, uint16_t, P>(X, Y, 1, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig);
+        break;
+    case 2:
+        stats_scale<5, uint16_t, P>(X, Y, 2, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig);
+        break;
+    default:
+        stats_scale<3, uint16_t, P>(X, Y, 3, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig);
+        break;
     }
 }
 
@@ -629,14 +651,18 @@ void IntegerVif::statistics(const Plane& X, const Plane& Y, int s, ScaleRaw& out
 void IntegerVif::downsample_plane(const Plane& src, int s, uint16_t* dst) {
     uint32_t* row = d_row_.data();
     switch (s) {
-        case 0:
-            if (bitdepth_ == 8)
-                downsample<9, uint8_t>(src, 0, bitdepth_, row, dst);
-            else
-                downsample<9, uint16_t>(src, 0, bitdepth_, row, dst);
-            break;
-        case 1: downsample<5, uint16_t>(src, 1, bitdepth_, row, dst); break;
-        default: downsample<3, uint16_t>(src, 2, bitdepth_, row, dst); break;
+    case 0:
+        if (bitdepth_ == 8)
+            downsample<9, uint8_t>(src, 0, bitdepth_, row, dst);
+        else
+            downsample<9, uint16_t>(src, 0, bitdepth_, row, dst);
+        break;
+    case 1:
+        downsample<5, uint16_t>(src, 1, bitdepth_, row, dst);
+        break;
+    default:
+        downsample<3, uint16_t>(src, 2, bitdepth_, row, dst);
+        break;
     }
 }
 
@@ -696,7 +722,7 @@ void IntegerVif::compute_multi(const Plane& ref, const Plane* dists, size_t coun
                                ScaleRaw (*out)[4]) {
     Plane X[kNumScales];
     reference_pyramid(ref, X);
-    if (count == 1) {  // nothing to share: the fused pass is cheaper
+    if (count == 1) { // nothing to share: the fused pass is cheaper
         score_against(X, dists[0], out[0], nullptr);
         return;
     }
@@ -705,10 +731,10 @@ void IntegerVif::compute_multi(const Plane& ref, const Plane* dists, size_t coun
     for (size_t k = 0; k < count; ++k) score_against(X, dists[k], out[k], den);
 }
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<FrameScorer> make_integer(int max_w, int max_h, int bpc, double gain) {
     return std::make_unique<IntegerVif>(max_w, max_h, bpc, gain);
 }
 
-}  // namespace vif::cpu_ref::VIF_ISA_NS
+} // namespace vif::cpu_ref::VIF_ISA_NS

@@ -50,11 +50,11 @@ static void make_source(Plane *p, int t) {
     for (int y = 0; y < p->height; ++y)
         for (int x = 0; x < p->width; ++x) {
             const int xx = x + 3 * t, yy = y + t;
-            int v = ((xx / 24 + yy / 24) & 1) ? 160 : 70;          /* blocks */
-            v += ((xx * xx + yy * 7) >> 6) & 31;                   /* texture */
-            if (y > p->height / 2 && x > p->width / 2) v = 128;    /* a flat area */
+            int v = ((xx / 24 + yy / 24) & 1) ? 160 : 70;       /* blocks */
+            v += ((xx * xx + yy * 7) >> 6) & 31;                /* texture */
+            if (y > p->height / 2 && x > p->width / 2) v = 128; /* a flat area */
             seed = seed * 1664525u + 1013904223u;
-            v += (int)(seed >> 29) - 4;                            /* grain */
+            v += (int)(seed >> 29) - 4; /* grain */
             v = v * max / 255;
             put(p, x, y, v < 0 ? 0 : v > max ? max : v);
         }
@@ -120,10 +120,10 @@ int main(int argc, char **argv) {
         make_source(&src, t);
         fake_encode(&src, &rec, t);
 
-        const VifPicture ref = {src.data, src.stride, (uint32_t)width, (uint32_t)height,
-                                (uint32_t)bitdepth, 0};
-        const VifPicture dis = {rec.data, rec.stride, (uint32_t)width, (uint32_t)height,
-                                (uint32_t)bitdepth, 0};
+        const VifPicture ref = {src.data,         src.stride,         (uint32_t)width,
+                                (uint32_t)height, (uint32_t)bitdepth, 0};
+        const VifPicture dis = {rec.data,         rec.stride,         (uint32_t)width,
+                                (uint32_t)height, (uint32_t)bitdepth, 0};
         /* Copies both planes before returning: src and rec may be reused at once. VIF_AGAIN:
          * queue_depth frames' scores wait to be received; take the oldest, then submit again. */
         VifStatus st;

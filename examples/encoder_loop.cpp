@@ -46,7 +46,7 @@ struct Plane {
             reinterpret_cast<uint16_t*>(row)[x] = uint16_t(v);
     }
     VifPicture picture() const {
-        return VifPicture{bytes.data(), stride, uint32_t(width), uint32_t(height),
+        return VifPicture{bytes.data(),       stride, uint32_t(width), uint32_t(height),
                           uint32_t(bitdepth), 0};
     }
 };
@@ -83,12 +83,12 @@ void fake_encode(const Plane& src, Plane& rec, int t) {
 
 void print_scores(const VifScores& s) {
     std::printf("frame %llu: vif %.9f  scales %.9f %.9f %.9f %.9f\n",
-                static_cast<unsigned long long>(s.frame_index), s.combined, s.scale[0],
-                s.scale[1], s.scale[2], s.scale[3]);
+                static_cast<unsigned long long>(s.frame_index), s.combined, s.scale[0], s.scale[1],
+                s.scale[2], s.scale[3]);
 }
 
 int run(int width, int height, int frames, int bitdepth) {
-    vif::Config cfg;  // vif_default_config's values
+    vif::Config cfg; // vif_default_config's values
     cfg.max_width = uint32_t(width);
     cfg.max_height = uint32_t(height);
     cfg.bitdepth = uint32_t(bitdepth);
@@ -109,9 +109,9 @@ int run(int width, int height, int frames, int bitdepth) {
         // Copies both planes; when queue_depth frames' scores wait to be received, it hands the
         // oldest to `use` first.
         ctx.submit(src.picture(), rec.picture(), use);
-        while (auto s = ctx.receive(false)) use(*s);  // poll, never waits
+        while (auto s = ctx.receive(false)) use(*s); // poll, never waits
     }
-    while (auto s = ctx.receive(true)) use(*s);  // drain
+    while (auto s = ctx.receive(true)) use(*s); // drain
 
     double mean = 0, hmean = 0;
     vif::check(vif_pool(combined.data(), combined.size(), VIF_POOL_MEAN, 0, &mean));
@@ -123,7 +123,7 @@ int run(int width, int height, int frames, int bitdepth) {
     return 0;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
     const int width = argc > 1 ? std::atoi(argv[1]) : 640;

@@ -67,8 +67,7 @@ static int drain_decoder(AVCodecContext *dec, AVFrame *decoded, VifContext *ctx,
         }
         VifStatus st;
         /* VIF_AGAIN: queue_depth frames' scores wait to be received; take them, then retry. */
-        while ((st = vif_ffmpeg_submit(ctx, source[t], decoded, NULL)) == VIF_AGAIN)
-            report(ctx, 1);
+        while ((st = vif_ffmpeg_submit(ctx, source[t], decoded, NULL)) == VIF_AGAIN) report(ctx, 1);
         if (st != VIF_OK) {
             fprintf(stderr, "vif_ffmpeg_submit: %s\n", vif_ffmpeg_last_error());
             return -1;
@@ -99,8 +98,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "frames must be 1..%d\n", MAX_FRAMES);
         return 2;
     }
-    const AVCodec *codec = name ? avcodec_find_encoder_by_name(name)
-                                : avcodec_find_encoder_by_name("libx264");
+    const AVCodec *codec =
+        name ? avcodec_find_encoder_by_name(name) : avcodec_find_encoder_by_name("libx264");
     if (!codec && !name) codec = avcodec_find_encoder(AV_CODEC_ID_MPEG4);
     if (!codec) {
         fprintf(stderr, "encoder %s not found\n", name ? name : "libx264/mpeg4");
@@ -163,8 +162,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "vif_create: %s\n", vif_last_error());
         return 1;
     }
-    fprintf(stderr, "encoding with %s, scoring with libvif %s on %s\n", codec->name,
-            vif_version(), vif_backend_name(ctx));
+    fprintf(stderr, "encoding with %s, scoring with libvif %s on %s\n", codec->name, vif_version(),
+            vif_backend_name(ctx));
 
     AVPacket *pkt = av_packet_alloc();
     AVFrame *decoded = av_frame_alloc();
@@ -175,10 +174,10 @@ int main(int argc, char **argv) {
             status = 1;
     }
     /* Flush the encoder, then the decoder, then libvif. */
-    if (status == 0 && (avcodec_send_frame(enc, NULL) < 0 ||
-                        pass_packets(enc, dec, pkt, decoded, ctx, frames) < 0 ||
-                        avcodec_send_packet(dec, NULL) < 0 ||
-                        drain_decoder(dec, decoded, ctx, frames) < 0))
+    if (status == 0 &&
+        (avcodec_send_frame(enc, NULL) < 0 ||
+         pass_packets(enc, dec, pkt, decoded, ctx, frames) < 0 ||
+         avcodec_send_packet(dec, NULL) < 0 || drain_decoder(dec, decoded, ctx, frames) < 0))
         status = 1;
     report(ctx, 1);
     if (status == 0 && scored != frames) {

@@ -143,7 +143,8 @@ int main(int argc, char **argv) {
         if (!ctx) { /* sized from the first frames; CUDA frames select the cuda backend */
             VifConfig cfg;
             vif_default_config(&cfg);
-            if (vif_ffmpeg_config_from_frame(&cfg, a) != VIF_OK || vif_create(&ctx, &cfg) != VIF_OK) {
+            if (vif_ffmpeg_config_from_frame(&cfg, a) != VIF_OK ||
+                vif_create(&ctx, &cfg) != VIF_OK) {
                 fprintf(stderr, "cannot create the vif context: %s %s\n", vif_ffmpeg_last_error(),
                         vif_last_error());
                 status = 1;

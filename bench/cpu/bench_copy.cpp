@@ -33,11 +33,15 @@ void pack(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * kRow * kH));
 }
 
-void BM_PackPlaneMemcpy(benchmark::State& s) { pack<false>(s); }
-void BM_PackPlaneCopyAndOr(benchmark::State& s) { pack<true>(s); }
+void BM_PackPlaneMemcpy(benchmark::State& s) {
+    pack<false>(s);
+}
+void BM_PackPlaneCopyAndOr(benchmark::State& s) {
+    pack<true>(s);
+}
 BENCHMARK(BM_PackPlaneMemcpy)->Arg(1)->Arg(8)->ArgName("planes");
 BENCHMARK(BM_PackPlaneCopyAndOr)->Arg(1)->Arg(8)->ArgName("planes");
 
-}  // namespace
+} // namespace
 
 BENCHMARK_MAIN();

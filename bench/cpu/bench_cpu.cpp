@@ -76,8 +76,7 @@ void bench_vif(benchmark::State& state, VifVariant variant, int w, int h, int bp
         for (int t = 0; t < threads; ++t) {
             while (vif_submit(ctx, &ref, &dis, nullptr) == VIF_AGAIN) vif_receive(ctx, &s, 1);
         }
-        while (vif_receive(ctx, &s, 1) == VIF_OK) {
-        }
+        while (vif_receive(ctx, &s, 1) == VIF_OK) {}
         frames += threads;
     }
     benchmark::DoNotOptimize(s.scale[0]);
@@ -95,9 +94,10 @@ void register_all() {
     for (VifVariant v : {VIF_VARIANT_INTEGER, VIF_VARIANT_FLOAT})
         for (const Res& r : res)
             for (int bpc : {8, 10}) {
-                const std::string name = std::string(v == VIF_VARIANT_INTEGER ? "integer" : "float") +
-                                         "/" + std::to_string(r.w) + "x" + std::to_string(r.h) +
-                                         "/" + std::to_string(bpc) + "bit";
+                const std::string name =
+                    std::string(v == VIF_VARIANT_INTEGER ? "integer" : "float") + "/" +
+                    std::to_string(r.w) + "x" + std::to_string(r.h) + "/" + std::to_string(bpc) +
+                    "bit";
                 benchmark::RegisterBenchmark(name.c_str(), bench_vif, v, r.w, r.h, bpc)
                     ->ArgName("threads")
                     ->Arg(1)
@@ -108,7 +108,7 @@ void register_all() {
             }
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
     register_all();

@@ -42,7 +42,8 @@ std::vector<uint8_t> content(int w, int h, int bpc, uint32_t seed) {
             int v = int((0.5 + 0.35 * std::sin(x * 0.023 + seed) * std::cos(y * 0.019)) * maxv) +
                     noise(rng) * (maxv / 255);
             v = v < 0 ? 0 : (v > maxv ? maxv : v);
-            if (bps == 1) b[size_t(y) * w + x] = uint8_t(v);
+            if (bps == 1)
+                b[size_t(y) * w + x] = uint8_t(v);
             else {
                 const uint16_t u = uint16_t(v);
                 std::memcpy(&b[(size_t(y) * w + x) * 2], &u, 2);
@@ -82,7 +83,7 @@ void BM_Kernels(benchmark::State& st, int w, int h, int bpc, VifVariant variant)
         return eng->enqueue({d[2 * k], pitch, 0}, {d[2 * k + 1], pitch, 0}, w, h,
                             static_cast<vif::cuda::DeviceResult*>(out), s);
     };
-    for (int k = 0; k < 2 * sets; ++k) frame();  // warm-up (and graph capture per input set)
+    for (int k = 0; k < 2 * sets; ++k) frame(); // warm-up (and graph capture per input set)
     cudaStreamSynchronize(s);
     // The frame waits behind a gate until it is fully enqueued, so host launch latency stays
     // out of the GPU time.
@@ -140,12 +141,16 @@ void BM_HostPipeline(benchmark::State& st, int w, int h, int bpc, bool device) {
         ++i;
         VifStatus r;
         if (device) {
-            VifDevicePicture pr{d[a], ptrdiff_t(w * bps), uint32_t(w), uint32_t(h), uint32_t(bpc), 0};
-            VifDevicePicture pd{d[b], ptrdiff_t(w * bps), uint32_t(w), uint32_t(h), uint32_t(bpc), 0};
+            VifDevicePicture pr{d[a],        ptrdiff_t(w * bps), uint32_t(w),
+                                uint32_t(h), uint32_t(bpc),      0};
+            VifDevicePicture pd{d[b],        ptrdiff_t(w * bps), uint32_t(w),
+                                uint32_t(h), uint32_t(bpc),      0};
             r = vif_cuda_submit(ctx, &pr, &pd, s, nullptr);
         } else {
-            VifPicture pr{frames[a].data(), ptrdiff_t(w * bps), uint32_t(w), uint32_t(h), uint32_t(bpc), 0};
-            VifPicture pd{frames[b].data(), ptrdiff_t(w * bps), uint32_t(w), uint32_t(h), uint32_t(bpc), 0};
+            VifPicture pr{frames[a].data(), ptrdiff_t(w * bps), uint32_t(w),
+                          uint32_t(h),      uint32_t(bpc),      0};
+            VifPicture pd{frames[b].data(), ptrdiff_t(w * bps), uint32_t(w),
+                          uint32_t(h),      uint32_t(bpc),      0};
             r = vif_submit(ctx, &pr, &pd, nullptr);
         }
         if (r != VIF_OK) return st.SkipWithError(vif_last_error());
@@ -160,7 +165,7 @@ void BM_HostPipeline(benchmark::State& st, int w, int h, int bpc, bool device) {
     if (s) cudaStreamDestroy(s);
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
     int n = 0;
@@ -170,21 +175,25 @@ int main(int argc, char** argv) {
     }
     for (auto [w, h] : kSizes)
         for (int bpc : kDepths) {
-            const std::string sz = std::to_string(w) + "x" + std::to_string(h) + "/" + std::to_string(bpc) + "bit";
+            const std::string sz =
+                std::to_string(w) + "x" + std::to_string(h) + "/" + std::to_string(bpc) + "bit";
             benchmark::RegisterBenchmark(("Kernels/integer/" + sz).c_str(), BM_Kernels, w, h, bpc,
                                          VIF_VARIANT_INTEGER)
                 ->UseManualTime()
                 ->Unit(benchmark::kMicrosecond);
-            benchmark::RegisterBenchmark(("HostPipeline/" + sz).c_str(), BM_HostPipeline, w, h, bpc, false)
+            benchmark::RegisterBenchmark(("HostPipeline/" + sz).c_str(), BM_HostPipeline, w, h, bpc,
+                                         false)
                 ->UseRealTime()
                 ->Unit(benchmark::kMicrosecond);
-            benchmark::RegisterBenchmark(("DevicePipeline/" + sz).c_str(), BM_HostPipeline, w, h, bpc, true)
+            benchmark::RegisterBenchmark(("DevicePipeline/" + sz).c_str(), BM_HostPipeline, w, h,
+                                         bpc, true)
                 ->UseRealTime()
                 ->Unit(benchmark::kMicrosecond);
         }
     for (auto [w, h] : {std::pair<int, int>{1920, 1080}, std::pair<int, int>{3840, 2160}})
-        benchmark::RegisterBenchmark(("Kernels/float/" + std::to_string(w) + "x" + std::to_string(h) + "/8bit").c_str(),
-                                     BM_Kernels, w, h, 8, VIF_VARIANT_FLOAT)
+        benchmark::RegisterBenchmark(
+            ("Kernels/float/" + std::to_string(w) + "x" + std::to_string(h) + "/8bit").c_str(),
+            BM_Kernels, w, h, 8, VIF_VARIANT_FLOAT)
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond);
     benchmark::Initialize(&argc, argv);

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 namespace {
-__global__ void touch(int* p) { p[threadIdx.x] = threadIdx.x; }
+__global__ void touch(int* p) {
+    p[threadIdx.x] = threadIdx.x;
+}
 
 std::chrono::steady_clock::time_point g_last = std::chrono::steady_clock::now();
 void step(const char* what, cudaError_t e = cudaSuccess) {
@@ -24,7 +26,7 @@ void step(const char* what, cudaError_t e = cudaSuccess) {
                 e == cudaSuccess ? "" : "  ERROR ", e == cudaSuccess ? "" : cudaGetErrorString(e));
     g_last = now;
 }
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
     const char* mode = argc > 1 ? argv[1] : "return";
@@ -50,6 +52,6 @@ int main(int argc, char** argv) {
     std::printf("probe: mode %s, leaving main at %lld.%09ld\n", mode, (long long)ts.tv_sec,
                 ts.tv_nsec);
     std::fflush(stdout);
-    if (std::strcmp(mode, "quick") == 0) _exit(0);  // no atexit handlers: no runtime teardown
+    if (std::strcmp(mode, "quick") == 0) _exit(0); // no atexit handlers: no runtime teardown
     return 0;
 }

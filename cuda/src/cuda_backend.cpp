@@ -45,8 +45,8 @@ public:
     // each chunk's copied 16-bit words are OR-ed into or_out[chunk.plane] (sample_range.hpp).
     void run(const std::vector<Chunk>& chunks, bool or_words, uint32_t or_out[2]) {
         std::unique_lock<std::mutex> l(m_);
-        cv_.wait(l, [&] { return active_ == 0; });  // stragglers of the previous run
-        chunks_.assign(chunks.begin(), chunks.end());  // capacity kept: no allocation
+        cv_.wait(l, [&] { return active_ == 0; });    // stragglers of the previous run
+        chunks_.assign(chunks.begin(), chunks.end()); // capacity kept: no allocation
         or_words_ = or_words;
         or_[0].store(0);
         or_[1].store(0);
@@ -77,7 +77,8 @@ private:
                     acc |= copy_and_or_words(c.dst + r * c.dst_pitch, c.src + r * c.stride,
                                              c.row_bytes / 2);
                 or_[c.plane].fetch_or(acc);
-            } else if (c.stride == static_cast<ptrdiff_t>(c.row_bytes) && c.dst_pitch == c.row_bytes) {
+            } else if (c.stride == static_cast<ptrdiff_t>(c.row_bytes) &&
+                       c.dst_pitch == c.row_bytes) {
                 std::memcpy(c.dst, c.src, c.row_bytes * c.rows);
             } else {
                 for (uint32_t r = 0; r < c.rows; ++r)
@@ -118,19 +119,21 @@ private:
     bool stop_ = false;
 };
 
-}  // namespace vif::cuda
+} // namespace vif::cuda
 
 namespace vif {
 
-bool cuda_device_present() { return cuda::device_present(); }
+bool cuda_device_present() {
+    return cuda::device_present();
+}
 
 Status cuda_prepare(int device) {
     if (Status e = cuda::check_device(device)) return e;
     int prev = -1;
     VIF_CUDA_TRY(cudaGetDevice(&prev));
     VIF_CUDA_TRY(cudaSetDevice(device));
-    VIF_CUDA_TRY(cudaFree(nullptr));  // the primary context exists from here on
-    if (prev != device) VIF_CUDA_TRY(cudaSetDevice(prev));  // the caller's thread as it was
+    VIF_CUDA_TRY(cudaFree(nullptr)); // the primary context exists from here on
+    if (prev != device) VIF_CUDA_TRY(cudaSetDevice(prev)); // the caller's thread as it was
     return {};
 }
 
@@ -157,21 +160,21 @@ private:
     bool on_;
     std::chrono::steady_clock::time_point last_;
 };
-}  // namespace
+} // namespace
 
 Status check_device(int device) {
     int count = 0;
     const cudaError_t ce = cudaGetDeviceCount(&count);
     if (ce != cudaSuccess || count == 0) {
         cudaGetLastError();
-        return Status{VIF_ERROR_NO_DEVICE, std::string("CUDA: no usable GPU (") +
-                                              (ce != cudaSuccess ? cudaGetErrorString(ce)
-                                                                 : "no device found") + ")"};
+        return Status{VIF_ERROR_NO_DEVICE,
+                      std::string("CUDA: no usable GPU (") +
+                          (ce != cudaSuccess ? cudaGetErrorString(ce) : "no device found") + ")"};
     }
     if (device < 0 || device >= count)
         return Status{VIF_ERROR_NO_DEVICE, "CUDA: device " + std::to_string(device) +
-                                              " does not exist (" + std::to_string(count) +
-                                              " found)"};
+                                               " does not exist (" + std::to_string(count) +
+                                               " found)"};
     return {};
 }
 
@@ -197,7 +200,8 @@ Status CudaBackend::init(const Params& p) {
     Status err;
     engine_ = Engine::create(p, &err);
     if (!engine_) return err;
-    trace.step(engine_->log_computed() ? "engine ready (log computed)" : "engine ready (log table)");
+    trace.step(engine_->log_computed() ? "engine ready (log computed)"
+                                       : "engine ready (log table)");
 
     VIF_CUDA_TRY(cudaStreamCreateWithFlags(&copy_stream_, cudaStreamNonBlocking));
     VIF_CUDA_TRY(cudaStreamCreateWithFlags(&compute_stream_, cudaStreamNonBlocking));
@@ -289,7 +293,8 @@ Status CudaBackend::harvest_oldest(FrameRaw* out, bool block) {
     Slot& s = slots_[head_];
     if (block) {
         const cudaError_t e = cudaEventSynchronize(s.done);
-        if (e != cudaSuccess) return failed(cuda_error(e, "cudaEventSynchronize", __FILE__, __LINE__));
+        if (e != cudaSuccess)
+            return failed(cuda_error(e, "cudaEventSynchronize", __FILE__, __LINE__));
     } else {
         const cudaError_t e = cudaEventQuery(s.done);
         if (e == cudaErrorNotReady) return Status{VIF_AGAIN, ""};
@@ -297,8 +302,7 @@ Status CudaBackend::harvest_oldest(FrameRaw* out, bool block) {
     }
     // The frame leaves the queue either way: its scores, or the error naming its bad sample.
     Status bad;
-    if (s.check_or && ((s.h_or[0] | s.h_or[1]) >> params_.bitdepth))
-        bad = locate_sample_above(s);
+    if (s.check_or && ((s.h_or[0] | s.h_or[1]) >> params_.bitdepth)) bad = locate_sample_above(s);
     FrameRaw& r = *out;
     r.index = s.index;
     const DeviceResult& o = *s.h_out;
@@ -324,14 +328,16 @@ Status CudaBackend::locate_sample_above(const Slot& s) {
     const char* names[2] = {"reference", "distorted"};
     for (int p = 0; p < 2; ++p) {
         if ((s.h_or[p] >> params_.bitdepth) == 0) continue;
-        const cudaError_t e = cudaMemcpy(host.data(), planes[p], host.size(), cudaMemcpyDeviceToHost);
+        const cudaError_t e =
+            cudaMemcpy(host.data(), planes[p], host.size(), cudaMemcpyDeviceToHost);
         if (e != cudaSuccess) return failed(cuda_error(e, "cudaMemcpy", __FILE__, __LINE__));
         if (Status bad = find_sample_above(host.data(), static_cast<ptrdiff_t>(pitch), s.width,
-                                          s.height, params_.bitdepth, s.index, names[p]))
+                                           s.height, params_.bitdepth, s.index, names[p]))
             return bad;
     }
-    return Status{VIF_ERROR_INTERNAL, "frame " + std::to_string(s.index) +
-                                         ": the device saw a sample above the bit depth that the host cannot find"};
+    return Status{VIF_ERROR_INTERNAL,
+                  "frame " + std::to_string(s.index) +
+                      ": the device saw a sample above the bit depth that the host cannot find"};
 }
 
 Status CudaBackend::acquire_slot(Slot** slot) {
@@ -346,8 +352,8 @@ Status CudaBackend::acquire_slot(Slot** slot) {
 namespace {
 // Copies `rows` rows of `row_bytes` into a buffer of pitch `dst_pitch`; with or_words_too,
 // returns the OR of the copied 16-bit words (taken during the copy), else 0.
-uint32_t pack_rows(void* dst, size_t dst_pitch, const void* src, ptrdiff_t stride,
-                   size_t row_bytes, uint32_t rows, bool or_words_too) {
+uint32_t pack_rows(void* dst, size_t dst_pitch, const void* src, ptrdiff_t stride, size_t row_bytes,
+                   uint32_t rows, bool or_words_too) {
     auto* d = static_cast<unsigned char*>(dst);
     const auto* s = static_cast<const unsigned char*>(src);
     if (or_words_too) {
@@ -363,17 +369,17 @@ uint32_t pack_rows(void* dst, size_t dst_pitch, const void* src, ptrdiff_t strid
     for (uint32_t r = 0; r < rows; ++r) std::memcpy(d + r * dst_pitch, s + r * stride, row_bytes);
     return 0;
 }
-}  // namespace
+} // namespace
 
 Status CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) {
     if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
     if (Status e = device_guard()) return failed(e);
     Slot* s = nullptr;
-    if (Status e = acquire_slot(&s); e.status != VIF_OK) return e;  // VIF_AGAIN included
+    if (Status e = acquire_slot(&s); e.status != VIF_OK) return e; // VIF_AGAIN included
     const size_t bps = params_.bitdepth == 8 ? 1 : 2;
     const size_t row_bytes = size_t(ref.width) * bps;
     const size_t pitch = staging_pitch(row_bytes);
-    const size_t bytes = pitch * ref.height;  // one contiguous H2D copy per plane
+    const size_t bytes = pitch * ref.height; // one contiguous H2D copy per plane
     // Plain 10/12-bit words are OR-ed as they are copied (sample_range.hpp); mixed layouts
     // (one plane MSB-aligned) just OR both: an MSB-aligned plane is not checked below.
     const bool check = samples_can_exceed(params_.bitdepth, ref.msb_aligned) ||
@@ -381,15 +387,17 @@ Status CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t
     uint32_t ors[2] = {0, 0};
     if (copy_pool_ && bytes >= (size_t(1) << 20)) {
         // Chunks of about 256 KB from both planes, spread over the pool.
-        const uint32_t rows = static_cast<uint32_t>(std::max<size_t>(1, (size_t(256) << 10) / row_bytes));
+        const uint32_t rows =
+            static_cast<uint32_t>(std::max<size_t>(1, (size_t(256) << 10) / row_bytes));
         chunks_.clear();
         const HostPlane* planes[2] = {&ref, &dist};
         void* dst[2] = {s->h_ref, s->h_dis};
         for (int p = 0; p < 2; ++p)
             for (uint32_t r = 0; r < ref.height; r += rows)
-                chunks_.push_back({static_cast<unsigned char*>(dst[p]) + r * pitch,
-                                   static_cast<const unsigned char*>(planes[p]->data) + r * planes[p]->stride,
-                                   planes[p]->stride, row_bytes, std::min(rows, ref.height - r), pitch, p});
+                chunks_.push_back(
+                    {static_cast<unsigned char*>(dst[p]) + r * pitch,
+                     static_cast<const unsigned char*>(planes[p]->data) + r * planes[p]->stride,
+                     planes[p]->stride, row_bytes, std::min(rows, ref.height - r), pitch, p});
         copy_pool_->run(chunks_, check, ors);
     } else {
         ors[0] = pack_rows(s->h_ref, pitch, ref.data, ref.stride, row_bytes, ref.height, check);
@@ -400,12 +408,16 @@ Status CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t
     const void* staged[2] = {s->h_ref, s->h_dis};
     const char* names[2] = {"reference", "distorted"};
     for (int p = 0; p < 2; ++p)
-        if (samples_can_exceed(params_.bitdepth, planes[p]->msb_aligned) && (ors[p] >> params_.bitdepth))
-            return find_sample_above(static_cast<const uint8_t*>(staged[p]), static_cast<ptrdiff_t>(pitch),
-                                     ref.width, ref.height, params_.bitdepth, index, names[p]);
+        if (samples_can_exceed(params_.bitdepth, planes[p]->msb_aligned) &&
+            (ors[p] >> params_.bitdepth))
+            return find_sample_above(static_cast<const uint8_t*>(staged[p]),
+                                     static_cast<ptrdiff_t>(pitch), ref.width, ref.height,
+                                     params_.bitdepth, index, names[p]);
     auto enqueue = [&]() -> Status {
-        VIF_CUDA_TRY(cudaMemcpyAsync(s->d_ref, s->h_ref, bytes, cudaMemcpyHostToDevice, copy_stream_));
-        VIF_CUDA_TRY(cudaMemcpyAsync(s->d_dis, s->h_dis, bytes, cudaMemcpyHostToDevice, copy_stream_));
+        VIF_CUDA_TRY(
+            cudaMemcpyAsync(s->d_ref, s->h_ref, bytes, cudaMemcpyHostToDevice, copy_stream_));
+        VIF_CUDA_TRY(
+            cudaMemcpyAsync(s->d_dis, s->h_dis, bytes, cudaMemcpyHostToDevice, copy_stream_));
         VIF_CUDA_TRY(cudaEventRecord(s->ready, copy_stream_));
         VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, s->ready, 0));
         const int shift_r = ref.msb_aligned ? 16 - static_cast<int>(params_.bitdepth) : 0;
@@ -413,7 +425,7 @@ Status CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t
         DevPlane r{s->d_ref, static_cast<ptrdiff_t>(pitch), shift_r};
         DevPlane d{s->d_dis, static_cast<ptrdiff_t>(pitch), shift_d};
         if (Status e = engine_->enqueue(r, d, static_cast<int>(ref.width),
-                                       static_cast<int>(ref.height), s->d_out, compute_stream_))
+                                        static_cast<int>(ref.height), s->d_out, compute_stream_))
             return e;
         VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
         return {};
@@ -426,11 +438,11 @@ Status CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t
 }
 
 Status CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int width, int height,
-                                 cudaStream_t stream, uint64_t index) {
+                                  cudaStream_t stream, uint64_t index) {
     if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
     if (Status e = device_guard()) return failed(e);
     Slot* s = nullptr;
-    if (Status e = acquire_slot(&s); e.status != VIF_OK) return e;  // VIF_AGAIN included
+    if (Status e = acquire_slot(&s); e.status != VIF_OK) return e; // VIF_AGAIN included
     const size_t row_bytes = size_t(width) * (params_.bitdepth == 8 ? 1 : 2);
     const size_t pitch = staging_pitch(row_bytes);
     auto enqueue = [&]() -> Status {
@@ -451,9 +463,13 @@ Status CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int
         if (s->check_or) {
             VIF_CUDA_TRY(cudaMemsetAsync(s->d_or, 0, 2 * sizeof(unsigned), compute_stream_));
             if (ref.shift == 0)
-                if (Status e = enqueue_or_words(s->d_ref, pitch, width, height, s->d_or, compute_stream_)) return e;
+                if (Status e =
+                        enqueue_or_words(s->d_ref, pitch, width, height, s->d_or, compute_stream_))
+                    return e;
             if (dist.shift == 0)
-                if (Status e = enqueue_or_words(s->d_dis, pitch, width, height, s->d_or + 1, compute_stream_)) return e;
+                if (Status e = enqueue_or_words(s->d_dis, pitch, width, height, s->d_or + 1,
+                                                compute_stream_))
+                    return e;
         }
         if (Status e = engine_->enqueue(r, d, width, height, s->d_out, compute_stream_)) return e;
         VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
@@ -471,8 +487,8 @@ Status CudaBackend::receive(FrameRaw* out, bool block) {
     if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
     if (in_flight_ == 0) return Status{VIF_AGAIN, ""};
     if (Status e = device_guard()) return failed(e);
-    return harvest_oldest(out, block);  // VIF_AGAIN included
+    return harvest_oldest(out, block); // VIF_AGAIN included
 }
 
-}  // namespace cuda
-}  // namespace vif
+} // namespace cuda
+} // namespace vif

@@ -21,16 +21,18 @@ Status check_device(int device);
 struct CopyChunk {
     unsigned char* dst;
     const unsigned char* src;
-    ptrdiff_t stride;      // source
+    ptrdiff_t stride; // source
     size_t row_bytes;
     uint32_t rows;
     size_t dst_pitch;
-    int plane;             // 0 reference, 1 distorted: whose OR of words the chunk adds to
+    int plane; // 0 reference, 1 distorted: whose OR of words the chunk adds to
 };
 
 // Row pitch of the backend's own copies of the input planes: a multiple of 16 bytes, so that
 // the kernels' vector loads of the tile rows are aligned whatever the width.
-inline size_t staging_pitch(size_t row_bytes) { return (row_bytes + 15) / 16 * 16; }
+inline size_t staging_pitch(size_t row_bytes) {
+    return (row_bytes + 15) / 16 * 16;
+}
 
 class CudaBackend final : public Backend {
 public:
@@ -49,33 +51,33 @@ public:
     // copy stream) into the slot's buffers after what `stream` has queued so far; `stream`
     // continues once that copy is done, so the caller can reuse its surfaces early.
     Status submit_device(const DevPlane& ref, const DevPlane& dist, int width, int height,
-                        cudaStream_t stream, uint64_t index);
+                         cudaStream_t stream, uint64_t index);
 
     int device() const { return device_; }
 
 private:
     CudaBackend() = default;
     struct Slot {
-        void* h_ref = nullptr;  // pinned staging
+        void* h_ref = nullptr; // pinned staging
         void* h_dis = nullptr;
-        void* d_ref = nullptr;  // device copies
+        void* d_ref = nullptr; // device copies
         void* d_dis = nullptr;
-        cudaEvent_t ready = nullptr;     // inputs are in d_ref/d_dis
-        cudaEvent_t caller = nullptr;    // device submissions: the caller's stream reached us
-        cudaEvent_t done = nullptr;      // results written
-        DeviceResult* h_out = nullptr;   // mapped pinned
+        cudaEvent_t ready = nullptr;   // inputs are in d_ref/d_dis
+        cudaEvent_t caller = nullptr;  // device submissions: the caller's stream reached us
+        cudaEvent_t done = nullptr;    // results written
+        DeviceResult* h_out = nullptr; // mapped pinned
         DeviceResult* d_out = nullptr;
-        unsigned* h_or = nullptr;        // mapped pinned: OR of the words of [ref, dist]
-        unsigned* d_or = nullptr;        //   (device pictures of 10/12 bits only)
-        bool check_or = false;           // h_or holds this frame's ORs
-        uint32_t width = 0, height = 0;  // this frame's size (to locate a bad sample)
+        unsigned* h_or = nullptr;       // mapped pinned: OR of the words of [ref, dist]
+        unsigned* d_or = nullptr;       //   (device pictures of 10/12 bits only)
+        bool check_or = false;          // h_or holds this frame's ORs
+        uint32_t width = 0, height = 0; // this frame's size (to locate a bad sample)
         uint64_t index = 0;
     };
 
     Status init(const Params& params);
-    Status acquire_slot(Slot** slot);     // VIF_AGAIN when every slot holds an unreceived frame
-    Status harvest_oldest(FrameRaw* out, bool block);  // takes the oldest frame's result
-    Status locate_sample_above(const Slot& s);  // names the first bad sample of a device frame
+    Status acquire_slot(Slot** slot); // VIF_AGAIN when every slot holds an unreceived frame
+    Status harvest_oldest(FrameRaw* out, bool block); // takes the oldest frame's result
+    Status locate_sample_above(const Slot& s); // names the first bad sample of a device frame
     Status device_guard() const;
     Status failed(Status e);
 
@@ -87,12 +89,12 @@ private:
     cudaStream_t copy_stream_ = nullptr;
     cudaStream_t compute_stream_ = nullptr;
     std::vector<Slot> slots_;
-    size_t head_ = 0;       // oldest in-flight slot
-    size_t in_flight_ = 0;  // submitted, not yet received
+    size_t head_ = 0;      // oldest in-flight slot
+    size_t in_flight_ = 0; // submitted, not yet received
     std::vector<void*> host_allocs_;
     std::vector<void*> dev_allocs_;
     std::unique_ptr<CopyPool> copy_pool_;
     std::vector<CopyChunk> chunks_;
 };
 
-}  // namespace vif::cuda
+} // namespace vif::cuda

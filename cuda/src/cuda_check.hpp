@@ -12,12 +12,16 @@ namespace vif::cuda {
 
 inline VifStatus status_of(cudaError_t e) {
     switch (e) {
-        case cudaSuccess: return VIF_OK;
-        case cudaErrorMemoryAllocation: return VIF_ERROR_OUT_OF_MEMORY;
-        case cudaErrorNoDevice:
-        case cudaErrorInsufficientDriver:
-        case cudaErrorInvalidDevice: return VIF_ERROR_NO_DEVICE;
-        default: return VIF_ERROR_DEVICE;
+    case cudaSuccess:
+        return VIF_OK;
+    case cudaErrorMemoryAllocation:
+        return VIF_ERROR_OUT_OF_MEMORY;
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorInvalidDevice:
+        return VIF_ERROR_NO_DEVICE;
+    default:
+        return VIF_ERROR_DEVICE;
     }
 }
 
@@ -27,12 +31,12 @@ inline Status cuda_error(cudaError_t e, const char* what, const char* file, int 
     return Status{status_of(e), msg};
 }
 
-}  // namespace vif::cuda
+} // namespace vif::cuda
 
 // Evaluates a CUDA runtime call; on failure returns a vif::Status from the enclosing function.
-#define VIF_CUDA_TRY(call)                                                              \
-    do {                                                                                \
-        const cudaError_t vif_e_ = (call);                                              \
-        if (vif_e_ != cudaSuccess)                                                      \
-            return ::vif::cuda::cuda_error(vif_e_, #call, __FILE__, __LINE__);          \
+#define VIF_CUDA_TRY(call)                                                                         \
+    do {                                                                                           \
+        const cudaError_t vif_e_ = (call);                                                         \
+        if (vif_e_ != cudaSuccess)                                                                 \
+            return ::vif::cuda::cuda_error(vif_e_, #call, __FILE__, __LINE__);                     \
     } while (0)

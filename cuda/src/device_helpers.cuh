@@ -12,7 +12,7 @@ namespace vif::cuda {
 // ---- Integer filter taps (docs/algorithm.md §5.1), copied at compile time from vif_constants.hpp
 struct IntTapTable {
     uint32_t v[kNumScales][17];
-    double d[kNumScales][17];  // the same taps as doubles, for the exact FP64 sums
+    double d[kNumScales][17]; // the same taps as doubles, for the exact FP64 sums
 };
 
 constexpr IntTapTable make_int_tap_table() {
@@ -31,10 +31,10 @@ static __constant__ const IntTapTable c_int_taps = make_int_tap_table();
 
 template <int S>
 struct IntScaleInfo {
-    static constexpr int kN = S == 0 ? 17 : S == 1 ? 9 : S == 2 ? 5 : 3;  // statistics filter
+    static constexpr int kN = S == 0 ? 17 : S == 1 ? 9 : S == 2 ? 5 : 3; // statistics filter
     static constexpr int kR = kN / 2;
     static constexpr bool kHasNext = S < 3;
-    static constexpr int kND = S == 0 ? 9 : S == 1 ? 5 : S == 2 ? 3 : 1;  // downsampling filter
+    static constexpr int kND = S == 0 ? 9 : S == 1 ? 5 : S == 2 ? 3 : 1; // downsampling filter
     static constexpr int kRD = kND / 2;
 };
 
@@ -49,13 +49,17 @@ __device__ __forceinline__ int reflect_clamp(int t, int n) {
 // rs(v, n) of docs/algorithm.md §1 for a compile-time n.
 template <int N>
 __device__ __forceinline__ uint32_t rshift_round32(uint32_t v) {
-    if constexpr (N == 0) return v;
-    else return (v + (1u << (N - 1))) >> N;
+    if constexpr (N == 0)
+        return v;
+    else
+        return (v + (1u << (N - 1))) >> N;
 }
 template <int N>
 __device__ __forceinline__ uint64_t rshift_round64(uint64_t v) {
-    if constexpr (N == 0) return v;
-    else return (v + (uint64_t(1) << (N - 1))) >> N;
+    if constexpr (N == 0)
+        return v;
+    else
+        return (v + (uint64_t(1) << (N - 1))) >> N;
 }
 
 // T[i] of docs/algorithm.md §6.4 for i in [32768, 65535]. The table is 64 KB, and a warp's 32
@@ -66,17 +70,17 @@ __device__ __forceinline__ uint64_t rshift_round64(uint64_t v) {
 // every i is checked exhaustively on the device at create (engine.cu: verify_log_lookup); if it
 // does not, eps is set to 1 and every lookup reads the table, as before.
 struct LogLookup {
-    const uint16_t* __restrict__ table;  // T[32768..65535]
-    float eps;                           // rounding margin; >= 0.5 means always the table
+    const uint16_t* __restrict__ table; // T[32768..65535]
+    float eps;                          // rounding margin; >= 0.5 means always the table
 };
 
 __device__ __forceinline__ int32_t log_t(const LogLookup& lk, uint32_t i) {
-    const float fi = __uint_as_float(0x47000000u | ((i - 32768u) << 8));  // == float(i), exact
-    const float y = __fmaf_rn(__log2f(fi), 2048.0f, 0.5f);                // ~ T[i] + fraction
+    const float fi = __uint_as_float(0x47000000u | ((i - 32768u) << 8)); // == float(i), exact
+    const float y = __fmaf_rn(__log2f(fi), 2048.0f, 0.5f);               // ~ T[i] + fraction
     // floor(y) without a conversion instruction: adding 1.5 * 2^23 rounding down leaves floor(y)
     // in the low mantissa bits (y < 2^22).
     const float m = __fadd_rd(y, 12582912.0f);
-    const float frac = y - (m - 12582912.0f);  // exact
+    const float frac = y - (m - 12582912.0f); // exact
     int32_t t = __float_as_int(m) - 0x4B400000;
     if (fabsf(frac - 0.5f) > 0.5f - lk.eps)
         t = static_cast<int32_t>(__ldg(lk.table + (i - static_cast<uint32_t>(kLogTableFirst))));
@@ -104,8 +108,9 @@ __device__ __forceinline__ void block_sum_stats(int32_t nl, int32_t dl, int64_t 
     const int32_t wdn = static_cast<int32_t>(__reduce_add_sync(full, static_cast<uint32_t>(dn)));
     const uint32_t lo = __reduce_add_sync(full, static_cast<uint32_t>(un & 0xFFFFFFu));
     const uint32_t mid = __reduce_add_sync(full, static_cast<uint32_t>((un >> 24) & 0xFFFFFFu));
-    const uint32_t hi = __reduce_add_sync(full, static_cast<uint32_t>(un >> 48));  // sign bits
-    const int64_t wnn = static_cast<int64_t>(uint64_t(lo) + (uint64_t(mid) << 24) + (uint64_t(hi) << 48));
+    const uint32_t hi = __reduce_add_sync(full, static_cast<uint32_t>(un >> 48)); // sign bits
+    const int64_t wnn =
+        static_cast<int64_t>(uint64_t(lo) + (uint64_t(mid) << 24) + (uint64_t(hi) << 48));
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     int64_t v[4] = {wnl, wdl, wnn, wdn};
     if (kWarps > 1) {
@@ -126,4 +131,4 @@ __device__ __forceinline__ void block_sum_stats(int32_t nl, int32_t dl, int64_t 
     for (int i = 0; i < 4; ++i) out[i] = v[i];
 }
 
-}  // namespace vif::cuda
+} // namespace vif::cuda

@@ -21,7 +21,9 @@ std::string tile_shape(int tw, int th, int threads) {
     return std::to_string(tw) + "x" + std::to_string(th) + "/" + std::to_string(threads) + "t";
 }
 
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
+int ceil_div(int a, int b) {
+    return (a + b - 1) / b;
+}
 
 // T[i] as the kernels compute it (log_t), for every i of the table.
 __global__ void __launch_bounds__(256) log_lookup_kernel(LogLookup lk, uint16_t* out) {
@@ -51,16 +53,23 @@ KernelLaunch float_launch(int w, int h, int radius) {
 
 KernelLaunch select_float(int s, int bpc, int w, int h, int radius) {
     switch (s) {
-        case 0:
-            switch (bpc) {
-                case 8: return float_launch<0, 8>(w, h, radius);
-                case 10: return float_launch<0, 10>(w, h, radius);
-                case 12: return float_launch<0, 12>(w, h, radius);
-                default: return float_launch<0, 16>(w, h, radius);
-            }
-        case 1: return float_launch<1, 16>(w, h, radius);
-        case 2: return float_launch<2, 16>(w, h, radius);
-        default: return float_launch<3, 16>(w, h, radius);
+    case 0:
+        switch (bpc) {
+        case 8:
+            return float_launch<0, 8>(w, h, radius);
+        case 10:
+            return float_launch<0, 10>(w, h, radius);
+        case 12:
+            return float_launch<0, 12>(w, h, radius);
+        default:
+            return float_launch<0, 16>(w, h, radius);
+        }
+    case 1:
+        return float_launch<1, 16>(w, h, radius);
+    case 2:
+        return float_launch<2, 16>(w, h, radius);
+    default:
+        return float_launch<3, 16>(w, h, radius);
     }
 }
 
@@ -86,16 +95,16 @@ KernelLaunch final_launch() {
     return k;
 }
 
-}  // namespace
+} // namespace
 
 struct Engine::Impl {
     uint16_t* log_table = nullptr;
-    float log_eps = 1.0f;  // see verify_log_lookup
+    float log_eps = 1.0f; // see verify_log_lookup
     unsigned long long* acc = nullptr;
     unsigned int* counter = nullptr;
     // Scale images 1..3 (index 0 unused), ref and dist.
     void* img[2][4] = {};
-    int img_pitch[4] = {};  // elements
+    int img_pitch[4] = {}; // elements
     // Float path.
     float* num[4] = {};
     float* den[4] = {};
@@ -141,8 +150,10 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
     {
         int dev = 0, major = 0, minor = 0;
         cudaError_t ce = cudaGetDevice(&dev);
-        if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-        if (ce == cudaSuccess) ce = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+        if (ce == cudaSuccess)
+            ce = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+        if (ce == cudaSuccess)
+            ce = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
         if (ce != cudaSuccess) {
             *err = cuda_error(ce, "device attributes", __FILE__, __LINE__);
             return nullptr;
@@ -157,8 +168,9 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
             const auto& v = int_variants(slot);
             if (t < 0 || t >= static_cast<int>(v.size()) || !v[t].has_depth(bpc)) {
                 *err = Status{VIF_ERROR_INVALID_ARGUMENT,
-                             "CUDA: no integer kernel variant " + std::to_string(t) + " for launch slot " +
-                                 std::to_string(slot) + " at " + std::to_string(bpc) + " bits"};
+                              "CUDA: no integer kernel variant " + std::to_string(t) +
+                                  " for launch slot " + std::to_string(slot) + " at " +
+                                  std::to_string(bpc) + " bits"};
                 return nullptr;
             }
         }
@@ -194,8 +206,10 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
             d.row_offset[s] = rows;
             rows += H >> s;
         }
-        if (Status x = d.alloc(reinterpret_cast<void**>(&d.row_num), rows * sizeof(float))) return fail(x);
-        if (Status x = d.alloc(reinterpret_cast<void**>(&d.row_den), rows * sizeof(float))) return fail(x);
+        if (Status x = d.alloc(reinterpret_cast<void**>(&d.row_num), rows * sizeof(float)))
+            return fail(x);
+        if (Status x = d.alloc(reinterpret_cast<void**>(&d.row_den), rows * sizeof(float)))
+            return fail(x);
         for (int s = 0; s < 4; ++s) {
             FloatTaps& t = d.taps[s];
             std::memset(&t, 0, sizeof t);
@@ -214,16 +228,19 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
     // Log table and zeroed accumulators (synchronous copies: create may block).
     std::vector<uint16_t> table(kLogTableSize);
     build_log_table(table.data());
-    if (Status x = d.alloc(reinterpret_cast<void**>(&d.log_table), kLogTableSize * sizeof(uint16_t)))
+    if (Status x =
+            d.alloc(reinterpret_cast<void**>(&d.log_table), kLogTableSize * sizeof(uint16_t)))
         return fail(x);
     if (Status x = d.alloc(reinterpret_cast<void**>(&d.acc), 16 * sizeof(unsigned long long)))
         return fail(x);
-    if (Status x = d.alloc(reinterpret_cast<void**>(&d.counter), sizeof(unsigned int))) return fail(x);
+    if (Status x = d.alloc(reinterpret_cast<void**>(&d.counter), sizeof(unsigned int)))
+        return fail(x);
     const unsigned long long zeros[17] = {};
     auto init = [&]() -> Status {
         VIF_CUDA_TRY(cudaMemcpy(d.log_table, table.data(), kLogTableSize * sizeof(uint16_t),
                                 cudaMemcpyHostToDevice));
-        VIF_CUDA_TRY(cudaMemcpy(d.acc, zeros, 16 * sizeof(unsigned long long), cudaMemcpyHostToDevice));
+        VIF_CUDA_TRY(
+            cudaMemcpy(d.acc, zeros, 16 * sizeof(unsigned long long), cudaMemcpyHostToDevice));
         VIF_CUDA_TRY(cudaMemcpy(d.counter, zeros, sizeof(unsigned int), cudaMemcpyHostToDevice));
         return {};
     };
@@ -238,9 +255,10 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
     int dev = 0, optin = 0;
     auto opt_in = [&](const KernelLaunch& k) -> Status {
         if (k.smem > static_cast<size_t>(optin))
-            return Status{VIF_ERROR_UNSUPPORTED,
-                         "CUDA: kernel " + k.name + " (" + k.shape + ") needs " + std::to_string(k.smem) +
-                             " bytes of shared memory; the device allows " + std::to_string(optin)};
+            return Status{VIF_ERROR_UNSUPPORTED, "CUDA: kernel " + k.name + " (" + k.shape +
+                                                     ") needs " + std::to_string(k.smem) +
+                                                     " bytes of shared memory; the device allows " +
+                                                     std::to_string(optin)};
         VIF_CUDA_TRY(cudaFuncSetAttribute(k.func, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(k.smem)));
         return {};
@@ -281,7 +299,7 @@ Status Engine::verify_log_lookup(const uint16_t* expected) {
     // on, must equal the table; a GPU or driver whose log2 differs keeps the table path.
     Impl& d = *d_;
     d.log_eps = 1.0f;
-    if (params_.cuda.log_table_only) return {};  // always the table (A/B timing, the parity gate)
+    if (params_.cuda.log_table_only) return {}; // always the table (A/B timing, the parity gate)
     uint16_t* dev_out = nullptr;
     VIF_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&dev_out), kLogTableSize * sizeof(uint16_t)));
     std::vector<uint16_t> got(kLogTableSize);
@@ -289,7 +307,8 @@ Status Engine::verify_log_lookup(const uint16_t* expected) {
     log_lookup_kernel<<<ceil_div(kLogTableSize, 256), 256>>>(lk, dev_out);
     cudaError_t ce = cudaGetLastError();
     if (ce == cudaSuccess)
-        ce = cudaMemcpy(got.data(), dev_out, kLogTableSize * sizeof(uint16_t), cudaMemcpyDeviceToHost);
+        ce = cudaMemcpy(got.data(), dev_out, kLogTableSize * sizeof(uint16_t),
+                        cudaMemcpyDeviceToHost);
     cudaFree(dev_out);
     if (ce != cudaSuccess) return cuda_error(ce, "log lookup check", __FILE__, __LINE__);
     if (std::equal(got.begin(), got.end(), expected)) d.log_eps = kLogEps;
@@ -299,7 +318,9 @@ Status Engine::verify_log_lookup(const uint16_t* expected) {
     return {};
 }
 
-bool Engine::log_computed() const { return d_ && d_->log_eps < 0.5f; }
+bool Engine::log_computed() const {
+    return d_ && d_->log_eps < 0.5f;
+}
 
 Engine::~Engine() {
     if (!d_) return;
@@ -321,7 +342,7 @@ __global__ void gate_kernel(const volatile int* flag) {
         __nanosleep(1000);
     }
 }
-}  // namespace
+} // namespace
 
 Status launch_gate(const volatile int* flag, cudaStream_t stream) {
     gate_kernel<<<1, 1, 0, stream>>>(flag);
@@ -330,7 +351,7 @@ Status launch_gate(const volatile int* flag, cudaStream_t stream) {
 }
 
 Status Engine::enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
-                      cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events) {
+                       cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events) {
     Impl& d = *d_;
     if (events || params_.cuda.sync_each_launch || !params_.cuda.graphs)
         return launch_direct(ref, dis, w, h, out, stream, input_consumed, events);
@@ -345,8 +366,9 @@ Status Engine::enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, D
     if (!hit) {
         constexpr size_t kMaxGraphs = 32;
         if (d.graphs.size() == kMaxGraphs) {
-            auto lru = std::min_element(d.graphs.begin(), d.graphs.end(),
-                                        [](const auto& a, const auto& b) { return a.last_use < b.last_use; });
+            auto lru = std::min_element(
+                d.graphs.begin(), d.graphs.end(),
+                [](const auto& a, const auto& b) { return a.last_use < b.last_use; });
             // A launch of it may still be queued: wait before destroying (rare: > 32 inputs).
             VIF_CUDA_TRY(cudaStreamSynchronize(stream));
             VIF_CUDA_TRY(cudaGraphExecDestroy(lru->exec));
@@ -366,8 +388,8 @@ Status Engine::enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, D
         const cudaError_t ie = cudaGraphInstantiate(&exec, graph, 0);
         cudaGraphDestroy(graph);
         VIF_CUDA_TRY(ie);
-        d.graphs.push_back({ref.data, dis.data, ref.pitch, dis.pitch, ref.shift, dis.shift, w, h,
-                            out, exec, 0});
+        d.graphs.push_back(
+            {ref.data, dis.data, ref.pitch, dis.pitch, ref.shift, dis.shift, w, h, out, exec, 0});
         hit = &d.graphs.back();
     }
     hit->last_use = ++d.graph_clock;
@@ -383,8 +405,9 @@ std::vector<KernelLaunch> Engine::plan(int w, int h) const {
         const CudaOptions& o = params_.cuda;
         auto add = [&](int slot, int scale) {
             const int ws = w >> scale, hs = h >> scale;
-            const int i = o.tiles[slot] != CudaOptions::kAuto ? o.tiles[slot]
-                                                              : int_select(arch_, slot, bpc, ws, hs);
+            const int i = o.tiles[slot] != CudaOptions::kAuto
+                              ? o.tiles[slot]
+                              : int_select(arch_, slot, bpc, ws, hs);
             out.push_back(int_variants(slot)[i].launch(bpc, ws, hs));
         };
         for (int s = 0; s < (o.fuse23 ? 2 : 4); ++s) add(s, s);
@@ -402,8 +425,8 @@ std::vector<KernelLaunch> Engine::plan(int w, int h) const {
 }
 
 Status Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int h,
-                           DeviceResult* out, cudaStream_t stream, cudaEvent_t input_consumed,
-                           const cudaEvent_t* events) {
+                             DeviceResult* out, cudaStream_t stream, cudaEvent_t input_consumed,
+                             const cudaEvent_t* events) {
     Impl& d = *d_;
     if (w != d.plan_w || h != d.plan_h) {
         d.plan = plan(w, h);
@@ -469,7 +492,7 @@ Status Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, in
             a3.dis_pitch = args[2].dis_pitch;
             a3.src_w = args[2].w;
             a3.src_h = args[2].h;
-            const KernelLaunch& k = launches[li];  // its launcher split the grid
+            const KernelLaunch& k = launches[li]; // its launcher split the grid
             int blocks2 = k.fused_blocks2, g2x = k.fused_grid2_x, g3x = k.fused_grid3_x;
             void* kargs[] = {&args[2], &a3, &blocks2, &g2x, &g3x};
             if (Status x = launch(kargs)) return x;
@@ -532,4 +555,4 @@ Status Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, in
     return {};
 }
 
-}  // namespace vif::cuda
+} // namespace vif::cuda

@@ -18,15 +18,15 @@ namespace vif::cuda {
 // word on load (16 - bitdepth for MSB-aligned data such as P010, else 0).
 struct DevPlane {
     const void* data = nullptr;
-    ptrdiff_t pitch = 0;  // bytes
+    ptrdiff_t pitch = 0; // bytes
     int shift = 0;
 };
 
 // What one frame produces, written by the last kernel into memory the host can read
 // (mapped pinned memory in the backend).
 struct DeviceResult {
-    long long acc[16];  // integer: [scale][nl, dl, nn, dn]
-    float num[4];       // float: per-scale totals
+    long long acc[16]; // integer: [scale][nl, dl, nn, dn]
+    float num[4];      // float: per-scale totals
     float den[4];
 };
 
@@ -56,8 +56,8 @@ public:
     // pointers and this size, then replayed: one launch instead of 4-6); CudaOptions::graphs
     // false launches the kernels one by one instead.
     Status enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
-                  cudaStream_t stream, cudaEvent_t input_consumed = nullptr,
-                  const cudaEvent_t* events = nullptr);
+                   cudaStream_t stream, cudaEvent_t input_consumed = nullptr,
+                   const cudaEvent_t* events = nullptr);
 
     const Params& params() const { return params_; }
 
@@ -68,7 +68,8 @@ public:
 private:
     Engine() = default;
     Status launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
-                        cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events);
+                         cudaStream_t stream, cudaEvent_t input_consumed,
+                         const cudaEvent_t* events);
     Status verify_log_lookup(const uint16_t* expected);
     struct Impl;
     Params params_;
@@ -83,4 +84,4 @@ bool device_present();
 // timings are not limited by how fast the host can launch.
 Status launch_gate(const volatile int* flag, cudaStream_t stream);
 
-}  // namespace vif::cuda
+} // namespace vif::cuda

@@ -19,27 +19,27 @@
 namespace vif::cuda {
 
 struct FloatTaps {
-    float stat[kMaxFloatFilterWidth];  // filter of this scale
-    float down[kMaxFloatFilterWidth];  // filter of the next scale (downsampling)
-    int n;                             // widths
+    float stat[kMaxFloatFilterWidth]; // filter of this scale
+    float down[kMaxFloatFilterWidth]; // filter of the next scale (downsampling)
+    int n;                            // widths
     int nd;
 };
 
 struct FloatScaleArgs {
-    const void* ref;   // scale 0: raw samples; scales >= 1: float images
+    const void* ref; // scale 0: raw samples; scales >= 1: float images
     const void* dis;
-    ptrdiff_t ref_pitch;  // bytes
+    ptrdiff_t ref_pitch; // bytes
     ptrdiff_t dis_pitch;
     int w, h;
-    int ref_shift;    // scale 0: right shift of each sample (MSB-aligned words)
+    int ref_shift; // scale 0: right shift of each sample (MSB-aligned words)
     int dis_shift;
-    float* next_ref;  // scale S + 1 images, next_pitch floats per row
+    float* next_ref; // scale S + 1 images, next_pitch floats per row
     float* next_dis;
     int next_pitch;
-    float* num;       // per-pixel results of this scale, pix_pitch floats per row
+    float* num; // per-pixel results of this scale, pix_pitch floats per row
     float* den;
     int pix_pitch;
-    float gain_limit;  // fl32(vif_enhn_gain_limit)
+    float gain_limit; // fl32(vif_enhn_gain_limit)
 };
 
 // Shared memory (floats) for radius r and a tile policy P.
@@ -64,10 +64,10 @@ __device__ __forceinline__ float float_load(const void* base, ptrdiff_t pitch, i
     if constexpr (S > 0) {
         return __ldg(reinterpret_cast<const float*>(row) + x);
     } else if constexpr (BPC == 8) {
-        return __fsub_rn(static_cast<float>(__ldg(row + x)), 128.0f);  // §7.1
+        return __fsub_rn(static_cast<float>(__ldg(row + x)), 128.0f); // §7.1
     } else {
         const uint16_t v = __ldg(reinterpret_cast<const uint16_t*>(row) + x) >> shift;
-        constexpr float kInv = 1.0f / static_cast<float>(1 << (BPC - 8));  // exact
+        constexpr float kInv = 1.0f / static_cast<float>(1 << (BPC - 8)); // exact
         return __fsub_rn(__fmul_rn(static_cast<float>(v), kInv), 128.0f);
     }
 }
@@ -79,9 +79,9 @@ __global__ void __launch_bounds__(P::kThreads)
     const int n = taps.n, r = n / 2;
     const int iw = TW + 2 * r, ih = TH + 2 * r;
     extern __shared__ __align__(16) float fsm[];
-    float* s_in = fsm;                  // [2][ih][iw]
-    float* s_v = s_in + 2 * ih * iw;    // [5][TH][iw]
-    float* s_d = s_v + 5 * TH * iw;     // [2][TH/2][iw]
+    float* s_in = fsm;               // [2][ih][iw]
+    float* s_v = s_in + 2 * ih * iw; // [5][TH][iw]
+    float* s_d = s_v + 5 * TH * iw;  // [2][TH/2][iw]
 
     const int tid = threadIdx.x;
     const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
@@ -159,7 +159,8 @@ __global__ void __launch_bounds__(P::kThreads)
                 float acc = 0.f;
                 for (int k = 0; k < taps.nd; ++k)
                     acc = __fadd_rn(acc, __fmul_rn(taps.down[k], row[k]));
-                (q == 0 ? a.next_ref : a.next_dis)[static_cast<size_t>(gy) * a.next_pitch + gx] = acc;
+                (q == 0 ? a.next_ref : a.next_dis)[static_cast<size_t>(gy) * a.next_pitch + gx] =
+                    acc;
             }
         }
     }
@@ -173,8 +174,8 @@ struct RowSumArgs {
     const float* den[kNumScales];
     int pitch[kNumScales];
     int w[kNumScales], h[kNumScales];
-    int row_offset[kNumScales];    // where each scale's row totals start in row_num/row_den
-    int group_start[kNumScales + 1];  // first 32-row group of each scale; [4] = total groups
+    int row_offset[kNumScales];      // where each scale's row totals start in row_num/row_den
+    int group_start[kNumScales + 1]; // first 32-row group of each scale; [4] = total groups
     float* row_num;
     float* row_den;
 };
@@ -219,8 +220,8 @@ struct FloatFinalArgs {
     const float* row_den;
     int row_offset[kNumScales];
     int h[kNumScales];
-    float* out_num;  // [4]
-    float* out_den;  // [4]
+    float* out_num; // [4]
+    float* out_den; // [4]
 };
 
 // One warp per scale: the row totals summed in row order by every lane (same value), lane 0
@@ -246,4 +247,4 @@ __global__ void __launch_bounds__(128) float_final_kernel(const FloatFinalArgs a
     }
 }
 
-}  // namespace vif::cuda
+} // namespace vif::cuda

@@ -30,20 +30,20 @@ namespace vif::cuda {
 struct IntScaleArgs {
     const void* ref;
     const void* dis;
-    ptrdiff_t ref_pitch;  // bytes
+    ptrdiff_t ref_pitch; // bytes
     ptrdiff_t dis_pitch;
-    int w, h;             // size of this scale
-    int ref_shift;        // scale 0: right shift of each sample (MSB-aligned 16-bit words)
+    int w, h;      // size of this scale
+    int ref_shift; // scale 0: right shift of each sample (MSB-aligned 16-bit words)
     int dis_shift;
-    uint16_t* next_ref;   // scale S + 1 images (w/2 x h/2), next_pitch elements per row
+    uint16_t* next_ref; // scale S + 1 images (w/2 x h/2), next_pitch elements per row
     uint16_t* next_dis;
     int next_pitch;
-    LogLookup log;                   // T of §6.4 (device_helpers.cuh)
-    unsigned long long* acc;         // [4 scales][nl, dl, nn, dn]
-    unsigned int* done_counter;      // scale 3: blocks finished (reset by the last block)
-    long long* out;                  // scale 3: the last block moves acc here and zeroes acc
+    LogLookup log;              // T of §6.4 (device_helpers.cuh)
+    unsigned long long* acc;    // [4 scales][nl, dl, nn, dn]
+    unsigned int* done_counter; // scale 3: blocks finished (reset by the last block)
+    long long* out;             // scale 3: the last block moves acc here and zeroes acc
     double gain_limit;
-    int src_w, src_h;     // fused scale 3: size of the scale-2 image that ref/dis point to
+    int src_w, src_h; // fused scale 3: size of the scale-2 image that ref/dis point to
 };
 
 // Shared-memory layout of one block, usable on the host to size the launch.
@@ -51,19 +51,20 @@ template <int S, class P>
 struct IntSmemLayout {
     using Info = IntScaleInfo<S>;
     static constexpr int kR = Info::kR;
-    static constexpr int kIW = P::kTileW + 2 * kR;  // tile + halo columns
+    static constexpr int kIW = P::kTileW + 2 * kR; // tile + halo columns
     static constexpr int kIH = P::kTileH + 2 * kR;
     // Row strides chosen so that a warp reading down a column (one row per lane) hits distinct
     // banks: doubles with an odd stride, 16-bit values with (stride / 2) odd.
     static constexpr int kSD = kIW | 1;
     static constexpr int kSM = ((kIW + 1) / 2 | 1) * 2;
-    static constexpr int kDW = P::kTileW + 2 * Info::kRD;  // downsampling: vertical pass columns
+    static constexpr int kDW = P::kTileW + 2 * Info::kRD; // downsampling: vertical pass columns
     static constexpr int kDH = P::kTileH / 2;
 
-    static constexpr size_t kOffMoments = 0;  // double [3][TileH][kSD]
+    static constexpr size_t kOffMoments = 0; // double [3][TileH][kSD]
     static constexpr size_t kOffReduce = kOffMoments + sizeof(double) * 3 * P::kTileH * kSD;
-    static constexpr size_t kOffIn = kOffReduce + sizeof(int64_t) * 4 * 32;  // u16 [2][kIH][kIW]
-    static constexpr size_t kOffMeans = kOffIn + sizeof(uint16_t) * 2 * kIH * kIW;  // u16 [2][H][kSM]
+    static constexpr size_t kOffIn = kOffReduce + sizeof(int64_t) * 4 * 32; // u16 [2][kIH][kIW]
+    static constexpr size_t kOffMeans =
+        kOffIn + sizeof(uint16_t) * 2 * kIH * kIW; // u16 [2][H][kSM]
     static constexpr size_t kOffDown = kOffMeans + sizeof(uint16_t) * 2 * P::kTileH * kSM;
     static constexpr size_t kBytes =
         kOffDown + (Info::kHasNext ? sizeof(uint16_t) * 2 * kDH * kDW : 0);
@@ -72,9 +73,9 @@ struct IntSmemLayout {
 // Statistics of one pixel (§6.3 moments onwards, §6.5) added to the thread's accumulators: the
 // variances and the contribution of pixel_math.hpp, the same functions as cpu_ref's.
 __device__ __forceinline__ void int_pixel_stat(uint32_t mux, uint32_t muy, uint32_t exx,
-                                               uint32_t eyy, uint32_t exy,
-                                               const LogLookup& lk, double gain_limit,
-                                               int32_t& nl, int32_t& dl, int64_t& nn, int32_t& dn) {
+                                               uint32_t eyy, uint32_t exy, const LogLookup& lk,
+                                               double gain_limit, int32_t& nl, int32_t& dl,
+                                               int64_t& nn, int32_t& dn) {
     pixel::add_pixel(pixel::variance(exx, mux, mux), pixel::variance(eyy, muy, muy),
                      pixel::variance(exy, mux, muy), DeviceLog{lk}, gain_limit, nl, dl, nn, dn);
 }
@@ -82,10 +83,11 @@ __device__ __forceinline__ void int_pixel_stat(uint32_t mux, uint32_t muy, uint3
 // Scale-3 samples made on the fly from the scale-2 image (§6.7 with scale-3 taps and
 // V_m = 16): the fused scales 2+3 launch reads scale 2 from global memory (written by the
 // scale-1 kernel) and never materialises scale 3.
-__device__ __forceinline__ uint32_t down_from_finer(const unsigned char* src, ptrdiff_t pitch, int i3,
-                                                   int j3, int w2, int h2) {
+__device__ __forceinline__ uint32_t down_from_finer(const unsigned char* src, ptrdiff_t pitch,
+                                                    int i3, int j3, int w2, int h2) {
     const uint32_t* c = c_int_taps.v[3];
-    const int r[3] = {reflect_clamp(2 * i3 - 1, h2), reflect_clamp(2 * i3, h2), reflect_clamp(2 * i3 + 1, h2)};
+    const int r[3] = {reflect_clamp(2 * i3 - 1, h2), reflect_clamp(2 * i3, h2),
+                      reflect_clamp(2 * i3 + 1, h2)};
     uint32_t out = 0;
 #pragma unroll
     for (int k = 0; k < 3; ++k) {
@@ -93,7 +95,8 @@ __device__ __forceinline__ uint32_t down_from_finer(const unsigned char* src, pt
         uint32_t d = 0;
 #pragma unroll
         for (int l = 0; l < 3; ++l)
-            d += c[l] * uint32_t(__ldg(reinterpret_cast<const uint16_t*>(src + r[l] * pitch) + col));
+            d +=
+                c[l] * uint32_t(__ldg(reinterpret_cast<const uint16_t*>(src + r[l] * pitch) + col));
         out += c[k] * rshift_round32<16>(d);
     }
     return rshift_round32<16>(out);
@@ -107,10 +110,10 @@ __device__ __forceinline__ uint32_t down_from_finer(const unsigned char* src, pt
 // with safe operands where a branch of §6.5 does not apply, and the masks pick what is
 // added. Bit-identical to int_pixel_stat on the pixels it counts.
 template <int HC>
-__device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC], const uint32_t (&e)[3][HC],
-                                                    uint32_t valid, const LogLookup& lk,
-                                                    double gain_limit, int32_t& nl, int32_t& dl,
-                                                    int64_t& nn, int32_t& dn) {
+__device__ __forceinline__ void
+int_pixel_stats_ilp(const uint32_t (&mu)[2][HC], const uint32_t (&e)[3][HC], uint32_t valid,
+                    const LogLookup& lk, double gain_limit, int32_t& nl, int32_t& dl, int64_t& nn,
+                    int32_t& dn) {
     int32_t sxx[HC], syy[HC], sxy[HC];
 #pragma unroll
     for (int o = 0; o < HC; ++o) {
@@ -127,8 +130,8 @@ __device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC],
         const bool lp = big && sxy[o] > 0 && syy[o] > 0;
         ld[o] = pixel::log_l32(lt, big ? static_cast<uint32_t>(sxx[o]) + kNsq : kNsq);
         // Safe operands where the numerator term does not apply (sigma_x^2 = NSQ, 0, 0).
-        const pixel::NumeratorArgs n = pixel::numerator_args(lp ? sxx[o] : static_cast<int32_t>(kNsq),
-                                                             lp ? syy[o] : 0, lp ? sxy[o] : 0, gain_limit);
+        const pixel::NumeratorArgs n = pixel::numerator_args(
+            lp ? sxx[o] : static_cast<int32_t>(kNsq), lp ? syy[o] : 0, lp ? sxy[o] : 0, gain_limit);
         ln[o] = pixel::log_l64(lt, n.n2) - pixel::log_l32(lt, n.n1);
     }
 #pragma unroll
@@ -153,16 +156,16 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     constexpr int TW = P::kTileW, TH = P::kTileH, NT = P::kThreads;
     constexpr int VR = P::kVertRows, HC = P::kHorizCols;
     constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM;
-    constexpr int VM = S == 0 ? BPC : 16;            // §6.2
+    constexpr int VM = S == 0 ? BPC : 16; // §6.2
     constexpr int VQ = S == 0 ? 2 * (BPC - 8) : 16;
-    constexpr bool kMoments32 = S == 0 && BPC == 8;  // vertical second moments fit 32 bits
-    constexpr bool kPairs32 = S == 0 && BPC <= 12;   // paired squares fit 32 bits
+    constexpr bool kMoments32 = S == 0 && BPC == 8; // vertical second moments fit 32 bits
+    constexpr bool kPairs32 = S == 0 && BPC <= 12;  // paired squares fit 32 bits
 
-    double* s_mom = reinterpret_cast<double*>(smem + L::kOffMoments);  // xx, yy, xy
+    double* s_mom = reinterpret_cast<double*>(smem + L::kOffMoments); // xx, yy, xy
     int64_t* s_red = reinterpret_cast<int64_t*>(smem + L::kOffReduce);
-    uint16_t* s_in = reinterpret_cast<uint16_t*>(smem + L::kOffIn);     // x, y
-    uint16_t* s_mu = reinterpret_cast<uint16_t*>(smem + L::kOffMeans);  // mu x, mu y
-    uint16_t* s_dn = reinterpret_cast<uint16_t*>(smem + L::kOffDown);   // down x, down y
+    uint16_t* s_in = reinterpret_cast<uint16_t*>(smem + L::kOffIn);    // x, y
+    uint16_t* s_mu = reinterpret_cast<uint16_t*>(smem + L::kOffMeans); // mu x, mu y
+    uint16_t* s_dn = reinterpret_cast<uint16_t*>(smem + L::kOffDown);  // down x, down y
 
     const int tid = threadIdx.x;
     const int x0 = bx * TW, y0 = by * TH;
@@ -183,26 +186,31 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
         // backend's own buffers: staging_pitch).
         constexpr int kEPC = (R % 4 == 0 && TW % 4 == 0) ? 4 : (R % 2 == 0 && TW % 2 == 0) ? 2 : 1;
         constexpr int kVecBytes = kEPC * int(sizeof(InT));
-        const bool aligned = ((reinterpret_cast<uintptr_t>(ref) | reinterpret_cast<uintptr_t>(dis) |
-                               static_cast<uintptr_t>(a.ref_pitch) | static_cast<uintptr_t>(a.dis_pitch)) &
-                              (kVecBytes - 1)) == 0;
+        const bool aligned =
+            ((reinterpret_cast<uintptr_t>(ref) | reinterpret_cast<uintptr_t>(dis) |
+              static_cast<uintptr_t>(a.ref_pitch) | static_cast<uintptr_t>(a.dis_pitch)) &
+             (kVecBytes - 1)) == 0;
         if constexpr (kFromFiner) {
             for (int i = tid; i < IH * IW; i += NT) {
                 const int r = i / IW, c = i - r * IW;
                 const int gy = reflect_clamp(y0 - R + r, h), gx = reflect_clamp(x0 - R + c, w);
-                s_in[i] = static_cast<uint16_t>(down_from_finer(ref, a.ref_pitch, gy, gx, a.src_w, a.src_h));
-                s_in[IH * IW + i] =
-                    static_cast<uint16_t>(down_from_finer(dis, a.dis_pitch, gy, gx, a.src_w, a.src_h));
+                s_in[i] = static_cast<uint16_t>(
+                    down_from_finer(ref, a.ref_pitch, gy, gx, a.src_w, a.src_h));
+                s_in[IH * IW + i] = static_cast<uint16_t>(
+                    down_from_finer(dis, a.dis_pitch, gy, gx, a.src_w, a.src_h));
             }
         } else if (kEPC > 1 && interior && aligned) {
             using Vec = typename std::conditional<
-                kVecBytes == 8, uint2, typename std::conditional<kVecBytes == 4, uint32_t, uint16_t>::type>::type;
-            constexpr int kCPR = IW / kEPC;  // chunks per row
+                kVecBytes == 8, uint2,
+                typename std::conditional<kVecBytes == 4, uint32_t, uint16_t>::type>::type;
+            constexpr int kCPR = IW / kEPC; // chunks per row
             constexpr int kChunks = IH * kCPR;
             constexpr int kIt = (kChunks + NT - 1) / NT;
             Vec vr[kIt], vd[kIt];
-            const unsigned char* base_r = ref + (y0 - R) * a.ref_pitch + (x0 - R) * int(sizeof(InT));
-            const unsigned char* base_d = dis + (y0 - R) * a.dis_pitch + (x0 - R) * int(sizeof(InT));
+            const unsigned char* base_r =
+                ref + (y0 - R) * a.ref_pitch + (x0 - R) * int(sizeof(InT));
+            const unsigned char* base_d =
+                dis + (y0 - R) * a.dis_pitch + (x0 - R) * int(sizeof(InT));
 #pragma unroll
             for (int it = 0; it < kIt; ++it) {
                 const int i = tid + it * NT;
@@ -221,8 +229,10 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                     uint16_t* dd = dr + IH * IW;
                     if constexpr (sizeof(InT) == 1 && kEPC == 4) {
                         // Four bytes to four 16-bit samples.
-                        *reinterpret_cast<uint2*>(dr) = make_uint2(__byte_perm(vr[it], 0, 0x4140), __byte_perm(vr[it], 0, 0x4342));
-                        *reinterpret_cast<uint2*>(dd) = make_uint2(__byte_perm(vd[it], 0, 0x4140), __byte_perm(vd[it], 0, 0x4342));
+                        *reinterpret_cast<uint2*>(dr) = make_uint2(__byte_perm(vr[it], 0, 0x4140),
+                                                                   __byte_perm(vr[it], 0, 0x4342));
+                        *reinterpret_cast<uint2*>(dd) = make_uint2(__byte_perm(vd[it], 0, 0x4140),
+                                                                   __byte_perm(vd[it], 0, 0x4342));
                     } else if constexpr (sizeof(InT) == 1 && kEPC == 2) {
                         *reinterpret_cast<uint32_t*>(dr) = __byte_perm(vr[it], 0, 0x4140);
                         *reinterpret_cast<uint32_t*>(dd) = __byte_perm(vd[it], 0, 0x4140);
@@ -230,10 +240,13 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                         // 16-bit words, each shifted right (MSB-aligned input): both halves of a
                         // 32-bit word at once, the bits that cross into the low half masked off.
                         const int sr = a.ref_shift, sd = a.dis_shift;
-                        const uint32_t mr = 0xFFFF0000u | (0xFFFFu >> sr), md = 0xFFFF0000u | (0xFFFFu >> sd);
+                        const uint32_t mr = 0xFFFF0000u | (0xFFFFu >> sr),
+                                       md = 0xFFFF0000u | (0xFFFFu >> sd);
                         if constexpr (kEPC == 4) {
-                            *reinterpret_cast<uint2*>(dr) = make_uint2((vr[it].x >> sr) & mr, (vr[it].y >> sr) & mr);
-                            *reinterpret_cast<uint2*>(dd) = make_uint2((vd[it].x >> sd) & md, (vd[it].y >> sd) & md);
+                            *reinterpret_cast<uint2*>(dr) =
+                                make_uint2((vr[it].x >> sr) & mr, (vr[it].y >> sr) & mr);
+                            *reinterpret_cast<uint2*>(dd) =
+                                make_uint2((vd[it].x >> sd) & md, (vd[it].y >> sd) & md);
                         } else {
                             *reinterpret_cast<uint32_t*>(dr) = (vr[it] >> sr) & mr;
                             *reinterpret_cast<uint32_t*>(dd) = (vd[it] >> sd) & md;
@@ -379,7 +392,7 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
 #pragma unroll
                     for (int k = 0; k < R; ++k)
                         sum += c_int_taps.v[S][k] * (v[o + k] + v[o + N - 1 - k]);
-                    mu[q][o] = sum;  // no shift (§6.3)
+                    mu[q][o] = sum; // no shift (§6.3)
                 }
             }
             uint32_t e[3][HC];
@@ -396,7 +409,8 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                     double sum = 32768.0;
 #pragma unroll
                     for (int k = 0; k < N; ++k) sum = __fma_rn(c_int_taps.d[S][k], v[o + k], sum);
-                    e[q][o] = static_cast<uint32_t>(__double2loint(__fma_rd(sum, 1.0 / 65536.0, 4503599627370496.0)));
+                    e[q][o] = static_cast<uint32_t>(
+                        __double2loint(__fma_rd(sum, 1.0 / 65536.0, 4503599627370496.0)));
                 }
             }
             const int gy = y0 + row;
@@ -461,7 +475,8 @@ __device__ __forceinline__ void int_publish_if_last(const IntScaleArgs& a) {
     __syncthreads();
     if (s_last) {
         __threadfence();
-        if (threadIdx.x < 16) a.out[threadIdx.x] = static_cast<long long>(atomicExch(a.acc + threadIdx.x, 0ull));
+        if (threadIdx.x < 16)
+            a.out[threadIdx.x] = static_cast<long long>(atomicExch(a.acc + threadIdx.x, 0ull));
         if (threadIdx.x == 0) atomicExch(a.done_counter, 0u);
     }
 }
@@ -487,8 +502,9 @@ __global__ void __launch_bounds__(P2::kThreads, P2::kMinBlocks)
     if (b < blocks2)
         int_scale_tile<2, 16, P2, false, false>(a2, b % grid2_x, b / grid2_x, smem);
     else
-        int_scale_tile<3, 16, P3, true, false>(a3, (b - blocks2) % grid3_x, (b - blocks2) / grid3_x, smem);
+        int_scale_tile<3, 16, P3, true, false>(a3, (b - blocks2) % grid3_x, (b - blocks2) / grid3_x,
+                                               smem);
     int_publish_if_last(a3);
 }
 
-}  // namespace vif::cuda
+} // namespace vif::cuda

@@ -25,7 +25,7 @@ using Int0 = IntTile<48, 16, 256, 2, 3, 4>;
 using Int0b = IntTile<64, 16, 256, 4, 4, 3>;
 using Int0c = IntTile<48, 16, 256, 4, 3, 3>;
 using Int0d = IntTile<48, 16, 256, 2, 3, 4, true>;
-using Int0e = IntTile<16, 16, 128, 2, 2, 8>;  // latency shape for small frames
+using Int0e = IntTile<16, 16, 128, 2, 2, 8>; // latency shape for small frames
 using Int0f = IntTile<32, 16, 256, 2, 2, 4, true>;
 
 using Int1 = IntTile<56, 16, 256, 4, 4, 3>;
@@ -57,7 +57,9 @@ constexpr unsigned k8And10 = (1u << 8) | (1u << 10);
 constexpr unsigned k8 = 1u << 8;
 
 // ---- Typed launchers -----------------------------------------------------------------------
-int ceil_div(int a, int b) { return (a + b - 1) / b; }
+int ceil_div(int a, int b) {
+    return (a + b - 1) / b;
+}
 
 std::string tile_shape(int tw, int th, int threads) {
     return std::to_string(tw) + "x" + std::to_string(th) + "/" + std::to_string(threads) + "t";
@@ -71,8 +73,8 @@ KernelLaunch int_launch(int w, int h) {
     k.block = dim3(P::kThreads);
     k.smem = IntSmemLayout<S, P>::kBytes;
     k.name = "int_s" + std::to_string(S) + (S == 0 ? "_" + std::to_string(BPC) + "b" : "");
-    k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads) + "/v" +
-              std::to_string(P::kVertRows) + "h" + std::to_string(P::kHorizCols);
+    k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads) + "/v" + std::to_string(P::kVertRows) +
+              "h" + std::to_string(P::kHorizCols);
     return k;
 }
 
@@ -88,7 +90,7 @@ KernelLaunch launch_scale0(int bpc, int w, int h) {
         if (bpc == 12) return int_launch<0, 12, P>(w, h);
     if constexpr ((D >> 16) & 1u)
         if (bpc == 16) return int_launch<0, 16, P>(w, h);
-    return {};  // not compiled for this depth (IntVariant::has_depth says so first)
+    return {}; // not compiled for this depth (IntVariant::has_depth says so first)
 }
 
 template <int S, class P>
@@ -160,7 +162,8 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
 constexpr long kNoMax = LONG_MAX;
 const std::vector<IntRule> kRulesSm90 = {
     {0, "0b", 2000000, kNoMax, k8,
-     "T1 3840x2160 int_s0_8b: 64x16/v4h4 214.4 us vs 48x16 220.2; T2 1920x1080 int_s0_8b: 64x16/v4h4 "
+     "T1 3840x2160 int_s0_8b: 64x16/v4h4 214.4 us vs 48x16 220.2; T2 1920x1080 int_s0_8b: "
+     "64x16/v4h4 "
      "52.2 vs 52.5 (576x324 stays on 48x16: T1 11.4 vs 13.6). Measured at 8 bit only."},
     {0, "0", 0, kNoMax, kAllDepths, "T1/T2 576x324 int_s0_8b: 48x16/256t/v2h3 fastest (11.2 us)"},
     {1, "1s", 0, 200000, kAllDepths,
@@ -168,7 +171,8 @@ const std::vector<IntRule> kRulesSm90 = {
      "24x16/256t/v2h2 7.0-7.2 us"},
     {1, "1", 0, kNoMax, kAllDepths,
      "T2 1920x1080 int_s1: 56x16/256t/v4h4 16.3 vs 16.8 (64x16/288t); 3840x2160 43.9 vs 45.4"},
-    {2, "2", 0, kNoMax, kAllDepths, "unfused only (sweeps); T2 3840x2160 int_s2: 60x16 15.0 us fastest"},
+    {2, "2", 0, kNoMax, kAllDepths,
+     "unfused only (sweeps); T2 3840x2160 int_s2: 60x16 15.0 us fastest"},
     {3, "3", 0, kNoMax, kAllDepths, "unfused only (sweeps and the parity gate)"},
     {kFusedSlot, "23b", 100000, kNoMax, kAllDepths,
      "T1 1920x1080 int_s23: 60x16+62x8 11.4 vs 12.4 us; 3840x2160 23.0 vs 25.1"},
@@ -176,7 +180,7 @@ const std::vector<IntRule> kRulesSm90 = {
      "T1 576x324 int_s23: 28x16+62x8 9.2 vs 10.2 (60x16+62x8); sweep 3: fusing saves 7-9 us/frame"},
 };
 
-}  // namespace
+} // namespace
 
 Arch arch_of(int major, int minor) {
     if (major == 8 && minor == 0) return Arch::Sm80;
@@ -188,23 +192,33 @@ Arch arch_of(int major, int minor) {
 
 const char* arch_name(Arch a) {
     switch (a) {
-        case Arch::Sm80: return "sm_80";
-        case Arch::Sm86: return "sm_86";
-        case Arch::Sm89: return "sm_89";
-        case Arch::Sm90: return "sm_90";
-        default: return "ptx";
+    case Arch::Sm80:
+        return "sm_80";
+    case Arch::Sm86:
+        return "sm_86";
+    case Arch::Sm89:
+        return "sm_89";
+    case Arch::Sm90:
+        return "sm_90";
+    default:
+        return "ptx";
     }
 }
 
-const std::vector<IntVariant>& int_variants(int slot) { return kVariants[slot]; }
+const std::vector<IntVariant>& int_variants(int slot) {
+    return kVariants[slot];
+}
 
 // Only the H200 (sm_90) has been swept; the other architectures use its rules until a sweep on
 // them adds their own vector here (the kernels and the candidate lists are the same everywhere).
-Arch int_rules_owner(Arch) { return Arch::Sm90; }
+Arch int_rules_owner(Arch) {
+    return Arch::Sm90;
+}
 
 const std::vector<IntRule>& int_rules(Arch a) {
     switch (int_rules_owner(a)) {
-        default: return kRulesSm90;
+    default:
+        return kRulesSm90;
     }
 }
 
@@ -223,7 +237,7 @@ int int_select(Arch a, int slot, int bpc, int w, int h) {
         const int i = int_variant_index(slot, r.variant);
         if (i >= 0 && kVariants[slot][i].has_depth(bpc)) return i;
     }
-    return 0;  // unreachable: every slot ends with a rule that always matches (kernel_table_test)
+    return 0; // unreachable: every slot ends with a rule that always matches (kernel_table_test)
 }
 
-}  // namespace vif::cuda
+} // namespace vif::cuda

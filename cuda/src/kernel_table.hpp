@@ -19,8 +19,8 @@ struct KernelLaunch {
     const void* func = nullptr;
     dim3 grid, block;
     size_t smem = 0;
-    std::string name;   // e.g. "int_s0_8b" (stable across tile shapes)
-    std::string shape;  // e.g. "64x16/256t/v4h4"
+    std::string name;  // e.g. "int_s0_8b" (stable across tile shapes)
+    std::string shape; // e.g. "64x16/256t/v4h4"
     // Fused scales 2+3: the kernel's grid bookkeeping (scale-2 blocks, scale-2 and scale-3 grid
     // widths), computed by the variant's launcher from its own tile shapes.
     int fused_blocks2 = 0, fused_grid2_x = 0, fused_grid3_x = 0;
@@ -39,9 +39,9 @@ constexpr int kFusedSlot = 4;
 
 // One compiled kernel variant.
 struct IntVariant {
-    const char* id;    // short stable name, e.g. "0b" (used by --tiles, logs and test names)
-    int slot;          // 0..3: that scale; 4: fused 2+3
-    unsigned depths;   // bit depths compiled (bit d for d in 8, 10, 12, 16)
+    const char* id;  // short stable name, e.g. "0b" (used by --tiles, logs and test names)
+    int slot;        // 0..3: that scale; 4: fused 2+3
+    unsigned depths; // bit depths compiled (bit d for d in 8, 10, 12, 16)
     // The launch for a picture of w x h at this slot's scale (slot 4: the size of scale 2).
     KernelLaunch (*launch)(int bpc, int w, int h);
     bool has_depth(int bpc) const { return (depths >> bpc) & 1u; }
@@ -55,11 +55,11 @@ const std::vector<IntVariant>& int_variants(int slot);
 // an architecture wins; every slot ends with a rule that always matches.
 struct IntRule {
     int slot;
-    const char* variant;  // IntVariant::id
+    const char* variant; // IntVariant::id
     long min_pixels;
     long max_pixels;
     unsigned depths;
-    const char* source;  // the sweep row that chose it (docs/perf/)
+    const char* source; // the sweep row that chose it (docs/perf/)
 };
 const std::vector<IntRule>& int_rules(Arch a);
 // Which architecture's rules `a` uses (itself when it has been swept, else sm_90's).
@@ -71,4 +71,4 @@ int int_select(Arch a, int slot, int bpc, int w, int h);
 // Index of the variant with this id in slot `slot`, or -1.
 int int_variant_index(int slot, const std::string& id);
 
-}  // namespace vif::cuda
+} // namespace vif::cuda

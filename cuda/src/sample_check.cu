@@ -10,8 +10,8 @@ namespace vif::cuda {
 
 namespace {
 
-__global__ void __launch_bounds__(256)
-or_words_kernel(const unsigned char* plane, size_t pitch, int width, int height, unsigned* out) {
+__global__ void __launch_bounds__(256) or_words_kernel(const unsigned char* plane, size_t pitch,
+                                                       int width, int height, unsigned* out) {
     unsigned acc = 0;
     // Rows are spread over blockIdx.y; the words of a row over the threads of blockIdx.x.
     for (int y = blockIdx.y; y < height; y += gridDim.y) {
@@ -23,10 +23,10 @@ or_words_kernel(const unsigned char* plane, size_t pitch, int width, int height,
     if ((threadIdx.x & 31) == 0 && acc != 0) atomicOr(out, acc);
 }
 
-}  // namespace
+} // namespace
 
 Status enqueue_or_words(const void* plane, size_t pitch, int width, int height, unsigned* out,
-                       cudaStream_t stream) {
+                        cudaStream_t stream) {
     const dim3 block(256);
     const dim3 grid(std::max(1, std::min((width + 255) / 256, 8)), std::min(height, 64));
     or_words_kernel<<<grid, block, 0, stream>>>(static_cast<const unsigned char*>(plane), pitch,
@@ -35,4 +35,4 @@ Status enqueue_or_words(const void* plane, size_t pitch, int width, int height, 
     return {};
 }
 
-}  // namespace vif::cuda
+} // namespace vif::cuda

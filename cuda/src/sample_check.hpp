@@ -15,6 +15,6 @@ namespace vif::cuda {
 // must be device-accessible and start at 0. One launch of a few hundred blocks; it reads the
 // plane the VIF kernels read next, so it mostly hits L2.
 Status enqueue_or_words(const void* plane, size_t pitch, int width, int height, unsigned* out,
-                       cudaStream_t stream);
+                        cudaStream_t stream);
 
-}  // namespace vif::cuda
+} // namespace vif::cuda

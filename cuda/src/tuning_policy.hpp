@@ -45,5 +45,5 @@ using Float = FloatTile<32, 16, 256>;
 // Row reduction of the float path: rows per warp is fixed at 32 (one row per lane).
 constexpr int kRowSumWarps = 4;
 
-}  // namespace policy
-}  // namespace vif::cuda
+} // namespace policy
+} // namespace vif::cuda

@@ -18,8 +18,8 @@ VifStatus check_device_picture(const VifContext* ctx, const VifDevicePicture* pi
     const std::string w(which);
     if (!pic) return vif::fail(VIF_ERROR_INVALID_ARGUMENT, w + " picture is NULL");
     // The size, stride, bit depth and flag rules are those of host pictures.
-    const VifPicture as_host{pic->data, pic->pitch, pic->width, pic->height, pic->bitdepth,
-                             pic->flags};
+    const VifPicture as_host{pic->data,   pic->pitch,    pic->width,
+                             pic->height, pic->bitdepth, pic->flags};
     if (VifStatus st = vif::check_picture(ctx->params, &as_host, which); st != VIF_OK) return st;
     cudaPointerAttributes attr{};
     if (cudaPointerGetAttributes(&attr, pic->data) != cudaSuccess) {
@@ -27,17 +27,18 @@ VifStatus check_device_picture(const VifContext* ctx, const VifDevicePicture* pi
         return vif::fail(VIF_ERROR_INVALID_ARGUMENT, w + " picture: not a CUDA pointer");
     }
     if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged)
-        return vif::fail(VIF_ERROR_INVALID_ARGUMENT,
-                         w + " picture: data is not device memory (use vif_submit for host memory)");
+        return vif::fail(
+            VIF_ERROR_INVALID_ARGUMENT,
+            w + " picture: data is not device memory (use vif_submit for host memory)");
     if (attr.type == cudaMemoryTypeDevice && attr.device != ctx->params.cuda_device)
-        return vif::fail(VIF_ERROR_INVALID_ARGUMENT,
-                         w + " picture is on device " + std::to_string(attr.device) +
-                             " but the context uses device " +
-                             std::to_string(ctx->params.cuda_device));
+        return vif::fail(VIF_ERROR_INVALID_ARGUMENT, w + " picture is on device " +
+                                                         std::to_string(attr.device) +
+                                                         " but the context uses device " +
+                                                         std::to_string(ctx->params.cuda_device));
     return VIF_OK;
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
@@ -65,10 +66,10 @@ VifStatus vif_cuda_submit(VifContext* ctx, const VifDevicePicture* ref,
                                        (p.flags & VIF_PICTURE_MSB_ALIGNED) ? 16 - bd : 0};
         };
         const uint64_t index = ctx->next_index;
-        vif::Status err = backend->submit_device(plane(*ref), plane(*dist),
-                                                static_cast<int>(ref->width),
-                                                static_cast<int>(ref->height), stream, index);
-        if (err.status == VIF_AGAIN) return vif::fail(err);  // queue full: nothing queued
+        vif::Status err =
+            backend->submit_device(plane(*ref), plane(*dist), static_cast<int>(ref->width),
+                                   static_cast<int>(ref->height), stream, index);
+        if (err.status == VIF_AGAIN) return vif::fail(err); // queue full: nothing queued
         if (err) {
             if (err.status == VIF_ERROR_DEVICE) ctx->failed = true;
             return vif::fail(err);
@@ -86,4 +87,4 @@ int vif_cuda_context_device(const VifContext* ctx) {
     return b ? b->device() : -1;
 }
 
-}  // extern "C"
+} // extern "C"

@@ -36,33 +36,34 @@ const char* pix_name(int fmt) {
 AVPixelFormat conversion_target(int fmt) {
     const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(static_cast<AVPixelFormat>(fmt));
     int depth = d ? d->comp[0].depth : 8;
-    const bool gray = d && !(d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL)) &&
-                      d->nb_components <= 2;
+    const bool gray =
+        d && !(d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL)) && d->nb_components <= 2;
     if (depth <= 8) return gray ? AV_PIX_FMT_GRAY8 : AV_PIX_FMT_YUV444P;
     if (depth <= 10) return gray ? AV_PIX_FMT_GRAY10LE : AV_PIX_FMT_YUV444P10LE;
     if (depth <= 12) return gray ? AV_PIX_FMT_GRAY12LE : AV_PIX_FMT_YUV444P12LE;
     return gray ? AV_PIX_FMT_GRAY16LE : AV_PIX_FMT_YUV444P16LE;
 }
 
-}  // namespace
+} // namespace
 
 struct VideoReader::Impl {
     std::string path;
     AVFormatContext* fmt = nullptr;
     AVCodecContext* dec = nullptr;
     AVPacket* pkt = nullptr;
-    AVFrame* frame = nullptr;      // last decoded frame
-    AVFrame* converted = nullptr;  // frame after libswscale, when needed
+    AVFrame* frame = nullptr;     // last decoded frame
+    AVFrame* converted = nullptr; // frame after libswscale, when needed
     SwsContext* sws = nullptr;
     int sws_src_fmt = AV_PIX_FMT_NONE;
     int stream = -1;
     bool demux_eof = false;
     bool decoder_flushed = false;
-    bool have_first = false;  // frame holds the first frame, decoded by open() and not yet handed out
+    bool have_first =
+        false; // frame holds the first frame, decoded by open() and not yet handed out
     uint32_t width = 0, height = 0, bitdepth = 0;
     int first_format = AV_PIX_FMT_NONE;
     uint64_t count = 0;
-    int64_t demuxed_end = AV_NOPTS_VALUE;  // largest pts + duration of our stream's packets
+    int64_t demuxed_end = AV_NOPTS_VALUE; // largest pts + duration of our stream's packets
     int64_t last_duration = 0;
 
     // At the end of the demuxed data: whether the video stream stops well before the end its
@@ -197,8 +198,8 @@ struct VideoReader::Impl {
         if (av_frame_make_writable(converted) < 0 ||
             sws_scale(sws, frame->data, frame->linesize, 0, frame->height, converted->data,
                       converted->linesize) != frame->height) {
-            *error = std::string("pixel format conversion from ") + pix_name(frame->format) +
-                     " failed";
+            *error =
+                std::string("pixel format conversion from ") + pix_name(frame->format) + " failed";
             return -1;
         }
         converted->crop_left = frame->crop_left;
@@ -216,8 +217,7 @@ struct VideoReader::Impl {
 VideoReader::VideoReader() : impl_(new Impl) {}
 VideoReader::~VideoReader() = default;
 
-bool VideoReader::open(const std::string& path, int threads, std::string* error,
-                       AVIOContext* io) {
+bool VideoReader::open(const std::string& path, int threads, std::string* error, AVIOContext* io) {
     impl_.reset(new Impl);
     Impl& s = *impl_;
     s.path = path;
@@ -290,17 +290,27 @@ bool VideoReader::open(const std::string& path, int threads, std::string* error,
     return true;
 }
 
-uint32_t VideoReader::width() const { return impl_->width; }
-uint32_t VideoReader::height() const { return impl_->height; }
-uint32_t VideoReader::bitdepth() const { return impl_->bitdepth; }
-uint64_t VideoReader::frames_read() const { return impl_->count; }
-const AVFrame* VideoReader::frame() const { return impl_->count ? impl_->frame : nullptr; }
+uint32_t VideoReader::width() const {
+    return impl_->width;
+}
+uint32_t VideoReader::height() const {
+    return impl_->height;
+}
+uint32_t VideoReader::bitdepth() const {
+    return impl_->bitdepth;
+}
+uint64_t VideoReader::frames_read() const {
+    return impl_->count;
+}
+const AVFrame* VideoReader::frame() const {
+    return impl_->count ? impl_->frame : nullptr;
+}
 
 std::string VideoReader::description() const {
     const Impl& s = *impl_;
     if (!s.fmt || !s.dec) return s.path;
-    std::string d = std::string(s.dec->codec ? s.dec->codec->name : "?") + " (" +
-                    pix_name(s.first_format);
+    std::string d =
+        std::string(s.dec->codec ? s.dec->codec->name : "?") + " (" + pix_name(s.first_format);
     if (!vif_ffmpeg_pix_fmt_supported(s.first_format))
         d += std::string(" converted to ") + pix_name(conversion_target(s.first_format));
     d += ", " + std::to_string(s.width) + "x" + std::to_string(s.height) + ", " +
@@ -338,8 +348,7 @@ int VideoReader::next(VifPicture* picture, std::string* error) {
         std::snprintf(buf, sizeof buf,
                       "frame %llu is %ux%u %u-bit (%s), but the stream started %ux%u %u-bit",
                       static_cast<unsigned long long>(s.count), picture->width, picture->height,
-                      picture->bitdepth, pix_name(s.frame->format), s.width, s.height,
-                      s.bitdepth);
+                      picture->bitdepth, pix_name(s.frame->format), s.width, s.height, s.bitdepth);
         *error = buf;
         return -1;
     }
@@ -356,7 +365,7 @@ bool probe_is_media(const std::string& path) {
     if (n == 0) return false;
     AVProbeData pd;
     std::memset(&pd, 0, sizeof pd);
-    pd.filename = "";  // content only: raw YUV's .yuv extension would match the rawvideo demuxer
+    pd.filename = ""; // content only: raw YUV's .yuv extension would match the rawvideo demuxer
     pd.buf = buf.data();
     pd.buf_size = static_cast<int>(n);
     int score = 0;
@@ -365,4 +374,4 @@ bool probe_is_media(const std::string& path) {
     return fmt && score > AVPROBE_SCORE_MAX / 4;
 }
 
-}  // namespace vif::ffmpeg
+} // namespace vif::ffmpeg

@@ -27,8 +27,7 @@ public:
     // AVIOContext the caller owns and keeps alive until the reader is destroyed; path is then
     // only a name). On failure returns false and sets *error to one line (without the file
     // name: callers prefix it).
-    bool open(const std::string& path, int threads, std::string* error,
-              AVIOContext* io = nullptr);
+    bool open(const std::string& path, int threads, std::string* error, AVIOContext* io = nullptr);
 
     uint32_t width() const;
     uint32_t height() const;
@@ -56,4 +55,4 @@ private:
 // (false for headerless raw YUV). Does not decode.
 bool probe_is_media(const std::string& path);
 
-}  // namespace vif::ffmpeg
+} // namespace vif::ffmpeg

@@ -39,7 +39,7 @@ const char* fmt_name(int fmt) {
 // Luma layout of a software pixel format, or why it has none we can take as is.
 struct LumaLayout {
     uint32_t bitdepth = 0;
-    uint32_t bytes = 0;  // per sample
+    uint32_t bytes = 0; // per sample
     bool msb_aligned = false;
     const char* why_not = nullptr;
 };
@@ -138,11 +138,13 @@ int cuda_sw_format(const AVFrame* f) {
 }
 #endif
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
-VIF_API const char* vif_ffmpeg_last_error(void) { return g_error.c_str(); }
+VIF_API const char* vif_ffmpeg_last_error(void) {
+    return g_error.c_str();
+}
 
 VIF_API int vif_ffmpeg_pix_fmt_supported(int pix_fmt) {
     if (pix_fmt == AV_PIX_FMT_CUDA) {
@@ -234,4 +236,4 @@ VIF_API VifStatus vif_ffmpeg_submit(VifContext* ctx, const AVFrame* ref, const A
     return VIF_OK;
 }
 
-}  // extern "C"
+} // extern "C"

@@ -100,8 +100,8 @@ VifStatus describe(const AVFrame* f, const char* which, CudaLuma* out, std::stri
         *msg = std::string("vif_ffmpeg_submit: ") + which + " CUDA frame is cropped to nothing";
         return VIF_ERROR_INVALID_ARGUMENT;
     }
-    out->pic.data = f->data[0] + ptrdiff_t(f->crop_top) * f->linesize[0] +
-                    ptrdiff_t(f->crop_left) * bytes;
+    out->pic.data =
+        f->data[0] + ptrdiff_t(f->crop_top) * f->linesize[0] + ptrdiff_t(f->crop_left) * bytes;
     out->pic.pitch = f->linesize[0];
     out->pic.width = uint32_t(f->width - cw);
     out->pic.height = uint32_t(f->height - ch);
@@ -118,11 +118,11 @@ bool order_streams(cudaStream_t signaller, cudaStream_t waiter) {
     if (cudaEventCreateWithFlags(&ev, cudaEventDisableTiming) != cudaSuccess) return false;
     const bool ok = cudaEventRecord(ev, signaller) == cudaSuccess &&
                     cudaStreamWaitEvent(waiter, ev, 0) == cudaSuccess;
-    cudaEventDestroy(ev);  // released once the wait has been satisfied
+    cudaEventDestroy(ev); // released once the wait has been satisfied
     return ok;
 }
 
-}  // namespace
+} // namespace
 
 VifStatus submit_cuda(VifContext* ctx, const AVFrame* ref, const AVFrame* dist,
                       uint64_t* frame_index, std::string* message) {
@@ -157,8 +157,8 @@ VifStatus submit_cuda(VifContext* ctx, const AVFrame* ref, const AVFrame* dist,
     // and dist's later work must wait until it has read.
     const bool two_streams = d.stream != r.stream;
     int prev_device = -1;
-    if (two_streams && (cudaGetDevice(&prev_device) != cudaSuccess ||
-                        cudaSetDevice(device) != cudaSuccess)) {
+    if (two_streams &&
+        (cudaGetDevice(&prev_device) != cudaSuccess || cudaSetDevice(device) != cudaSuccess)) {
         *message = "vif_ffmpeg_submit: cannot select CUDA device " + std::to_string(device);
         return VIF_ERROR_DEVICE;
     }
@@ -185,4 +185,4 @@ VifStatus submit_cuda(VifContext* ctx, const AVFrame* ref, const AVFrame* dist,
     return VIF_OK;
 }
 
-}  // namespace vif::ffmpeg
+} // namespace vif::ffmpeg

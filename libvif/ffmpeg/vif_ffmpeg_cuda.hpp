@@ -14,4 +14,4 @@ namespace vif::ffmpeg {
 VifStatus submit_cuda(VifContext* ctx, const AVFrame* ref, const AVFrame* dist,
                       uint64_t* frame_index, std::string* message);
 
-}  // namespace vif::ffmpeg
+} // namespace vif::ffmpeg

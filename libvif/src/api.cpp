@@ -20,11 +20,17 @@ VifStatus fail(VifStatus status, const std::string& msg) {
     return status;
 }
 
-void clear_error() { g_last_error.clear(); }
+void clear_error() {
+    g_last_error.clear();
+}
 
-const char* last_error_cstr() { return g_last_error.c_str(); }
+const char* last_error_cstr() {
+    return g_last_error.c_str();
+}
 
-Backend* context_backend(VifContext* ctx) { return ctx ? ctx->backend.get() : nullptr; }
+Backend* context_backend(VifContext* ctx) {
+    return ctx ? ctx->backend.get() : nullptr;
+}
 
 VifStatus check_options(const VifConfig& cfg) {
     // A C caller may store any int in an enum field; read them as ints before trusting them.
@@ -32,7 +38,7 @@ VifStatus check_options(const VifConfig& cfg) {
     if (variant != VIF_VARIANT_INTEGER && variant != VIF_VARIANT_FLOAT)
         return fail(VIF_ERROR_INVALID_ARGUMENT, "unknown variant " + std::to_string(variant) +
                                                     " (VIF_VARIANT_INTEGER or VIF_VARIANT_FLOAT)");
-    if (!(cfg.enhn_gain_limit >= 1.0 && cfg.enhn_gain_limit <= 100.0))  // NaN fails too
+    if (!(cfg.enhn_gain_limit >= 1.0 && cfg.enhn_gain_limit <= 100.0)) // NaN fails too
         return fail(VIF_ERROR_INVALID_ARGUMENT, "vif_enhn_gain_limit " +
                                                     std::to_string(cfg.enhn_gain_limit) +
                                                     " is not in [1, 100]");
@@ -41,7 +47,8 @@ VifStatus check_options(const VifConfig& cfg) {
                     "vif_kernelscale " + std::to_string(cfg.kernelscale) +
                         " is not one of the values libvmaf accepts (1.0, 0.5, 1.5, 2.0, ...)");
     if (variant == VIF_VARIANT_INTEGER && cfg.kernelscale != 1.0)
-        return fail(VIF_ERROR_INVALID_ARGUMENT, "vif_kernelscale applies to the float variant only");
+        return fail(VIF_ERROR_INVALID_ARGUMENT,
+                    "vif_kernelscale applies to the float variant only");
     return VIF_OK;
 }
 
@@ -87,7 +94,7 @@ uint32_t min_size(const Params& p) {
     int widths[4];
     for (int s = 0; s < 4; ++s)
         widths[s] = p.variant == VIF_VARIANT_INTEGER ? kIntFilterWidth[s]
-                                                      : float_filter_width(s, p.kernelscale);
+                                                     : float_filter_width(s, p.kernelscale);
     return static_cast<uint32_t>(cpu_ref::min_frame_size(widths));
 }
 
@@ -104,27 +111,26 @@ VifStatus check_picture(const Params& p, const VifPicture* pic, const char* whic
                     w + " picture " + std::to_string(pic->width) + "x" +
                         std::to_string(pic->height) + " exceeds the context's maximum " +
                         std::to_string(p.max_width) + "x" + std::to_string(p.max_height));
-    const uint32_t min = p.min_size;  // computed once at create: this runs per frame
+    const uint32_t min = p.min_size; // computed once at create: this runs per frame
     if (pic->width < min || pic->height < min)
         return fail(VIF_ERROR_INVALID_ARGUMENT, w + " picture " + std::to_string(pic->width) + "x" +
                                                     std::to_string(pic->height) +
-                                                    " is below the minimum " +
-                                                    std::to_string(min) + "x" + std::to_string(min));
+                                                    " is below the minimum " + std::to_string(min) +
+                                                    "x" + std::to_string(min));
     // Width and height are at most 32768 here, so `row` cannot overflow; with the stride capped
     // the whole extent (stride * (height - 1) + row < 2^46) cannot either.
     const ptrdiff_t row = static_cast<ptrdiff_t>(pic->width) * (p.bitdepth == 8 ? 1 : 2);
     if (pic->stride < row)
-        return fail(VIF_ERROR_INVALID_ARGUMENT, w + " picture stride " +
-                                                    std::to_string(pic->stride) +
-                                                    " is smaller than a row (" +
-                                                    std::to_string(row) + " bytes)" +
-                                                    (pic->stride < 0 ? "; negative strides are not supported" : ""));
+        return fail(VIF_ERROR_INVALID_ARGUMENT,
+                    w + " picture stride " + std::to_string(pic->stride) +
+                        " is smaller than a row (" + std::to_string(row) + " bytes)" +
+                        (pic->stride < 0 ? "; negative strides are not supported" : ""));
     if (pic->stride > kMaxStride)
         return fail(VIF_ERROR_INVALID_ARGUMENT, w + " picture stride " +
                                                     std::to_string(pic->stride) +
                                                     " is above the limit of 2^30 bytes");
-    const uint64_t extent = static_cast<uint64_t>(pic->stride) * (pic->height - 1) +
-                            static_cast<uint64_t>(row);
+    const uint64_t extent =
+        static_cast<uint64_t>(pic->stride) * (pic->height - 1) + static_cast<uint64_t>(row);
     if (reinterpret_cast<uintptr_t>(pic->data) > UINTPTR_MAX - extent)
         return fail(VIF_ERROR_INVALID_ARGUMENT,
                     w + " picture: the plane (" + std::to_string(extent) +
@@ -136,35 +142,48 @@ VifStatus check_picture(const Params& p, const VifPicture* pic, const char* whic
     return VIF_OK;
 }
 
-}  // namespace vif
+} // namespace vif
 
 using vif::fail;
 
-#define VIF_CHECK_ARG(cond, msg) \
-    do {                         \
-        if (!(cond)) return fail(VIF_ERROR_INVALID_ARGUMENT, msg); \
+#define VIF_CHECK_ARG(cond, msg)                                                                   \
+    do {                                                                                           \
+        if (!(cond)) return fail(VIF_ERROR_INVALID_ARGUMENT, msg);                                 \
     } while (0)
 
 extern "C" {
 
-const char* vif_version(void) { return VIF_VERSION_STRING; }
+const char* vif_version(void) {
+    return VIF_VERSION_STRING;
+}
 
 const char* vif_status_string(VifStatus status) {
     switch (vif::enum_value(status)) {
-        case VIF_OK: return "ok";
-        case VIF_AGAIN: return "not ready";
-        case VIF_ERROR_INVALID_ARGUMENT: return "invalid argument";
-        case VIF_ERROR_UNSUPPORTED: return "unsupported";
-        case VIF_ERROR_OUT_OF_MEMORY: return "out of memory";
-        case VIF_ERROR_NO_DEVICE: return "no CUDA device";
-        case VIF_ERROR_DEVICE: return "CUDA device error";
-        case VIF_ERROR_INVALID_STATE: return "invalid state";
-        case VIF_ERROR_INTERNAL: return "internal error";
+    case VIF_OK:
+        return "ok";
+    case VIF_AGAIN:
+        return "not ready";
+    case VIF_ERROR_INVALID_ARGUMENT:
+        return "invalid argument";
+    case VIF_ERROR_UNSUPPORTED:
+        return "unsupported";
+    case VIF_ERROR_OUT_OF_MEMORY:
+        return "out of memory";
+    case VIF_ERROR_NO_DEVICE:
+        return "no CUDA device";
+    case VIF_ERROR_DEVICE:
+        return "CUDA device error";
+    case VIF_ERROR_INVALID_STATE:
+        return "invalid state";
+    case VIF_ERROR_INTERNAL:
+        return "internal error";
     }
     return "unknown status";
 }
 
-const char* vif_last_error(void) { return vif::last_error_cstr(); }
+const char* vif_last_error(void) {
+    return vif::last_error_cstr();
+}
 
 void vif_default_config(VifConfig* cfg) {
     if (!cfg) return;
@@ -189,7 +208,8 @@ VifStatus vif_create(VifContext** ctx, const VifConfig* cfg) {
         c->params = params;
         vif::Status err;
         c->backend = vif::create_backend(params, cfg->backend, &err);
-        if (!c->backend) return fail(err.status ? err : vif::Status{VIF_ERROR_INTERNAL, "no backend"});
+        if (!c->backend)
+            return fail(err.status ? err : vif::Status{VIF_ERROR_INTERNAL, "no backend"});
         *ctx = c.release();
         vif::clear_error();
         return VIF_OK;
@@ -200,7 +220,9 @@ VifStatus vif_create(VifContext** ctx, const VifConfig* cfg) {
     }
 }
 
-void vif_destroy(VifContext* ctx) { delete ctx; }
+void vif_destroy(VifContext* ctx) {
+    delete ctx;
+}
 
 const char* vif_backend_name(const VifContext* ctx) {
     return ctx && ctx->backend ? ctx->backend->name() : "";
@@ -256,11 +278,11 @@ VifStatus vif_submit_multi(VifContext* ctx, const VifPicture* ref, const VifPict
         if (VifStatus st = vif::check_picture(ctx->params, dists[k], which.c_str()); st != VIF_OK)
             return st;
         if (dists[k]->width != ref->width || dists[k]->height != ref->height)
-            return fail(VIF_ERROR_INVALID_ARGUMENT,
-                        "reference is " + std::to_string(ref->width) + "x" +
-                            std::to_string(ref->height) + " but " + which + " is " +
-                            std::to_string(dists[k]->width) + "x" +
-                            std::to_string(dists[k]->height));
+            return fail(VIF_ERROR_INVALID_ARGUMENT, "reference is " + std::to_string(ref->width) +
+                                                        "x" + std::to_string(ref->height) +
+                                                        " but " + which + " is " +
+                                                        std::to_string(dists[k]->width) + "x" +
+                                                        std::to_string(dists[k]->height));
         planes[k] = host(*dists[k]);
     }
     try {
@@ -313,4 +335,4 @@ VifStatus vif_score(VifContext* ctx, const VifPicture* ref, const VifPicture* di
     return vif_receive(ctx, scores, 1);
 }
 
-}  // extern "C"
+} // extern "C"

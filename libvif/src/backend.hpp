@@ -16,10 +16,10 @@ constexpr size_t kMaxDistorted = VIF_MAX_DISTORTED;
 // Per-scale raw result. Integer variant fills the int64 accumulators of docs/algorithm.md §6.5;
 // float variant fills num/den (the float totals of docs/algorithm.md §7.6).
 struct ScaleRaw {
-    int64_t nl = 0;  // num, log part (units of 1/2048)
-    int64_t dl = 0;  // den, log part
-    int64_t nn = 0;  // num, non-log part (sum of sigma_y^2 on low-variance pixels)
-    int64_t dn = 0;  // den, non-log count
+    int64_t nl = 0; // num, log part (units of 1/2048)
+    int64_t dl = 0; // den, log part
+    int64_t nn = 0; // num, non-log part (sum of sigma_y^2 on low-variance pixels)
+    int64_t dn = 0; // den, non-log count
     float num = 0.f;
     float den = 0.f;
 };
@@ -37,11 +37,11 @@ struct CudaOptions {
     // Integer kernel variant per launch slot (scales 0..3, fused 2+3), an index into
     // int_variants(slot) of cuda/src/kernel_table.hpp; kAuto: the table's rules choose.
     int tiles[5] = {kAuto, kAuto, kAuto, kAuto, kAuto};
-    bool fuse23 = true;          // scales 2 and 3 in one launch
-    bool graphs = true;          // one CUDA graph per frame; false: kernels launched one by one
-    bool log_table_only = false; // the log lookup always reads the table (no hardware log2)
-    bool sync_each_launch = false;  // synchronise after every launch, so a fault names its kernel
-    bool verbose = false;        // start-up steps and their times on stderr
+    bool fuse23 = true;            // scales 2 and 3 in one launch
+    bool graphs = true;            // one CUDA graph per frame; false: kernels launched one by one
+    bool log_table_only = false;   // the log lookup always reads the table (no hardware log2)
+    bool sync_each_launch = false; // synchronise after every launch, so a fault names its kernel
+    bool verbose = false;          // start-up steps and their times on stderr
 };
 
 // Options after validation, as the numerics need them.
@@ -49,9 +49,9 @@ struct Params {
     VifVariant variant = VIF_VARIANT_INTEGER;
     uint32_t bitdepth = 8;
     uint32_t max_width = 0, max_height = 0;
-    double gain_limit = 100.0;   // integer path uses the double; float path fl32 of it
-    float kernelscale = 1.0f;    // float path only
-    uint32_t min_size = 16;      // smallest frame side these filters allow (set at create)
+    double gain_limit = 100.0; // integer path uses the double; float path fl32 of it
+    float kernelscale = 1.0f;  // float path only
+    uint32_t min_size = 16;    // smallest frame side these filters allow (set at create)
     uint32_t threads = 0;
     uint32_t queue_depth = 0;
     int32_t cuda_device = 0;
@@ -61,9 +61,9 @@ struct Params {
 // A host frame after validation. Samples are plain LSB-aligned; bitdepth as configured.
 struct HostPlane {
     const void* data = nullptr;
-    ptrdiff_t stride = 0;  // bytes
+    ptrdiff_t stride = 0; // bytes
     uint32_t width = 0, height = 0;
-    bool msb_aligned = false;  // 16-bit words carry the value in their top bits (P010)
+    bool msb_aligned = false; // 16-bit words carry the value in their top bits (P010)
 };
 
 // What a backend call returns: a VifStatus and a one-line message. True when it failed
@@ -88,21 +88,21 @@ public:
     // each), each taking a place of the queue, after checking that all of them fit; a backend
     // that shares the reference's work overrides it.
     virtual Status submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
-                               uint64_t first_index) {
+                                uint64_t first_index) {
         if (count > capacity())
             return {VIF_ERROR_INVALID_ARGUMENT,
                     "vif_submit_multi: " + std::to_string(count) + " distorted pictures, but the " +
                         name() + " backend queues each as a frame and its queue_depth is " +
-                        std::to_string(capacity()) + ": create the context with queue_depth >= " +
-                        std::to_string(count)};
+                        std::to_string(capacity()) +
+                        ": create the context with queue_depth >= " + std::to_string(count)};
         if (pending() + count > capacity())
             return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
         for (size_t k = 0; k < count; ++k) {
             Status e = submit(ref, dists[k], first_index + k);
-            if (e.status != VIF_OK && k > 0)  // earlier pairs are queued and cannot be taken back
-                return {VIF_ERROR_INVALID_STATE, "vif_submit_multi: pair " + std::to_string(k) +
-                                                     " failed after earlier pairs were queued: " +
-                                                     e.message};
+            if (e.status != VIF_OK && k > 0) // earlier pairs are queued and cannot be taken back
+                return {VIF_ERROR_INVALID_STATE,
+                        "vif_submit_multi: pair " + std::to_string(k) +
+                            " failed after earlier pairs were queued: " + e.message};
             if (e.status != VIF_OK) return e;
         }
         return {};
@@ -124,4 +124,4 @@ bool cuda_device_present();
 Status cuda_prepare(int device);
 #endif
 
-}  // namespace vif
+} // namespace vif

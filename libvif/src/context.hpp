@@ -14,7 +14,7 @@ struct VifContext {
     vif::Params params;
     std::unique_ptr<vif::Backend> backend;
     uint64_t next_index = 0;
-    bool failed = false;  // a backend error left the context unusable
+    bool failed = false; // a backend error left the context unusable
 };
 
 namespace vif {
@@ -40,7 +40,9 @@ VifStatus check_options(const VifConfig& cfg);
 
 // Records msg as this thread's last error and returns status (so callers can `return fail(..)`).
 VifStatus fail(VifStatus status, const std::string& msg);
-inline VifStatus fail(const Status& e) { return fail(e.status, e.message); }
+inline VifStatus fail(const Status& e) {
+    return fail(e.status, e.message);
+}
 void clear_error();
 const char* last_error_cstr();
 
@@ -62,4 +64,4 @@ void finalize_scores(const Params& params, const FrameRaw& raw, VifScores* out);
 // The backend behind a context (for vif_cuda.h / vif_ffmpeg.h front ends).
 Backend* context_backend(VifContext* ctx);
 
-}  // namespace vif
+} // namespace vif

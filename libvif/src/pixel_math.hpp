@@ -86,7 +86,7 @@ struct LogTable2 {
     uint32_t mask[kBlocks];
     VIF_HD uint32_t operator()(uint32_t i) const {
         const uint32_t o = i - static_cast<uint32_t>(kLogTableFirst);
-        const uint32_t below = (2u << (o & 31u)) - 1u;  // bits 0..j (j = 31: all, by wrap-around)
+        const uint32_t below = (2u << (o & 31u)) - 1u; // bits 0..j (j = 31: all, by wrap-around)
 #if defined(__CUDA_ARCH__)
         return base[o >> 5] + static_cast<uint32_t>(__popc(mask[o >> 5] & below));
 #else
@@ -234,6 +234,6 @@ VIF_HD void float_terms(float log_a, float log_b, float sxy, float sx, float sy,
 }
 
 #if defined(VIF_ISA_NS)
-}  // namespace VIF_ISA_NS
+} // namespace VIF_ISA_NS
 #endif
-}  // namespace vif::pixel
+} // namespace vif::pixel

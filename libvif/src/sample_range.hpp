@@ -55,8 +55,8 @@ VIF_COPY_CLONES uint32_t copy_and_or_words(uint8_t* dst, const uint8_t* src, siz
 // (rows `stride` bytes apart), or no error when there is none. Only called after the OR showed a
 // stray bit, so its cost does not matter.
 inline Status find_sample_above(const uint8_t* plane, ptrdiff_t stride, uint32_t width,
-                               uint32_t height, uint32_t bitdepth, uint64_t frame,
-                               const char* which) {
+                                uint32_t height, uint32_t bitdepth, uint64_t frame,
+                                const char* which) {
     const uint32_t max = (1u << bitdepth) - 1;
     for (uint32_t y = 0; y < height; ++y)
         for (uint32_t x = 0; x < width; ++x) {
@@ -73,4 +73,4 @@ inline Status find_sample_above(const uint8_t* plane, ptrdiff_t stride, uint32_t
     return {};
 }
 
-}  // namespace vif
+} // namespace vif

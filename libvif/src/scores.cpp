@@ -19,17 +19,18 @@ void finalize_scores(const Params& params, const FrameRaw& raw, VifScores* out) 
         volatile float num, den;
         double score;
         if (params.variant == VIF_VARIANT_INTEGER) {
-            num = static_cast<float>(static_cast<double>(r.nl) / 2048.0 +
-                                     (static_cast<double>(r.dn) -
-                                      (static_cast<double>(r.nn) / 16384.0) / 65025.0));
-            den = static_cast<float>(static_cast<double>(r.dl) / 2048.0 + static_cast<double>(r.dn));
+            num = static_cast<float>(
+                static_cast<double>(r.nl) / 2048.0 +
+                (static_cast<double>(r.dn) - (static_cast<double>(r.nn) / 16384.0) / 65025.0));
+            den =
+                static_cast<float>(static_cast<double>(r.dl) / 2048.0 + static_cast<double>(r.dn));
             const float q = num / den;
             score = q;
         } else {
             num = r.num;
             den = r.den;
             score = static_cast<double>(num) / static_cast<double>(den);
-            if (s > 0) score = std::max(score, 0.0);  // vif_scaleN_min_val defaults to 0
+            if (s > 0) score = std::max(score, 0.0); // vif_scaleN_min_val defaults to 0
         }
         out->scale[s] = score;
         out->num[s] = num;
@@ -42,16 +43,16 @@ void finalize_scores(const Params& params, const FrameRaw& raw, VifScores* out) 
     out->combined = den_sum == 0.0 ? 1.0 : num_sum / den_sum;
 }
 
-}  // namespace vif
+} // namespace vif
 
 namespace {
 
 const char* const kBaseNames[VIF_METRIC_COUNT] = {
-    "scale0",     "scale1",     "scale2",     "scale3",     "",           "_num",
-    "_den",       "_num_scale0", "_den_scale0", "_num_scale1", "_den_scale1", "_num_scale2",
-    "_den_scale2", "_num_scale3", "_den_scale3"};
+    "scale0",      "scale1",      "scale2",      "scale3",      "",
+    "_num",        "_den",        "_num_scale0", "_den_scale0", "_num_scale1",
+    "_den_scale1", "_num_scale2", "_den_scale2", "_num_scale3", "_den_scale3"};
 
-}  // namespace
+} // namespace
 
 extern "C" VifStatus vif_metric_name(const VifConfig* cfg, VifMetric metric, char* buf,
                                      size_t size) {
@@ -86,13 +87,19 @@ extern "C" double vif_metric_value(const VifScores* s, VifMetric metric_enum) {
     const int metric = vif::enum_value(metric_enum);
     if (!s) return NAN;
     switch (metric) {
-        case VIF_METRIC_SCALE0: case VIF_METRIC_SCALE1: case VIF_METRIC_SCALE2:
-        case VIF_METRIC_SCALE3:
-            return s->scale[metric - VIF_METRIC_SCALE0];
-        case VIF_METRIC_COMBINED: return s->combined;
-        case VIF_METRIC_NUM: return s->num_sum;
-        case VIF_METRIC_DEN: return s->den_sum;
-        default: break;
+    case VIF_METRIC_SCALE0:
+    case VIF_METRIC_SCALE1:
+    case VIF_METRIC_SCALE2:
+    case VIF_METRIC_SCALE3:
+        return s->scale[metric - VIF_METRIC_SCALE0];
+    case VIF_METRIC_COMBINED:
+        return s->combined;
+    case VIF_METRIC_NUM:
+        return s->num_sum;
+    case VIF_METRIC_DEN:
+        return s->den_sum;
+    default:
+        break;
     }
     if (metric > VIF_METRIC_DEN && metric < VIF_METRIC_COUNT) {
         const int k = metric - VIF_METRIC_NUM_SCALE0;

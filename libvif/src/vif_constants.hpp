@@ -15,9 +15,9 @@
 namespace vif {
 
 constexpr int kNumScales = 4;
-constexpr int kMinSize = 16;         // smallest accepted width/height (§3, §11.6)
-constexpr int kMaxSize = 32768;      // keeps every index and size product in range
-constexpr uint32_t kNsq = 131072;    // sigma_n^2 = 2 in the integer domain (§6.1)
+constexpr int kMinSize = 16;      // smallest accepted width/height (§3, §11.6)
+constexpr int kMaxSize = 32768;   // keeps every index and size product in range
+constexpr uint32_t kNsq = 131072; // sigma_n^2 = 2 in the integer domain (§6.1)
 constexpr int kLogTableFirst = 32768;
 constexpr int kLogTableSize = 32768; // entries for i = 32768 .. 65535 (§6.4)
 
@@ -30,16 +30,24 @@ constexpr uint16_t kIntFilter2[5] = {3571, 16004, 26386, 16004, 3571};
 constexpr uint16_t kIntFilter3[3] = {10904, 43728, 10904};
 
 VIF_HD const uint16_t* int_filter(int scale) {
-    return scale == 0 ? kIntFilter0 : scale == 1 ? kIntFilter1 : scale == 2 ? kIntFilter2
-                                                                           : kIntFilter3;
+    return scale == 0   ? kIntFilter0
+           : scale == 1 ? kIntFilter1
+           : scale == 2 ? kIntFilter2
+                        : kIntFilter3;
 }
 
 // §6.2: vertical rounding shifts. Mean shift V_m and second-moment shift V_q.
-VIF_HD int vertical_mean_shift(int scale, int bpc) { return scale == 0 ? bpc : 16; }
-VIF_HD int vertical_sq_shift(int scale, int bpc) { return scale == 0 ? 2 * (bpc - 8) : 16; }
+VIF_HD int vertical_mean_shift(int scale, int bpc) {
+    return scale == 0 ? bpc : 16;
+}
+VIF_HD int vertical_sq_shift(int scale, int bpc) {
+    return scale == 0 ? 2 * (bpc - 8) : 16;
+}
 
 // §4.2: reflect-101 index for a tap t on a line of n samples (valid for -n < t < 2n - 1).
-VIF_HD int reflect101(int t, int n) { return t < 0 ? -t : (t >= n ? 2 * n - 2 - t : t); }
+VIF_HD int reflect101(int t, int n) {
+    return t < 0 ? -t : (t >= n ? 2 * n - 2 - t : t);
+}
 
 // §6.4: L(v) itself is pixel::log_l32 / log_l64 (pixel_math.hpp), shared by host and device.
 
@@ -54,7 +62,7 @@ inline void build_log_table(uint16_t* table) {
 // §7.5: libvmaf's approximate log2 for positive normal floats. Each step rounded on its
 // own; callers must compile this without FP contraction.
 VIF_HD float log2_approx(float x) {
-    constexpr float c[9] = {-0.012671635276421f, 0.064841182402670f, -0.157048836463065f,
+    constexpr float c[9] = {-0.012671635276421f, 0.064841182402670f,  -0.157048836463065f,
                             0.257167726303123f,  -0.353800560300520f, 0.480131410397451f,
                             -0.721314327952201f, 1.442694803896991f,  0.0f};
     uint32_t bits;
@@ -71,9 +79,9 @@ VIF_HD float log2_approx(float x) {
 
 // §5.3: the kernel scales libvmaf accepts (|ks - value| < 1e-3, compared as floats).
 constexpr double kAcceptedKernelScales[] = {
-    1.0,       0.5,         1.5,      2.0,      2.0 / 3.0, 2.4,      360.0 / 97.0,
-    4.0 / 3.0, 3.5 / 3.0,   3.75 / 3.0, 4.25 / 3.0, 5.0 / 3.0, 3.0,  1.0 / 2.25,
-    1.4746,    1.54,        1.6,      1.06667,  1.111111, 0.711111, 0.740740};
+    1.0,       0.5,       1.5,        2.0,        2.0 / 3.0, 2.4,      360.0 / 97.0,
+    4.0 / 3.0, 3.5 / 3.0, 3.75 / 3.0, 4.25 / 3.0, 5.0 / 3.0, 3.0,      1.0 / 2.25,
+    1.4746,    1.54,      1.6,        1.06667,    1.111111,  0.711111, 0.740740};
 
 inline bool kernelscale_accepted(double ks) {
     for (double v : kAcceptedKernelScales)
@@ -90,7 +98,7 @@ inline int float_filter_width(int scale, float ks) {
     return c < 3 ? 3 : c;
 }
 
-constexpr int kMaxFloatFilterWidth = 65;  // ks = 360/97 at scale 0
+constexpr int kMaxFloatFilterWidth = 65; // ks = 360/97 at scale 0
 
 // §5.2: float taps for scale s; writes float_filter_width(s, ks) values.
 inline void build_float_filter(int scale, float ks, float* taps) {
@@ -109,6 +117,8 @@ inline void build_float_filter(int scale, float ks, float* taps) {
 }
 
 // Scale sizes (§4.1).
-VIF_HD int scale_dim(int full, int scale) { return full >> scale; }
+VIF_HD int scale_dim(int full, int scale) {
+    return full >> scale;
+}
 
-}  // namespace vif
+} // namespace vif

@@ -5,9 +5,9 @@
 
 namespace vifpy {
 
-void register_errors(pybind11::module_ &m);   // errors.cpp
-void register_context(pybind11::module_ &m);  // context.cpp: Context, pool, version, ...
-void register_dlpack(pybind11::module_ &m);   // dlpack.cpp: DLPackTensor
-void register_files(pybind11::module_ &m);    // files.cpp: score_files
+void register_errors(pybind11::module_ &m);  // errors.cpp
+void register_context(pybind11::module_ &m); // context.cpp: Context, pool, version, ...
+void register_dlpack(pybind11::module_ &m);  // dlpack.cpp: DLPackTensor
+void register_files(pybind11::module_ &m);   // files.cpp: score_files
 
-}  // namespace vifpy
+} // namespace vifpy

@@ -33,7 +33,8 @@ namespace {
 VifPicture host_picture(const py::array &a, py::ssize_t f, uint32_t bitdepth, uint32_t flags,
                         const char *which) {
     const py::ssize_t nd = a.ndim();
-    if (nd != 2 && nd != 3) throw py::value_error(std::string(which) + ": expected 2 or 3 dimensions");
+    if (nd != 2 && nd != 3)
+        throw py::value_error(std::string(which) + ": expected 2 or 3 dimensions");
     const py::ssize_t item = bitdepth > 8 ? 2 : 1;
     if (a.itemsize() != item)
         throw py::value_error(std::string(which) + ": sample size does not match the bit depth");
@@ -75,7 +76,7 @@ public:
         cfg_.cuda_device = cuda_device;
         VifStatus st;
         {
-            py::gil_scoped_release nogil;  // CUDA start-up can take a few hundred ms
+            py::gil_scoped_release nogil; // CUDA start-up can take a few hundred ms
             st = vif_create(&ctx_, &cfg_);
         }
         if (st != VIF_OK) throw_last_error(st);
@@ -88,7 +89,7 @@ public:
         if (!ctx_) return;
         VifContext *ctx = ctx_;
         ctx_ = nullptr;
-        py::gil_scoped_release nogil;  // waits for frames in flight
+        py::gil_scoped_release nogil; // waits for frames in flight
         std::lock_guard<std::mutex> lock(mutex_);
         vif_destroy(ctx);
         ready_.clear();
@@ -106,7 +107,9 @@ public:
         return -1;
 #endif
     }
-    std::vector<std::string> names() const { return metric_names(cfg_); }
+    std::vector<std::string> names() const {
+        return metric_names(cfg_);
+    }
 
     /** vif_submit for each frame of a 2-D or 3-D host array pair; the first frame's index. */
     uint64_t submit_host(const py::array &ref, const py::array &dist, uint32_t flags) {
@@ -120,7 +123,7 @@ public:
             pics.push_back(host_picture(dist, f, cfg_.bitdepth, flags, "distorted"));
         }
         VifContext *ctx = live();
-        py::gil_scoped_release nogil;  // the arrays stay referenced by the caller
+        py::gil_scoped_release nogil; // the arrays stay referenced by the caller
         std::lock_guard<std::mutex> lock(mutex_);
         return submit_each(size_t(frames), [&](size_t f, uint64_t *index) {
             return vif_submit(ctx, &pics[2 * f], &pics[2 * f + 1], index);
@@ -142,9 +145,17 @@ public:
         return submit_each(size_t(frames), [&](size_t f, uint64_t *index) {
             const int64_t fi = int64_t(f);
             VifDevicePicture r{reinterpret_cast<const void *>(ref + fi * ref_frame_stride),
-                               ref_pitch, width, height, bd, flags};
+                               ref_pitch,
+                               width,
+                               height,
+                               bd,
+                               flags};
             VifDevicePicture d{reinterpret_cast<const void *>(dist + fi * dist_frame_stride),
-                               dist_pitch, width, height, bd, flags};
+                               dist_pitch,
+                               width,
+                               height,
+                               bd,
+                               flags};
             return vif_cuda_submit(ctx, &r, &d, s, index);
         });
 #else
@@ -202,7 +213,9 @@ public:
         return {std::move(indices), std::move(values)};
     }
 
-    size_t pending() const { return ready_.size() + vif_pending(live()); }
+    size_t pending() const {
+        return ready_.size() + vif_pending(live());
+    }
 
 private:
     VifContext *live() const {
@@ -235,7 +248,7 @@ private:
     VifConfig cfg_{};
     VifContext *ctx_ = nullptr;
     std::mutex mutex_;
-    std::deque<std::pair<uint64_t, MetricValues>> ready_;  // received while submitting
+    std::deque<std::pair<uint64_t, MetricValues>> ready_; // received while submitting
 };
 
 double pool(const py::array_t<double, py::array::c_style | py::array::forcecast> &values,
@@ -247,7 +260,7 @@ double pool(const py::array_t<double, py::array::c_style | py::array::forcecast>
     return out;
 }
 
-}  // namespace
+} // namespace
 
 void register_context(py::module_ &m) {
     py::class_<Context>(m, "Context")
@@ -265,10 +278,10 @@ void register_context(py::module_ &m) {
         .def("metric_names", &Context::names)
         .def("submit_host", &Context::submit_host, py::arg("ref"), py::arg("dist"),
              py::arg("flags"))
-        .def("submit_device", &Context::submit_device, py::arg("ref"),
-             py::arg("ref_frame_stride"), py::arg("ref_pitch"), py::arg("dist"),
-             py::arg("dist_frame_stride"), py::arg("dist_pitch"), py::arg("frames"),
-             py::arg("width"), py::arg("height"), py::arg("flags"), py::arg("stream"))
+        .def("submit_device", &Context::submit_device, py::arg("ref"), py::arg("ref_frame_stride"),
+             py::arg("ref_pitch"), py::arg("dist"), py::arg("dist_frame_stride"),
+             py::arg("dist_pitch"), py::arg("frames"), py::arg("width"), py::arg("height"),
+             py::arg("flags"), py::arg("stream"))
         .def("receive", &Context::receive, py::arg("block"))
         .def("drain", &Context::drain)
         .def("pending", &Context::pending);
@@ -285,4 +298,4 @@ void register_context(py::module_ &m) {
     m.attr("PICTURE_MSB_ALIGNED") = int(VIF_PICTURE_MSB_ALIGNED);
 }
 
-}  // namespace vifpy
+} // namespace vifpy

@@ -17,11 +17,11 @@ namespace vifpy {
 namespace {
 
 struct DLDevice {
-    int32_t device_type;  // 1 CPU, 2 CUDA, 3 CUDA host, 13 CUDA managed, ...
+    int32_t device_type; // 1 CPU, 2 CUDA, 3 CUDA host, 13 CUDA managed, ...
     int32_t device_id;
 };
 struct DLDataType {
-    uint8_t code;  // 0 int, 1 uint, 2 float, ...
+    uint8_t code; // 0 int, 1 uint, 2 float, ...
     uint8_t bits;
     uint16_t lanes;
 };
@@ -31,7 +31,7 @@ struct DLTensor {
     int32_t ndim;
     DLDataType dtype;
     int64_t *shape;
-    int64_t *strides;  // in elements; NULL means compact row-major
+    int64_t *strides; // in elements; NULL means compact row-major
     uint64_t byte_offset;
 };
 struct DLManagedTensor {
@@ -85,8 +85,8 @@ public:
     /** numpy-style type string: "uint8", "uint16", "int32", "float32", ... */
     std::string dtype() const {
         const DLDataType &d = managed_->dl_tensor.dtype;
-        static const char *const kinds[] = {"int", "uint", "float", "opaque", "bfloat", "complex",
-                                            "bool"};
+        static const char *const kinds[] = {"int",    "uint",    "float", "opaque",
+                                            "bfloat", "complex", "bool"};
         std::string kind = d.code < 7 ? kinds[d.code] : "code" + std::to_string(d.code);
         std::string name = kind + std::to_string(d.bits);
         if (d.lanes != 1) name += "x" + std::to_string(d.lanes);
@@ -97,7 +97,7 @@ private:
     DLManagedTensor *managed_ = nullptr;
 };
 
-}  // namespace
+} // namespace
 
 void register_dlpack(py::module_ &m) {
     py::class_<DLPackTensor>(m, "DLPackTensor")
@@ -110,4 +110,4 @@ void register_dlpack(py::module_ &m) {
         .def_property_readonly("dtype", &DLPackTensor::dtype);
 }
 
-}  // namespace vifpy
+} // namespace vifpy

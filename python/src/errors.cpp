@@ -25,4 +25,4 @@ void register_errors(py::module_ &m) {
     });
 }
 
-}  // namespace vifpy
+} // namespace vifpy

@@ -28,4 +28,4 @@ private:
 /** Registers the translator that turns LibraryError into libvif's Python exceptions. */
 void register_errors(pybind11::module_ &m);
 
-}  // namespace vifpy
+} // namespace vifpy

@@ -34,7 +34,7 @@ struct FileOptions {
     uint32_t width, height, bitdepth;
     std::string pixel_format;
     bool allow_mapping;
-    uint64_t max_frames;  // 0: all
+    uint64_t max_frames; // 0: all
     VifConfig cfg;
 };
 
@@ -58,8 +58,8 @@ public:
     /** The next frame's luma plane, or nullopt at the end of the input. */
     std::optional<VifPicture> next() {
         const vifcli::VideoInfo &vi = info();
-        VifPicture p{nullptr, ptrdiff_t(vi.row_bytes()), vi.width, vi.height, vi.bitdepth,
-                     vi.picture_flags};
+        VifPicture p{nullptr,     ptrdiff_t(vi.row_bytes()), vi.width, vi.height,
+                     vi.bitdepth, vi.picture_flags};
         if (src_->supports_mapping()) {
             p.data = src_->map_luma();
             if (!p.data) return std::nullopt;
@@ -78,7 +78,7 @@ private:
 struct FileScores {
     std::vector<MetricValues> frames;
     std::string backend;
-    std::string length_note;  // non-empty when the inputs' lengths differ
+    std::string length_note; // non-empty when the inputs' lengths differ
     vifcli::VideoInfo ref_info, dist_info;
 };
 
@@ -87,15 +87,15 @@ void check(VifStatus st) {
 }
 
 /** Runs without the GIL, except to look for Ctrl-C now and then. */
-FileScores score_pair(const std::string &ref_path, const std::string &dist_path,
-                      FileOptions o) {
+FileScores score_pair(const std::string &ref_path, const std::string &dist_path, FileOptions o) {
     Input ref(ref_path, "reference", o);
     Input dist(dist_path, "distorted", o);
     const vifcli::VideoInfo &ri = ref.info(), &di = dist.info();
     if (ri.width != di.width || ri.height != di.height)
-        throw vifcli::InputError("the inputs differ in size: reference " + std::to_string(ri.width) +
-                                 "x" + std::to_string(ri.height) + ", distorted " +
-                                 std::to_string(di.width) + "x" + std::to_string(di.height));
+        throw vifcli::InputError("the inputs differ in size: reference " +
+                                 std::to_string(ri.width) + "x" + std::to_string(ri.height) +
+                                 ", distorted " + std::to_string(di.width) + "x" +
+                                 std::to_string(di.height));
     if (ri.bitdepth != di.bitdepth)
         throw vifcli::InputError("the inputs differ in bit depth: reference " +
                                  std::to_string(ri.bitdepth) + "-bit, distorted " +
@@ -142,11 +142,9 @@ FileScores score_pair(const std::string &ref_path, const std::string &dist_path,
         VifStatus st;
         while ((st = vif_submit(ctx.get(), &*r, &*d, nullptr)) == VIF_AGAIN) take(1);
         check(st);
-        while (take(0)) {
-        }
+        while (take(0)) {}
     }
-    while (take(1)) {
-    }
+    while (take(1)) {}
     return out;
 }
 
@@ -185,7 +183,8 @@ py::dict score_files(const std::string &ref, const std::string &dist, uint32_t w
     py::array_t<double> values({py::ssize_t(fs.frames.size()), py::ssize_t(VIF_METRIC_COUNT)});
     auto v = values.mutable_unchecked<2>();
     for (size_t f = 0; f < fs.frames.size(); ++f)
-        for (size_t m = 0; m < VIF_METRIC_COUNT; ++m) v(py::ssize_t(f), py::ssize_t(m)) = fs.frames[f][m];
+        for (size_t m = 0; m < VIF_METRIC_COUNT; ++m)
+            v(py::ssize_t(f), py::ssize_t(m)) = fs.frames[f][m];
     VifConfig named = o.cfg;
     py::dict out;
     out["values"] = values;
@@ -193,21 +192,21 @@ py::dict score_files(const std::string &ref, const std::string &dist, uint32_t w
     out["backend"] = fs.backend;
     out["reference"] = info_dict(fs.ref_info);
     out["distorted"] = info_dict(fs.dist_info);
-    out["length_note"] = fs.length_note.empty() ? py::object(py::none())
-                                                : py::object(py::str(fs.length_note));
+    out["length_note"] =
+        fs.length_note.empty() ? py::object(py::none()) : py::object(py::str(fs.length_note));
     return out;
 }
 
-}  // namespace
+} // namespace
 #endif
 
 void register_files(py::module_ &m) {
 #if defined(VIF_PY_HAVE_FILES)
     m.def("score_files", &score_files, py::arg("ref"), py::arg("dist"), py::arg("width"),
-          py::arg("height"), py::arg("bitdepth"), py::arg("pixel_format"),
-          py::arg("allow_mapping"), py::arg("max_frames"), py::arg("variant"), py::arg("backend"),
-          py::arg("enhn_gain_limit"), py::arg("kernelscale"), py::arg("threads"),
-          py::arg("queue_depth"), py::arg("cuda_device"));
+          py::arg("height"), py::arg("bitdepth"), py::arg("pixel_format"), py::arg("allow_mapping"),
+          py::arg("max_frames"), py::arg("variant"), py::arg("backend"), py::arg("enhn_gain_limit"),
+          py::arg("kernelscale"), py::arg("threads"), py::arg("queue_depth"),
+          py::arg("cuda_device"));
     m.attr("HAVE_FILES") = true;
 #if defined(VIF_WITH_FFMPEG)
     m.attr("HAVE_FFMPEG") = true;
@@ -221,4 +220,4 @@ void register_files(py::module_ &m) {
     m.attr("INPUT_ERROR_STATUS") = kInputErrorStatus;
 }
 
-}  // namespace vifpy
+} // namespace vifpy

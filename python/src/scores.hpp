@@ -31,4 +31,4 @@ inline std::vector<std::string> metric_names(const VifConfig &cfg) {
     return names;
 }
 
-}  // namespace vifpy
+} // namespace vifpy

@@ -73,12 +73,26 @@ TEST(Api, CreateRejectsBadConfigs) {
         {"gain limit NaN", [](VifConfig& c) { c.enhn_gain_limit = NAN; }, "gain_limit"},
         {"kernel scale on integer", [](VifConfig& c) { c.kernelscale = 2.0; }, "kernelscale"},
         {"unlisted kernel scale",
-         [](VifConfig& c) { c.variant = VIF_VARIANT_FLOAT; c.kernelscale = 1.3; }, "kernelscale"},
+         [](VifConfig& c) {
+             c.variant = VIF_VARIANT_FLOAT;
+             c.kernelscale = 1.3;
+         },
+         "kernelscale"},
         {"width below 16", [](VifConfig& c) { c.max_width = 15; }, "minimum"},
         {"height zero", [](VifConfig& c) { c.max_height = 0; }, "minimum"},
         {"absurd width", [](VifConfig& c) { c.max_width = 40000; }, "limit"},
-        {"unknown variant", [](VifConfig& c) { const int v = 7; std::memcpy(&c.variant, &v, sizeof v); }, "variant"},
-        {"unknown backend", [](VifConfig& c) { const int v = 9; std::memcpy(&c.backend, &v, sizeof v); }, "backend"},
+        {"unknown variant",
+         [](VifConfig& c) {
+             const int v = 7;
+             std::memcpy(&c.variant, &v, sizeof v);
+         },
+         "variant"},
+        {"unknown backend",
+         [](VifConfig& c) {
+             const int v = 9;
+             std::memcpy(&c.backend, &v, sizeof v);
+         },
+         "backend"},
     };
     for (const BadConfig& bc : cases) {
         VifConfig cfg = config(64, 64);
@@ -116,7 +130,7 @@ TEST(Api, CudaBackendWithoutGpuFailsClearly) {
     EXPECT_TRUE(st == VIF_ERROR_NO_DEVICE || st == VIF_ERROR_UNSUPPORTED) << vif_status_string(st);
     EXPECT_EQ(ctx, nullptr);
     EXPECT_STRNE(vif_last_error(), "");
-    cfg.backend = VIF_BACKEND_AUTO;  // auto falls back to the CPU
+    cfg.backend = VIF_BACKEND_AUTO; // auto falls back to the CPU
     ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK);
     EXPECT_STREQ(vif_backend_name(ctx), "cpu");
     vif_destroy(ctx);
@@ -210,7 +224,7 @@ TEST(Api, FullQueueSaysAgainInsteadOfBlocking) {
     EXPECT_EQ(s.frame_index, 0u);
     ASSERT_EQ(vif_submit(ctx, &p, &p, &idx), VIF_OK);
     EXPECT_EQ(idx, 2u);
-    vif_destroy(ctx);  // with frames still pending: must not hang or leak
+    vif_destroy(ctx); // with frames still pending: must not hang or leak
 }
 
 // Scores of a case's first frame through a given picture layout.
@@ -281,7 +295,8 @@ TEST(Api, MetricNamesFollowLibvmaf) {
             cfg.enhn_gain_limit = egl;
             for (int m = 0; m < VIF_METRIC_COUNT; ++m) {
                 char name[64];
-                ASSERT_EQ(vif_metric_name(&cfg, static_cast<VifMetric>(m), name, sizeof name), VIF_OK);
+                ASSERT_EQ(vif_metric_name(&cfg, static_cast<VifMetric>(m), name, sizeof name),
+                          VIF_OK);
                 EXPECT_EQ(expected[0].count(name), 1u) << name << " is not a libvmaf column";
             }
         }
@@ -297,7 +312,8 @@ TEST(Api, MetricNamesFollowLibvmaf) {
     cfg.kernelscale = 1.0;
     EXPECT_EQ(vif::metric_name(cfg, VIF_METRIC_NUM_SCALE2), "integer_vif_num_scale2_egl_1");
     char tiny[8];
-    EXPECT_EQ(vif_metric_name(&cfg, VIF_METRIC_SCALE0, tiny, sizeof tiny), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vif_metric_name(&cfg, VIF_METRIC_SCALE0, tiny, sizeof tiny),
+              VIF_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(Api, MetricValuesMapToScores) {
@@ -330,7 +346,7 @@ TEST(Api, Pooling) {
     ASSERT_EQ(vif_pool(v, 5, VIF_POOL_PERCENTILE, 50, &r), VIF_OK);
     EXPECT_DOUBLE_EQ(r, 3.0);
     ASSERT_EQ(vif_pool(v, 5, VIF_POOL_PERCENTILE, 10, &r), VIF_OK);
-    EXPECT_DOUBLE_EQ(r, 1.4);  // 0.1 * 4 = 0.4 of the way from 1 to 2
+    EXPECT_DOUBLE_EQ(r, 1.4); // 0.1 * 4 = 0.4 of the way from 1 to 2
     // libvmaf's harmonic mean: n / sum(1 / (x + 1)) - 1. For {0, 1}: 2 / 1.5 - 1 = 1/3.
     const double h[] = {0.0, 1.0};
     ASSERT_EQ(vif_pool(h, 2, VIF_POOL_HARMONIC_MEAN, 0, &r), VIF_OK);
@@ -368,27 +384,33 @@ TEST(ApiInputs, MetricNameRefusesUnknownEnumsAndOptionsNoCreateWouldTake) {
     VifConfig cfg = config(64, 64);
     EXPECT_EQ(vif_metric_name(&cfg, raw_enum<VifMetric>(99), name, sizeof name),
               VIF_ERROR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(vif_last_error()).find("metric 99"), std::string::npos) << vif_last_error();
+    EXPECT_NE(std::string(vif_last_error()).find("metric 99"), std::string::npos)
+        << vif_last_error();
     EXPECT_EQ(vif_metric_name(&cfg, raw_enum<VifMetric>(-1), name, sizeof name),
               VIF_ERROR_INVALID_ARGUMENT);
     cfg.variant = raw_enum<VifVariant>(5);
-    EXPECT_EQ(vif_metric_name(&cfg, VIF_METRIC_SCALE0, name, sizeof name), VIF_ERROR_INVALID_ARGUMENT);
-    EXPECT_NE(std::string(vif_last_error()).find("variant 5"), std::string::npos) << vif_last_error();
+    EXPECT_EQ(vif_metric_name(&cfg, VIF_METRIC_SCALE0, name, sizeof name),
+              VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(vif_last_error()).find("variant 5"), std::string::npos)
+        << vif_last_error();
     for (double egl : {static_cast<double>(NAN), static_cast<double>(INFINITY), -1.0, 0.5, 100.5}) {
         cfg = config(64, 64);
         cfg.enhn_gain_limit = egl;
         EXPECT_EQ(vif_metric_name(&cfg, VIF_METRIC_SCALE0, name, sizeof name),
-                  VIF_ERROR_INVALID_ARGUMENT) << "gain limit " << egl << " gave " << name;
+                  VIF_ERROR_INVALID_ARGUMENT)
+            << "gain limit " << egl << " gave " << name;
     }
     for (double ks : {static_cast<double>(NAN), 1.3, -2.0}) {
         cfg = config(64, 64, 8, VIF_VARIANT_FLOAT);
         cfg.kernelscale = ks;
         EXPECT_EQ(vif_metric_name(&cfg, VIF_METRIC_SCALE0, name, sizeof name),
-                  VIF_ERROR_INVALID_ARGUMENT) << "kernel scale " << ks << " gave " << name;
+                  VIF_ERROR_INVALID_ARGUMENT)
+            << "kernel scale " << ks << " gave " << name;
     }
-    EXPECT_STREQ(name, "untouched");  // nothing written on failure
+    EXPECT_STREQ(name, "untouched"); // nothing written on failure
     cfg = config(64, 64);
-    EXPECT_EQ(vif_metric_name(nullptr, VIF_METRIC_SCALE0, name, sizeof name), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vif_metric_name(nullptr, VIF_METRIC_SCALE0, name, sizeof name),
+              VIF_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(vif_metric_name(&cfg, VIF_METRIC_SCALE0, nullptr, 64), VIF_ERROR_INVALID_ARGUMENT);
     // Other enum arguments read from the caller.
     EXPECT_TRUE(std::isnan(vif_metric_value(nullptr, VIF_METRIC_SCALE0)));
@@ -409,7 +431,8 @@ TEST(ApiInputs, CreateRefusesNonZeroReservedFields) {
         EXPECT_EQ(vif_create(&ctx, &cfg), VIF_ERROR_INVALID_ARGUMENT) << "reserved[" << k << "]";
         EXPECT_EQ(ctx, nullptr);
         EXPECT_NE(std::string(vif_last_error()).find("reserved[" + std::to_string(k) + "]"),
-                  std::string::npos) << vif_last_error();
+                  std::string::npos)
+            << vif_last_error();
         vif_destroy(ctx);
     }
 }
@@ -429,8 +452,9 @@ TEST(ApiInputs, HugeNegativeAndWrappingStridesAreInvalidArguments) {
         ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK) << vif_last_error();
         std::vector<uint8_t> a(64 * 64, 100);
         const VifPicture good{a.data(), 64, 64, 64, 8, 0};
-        const ptrdiff_t strides[] = {PTRDIFF_MAX, PTRDIFF_MAX / 63 + 1, ptrdiff_t(1) << 40,
-                                     (ptrdiff_t(1) << 30) + 1, -64, PTRDIFF_MIN};
+        const ptrdiff_t strides[] = {
+            PTRDIFF_MAX, PTRDIFF_MAX / 63 + 1, ptrdiff_t(1) << 40, (ptrdiff_t(1) << 30) + 1,
+            -64,         PTRDIFF_MIN};
         for (ptrdiff_t stride : strides) {
             VifPicture p = good;
             p.stride = stride;
@@ -469,16 +493,17 @@ TEST(ApiInputs, SamplesAboveTheBitDepthAreNamed) {
             std::vector<uint16_t> ref(stride_words * 48, 0xFFFF), dis(stride_words * 48, 0xFFFF);
             for (size_t y = 0; y < 48; ++y)
                 for (size_t x = 0; x < 64; ++x) {
-                    ref[y * stride_words + x] = static_cast<uint16_t>((x * 37 + y * 11) % (max + 1));
+                    ref[y * stride_words + x] =
+                        static_cast<uint16_t>((x * 37 + y * 11) % (max + 1));
                     dis[y * stride_words + x] = max;
                 }
             const ptrdiff_t stride = static_cast<ptrdiff_t>(stride_words * 2);
             VifPicture r{ref.data(), stride, 64, 48, bpc, 0}, d{dis.data(), stride, 64, 48, bpc, 0};
             uint64_t idx = 99;
-            ASSERT_EQ(vif_submit(ctx, &r, &d, &idx), VIF_OK) << vif_last_error();  // max is fine
+            ASSERT_EQ(vif_submit(ctx, &r, &d, &idx), VIF_OK) << vif_last_error(); // max is fine
             EXPECT_EQ(idx, 0u);
             dis[7 * stride_words + 5] = static_cast<uint16_t>(max + 1);
-            dis[9 * stride_words + 1] = 0xFFFF;  // a later one: the first is named
+            dis[9 * stride_words + 1] = 0xFFFF; // a later one: the first is named
             EXPECT_EQ(vif_submit(ctx, &r, &d, &idx), VIF_ERROR_INVALID_ARGUMENT);
             const std::string msg = vif_last_error();
             for (const std::string& part :
@@ -494,7 +519,7 @@ TEST(ApiInputs, SamplesAboveTheBitDepthAreNamed) {
             VifPicture dm = d;
             dm.flags = VIF_PICTURE_MSB_ALIGNED;
             ASSERT_EQ(vif_submit(ctx, &dm, &dm, &idx), VIF_OK) << vif_last_error();
-            EXPECT_EQ(idx, 1u);  // the refused frames consumed no index
+            EXPECT_EQ(idx, 1u); // the refused frames consumed no index
             VifScores s;
             ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
             ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
@@ -516,7 +541,7 @@ TEST(ApiInputs, QueueRuleIsTheSameOnEveryBackend) {
         std::vector<uint8_t> a(64 * 64, 100);
         VifPicture p{a.data(), 64, 64, 64, 8, 0};
         for (int i = 0; i < 3; ++i) ASSERT_EQ(vif_submit(ctx, &p, &p, nullptr), VIF_OK) << i;
-        for (int round = 0; round < 5; ++round) {  // never more than three held
+        for (int round = 0; round < 5; ++round) { // never more than three held
             uint64_t idx = 99;
             EXPECT_EQ(vif_submit(ctx, &p, &p, &idx), VIF_AGAIN) << vif_backend_name(ctx);
             EXPECT_EQ(idx, 99u);
@@ -535,4 +560,4 @@ TEST(ApiInputs, QueueRuleIsTheSameOnEveryBackend) {
     }
 }
 
-}  // namespace
+} // namespace

@@ -99,11 +99,13 @@ inline std::string raw_args_str(const GoldenCase &c) {
 }
 
 inline std::vector<std::string> raw_args(const GoldenCase &c) {
-    return {"-w", std::to_string(c.width), "-h", std::to_string(c.height), "-p", c.pix, "-b",
-            std::to_string(c.bitdepth)};
+    return {"-w", std::to_string(c.width),   "-h", std::to_string(c.height), "-p", c.pix,
+            "-b", std::to_string(c.bitdepth)};
 }
 
-inline std::vector<GoldenCase> repo_cases() { return vif::testing::load_manifest(kData); }
+inline std::vector<GoldenCase> repo_cases() {
+    return vif::testing::load_manifest(kData);
+}
 
 inline const GoldenCase &find_case(const std::string &name) {
     static const std::vector<GoldenCase> cases = repo_cases();
@@ -133,7 +135,7 @@ inline bool is_score_key(const std::string &k) {
 
 // Reads a raw case's frames (whole frames, all planes).
 inline std::string frame_bytes(const GoldenCase &c, const std::string &path, uint32_t first,
-                        uint32_t count) {
+                               uint32_t count) {
     std::ifstream in(path, std::ios::binary);
     in.seekg(std::streamoff(c.frame_bytes() * first));
     std::string buf(c.frame_bytes() * count, '\0');
@@ -149,13 +151,12 @@ inline std::string y4m_colorspace(const GoldenCase &c) {
 
 // Writes a Y4M file holding the raw file's frames, with FRAME headers (optionally with params).
 inline void write_y4m(const GoldenCase &c, const std::string &raw, const std::string &dst,
-               bool frame_params = false) {
+                      bool frame_params = false) {
     std::string all = slurp(raw);
     std::string y4m = "YUV4MPEG2 W" + std::to_string(c.width) + " H" + std::to_string(c.height) +
                       " F25:1 Ip A1:1 C" + y4m_colorspace(c) + " XYSCSS=TEST\n";
     for (size_t off = 0; off + c.frame_bytes() <= all.size(); off += c.frame_bytes())
-        y4m += (frame_params ? "FRAME Ip XTEST=1\n" : "FRAME\n") +
-               all.substr(off, c.frame_bytes());
+        y4m += (frame_params ? "FRAME Ip XTEST=1\n" : "FRAME\n") + all.substr(off, c.frame_bytes());
     spit(dst, y4m);
 }
 
@@ -225,9 +226,11 @@ protected:
 };
 
 // Compares every frame of a JSON output with the expected CSV's columns `keys`.
-inline void expect_frames_match(const json &j, const std::vector<std::map<std::string, double>> &rows,
-                         const std::vector<std::string> &keys, bool integer,
-                         const std::string &what, const std::vector<size_t> &row_of_frame = {}) {
+inline void expect_frames_match(const json &j,
+                                const std::vector<std::map<std::string, double>> &rows,
+                                const std::vector<std::string> &keys, bool integer,
+                                const std::string &what,
+                                const std::vector<size_t> &row_of_frame = {}) {
     ASSERT_TRUE(j.contains("frames")) << what;
     const auto &frames = j["frames"];
     const size_t n = row_of_frame.empty() ? rows.size() : row_of_frame.size();
@@ -254,7 +257,7 @@ inline void expect_frames_match(const json &j, const std::vector<std::map<std::s
 }
 
 inline std::vector<std::string> case_args(const GoldenCase &c, const std::string &ref = "",
-                                   const std::string &dist = "") {
+                                          const std::string &dist = "") {
     std::vector<std::string> a = {"-r", ref.empty() ? c.ref_path() : ref, "-d",
                                   dist.empty() ? c.dist_path() : dist};
     auto ra = raw_args(c);

@@ -22,8 +22,8 @@ TEST_P(GoldenCli, IntegerJsonBitExact) {
 
 TEST_P(GoldenCli, IntegerEgl1JsonBitExact) {
     const GoldenCase &c = GetParam();
-    json j = score_json(c, {"--precision", "max", "--debug-metrics", "--feature-option",
-                            "vif_enhn_gain_limit=1"});
+    json j = score_json(
+        c, {"--precision", "max", "--debug-metrics", "--feature-option", "vif_enhn_gain_limit=1"});
     auto rows = vif::testing::load_expected(c.expected_path());
     expect_frames_match(j, rows, expected_keys(c.expected_path(), true, true), true, c.name);
 }
@@ -48,7 +48,7 @@ TEST_P(GoldenCli, Y4mInputBitExact) {
     write_y4m(c, c.ref_path(), path("ref.y4m"));
     write_y4m(c, c.dist_path(), path("dist.y4m"), /*frame_params=*/true);
     CliRun r = vif({"-r", path("ref.y4m"), "-d", path("dist.y4m"), "--precision", "max", "-o",
-                 path("out.json"), "-q"});
+                    path("out.json"), "-q"});
     ASSERT_EQ(r.code, 0) << r.err;
     json j = json::parse(slurp(path("out.json")));
     auto rows = vif::testing::load_expected(c.expected_path());
@@ -84,7 +84,7 @@ TEST_F(CliTest, JsonHasLibvmafLayoutAndSixDecimals) {
     std::vector<std::string> top;
     for (auto it = j.begin(); it != j.end(); ++it) top.push_back(it.key());
     // libvmaf's keys in libvmaf's order, then our own block (asked for with --details).
-    const std::vector<std::string> want = {"version", "fps", "frames", "pooled_metrics",
+    const std::vector<std::string> want = {"version",           "fps",   "frames", "pooled_metrics",
                                            "aggregate_metrics", "libvif"};
     EXPECT_EQ(top, want);
     EXPECT_TRUE(j["version"].is_string());
@@ -117,8 +117,8 @@ TEST_F(CliTest, JsonHasLibvmafLayoutAndSixDecimals) {
 }
 
 TEST_F(CliTest, PooledValuesMatchExpectedFrames) {
-    for (const char *name : {"src01_160x90_8b_vmafrepo", "foreman_176x144_8b_crf45",
-                             "rav1esmall_64x64_8b_crf35"}) {
+    for (const char *name :
+         {"src01_160x90_8b_vmafrepo", "foreman_176x144_8b_crf45", "rav1esmall_64x64_8b_crf35"}) {
         const GoldenCase &c = find_case(name);
         json j = score_json(c, {"--precision", "max", "--details"});
         auto rows = vif::testing::load_expected(c.expected_path());
@@ -212,9 +212,9 @@ TEST_F(CliTest, XmlOutputInLibvmafLayout) {
     EXPECT_EQ(n, rows.size());
     std::regex metric_re("<metric name=\"(\\w+)\" min=\"[^\"]+\" max=\"[^\"]+\" mean=\"[^\"]+\" "
                          "harmonic_mean=\"[^\"]+\" />");
-    EXPECT_EQ(std::distance(std::sregex_iterator(x.begin(), x.end(), metric_re),
-                            std::sregex_iterator()),
-              4);
+    EXPECT_EQ(
+        std::distance(std::sregex_iterator(x.begin(), x.end(), metric_re), std::sregex_iterator()),
+        4);
 }
 
 TEST_F(CliTest, OutputFormatFromExtensionAndPrecision) {
@@ -288,9 +288,9 @@ TEST_F(CliTest, DifferentFrameCountsWarnAndScoreCommonFrames) {
     EXPECT_NE(r.err.find("3"), std::string::npos) << r.err;
     expect_frames_match(json::parse(slurp(path("out.json"))), rows, keys, true, "common", {0, 1});
     // The same through a pipe, where the count is only known at the end.
-    CliRun p = shell("cat '" + path("dist2.yuv") + "' | '" + kCli + "' -r '" + c.ref_path() +
-                  "' -d - " + raw_args_str(c) + " --precision max -o '" + path("pipe.json") +
-                  "'");
+    CliRun p =
+        shell("cat '" + path("dist2.yuv") + "' | '" + kCli + "' -r '" + c.ref_path() + "' -d - " +
+              raw_args_str(c) + " --precision max -o '" + path("pipe.json") + "'");
     EXPECT_EQ(p.code, 0) << p.err;
     EXPECT_NE(p.err.find("different frame counts"), std::string::npos) << p.err;
     expect_frames_match(json::parse(slurp(path("pipe.json"))), rows, keys, true, "pipe", {0, 1});
@@ -301,8 +301,8 @@ TEST_F(CliTest, PipedRawAndY4mInput) {
     auto rows = vif::testing::load_expected(c.expected_path());
     auto keys = expected_keys(c.expected_path(), true, false);
     keys.resize(4);
-    CliRun r = shell("cat '" + c.ref_path() + "' | '" + kCli + "' -r - -d '" + c.dist_path() + "' " +
-                  raw_args_str(c) + " --precision max -o '" + path("raw.json") + "'");
+    CliRun r = shell("cat '" + c.ref_path() + "' | '" + kCli + "' -r - -d '" + c.dist_path() +
+                     "' " + raw_args_str(c) + " --precision max -o '" + path("raw.json") + "'");
     ASSERT_EQ(r.code, 0) << r.err;
     expect_frames_match(json::parse(slurp(path("raw.json"))), rows, keys, true, "raw pipe");
     write_y4m(c, c.ref_path(), path("ref.y4m"), true);
@@ -348,7 +348,7 @@ TEST_F(CliTest, NotAWholeNumberOfFrames) {
                    {"distorted", "not a whole number of", "64x64"}, {"short.yuv"});
     // The same through a pipe, where it shows only at the end.
     CliRun r = shell("cat '" + path("short.yuv") + "' | '" + kCli + "' -r '" + c.ref_path() +
-                  "' -d - " + raw_args_str(c) + " -q -o '" + path("out.json") + "'");
+                     "' -d - " + raw_args_str(c) + " -q -o '" + path("out.json") + "'");
     EXPECT_NE(r.code, 0);
     EXPECT_NE(r.err.find("incomplete"), std::string::npos) << r.err;
     EXPECT_TRUE(leftovers({"short.yuv"}).empty());
@@ -357,8 +357,8 @@ TEST_F(CliTest, NotAWholeNumberOfFrames) {
 TEST_F(CliTest, BadFrameSizes) {
     const GoldenCase &c = find_case("rav1esmall_64x64_8b_crf35");
     auto with = [&](const std::string &w, const std::string &h) {
-        return std::vector<std::string>{"-r", c.ref_path(), "-d", c.dist_path(), "-w", w,
-                                        "-h", h, "-p", "420", "-b", "8"};
+        return std::vector<std::string>{"-r", c.ref_path(), "-d",  c.dist_path(), "-w", w, "-h",
+                                        h,    "-p",         "420", "-b",          "8"};
     };
     expect_failure(with("0", "64"), {"0x64", "> 0"});
     expect_failure(with("64", "0"), {"64x0", "> 0"});
@@ -372,8 +372,8 @@ TEST_F(CliTest, BadFrameSizes) {
 
 TEST_F(CliTest, UnknownPixelFormatAndBitDepth) {
     const GoldenCase &c = find_case("rav1esmall_64x64_8b_crf35");
-    auto a = std::vector<std::string>{"-r", c.ref_path(), "-d", c.dist_path(), "-w", "64",
-                                      "-h", "64"};
+    auto a =
+        std::vector<std::string>{"-r", c.ref_path(), "-d", c.dist_path(), "-w", "64", "-h", "64"};
     auto p = a;
     p.insert(p.end(), {"-p", "yuv9", "-b", "8"});
     expect_failure(p, {"pixel format", "yuv9"});
@@ -406,7 +406,8 @@ TEST_F(CliTest, SampleAboveBitDepthNamesTheFrame) {
     g[1] = char(4096 >> 8);
     spit(path("dist12.yuv"), g);
     expect_failure(case_args(c12, "", path("dist12.yuv")),
-                   {"distorted", "frame 0", "4096", "12-bit"}, {"ref.yuv", "dist.yuv", "dist12.yuv"});
+                   {"distorted", "frame 0", "4096", "12-bit"},
+                   {"ref.yuv", "dist.yuv", "dist12.yuv"});
 }
 
 TEST_F(CliTest, BrokenY4mHeaders) {
@@ -415,7 +416,8 @@ TEST_F(CliTest, BrokenY4mHeaders) {
     const std::vector<std::pair<std::string, std::vector<std::string>>> bad = {
         {"YUV4MPEG2 H64 C420jpeg\nFRAME\n" + frame, {"broken Y4M header", "W"}},
         {"YUV4MPEG2 W64 Hx C420jpeg\nFRAME\n" + frame, {"broken Y4M header", "height"}},
-        {"YUV4MPEG2 W64 H64 C420jpeg" + std::string(5000, ' '), {"broken Y4M header", "end of line"}},
+        {"YUV4MPEG2 W64 H64 C420jpeg" + std::string(5000, ' '),
+         {"broken Y4M header", "end of line"}},
         {"YUV4MPEG2 W64 H64 C999\nFRAME\n" + frame, {"colour space", "C999"}},
         {"YUV4MPEG2 W64 H64 C420p9\nFRAME\n" + frame, {"bit depth", "9"}},
         {"YUV4MPEG2 W64 H64 C420jpeg Q7\nFRAME\n" + frame, {"broken Y4M header", "Q7"}},
@@ -430,9 +432,9 @@ TEST_F(CliTest, BrokenY4mHeaders) {
         const std::string name = "bad" + std::to_string(i++) + ".y4m";
         spit(path(name), content);
         SCOPED_TRACE(name + ": " + content.substr(0, 40));
-        expect_failure({"-r", path(name), "-d", c.dist_path(), "-w", "64", "-h", "64", "-p",
-                        "420", "-b", "8"},
-                       needles, {name});
+        expect_failure(
+            {"-r", path(name), "-d", c.dist_path(), "-w", "64", "-h", "64", "-p", "420", "-b", "8"},
+            needles, {name});
         fs::remove(path(name));
     }
 }
@@ -440,8 +442,8 @@ TEST_F(CliTest, BrokenY4mHeaders) {
 TEST_F(CliTest, Y4mHeaderMustAgreeWithGivenSizes) {
     const GoldenCase &c = find_case("rav1esmall_64x64_8b_crf35");
     write_y4m(c, c.ref_path(), path("ref.y4m"));
-    expect_failure({"-r", path("ref.y4m"), "-d", c.dist_path(), "-w", "64", "-h", "64", "-p",
-                    "420", "-b", "10"},
+    expect_failure({"-r", path("ref.y4m"), "-d", c.dist_path(), "-w", "64", "-h", "64", "-p", "420",
+                    "-b", "10"},
                    {"Y4M header", "8-bit"}, {"ref.y4m"});
 }
 
@@ -450,8 +452,8 @@ TEST_F(CliTest, MismatchedInputs) {
     const GoldenCase &o = find_case("foreman_176x144_8b_crf45");
     write_y4m(o, o.ref_path(), path("other.y4m"));
     write_y4m(c, c.dist_path(), path("dist.y4m"));
-    expect_failure({"-r", path("other.y4m"), "-d", path("dist.y4m")},
-                   {"176x144", "64x64"}, {"other.y4m", "dist.y4m"});
+    expect_failure({"-r", path("other.y4m"), "-d", path("dist.y4m")}, {"176x144", "64x64"},
+                   {"other.y4m", "dist.y4m"});
 }
 
 TEST_F(CliTest, UnwritableOutput) {
@@ -549,16 +551,17 @@ TEST_F(CliTest, AutoHandOverToGpuKeepsOrderAndValues) {
             for (int i = 0; i < w * h; ++i) {
                 lcg = lcg * 1664525u + 1013904223u;
                 const int x = i % w, y = i / w;
-                const int v = ((x * 7 + y * 3 + f * 5) & 255) / 2 + int(lcg >> 27) * (s == &dis ? 3 : 1);
+                const int v =
+                    ((x * 7 + y * 3 + f * 5) & 255) / 2 + int(lcg >> 27) * (s == &dis ? 3 : 1);
                 frame[size_t(i)] = char(std::min(v, 255));
             }
             *s += frame;
         }
     spit(path("r.yuv"), ref);
     spit(path("d.yuv"), dis);
-    const std::vector<std::string> a = {"-r", path("r.yuv"), "-d", path("d.yuv"), "-w", "1920",
-                                        "-h", "1080", "-p", "420", "-b", "8", "--threads", "1",
-                                        "--precision", "max", "-q"};
+    const std::vector<std::string> a = {
+        "-r",  path("r.yuv"), "-d", path("d.yuv"), "-w", "1920",        "-h",  "1080", "-p",
+        "420", "-b",          "8",  "--threads",   "1",  "--precision", "max", "-q"};
     auto run = [&](const char *backend, const std::string &out) {
         auto args = a;
         args.insert(args.end(), {"--backend", backend, "--verbose", "--details", "-o", path(out)});
@@ -575,7 +578,8 @@ TEST_F(CliTest, AutoHandOverToGpuKeepsOrderAndValues) {
         EXPECT_EQ(mixed["frames"][f]["metrics"], cpu["frames"][f]["metrics"]) << "frame " << f;
     }
     // Which backends scored what, for the log ("N frames on the cpu while CUDA started, M on cuda").
-    std::printf("[hand-over] backend %s; %s\n", mixed["libvif"]["backend"].get<std::string>().c_str(),
+    std::printf("[hand-over] backend %s; %s\n",
+                mixed["libvif"]["backend"].get<std::string>().c_str(),
                 mixed_err.substr(0, mixed_err.find("vif: timing")).c_str());
 }
 

@@ -14,7 +14,9 @@ namespace {
 
 const char *const kCase = "rav1esmall_64x64_8b_crf35"; // 64x64 4:2:0 8-bit, 5 frames
 
-std::string q(const std::string &s) { return "'" + s + "'"; }
+std::string q(const std::string &s) {
+    return "'" + s + "'";
+}
 
 bool have_ffmpeg_cli() {
     static const bool yes = std::system("ffmpeg -version > /dev/null 2>&1") == 0;
@@ -73,34 +75,35 @@ TEST_F(IoTest, PipesFifosAndProcessSubstitutionReadFromTheStart) {
     expect_case_scores(run_json("VIF -r " + R + " -d <(cat " + D + ") " + A, "x"),
                        "raw through <(...)");
     ASSERT_EQ(mkfifo(path("in.fifo").c_str(), 0600), 0);
-    expect_case_scores(run_json("(timeout 60 cat " + D + " > " + q(path("in.fifo")) + " &); VIF -r " +
-                                    R + " -d " + q(path("in.fifo")) + " " + A,
+    expect_case_scores(run_json("(timeout 60 cat " + D + " > " + q(path("in.fifo")) +
+                                    " &); VIF -r " + R + " -d " + q(path("in.fifo")) + " " + A,
                                 "x"),
                        "raw through a named FIFO");
     write_y4m(c, c.ref_path(), path("r.y4m"));
     write_y4m(c, c.dist_path(), path("d.y4m"));
-    expect_case_scores(run_json("cat " + q(path("d.y4m")) + " | VIF -r " + q(path("r.y4m")) +
-                                    " -d -", "x"),
-                       "Y4M on stdin without -w/-h");
-    expect_case_scores(run_json("VIF -r <(cat " + q(path("r.y4m")) + ") -d <(cat " +
-                                    q(path("d.y4m")) + ")", "x"),
-                       "Y4M through <(...)");
+    expect_case_scores(
+        run_json("cat " + q(path("d.y4m")) + " | VIF -r " + q(path("r.y4m")) + " -d -", "x"),
+        "Y4M on stdin without -w/-h");
+    expect_case_scores(
+        run_json("VIF -r <(cat " + q(path("r.y4m")) + ") -d <(cat " + q(path("d.y4m")) + ")", "x"),
+        "Y4M through <(...)");
     if (!have_ffmpeg_cli() || !cli_has_ffmpeg()) {
         std::printf("[skipped the FFmpeg part: no ffmpeg CLI or a vif without FFmpeg]\n");
         return;
     }
     CliRun r = bash("ffmpeg -nostdin -loglevel error -y -f rawvideo -pix_fmt yuv420p -s 64x64 "
-                    "-i " + D + " -c:v ffv1 " + q(path("d.mkv")));
+                    "-i " +
+                    D + " -c:v ffv1 " + q(path("d.mkv")));
     ASSERT_EQ(r.code, 0) << r.err;
-    expect_case_scores(run_json("VIF -r " + q(path("r.y4m")) + " -d <(cat " + q(path("d.mkv")) +
-                                    ")", "x"),
-                       "MKV through <(...)");
-    expect_case_scores(run_json("cat " + q(path("d.mkv")) + " | VIF -r " + q(path("r.y4m")) +
-                                    " -d -", "x"),
-                       "MKV on stdin");
-    expect_case_scores(run_json("cat " + q(path("d.mkv")) + " | VIF -r " + R + " -d /dev/stdin " +
-                                    A, "x"),
-                       "MKV on /dev/stdin with -w/-h");
+    expect_case_scores(
+        run_json("VIF -r " + q(path("r.y4m")) + " -d <(cat " + q(path("d.mkv")) + ")", "x"),
+        "MKV through <(...)");
+    expect_case_scores(
+        run_json("cat " + q(path("d.mkv")) + " | VIF -r " + q(path("r.y4m")) + " -d -", "x"),
+        "MKV on stdin");
+    expect_case_scores(
+        run_json("cat " + q(path("d.mkv")) + " | VIF -r " + R + " -d /dev/stdin " + A, "x"),
+        "MKV on /dev/stdin with -w/-h");
 }
 
 // ---- 2. -o: replace regular files only, write through the rest ------------------------------
@@ -120,15 +123,15 @@ TEST_F(IoTest, OutputWritesThroughFifosAndSymlinks) {
     ASSERT_EQ(mkfifo(path("out.fifo").c_str(), 0600), 0);
     CliRun r = bash("timeout 60 cat " + q(path("out.fifo")) + " > " + q(path("got.json")) +
                     " & timeout 60 " + q(kCli) + " -r " + q(c.ref_path()) + " -d " +
-                    q(c.dist_path()) + " " + args() +
-                    " --precision max -q -o " + q(path("out.fifo")) + "; rc=$?; wait; exit $rc");
+                    q(c.dist_path()) + " " + args() + " --precision max -q -o " +
+                    q(path("out.fifo")) + "; rc=$?; wait; exit $rc");
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(S_ISFIFO(mode_of(path("out.fifo")))) << "the FIFO was replaced";
     expect_case_scores(json::parse(slurp(path("got.json")), nullptr, false), "through a FIFO");
 
     // Process substitution, >(...): /dev/fd/N, written through.
-    r = bash("timeout 60 " + q(kCli) + " -r " + q(c.ref_path()) + " -d " + q(c.dist_path()) +
-             " " + args() + " --precision max -q -o >(cat > " + q(path("got2.json")) +
+    r = bash("timeout 60 " + q(kCli) + " -r " + q(c.ref_path()) + " -d " + q(c.dist_path()) + " " +
+             args() + " --precision max -q -o >(cat > " + q(path("got2.json")) +
              "); rc=$?; wait $!; exit $rc");
     EXPECT_EQ(r.code, 0) << r.err;
     expect_case_scores(json::parse(slurp(path("got2.json")), nullptr, false), "through >(...)");
@@ -226,8 +229,8 @@ TEST_F(IoTest, FailedWritesAreErrors) {
     CliRun r = vif(a);
     EXPECT_NE(r.code, 0);
     EXPECT_NE(r.err.find("No space left"), std::string::npos) << r.err;
-    const std::string cmd = q(kCli) + " -r " + q(c.ref_path()) + " -d " + q(c.dist_path()) + " " +
-                            args();
+    const std::string cmd =
+        q(kCli) + " -r " + q(c.ref_path()) + " -d " + q(c.dist_path()) + " " + args();
     for (const char *how : {"", " --json", " --csv", " -o -"}) {
         r = shell(cmd + how + " > /dev/full");
         EXPECT_NE(r.code, 0) << "a full stdout, with '" << how << "'";
@@ -260,8 +263,8 @@ TEST_F(IoTest, HugeY4mHeaderOnATinyInputFailsFastWithBoundedMemory) {
     spit(path("liar2.y4m"), y4m);
     constexpr long kBoundKb = 300 * 1024; // a 32768x32768 frame alone is 1 GiB
     // Regular files: refused when opened, from the file size.
-    CliRun r = vif({"-r", path("liar.y4m"), "-d", path("liar2.y4m"), "--threads", "1", "-q",
-                    "-o", path("o.json")});
+    CliRun r = vif({"-r", path("liar.y4m"), "-d", path("liar2.y4m"), "--threads", "1", "-q", "-o",
+                    path("o.json")});
     EXPECT_NE(r.code, 0);
     EXPECT_LT(r.code, 128) << r.err;
     EXPECT_NE(r.err.find("32768x32768"), std::string::npos) << r.err;
@@ -305,11 +308,11 @@ TEST_F(IoTest, CutInputIsAnErrorNamingTheFrame) {
     struct Clip {
         const char *name, *codec;
     };
-    for (const Clip &clip : {Clip{"d.mkv", "-c:v ffv1"},
-                             Clip{"d.mp4", "-c:v mpeg4 -q:v 2 -movflags +faststart"}}) {
+    for (const Clip &clip :
+         {Clip{"d.mkv", "-c:v ffv1"}, Clip{"d.mp4", "-c:v mpeg4 -q:v 2 -movflags +faststart"}}) {
         CliRun r = bash("ffmpeg -nostdin -loglevel error -y -f rawvideo -pix_fmt yuv420p -s "
-                        "64x64 -i " + q(c.dist_path()) + " " + clip.codec + " " +
-                        q(path(clip.name)));
+                        "64x64 -i " +
+                        q(c.dist_path()) + " " + clip.codec + " " + q(path(clip.name)));
         ASSERT_EQ(r.code, 0) << r.err;
         const std::string whole = slurp(path(clip.name));
         spit(path(std::string("cut-") + clip.name), whole.substr(0, whole.size() * 2 / 3));
@@ -389,8 +392,8 @@ TEST_F(IoTest, Y4mHeaderCornerCases) {
     write_y4m(c, c.ref_path(), path("r.y4m"));
     auto score = [&](const std::string &y4m, const std::string &what) {
         spit(path("d.y4m"), y4m);
-        CliRun r = vif({"-r", path("r.y4m"), "-d", path("d.y4m"), "--precision", "max", "-q",
-                        "-o", path("o.json")});
+        CliRun r = vif({"-r", path("r.y4m"), "-d", path("d.y4m"), "--precision", "max", "-q", "-o",
+                        path("o.json")});
         EXPECT_EQ(r.code, 0) << what << ": " << r.err;
         if (r.code == 0) expect_case_scores(json::parse(slurp(path("o.json"))), what);
     };
@@ -404,8 +407,8 @@ TEST_F(IoTest, Y4mHeaderCornerCases) {
     score(hdr + " X" + std::string(5000, 'a') + "\n" + frames, "a 5 KB header");
     std::string long_frames;
     for (size_t off = 0; off < frames.size(); off += 6 + c.frame_bytes())
-        long_frames += "FRAME X" + std::string(300, 'b') + "\n" +
-                       frames.substr(off + 6, c.frame_bytes());
+        long_frames +=
+            "FRAME X" + std::string(300, 'b') + "\n" + frames.substr(off + 6, c.frame_bytes());
     score(hdr + "\n" + long_frames, "307-byte FRAME lines");
     score(hdr + "\n" + frames + "\n", "a trailing newline");
     // Named: CR LF line ends, a NUL in the header.
@@ -535,8 +538,9 @@ TEST_F(IoTest, TinyScoresPrintedWithSixteenDecimals) {
     }
     spit(path("r.yuv"), ref);
     spit(path("d.yuv"), dist);
-    const std::vector<std::string> base = {"-r", path("r.yuv"), "-d", path("d.yuv"), "-w", "64",
-                                           "-h", "64", "-p", "420", "-b", "8", "-q"};
+    const std::vector<std::string> base = {"-r", path("r.yuv"), "-d", path("d.yuv"), "-w",
+                                           "64", "-h",          "64", "-p",          "420",
+                                           "-b", "8",           "-q"};
     auto a = base;
     a.insert(a.end(), {"--precision", "max", "-o", path("max.json")});
     ASSERT_EQ(vif(a).code, 0);
@@ -560,11 +564,37 @@ TEST_F(IoTest, TinyScoresPrintedWithSixteenDecimals) {
 
 TEST_F(IoTest, LibvmafSpellingsScoreTheSame) {
     const auto rows = vif::testing::load_expected(c.expected_path());
-    CliRun r = vif({"--reference", c.ref_path(), "--distorted", c.dist_path(), "--width", "64",
-                    "--height", "64", "--pixel_format", "420", "--bitdepth", "8", "--feature",
-                    "vif=vif_enhn_gain_limit=1.0", "-n", "--threads", "2", "--frame_cnt", "2",
-                    "--frame_skip_ref", "0", "--frame_skip_dist", "0", "--subsample", "1",
-                    "--json", "--precision", "max", "-q", "-o", path("o.json")});
+    CliRun r = vif({"--reference",
+                    c.ref_path(),
+                    "--distorted",
+                    c.dist_path(),
+                    "--width",
+                    "64",
+                    "--height",
+                    "64",
+                    "--pixel_format",
+                    "420",
+                    "--bitdepth",
+                    "8",
+                    "--feature",
+                    "vif=vif_enhn_gain_limit=1.0",
+                    "-n",
+                    "--threads",
+                    "2",
+                    "--frame_cnt",
+                    "2",
+                    "--frame_skip_ref",
+                    "0",
+                    "--frame_skip_dist",
+                    "0",
+                    "--subsample",
+                    "1",
+                    "--json",
+                    "--precision",
+                    "max",
+                    "-q",
+                    "-o",
+                    path("o.json")});
     ASSERT_EQ(r.code, 0) << r.err;
     const json j = json::parse(slurp(path("o.json")));
     ASSERT_EQ(j["frames"].size(), 2u);

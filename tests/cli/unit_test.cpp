@@ -16,7 +16,9 @@ using namespace vifcli;
 
 namespace {
 
-std::string lv(double v) { return format_value(v, kPrecisionLibvmaf); }
+std::string lv(double v) {
+    return format_value(v, kPrecisionLibvmaf);
+}
 
 TEST(LibvmafNumbers, SixDecimalsForOrdinaryValues) {
     EXPECT_EQ(lv(0.357244), "0.357244");
@@ -59,10 +61,12 @@ TEST(Escaping, JsonStringsAreValidUtf8) {
     EXPECT_EQ(json_string(std::string("\x01\x1f\x7f", 3)), "\"\\u0001\\u001f\\u007f\"");
     EXPECT_EQ(json_string("t\tn\nr\r"), "\"t\\tn\\nr\\r\"");
     // Bytes that are not UTF-8 become \ufffd, one for each byte; valid UTF-8 stays as it is.
-    EXPECT_EQ(json_string("\xff" "a\xc3"), "\"\\ufffda\\ufffd\"");
+    EXPECT_EQ(json_string("\xff"
+                          "a\xc3"),
+              "\"\\ufffda\\ufffd\"");
     EXPECT_EQ(json_string("\xc3\xa9t\xc3\xa9"), "\"\xc3\xa9t\xc3\xa9\"");
     EXPECT_EQ(json_string("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\""); // a UTF-16 surrogate
-    EXPECT_EQ(json_string("\xc0\xaf"), "\"\\ufffd\\ufffd\"");               // overlong '/'
+    EXPECT_EQ(json_string("\xc0\xaf"), "\"\\ufffd\\ufffd\"");            // overlong '/'
     EXPECT_EQ(json_string(std::string("a\0b", 3)), "\"a\\u0000b\"");
 }
 
@@ -91,10 +95,31 @@ std::vector<std::string> with(std::vector<std::string> extra) {
 }
 
 TEST(Options, LibvmafSpellings) {
-    auto p = parse(with({"--pixel_format", "420", "-w", "64", "-h", "32", "-b", "10",
-                         "--frame_cnt", "7", "--frame_skip_ref", "2", "--frame_skip_dist", "3",
-                         "--subsample", "2", "--threads", "4", "-n", "--no_prediction",
-                         "--feature", "vif=vif_enhn_gain_limit=1.0", "--json", "-o", "x.json",
+    auto p = parse(with({"--pixel_format",
+                         "420",
+                         "-w",
+                         "64",
+                         "-h",
+                         "32",
+                         "-b",
+                         "10",
+                         "--frame_cnt",
+                         "7",
+                         "--frame_skip_ref",
+                         "2",
+                         "--frame_skip_dist",
+                         "3",
+                         "--subsample",
+                         "2",
+                         "--threads",
+                         "4",
+                         "-n",
+                         "--no_prediction",
+                         "--feature",
+                         "vif=vif_enhn_gain_limit=1.0",
+                         "--json",
+                         "-o",
+                         "x.json",
                          "-q"}));
     ASSERT_EQ(p.action, ParsedOptions::Action::kRun) << p.text;
     const Options &o = p.options;
@@ -141,9 +166,9 @@ TEST(Options, HelpShowsTypesAndChoices) {
     auto p = parse({"--help"});
     ASSERT_EQ(p.action, ParsedOptions::Action::kHelp);
     EXPECT_EQ(p.text.find("TEXT"), std::string::npos) << p.text;
-    for (const char *want : {"{420,422,444,400}", "{8,10,12,16}", "{integer,float}",
-                             "{auto,cpu,cuda}", "{auto,cuda,none}", "INT", "PATH",
-                             "--pixel_format", "--frame_cnt", "--no_prediction"})
+    for (const char *want :
+         {"{420,422,444,400}", "{8,10,12,16}", "{integer,float}", "{auto,cpu,cuda}",
+          "{auto,cuda,none}", "INT", "PATH", "--pixel_format", "--frame_cnt", "--no_prediction"})
         EXPECT_NE(p.text.find(want), std::string::npos) << want;
 }
 

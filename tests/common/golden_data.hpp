@@ -13,7 +13,7 @@
 namespace vif::testing {
 
 struct GoldenCase {
-    std::string name, dir, ref_file, dist_file, pix;  // pix: "420", "422", "444"
+    std::string name, dir, ref_file, dist_file, pix; // pix: "420", "422", "444"
     uint32_t width = 0, height = 0, bitdepth = 8, frames = 0;
 
     uint32_t bytes_per_sample() const { return bitdepth == 8 ? 1 : 2; }
@@ -29,16 +29,22 @@ struct GoldenCase {
 };
 
 // Test listings show the case name instead of GoogleTest's byte dump (found by ADL).
-inline void PrintTo(const GoldenCase& c, std::ostream* os) { *os << c.name; }
+inline void PrintTo(const GoldenCase& c, std::ostream* os) {
+    *os << c.name;
+}
 
 inline std::vector<std::string> split_csv_line(const std::string& line) {
     std::vector<std::string> out;
     std::string cur;
     bool quoted = false;
     for (char ch : line) {
-        if (ch == '"') quoted = !quoted;
-        else if (ch == ',' && !quoted) { out.push_back(cur); cur.clear(); }
-        else if (ch != '\r') cur += ch;
+        if (ch == '"')
+            quoted = !quoted;
+        else if (ch == ',' && !quoted) {
+            out.push_back(cur);
+            cur.clear();
+        } else if (ch != '\r')
+            cur += ch;
     }
     out.push_back(cur);
     return out;
@@ -78,7 +84,8 @@ inline std::vector<GoldenCase> load_manifest(const std::string& dir) {
 }
 
 // The luma plane of frame `frame` (tightly packed); empty on a read error.
-inline std::vector<uint8_t> read_luma(const GoldenCase& c, const std::string& path, uint32_t frame) {
+inline std::vector<uint8_t> read_luma(const GoldenCase& c, const std::string& path,
+                                      uint32_t frame) {
     std::vector<uint8_t> buf(c.luma_bytes());
     std::ifstream in(path, std::ios::binary);
     in.seekg(static_cast<std::streamoff>(c.frame_bytes() * frame));
@@ -105,4 +112,4 @@ inline std::vector<std::map<std::string, double>> load_expected(const std::strin
     return rows;
 }
 
-}  // namespace vif::testing
+} // namespace vif::testing

@@ -29,26 +29,25 @@ const std::map<uint32_t, std::vector<AVPixelFormat>> kSupported = {
      {AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_YUV422P12LE, AV_PIX_FMT_YUV444P12LE,
       AV_PIX_FMT_YUV440P12LE, AV_PIX_FMT_GRAY12LE}},
     {16,
-     {AV_PIX_FMT_YUV420P16LE, AV_PIX_FMT_YUV422P16LE, AV_PIX_FMT_YUV444P16LE,
-      AV_PIX_FMT_GRAY16LE, AV_PIX_FMT_P016LE, AV_PIX_FMT_P216LE, AV_PIX_FMT_P416LE,
-      AV_PIX_FMT_YUVA444P16LE}},
+     {AV_PIX_FMT_YUV420P16LE, AV_PIX_FMT_YUV422P16LE, AV_PIX_FMT_YUV444P16LE, AV_PIX_FMT_GRAY16LE,
+      AV_PIX_FMT_P016LE, AV_PIX_FMT_P216LE, AV_PIX_FMT_P416LE, AV_PIX_FMT_YUVA444P16LE}},
 };
 
 // Formats without a luma plane libvif can take as is: refused with VIF_ERROR_UNSUPPORTED.
 const std::vector<AVPixelFormat> kRefused = {
-    AV_PIX_FMT_YUYV422,      AV_PIX_FMT_UYVY422,   AV_PIX_FMT_RGB24,       AV_PIX_FMT_BGR0,
-    AV_PIX_FMT_GBRP,         AV_PIX_FMT_PAL8,      AV_PIX_FMT_YA8,         AV_PIX_FMT_GRAY16BE,
-    AV_PIX_FMT_YUV420P10BE,  AV_PIX_FMT_P010BE,    AV_PIX_FMT_YUV420P9LE,  AV_PIX_FMT_YUV420P14LE,
-    AV_PIX_FMT_GRAY9LE,      AV_PIX_FMT_GRAY14LE,  AV_PIX_FMT_GRAYF32LE,   AV_PIX_FMT_Y210LE,
-    AV_PIX_FMT_MONOBLACK,    AV_PIX_FMT_VAAPI,
+    AV_PIX_FMT_YUYV422,     AV_PIX_FMT_UYVY422,  AV_PIX_FMT_RGB24,      AV_PIX_FMT_BGR0,
+    AV_PIX_FMT_GBRP,        AV_PIX_FMT_PAL8,     AV_PIX_FMT_YA8,        AV_PIX_FMT_GRAY16BE,
+    AV_PIX_FMT_YUV420P10BE, AV_PIX_FMT_P010BE,   AV_PIX_FMT_YUV420P9LE, AV_PIX_FMT_YUV420P14LE,
+    AV_PIX_FMT_GRAY9LE,     AV_PIX_FMT_GRAY14LE, AV_PIX_FMT_GRAYF32LE,  AV_PIX_FMT_Y210LE,
+    AV_PIX_FMT_MONOBLACK,   AV_PIX_FMT_VAAPI,
 };
 
 // Cases, one or more per bit depth and chroma layout.
 const char* const kCases[] = {
-    "kodim23pan_576x324_8b_crf35",       "foreman_176x144_8b_crf45",
-    "bsds100007pan_481x271_8b_crf35",    "img1012576pan_576x324_444_8b_crf35",
-    "kodim23pan_576x324_422_8b_crf35",   "cosmospan_576x324_10b_crf35",
-    "cosmospan_576x324_12b_x265crf35",   "cosmospan_576x324_16b_blur",
+    "kodim23pan_576x324_8b_crf35",     "foreman_176x144_8b_crf45",
+    "bsds100007pan_481x271_8b_crf35",  "img1012576pan_576x324_444_8b_crf35",
+    "kodim23pan_576x324_422_8b_crf35", "cosmospan_576x324_10b_crf35",
+    "cosmospan_576x324_12b_x265crf35", "cosmospan_576x324_16b_blur",
     "checker_352x288_16b_shift1",
 };
 
@@ -79,7 +78,7 @@ std::vector<VifScores> score_case_as(const GoldenCase& c, AVPixelFormat fmt, con
             return out;
         }
         EXPECT_EQ(index, i);
-        ctx.collect(&out, false);  // poll, as an encoder loop does
+        ctx.collect(&out, false); // poll, as an encoder loop does
     }
     ctx.collect(&out, true);
     return out;
@@ -139,7 +138,7 @@ TEST(VifFfmpegFormats, PictureMapping) {
     EXPECT_EQ(cfg.max_width, 64u);
     EXPECT_EQ(cfg.max_height, 32u);
     EXPECT_EQ(cfg.bitdepth, 10u);
-    EXPECT_EQ(cfg.variant, VIF_VARIANT_INTEGER);  // untouched
+    EXPECT_EQ(cfg.variant, VIF_VARIANT_INTEGER); // untouched
 }
 
 // Every supported format of a case's bit depth gives libvmaf's scores for that case.
@@ -212,9 +211,9 @@ TEST(VifFfmpegFormats, SwscaleConvertedFramesScoreExpected) {
                 conv[k]->width = src->width;
                 conv[k]->height = src->height;
                 ASSERT_GE(av_frame_get_buffer(conv[k].get(), 0), 0);
-                SwsContext* sws = sws_getContext(src->width, src->height, AV_PIX_FMT_YUV420P,
-                                                 src->width, src->height, target, SWS_POINT,
-                                                 nullptr, nullptr, nullptr);
+                SwsContext* sws =
+                    sws_getContext(src->width, src->height, AV_PIX_FMT_YUV420P, src->width,
+                                   src->height, target, SWS_POINT, nullptr, nullptr, nullptr);
                 ASSERT_TRUE(sws);
                 sws_scale(sws, src->data, src->linesize, 0, src->height, conv[k]->data,
                           conv[k]->linesize);
@@ -246,7 +245,8 @@ RawFrame flat_frame(uint32_t w, uint32_t h, uint32_t depth) {
     r.ch = (h + 1) / 2;
     r.depth = depth;
     r.plane[0].resize(size_t(w) * h);
-    for (size_t i = 0; i < r.plane[0].size(); ++i) r.plane[0][i] = uint16_t((i * 7) % (1u << depth));
+    for (size_t i = 0; i < r.plane[0].size(); ++i)
+        r.plane[0][i] = uint16_t((i * 7) % (1u << depth));
     r.plane[1].assign(size_t(r.cw) * r.ch, uint16_t(1u << (depth - 1)));
     r.plane[2] = r.plane[1];
     return r;
@@ -255,8 +255,8 @@ RawFrame flat_frame(uint32_t w, uint32_t h, uint32_t depth) {
 TEST(VifFfmpegErrors, UnsupportedFormatsAreRefusedClearly) {
     Ctx ctx(64, 64, 8);
     FramePtr good = build_frame(flat_frame(64, 64, 8), AV_PIX_FMT_YUV420P);
-    for (AVPixelFormat fmt : {AV_PIX_FMT_YUYV422, AV_PIX_FMT_RGB24, AV_PIX_FMT_GRAY16BE,
-                              AV_PIX_FMT_YUV420P9LE}) {
+    for (AVPixelFormat fmt :
+         {AV_PIX_FMT_YUYV422, AV_PIX_FMT_RGB24, AV_PIX_FMT_GRAY16BE, AV_PIX_FMT_YUV420P9LE}) {
         FramePtr bad(av_frame_alloc());
         bad->format = fmt;
         bad->width = 64;
@@ -358,5 +358,5 @@ TEST(VifFfmpegErrors, CudaFramesWithoutCudaBuild) {
     EXPECT_EQ(vif_ffmpeg_picture(hw.get(), &pic), VIF_ERROR_UNSUPPORTED);
 }
 
-}  // namespace
-}  // namespace vif::fftest
+} // namespace
+} // namespace vif::fftest

@@ -31,14 +31,14 @@ namespace {
 using namespace vif::fftest;
 
 int g_failures = 0;
-#define CHECK(cond, ...)                                              \
-    do {                                                              \
-        if (!(cond)) {                                                \
-            ++g_failures;                                             \
-            std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            std::fprintf(stderr, __VA_ARGS__);                        \
-            std::fprintf(stderr, "\n");                               \
-        }                                                             \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            ++g_failures;                                                                          \
+            std::fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                   \
+            std::fprintf(stderr, __VA_ARGS__);                                                     \
+            std::fprintf(stderr, "\n");                                                            \
+        }                                                                                          \
     } while (0)
 
 struct BufferRef {
@@ -158,7 +158,8 @@ void run_case(const GoldenCase& c, AVPixelFormat sw, const BufferRef& dev_ref,
         while ((st = vif_ffmpeg_submit(ctx, gr.get(), gd.get(), &index)) == VIF_AGAIN)
             if (vif_receive(ctx, &s, 1) == VIF_OK) got.push_back(s);
         CHECK(st == VIF_OK, "%s: vif_ffmpeg_submit: %s", what.c_str(), vif_ffmpeg_last_error());
-        CHECK(index == i, "%s: index %llu for frame %u", what.c_str(), (unsigned long long)index, i);
+        CHECK(index == i, "%s: index %llu for frame %u", what.c_str(), (unsigned long long)index,
+              i);
         if (clobber) {
             for (const AVFrame* f : {gr.get(), gd.get()}) {
                 const auto* fc = reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data);
@@ -179,7 +180,7 @@ void run_case(const GoldenCase& c, AVPixelFormat sw, const BufferRef& dev_ref,
     if (scores_equal_expected(c, got, what)) std::printf("ok   %s\n", what.c_str());
 }
 
-}  // namespace
+} // namespace
 
 int main() {
     av_log_set_level(AV_LOG_ERROR);
@@ -233,7 +234,8 @@ int main() {
     } else if (const GoldenCase* c = find_case("foreman_176x144_8b_crf45")) {
         run_case(*c, AV_PIX_FMT_NV12, dev1, dev2, true, "two streams, overwritten after submit");
         if (const GoldenCase* c10 = find_case("cosmospan_576x324_10b_crf35"))
-            run_case(*c10, AV_PIX_FMT_P010LE, dev1, dev1, true, "one stream, overwritten after submit");
+            run_case(*c10, AV_PIX_FMT_P010LE, dev1, dev1, true,
+                     "one stream, overwritten after submit");
     }
 
     // Refusals.

@@ -23,12 +23,12 @@ namespace {
 const int kQuiet = (av_log_set_level(AV_LOG_ERROR), 0);
 
 struct Encode {
-    const char* name;      // test name part
-    const char* ext;       // file extension
-    const char* encoder;   // encoder that must be available ("" for none)
-    const char* args;      // output options
-    const char* pix_fmt;   // output pixel format ("" = the case's own)
-    bool needs_even;       // encoder wants even sizes
+    const char* name;    // test name part
+    const char* ext;     // file extension
+    const char* encoder; // encoder that must be available ("" for none)
+    const char* args;    // output options
+    const char* pix_fmt; // output pixel format ("" = the case's own)
+    bool needs_even;     // encoder wants even sizes
 };
 
 const Encode kEncodes[] = {
@@ -197,7 +197,8 @@ std::vector<std::map<std::string, double>> cli_frames(const std::string& json) {
     const size_t end_frames = rest.find("\"pooled_metrics\"");
     for (size_t i = 0; i < at.size(); ++i) {
         const size_t e = i + 1 < at.size() ? at[i + 1] : end_frames;
-        const std::string chunk = rest.substr(at[i], e == std::string::npos ? std::string::npos : e - at[i]);
+        const std::string chunk =
+            rest.substr(at[i], e == std::string::npos ? std::string::npos : e - at[i]);
         std::map<std::string, double> f;
         for (auto it = std::sregex_iterator(chunk.begin(), chunk.end(), metric_re);
              it != std::sregex_iterator(); ++it)
@@ -226,7 +227,8 @@ TEST_P(Lossless, DecodedScoresEqualRaw) {
         std::vector<VifScores> got;
         score_files(*c, ref, dist, api, &got);
         if (HasFatalFailure()) return;
-        expect_golden(*c, got, std::string(e->name) + (api ? " via vif_ffmpeg_submit" : " via reader"));
+        expect_golden(*c, got,
+                      std::string(e->name) + (api ? " via vif_ffmpeg_submit" : " via reader"));
     }
 
 #if defined(VIF_CLI_PATH)
@@ -239,20 +241,18 @@ TEST_P(Lossless, DecodedScoresEqualRaw) {
     const auto rows = vif::testing::load_expected(c->expected_path());
     ASSERT_EQ(frames.size(), size_t(c->frames)) << r.output;
     for (size_t i = 0; i < frames.size(); ++i)
-        for (const std::string key :
-             {"integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2",
-              "integer_vif_scale3", "integer_vif", "integer_vif_num_scale0",
-              "integer_vif_den_scale3"}) {
+        for (const std::string key : {"integer_vif_scale0", "integer_vif_scale1",
+                                      "integer_vif_scale2", "integer_vif_scale3", "integer_vif",
+                                      "integer_vif_num_scale0", "integer_vif_den_scale3"}) {
             ASSERT_TRUE(frames[i].count(key)) << key << "\n" << r.output;
             EXPECT_EQ(frames[i].at(key), rows[i].at(key)) << "CLI frame " << i << " " << key;
         }
 #endif
 }
 
-INSTANTIATE_TEST_SUITE_P(Encodes, Lossless, ::testing::ValuesIn(kCombos),
-                         [](const auto& info) {
-                             return std::string(info.param.case_name) + "_" + info.param.encode;
-                         });
+INSTANTIATE_TEST_SUITE_P(Encodes, Lossless, ::testing::ValuesIn(kCombos), [](const auto& info) {
+    return std::string(info.param.case_name) + "_" + info.param.encode;
+});
 
 // ---- Bad inputs ------------------------------------------------------------------------------
 TEST(ReaderErrors, NotAVideoFile) {
@@ -272,7 +272,8 @@ TEST(ReaderErrors, AudioOnlyFile) {
     const std::string wav = temp_dir() + "/tone.wav";
     const CommandResult m = run_command(shell_quote(ffmpeg) +
                                         " -hide_banner -loglevel error -nostdin -y -f lavfi -i "
-                                        "sine=frequency=440:duration=0.2 " + shell_quote(wav));
+                                        "sine=frequency=440:duration=0.2 " +
+                                        shell_quote(wav));
     ASSERT_EQ(m.status, 0) << m.output;
     vif::ffmpeg::VideoReader r;
     std::string err;
@@ -286,8 +287,8 @@ TEST(ReaderErrors, ProbeTellsRawFromEncoded) {
     VIF_REQUIRE_CASE(c, "foreman_176x144_8b_crf45");
     EXPECT_FALSE(vif::ffmpeg::probe_is_media(c->ref_path()));
     std::string why;
-    const std::string mkv = make_encode(ffmpeg, *c, c->ref_path(), *find_encode("ffv1_mkv"),
-                                        "probe", &why);
+    const std::string mkv =
+        make_encode(ffmpeg, *c, c->ref_path(), *find_encode("ffv1_mkv"), "probe", &why);
     ASSERT_FALSE(mkv.empty()) << why;
     EXPECT_TRUE(vif::ffmpeg::probe_is_media(mkv));
 }
@@ -303,8 +304,8 @@ TEST(CliErrors, MismatchedInputs) {
     const std::string b = make_encode(ffmpeg, *other, other->ref_path(), ffv1, "mm", &why);
     ASSERT_FALSE(a.empty() || b.empty()) << why;
     // Size mismatch.
-    CommandResult r = run_command(shell_quote(VIF_CLI_PATH) + " -r " + shell_quote(a) + " -d " +
-                                  shell_quote(b));
+    CommandResult r =
+        run_command(shell_quote(VIF_CLI_PATH) + " -r " + shell_quote(a) + " -d " + shell_quote(b));
     EXPECT_NE(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("176x144"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("352x288"), std::string::npos) << r.output;
@@ -325,8 +326,10 @@ TEST(CliErrors, MismatchedInputs) {
     EXPECT_NE(r.output.find("the file is 176x144"), std::string::npos) << r.output;
     // A file with no video stream.
     const std::string wav = temp_dir() + "/tone_cli.wav";
-    r = run_command(shell_quote(ffmpeg) + " -hide_banner -loglevel error -nostdin -y -f lavfi -i "
-                    "sine=frequency=440:duration=0.2 " + shell_quote(wav));
+    r = run_command(shell_quote(ffmpeg) +
+                    " -hide_banner -loglevel error -nostdin -y -f lavfi -i "
+                    "sine=frequency=440:duration=0.2 " +
+                    shell_quote(wav));
     ASSERT_EQ(r.status, 0) << r.output;
     r = run_command(shell_quote(VIF_CLI_PATH) + " -r " + shell_quote(wav) + " -d " +
                     shell_quote(a));
@@ -351,9 +354,9 @@ TEST(CliInput, EncodedStdin) {
     const std::string ref = make_encode(ffmpeg, *c, c->ref_path(), ffv1, "stdin_ref", &why);
     const std::string dist = make_encode(ffmpeg, *c, c->dist_path(), ffv1, "stdin_dist", &why);
     ASSERT_FALSE(ref.empty() || dist.empty()) << why;
-    const CommandResult r = run_command(shell_quote(VIF_CLI_PATH) +
-                                        " -q -o - --precision max -r - -d " + shell_quote(dist) +
-                                        " < " + shell_quote(ref));
+    const CommandResult r =
+        run_command(shell_quote(VIF_CLI_PATH) + " -q -o - --precision max -r - -d " +
+                    shell_quote(dist) + " < " + shell_quote(ref));
     ASSERT_EQ(r.status, 0) << r.output;
     const auto frames = cli_frames(r.output);
     const auto rows = vif::testing::load_expected(c->expected_path());
@@ -363,5 +366,5 @@ TEST(CliInput, EncodedStdin) {
 }
 #endif
 
-}  // namespace
-}  // namespace vif::fftest
+} // namespace
+} // namespace vif::fftest

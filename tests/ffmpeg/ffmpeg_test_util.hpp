@@ -66,7 +66,8 @@ struct Ctx {
                      std::vector<VifScores>* out) {
         VifStatus st;
         VifScores s;
-        while ((st = vif_submit(ctx, r, d, index)) == VIF_AGAIN && vif_receive(ctx, &s, 1) == VIF_OK)
+        while ((st = vif_submit(ctx, r, d, index)) == VIF_AGAIN &&
+               vif_receive(ctx, &s, 1) == VIF_OK)
             out->push_back(s);
         return st;
     }
@@ -91,9 +92,12 @@ inline void expect_golden(const GoldenCase& c, const std::vector<VifScores>& got
         EXPECT_EQ(s.frame_index, i) << what;
         for (int k = 0; k < 4; ++k) {
             const std::string n = std::to_string(k);
-            EXPECT_EQ(s.scale[k], r.at("integer_vif_scale" + n)) << what << " frame " << i << " scale " << k;
-            EXPECT_EQ(s.num[k], r.at("integer_vif_num_scale" + n)) << what << " frame " << i << " num " << k;
-            EXPECT_EQ(s.den[k], r.at("integer_vif_den_scale" + n)) << what << " frame " << i << " den " << k;
+            EXPECT_EQ(s.scale[k], r.at("integer_vif_scale" + n))
+                << what << " frame " << i << " scale " << k;
+            EXPECT_EQ(s.num[k], r.at("integer_vif_num_scale" + n))
+                << what << " frame " << i << " num " << k;
+            EXPECT_EQ(s.den[k], r.at("integer_vif_den_scale" + n))
+                << what << " frame " << i << " den " << k;
         }
         EXPECT_EQ(s.combined, r.at("integer_vif")) << what << " frame " << i;
     }
@@ -108,7 +112,7 @@ inline std::string shell_quote(const std::string& s) {
 
 struct CommandResult {
     int status = -1;
-    std::string output;  // stdout and stderr together
+    std::string output; // stdout and stderr together
 };
 
 inline CommandResult run_command(const std::string& cmd) {
@@ -153,13 +157,14 @@ inline const std::string& temp_dir() {
     return dir;
 }
 
-#define VIF_REQUIRE_FFMPEG(bin)                                                                \
-    const std::string bin = ::vif::fftest::ffmpeg_binary();                                   \
+#define VIF_REQUIRE_FFMPEG(bin)                                                                    \
+    const std::string bin = ::vif::fftest::ffmpeg_binary();                                        \
     if (bin.empty()) GTEST_SKIP() << "the ffmpeg binary is not available (set VIF_TEST_FFMPEG)"
 
-#define VIF_REQUIRE_CASE(var, name)                                                            \
-    const ::vif::fftest::GoldenCase* var = ::vif::fftest::find_case(name);                   \
-    if (!var) GTEST_SKIP() << "test case " << name << " not in testdata (looked in '"         \
-                           << ::vif::fftest::data_dir() << "')"
+#define VIF_REQUIRE_CASE(var, name)                                                                \
+    const ::vif::fftest::GoldenCase* var = ::vif::fftest::find_case(name);                         \
+    if (!var)                                                                                      \
+    GTEST_SKIP() << "test case " << name << " not in testdata (looked in '"                        \
+                 << ::vif::fftest::data_dir() << "')"
 
-}  // namespace vif::fftest
+} // namespace vif::fftest

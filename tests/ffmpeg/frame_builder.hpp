@@ -69,11 +69,13 @@ inline bool read_raw_frame(const GoldenCase& c, const std::string& path, uint32_
     for (int p = 0; p < 3; ++p) {
         const size_t n = p == 0 ? size_t(out->w) * out->h : size_t(out->cw) * out->ch;
         std::vector<uint8_t> bytes(n * bps);
-        if (!in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size())))
+        if (!in.read(reinterpret_cast<char*>(bytes.data()),
+                     static_cast<std::streamsize>(bytes.size())))
             return false;
         out->plane[p].resize(n);
         for (size_t i = 0; i < n; ++i)
-            out->plane[p][i] = bps == 1 ? bytes[i] : uint16_t(bytes[2 * i] | (bytes[2 * i + 1] << 8));
+            out->plane[p][i] =
+                bps == 1 ? bytes[i] : uint16_t(bytes[2 * i] | (bytes[2 * i + 1] << 8));
     }
     return true;
 }
@@ -84,8 +86,8 @@ struct FrameDeleter {
 using FramePtr = std::unique_ptr<AVFrame, FrameDeleter>;
 
 struct BuildOptions {
-    int extra_linesize = 0;          // bytes added to every plane's linesize (0: FFmpeg's own)
-    int crop_left = 0, crop_top = 0, crop_right = 0, crop_bottom = 0;  // junk border + crop_*
+    int extra_linesize = 0; // bytes added to every plane's linesize (0: FFmpeg's own)
+    int crop_left = 0, crop_top = 0, crop_right = 0, crop_bottom = 0; // junk border + crop_*
 };
 
 // Writes one sample of component c at (x, y) of the frame, as the descriptor lays it out.
@@ -145,9 +147,9 @@ inline FramePtr build_frame(const RawFrame& raw, AVPixelFormat fmt, const BuildO
                     const int rx = x - o.crop_left, ry = y - o.crop_top;
                     v = (rx >= 0 && ry >= 0 && rx < int(raw.w) && ry < int(raw.h))
                             ? raw.plane[0][size_t(ry) * raw.w + rx]
-                            : rng() & maxv;  // junk the crop must hide
+                            : rng() & maxv; // junk the crop must hide
                 } else if (luma_like) {
-                    v = maxv;  // alpha
+                    v = maxv; // alpha
                 } else if (same_chroma && x < int(raw.cw) && y < int(raw.ch)) {
                     v = raw.plane[c][size_t(y) * raw.cw + x];
                 } else {
@@ -163,4 +165,4 @@ inline FramePtr build_frame(const RawFrame& raw, AVPixelFormat fmt, const BuildO
     return f;
 }
 
-}  // namespace vif::fftest
+} // namespace vif::fftest

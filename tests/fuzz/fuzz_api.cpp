@@ -29,7 +29,7 @@ namespace {
 using vif_fuzz::Input;
 
 constexpr size_t kPoolBytes = 48 * 1024;
-constexpr ptrdiff_t kMaxStride = ptrdiff_t(1) << 30;  // vif.h's limit
+constexpr ptrdiff_t kMaxStride = ptrdiff_t(1) << 30; // vif.h's limit
 
 template <typename Enum>
 void store_int(Enum* e, int v) {
@@ -44,7 +44,7 @@ bool options_valid(const VifConfig& c, int variant) {
     return true;
 }
 
-struct Model {  // what the fuzzer expects of the context
+struct Model { // what the fuzzer expects of the context
     uint64_t next_submit = 0, next_receive = 0;
     size_t depth = 0;
     size_t pending() const { return static_cast<size_t>(next_submit - next_receive); }
@@ -55,32 +55,46 @@ struct Model {  // what the fuzzer expects of the context
 struct Pic {
     VifPicture p{};
     bool invalid = false;
-    bool above = false;  // a sample above the bit depth (only meaningful when !invalid)
+    bool above = false; // a sample above the bit depth (only meaningful when !invalid)
 };
 
 Pic draw_picture(Input& in, std::vector<uint8_t>& pool, const VifConfig& cfg) {
     Pic r;
     const uint8_t mode = in.u8();
-    uint32_t w = 16 + in.u8() % (cfg.max_width - 16 + 3);   // may exceed the maximum by 2
+    uint32_t w = 16 + in.u8() % (cfg.max_width - 16 + 3); // may exceed the maximum by 2
     uint32_t h = 16 + in.u8() % (cfg.max_height - 16 + 3);
-    if ((mode & 7) == 0) w = in.u8() % 20;                   // tiny, often below 16
+    if ((mode & 7) == 0) w = in.u8() % 20; // tiny, often below 16
     uint32_t bpc = cfg.bitdepth;
     if ((mode >> 3 & 7) == 0) bpc = in.u8() % 18;
     uint32_t flags = 0;
     switch (mode >> 6) {
-        case 1: flags = VIF_PICTURE_MSB_ALIGNED; break;
-        case 2: flags = in.u8() & 1 ? 2u : 0x80000000u; break;
-        default: break;
+    case 1:
+        flags = VIF_PICTURE_MSB_ALIGNED;
+        break;
+    case 2:
+        flags = in.u8() & 1 ? 2u : 0x80000000u;
+        break;
+    default:
+        break;
     }
     const size_t bps = bpc == 8 ? 1 : 2;
-    const ptrdiff_t row = static_cast<ptrdiff_t>(w) * static_cast<ptrdiff_t>(cfg.bitdepth == 8 ? 1 : 2);
+    const ptrdiff_t row =
+        static_cast<ptrdiff_t>(w) * static_cast<ptrdiff_t>(cfg.bitdepth == 8 ? 1 : 2);
     ptrdiff_t stride;
     const uint8_t smode = in.u8();
     switch (smode & 3) {
-        case 0: stride = row; break;
-        case 1: stride = row + in.u8(); break;
-        case 2: stride = row - 1 - in.u8() % 4; break;
-        default: stride = static_cast<ptrdiff_t>(in.u64()); break;
+    case 0:
+        stride = row;
+        break;
+    case 1:
+        stride = row + in.u8();
+        break;
+    case 2:
+        stride = row - 1 - in.u8() % 4;
+        break;
+    default:
+        stride = static_cast<ptrdiff_t>(in.u64());
+        break;
     }
     r.invalid = w > cfg.max_width || h > cfg.max_height || w < 16 || h < 16 ||
                 bpc != cfg.bitdepth || (flags & ~VIF_PICTURE_MSB_ALIGNED) != 0 ||
@@ -96,7 +110,7 @@ Pic draw_picture(Input& in, std::vector<uint8_t>& pool, const VifConfig& cfg) {
             stride = row;
             extent = static_cast<size_t>(stride) * (h - 1) + used_row;
         }
-        if (extent > pool.size()) {  // too large even packed: make it invalid instead
+        if (extent > pool.size()) { // too large even packed: make it invalid instead
             w = cfg.max_width + 1;
             r.invalid = true;
         }
@@ -133,7 +147,8 @@ void check_names(const VifConfig& cfg, int variant, Input& in) {
     const bool valid = options_valid(cfg, variant);
     for (int m = -1; m <= VIF_METRIC_COUNT; ++m) {
         const int metric = m == VIF_METRIC_COUNT ? static_cast<int>(in.u32()) : m;
-        const VifStatus st = fuzz_metric_name(&cfg, metric, name, in.flag() ? sizeof name : in.u8() % 40);
+        const VifStatus st =
+            fuzz_metric_name(&cfg, metric, name, in.flag() ? sizeof name : in.u8() % 40);
         if (st == VIF_OK) {
             VIF_FUZZ_CHECK(valid, "name '%s' for options vif_create refuses", name);
             VIF_FUZZ_CHECK(std::strlen(name) < sizeof name, "name too long");
@@ -155,14 +170,14 @@ void draw_option_values(Input& in, VifConfig* cfg) {
     cfg->kernelscale = k < 230 ? kScales[k % 9] : in.f64();
 }
 
-}  // namespace
+} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Input in(data, size);
     VifConfig cfg;
     vif_default_config(&cfg);
     const uint8_t sel = in.u8();
-    cfg.max_width = 16 + in.u8() % 41;  // 16..56: fast
+    cfg.max_width = 16 + in.u8() % 41; // 16..56: fast
     cfg.max_height = 16 + in.u8() % 41;
     if ((sel & 7) == 0) cfg.max_width = in.flag() ? in.u8() % 16 : 32769 + in.u16();
     static const uint32_t kDepths[] = {8, 10, 12, 16};
@@ -172,8 +187,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     int backend = in.u8() % 8 == 0 ? static_cast<int>(in.u8()) - 1 : VIF_BACKEND_CPU;
     if (backend == VIF_BACKEND_CUDA || backend == VIF_BACKEND_AUTO) backend = VIF_BACKEND_CPU;
     store_int(&cfg.backend, backend);
-    if (in.u8() % 4 == 0) draw_option_values(in, &cfg);
-    else if (variant == 1 && in.flag()) cfg.kernelscale = 0.5;
+    if (in.u8() % 4 == 0)
+        draw_option_values(in, &cfg);
+    else if (variant == 1 && in.flag())
+        cfg.kernelscale = 0.5;
     cfg.threads = 1 + in.u8() % 2;
     cfg.queue_depth = in.u8() % 6;
     const bool reserved_set = in.u8() % 16 == 0;
@@ -181,16 +198,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     check_names(cfg, variant, in);
 
-    const bool surely_invalid = reserved_set || !options_valid(cfg, variant) ||
-                                (cfg.bitdepth != 8 && cfg.bitdepth != 10 && cfg.bitdepth != 12 &&
-                                 cfg.bitdepth != 16) ||
-                                (backend < 0 || backend > 2) || cfg.max_width < 16 ||
-                                cfg.max_width > 32768;
-    VifContext* ctx = reinterpret_cast<VifContext*>(&cfg);  // must be reset to NULL on failure
+    const bool surely_invalid =
+        reserved_set || !options_valid(cfg, variant) ||
+        (cfg.bitdepth != 8 && cfg.bitdepth != 10 && cfg.bitdepth != 12 && cfg.bitdepth != 16) ||
+        (backend < 0 || backend > 2) || cfg.max_width < 16 || cfg.max_width > 32768;
+    VifContext* ctx = reinterpret_cast<VifContext*>(&cfg); // must be reset to NULL on failure
     const VifStatus created = vif_create(&ctx, &cfg);
     if (created != VIF_OK) {
         VIF_FUZZ_CHECK(ctx == nullptr, "ctx not reset");
-        VIF_FUZZ_CHECK(created == VIF_ERROR_INVALID_ARGUMENT, "create: %d %s", created, vif_last_error());
+        VIF_FUZZ_CHECK(created == VIF_ERROR_INVALID_ARGUMENT, "create: %d %s", created,
+                       vif_last_error());
         return 0;
     }
     VIF_FUZZ_CHECK(!surely_invalid, "vif_create accepted an invalid config");
@@ -212,31 +229,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     m.depth = std::max<size_t>(cfg.queue_depth ? cfg.queue_depth : threads + 2, threads);
     for (int step = 0; step < 24 && ops.remaining(); ++step) {
         const uint8_t op = ops.u8() % 8;
-        if (op <= 2) {  // submit
+        if (op <= 2) { // submit
             const Pic r = draw_picture(ops, pool, cfg);
             Pic d = ops.flag() ? r : draw_picture(ops, pool, cfg);
             uint64_t idx = ~0ull;
             const VifStatus st = vif_submit(ctx, &r.p, &d.p, &idx);
-            const bool invalid = r.invalid || d.invalid || r.p.width != d.p.width ||
-                                 r.p.height != d.p.height;
+            const bool invalid =
+                r.invalid || d.invalid || r.p.width != d.p.width || r.p.height != d.p.height;
             if (invalid) {
-                VIF_FUZZ_CHECK(st == VIF_ERROR_INVALID_ARGUMENT, "submit of an invalid picture: %d", st);
+                VIF_FUZZ_CHECK(st == VIF_ERROR_INVALID_ARGUMENT, "submit of an invalid picture: %d",
+                               st);
             } else if (st == VIF_OK) {
                 VIF_FUZZ_CHECK(m.pending() < m.depth, "accepted past queue_depth");
                 VIF_FUZZ_CHECK(!r.above && !d.above, "sample above the bit depth accepted");
                 VIF_FUZZ_CHECK(idx == m.next_submit, "index %llu", (unsigned long long)idx);
                 ++m.next_submit;
             } else if (st == VIF_AGAIN) {
-                VIF_FUZZ_CHECK(m.pending() == m.depth, "AGAIN with %zu of %zu pending", m.pending(), m.depth);
+                VIF_FUZZ_CHECK(m.pending() == m.depth, "AGAIN with %zu of %zu pending", m.pending(),
+                               m.depth);
             } else {
                 // Only a size below the filters' minimum (kernel scales above 1) or a bad sample.
-                VIF_FUZZ_CHECK(st == VIF_ERROR_INVALID_ARGUMENT, "submit: %d %s", st, vif_last_error());
+                VIF_FUZZ_CHECK(st == VIF_ERROR_INVALID_ARGUMENT, "submit: %d %s", st,
+                               vif_last_error());
                 const std::string msg = vif_last_error();
                 VIF_FUZZ_CHECK(r.above || d.above || msg.find("minimum") != std::string::npos,
                                "unexpected refusal: %s", msg.c_str());
             }
             if (st != VIF_OK) VIF_FUZZ_CHECK(idx == ~0ull, "index written on failure");
-        } else if (op <= 4) {  // receive
+        } else if (op <= 4) { // receive
             VifScores s;
             const bool block = op == 3;
             const VifStatus st = vif_receive(ctx, &s, block);
@@ -248,7 +268,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 VIF_FUZZ_CHECK(st == VIF_AGAIN, "receive: %d %s", st, vif_last_error());
                 VIF_FUZZ_CHECK(!block || m.pending() == 0, "blocking receive said AGAIN");
             }
-        } else if (op == 5) {  // score
+        } else if (op == 5) { // score
             const Pic r = draw_picture(ops, pool, cfg);
             VifScores s;
             const VifStatus st = vif_score(ctx, &r.p, &r.p, &s);
@@ -263,8 +283,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                 VIF_FUZZ_CHECK(st == VIF_ERROR_INVALID_ARGUMENT, "score: %d", st);
             }
         } else if (op == 6) {
-            VIF_FUZZ_CHECK(vif_pending(ctx) == m.pending(), "pending %zu vs %zu", vif_pending(ctx), m.pending());
-        } else {  // pooling with any method value and parameter
+            VIF_FUZZ_CHECK(vif_pending(ctx) == m.pending(), "pending %zu vs %zu", vif_pending(ctx),
+                           m.pending());
+        } else { // pooling with any method value and parameter
             double values[8];
             const size_t n = ops.u8() % 9;
             for (size_t i = 0; i < n; ++i) values[i] = ops.flag() ? ops.f64() : ops.u8() / 255.0;
@@ -274,11 +295,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             const VifStatus st = fuzz_pool(n ? values : nullptr, n, method, param, &result);
             VIF_FUZZ_CHECK(st == VIF_OK || st == VIF_ERROR_INVALID_ARGUMENT, "pool: %d", st);
             VifScores sc{};
-            const double v = fuzz_metric_value(ops.flag() ? &sc : nullptr, static_cast<int>(ops.u32() % 40) - 20);
+            const double v = fuzz_metric_value(ops.flag() ? &sc : nullptr,
+                                               static_cast<int>(ops.u32() % 40) - 20);
             (void)v;
-            VIF_FUZZ_CHECK(fuzz_status_string(static_cast<int>(ops.u32())) != nullptr, "status string");
+            VIF_FUZZ_CHECK(fuzz_status_string(static_cast<int>(ops.u32())) != nullptr,
+                           "status string");
         }
     }
-    vif_destroy(ctx);  // frames may still be pending
+    vif_destroy(ctx); // frames may still be pending
     return 0;
 }

@@ -15,4 +15,6 @@ VifStatus fuzz_pool(const double *values, size_t n, int method, double param, do
     return vif_pool(values, n, (VifPoolMethod)method, param, result);
 }
 
-const char *fuzz_status_string(int status) { return vif_status_string((VifStatus)status); }
+const char *fuzz_status_string(int status) {
+    return vif_status_string((VifStatus)status);
+}

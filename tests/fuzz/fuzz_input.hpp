@@ -51,16 +51,16 @@ private:
     size_t n_;
 };
 
-}  // namespace vif_fuzz
+} // namespace vif_fuzz
 
 // Aborts with a message: a broken contract is a crash for the fuzzer.
-#define VIF_FUZZ_CHECK(cond, ...)                                                            \
-    do {                                                                                     \
-        if (!(cond)) {                                                                       \
-            std::fprintf(stderr, "fuzz contract broken at %s:%d: %s\n  ", __FILE__, __LINE__, \
-                         #cond);                                                             \
-            std::fprintf(stderr, __VA_ARGS__);                                               \
-            std::fprintf(stderr, "\n");                                                      \
-            std::abort();                                                                    \
-        }                                                                                    \
+#define VIF_FUZZ_CHECK(cond, ...)                                                                  \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            std::fprintf(stderr, "fuzz contract broken at %s:%d: %s\n  ", __FILE__, __LINE__,      \
+                         #cond);                                                                   \
+            std::fprintf(stderr, __VA_ARGS__);                                                     \
+            std::fprintf(stderr, "\n");                                                            \
+            std::abort();                                                                          \
+        }                                                                                          \
     } while (0)

@@ -57,4 +57,4 @@ private:
     int fd_ = -1;
 };
 
-}  // namespace vif_fuzz
+} // namespace vif_fuzz

@@ -37,9 +37,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (parsed.action != Action::kRun) return 0;
     const vifcli::Options& o = parsed.options;
     VIF_FUZZ_CHECK(!o.reference.empty() && !o.distorted.empty(), "run without both inputs");
-    VIF_FUZZ_CHECK(!o.variants.empty() && o.variants.size() <= 2, "%zu variants", o.variants.size());
+    VIF_FUZZ_CHECK(!o.variants.empty() && o.variants.size() <= 2, "%zu variants",
+                   o.variants.size());
     VIF_FUZZ_CHECK(o.bitdepth == 0 || o.bitdepth == 8 || o.bitdepth == 10 || o.bitdepth == 12 ||
-                       o.bitdepth == 16, "bit depth %u", o.bitdepth);
+                       o.bitdepth == 16,
+                   "bit depth %u", o.bitdepth);
     VIF_FUZZ_CHECK(o.width == 0 || (o.width >= 16 && o.width <= 32768), "width %u", o.width);
     VIF_FUZZ_CHECK(o.height == 0 || (o.height >= 16 && o.height <= 32768), "height %u", o.height);
     VIF_FUZZ_CHECK(o.subsample >= 1, "subsample %llu", (unsigned long long)o.subsample);
@@ -61,7 +63,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                why.find("vif_kernelscale") != std::string::npos,
                            "the CLI accepted options libvif refuses: %s", why.c_str());
         } else {
-            VIF_FUZZ_CHECK(std::strstr(name, "nan") == nullptr && std::strstr(name, "inf") == nullptr,
+            VIF_FUZZ_CHECK(std::strstr(name, "nan") == nullptr &&
+                               std::strstr(name, "inf") == nullptr,
                            "name %s", name);
         }
     }

@@ -19,15 +19,20 @@ namespace {
 uint64_t expected_frame_bytes(const std::string& pf, uint64_t w, uint64_t h, uint32_t bitdepth) {
     const uint64_t bps = bitdepth > 8 ? 2 : 1;
     uint64_t chroma = 0;
-    if (pf == "420") chroma = 2 * ((w + 1) / 2) * ((h + 1) / 2);
-    else if (pf == "422") chroma = 2 * ((w + 1) / 2) * h;
-    else if (pf == "444") chroma = 2 * w * h;
-    else if (pf == "400") chroma = 0;
-    else return 0;
+    if (pf == "420")
+        chroma = 2 * ((w + 1) / 2) * ((h + 1) / 2);
+    else if (pf == "422")
+        chroma = 2 * ((w + 1) / 2) * h;
+    else if (pf == "444")
+        chroma = 2 * w * h;
+    else if (pf == "400")
+        chroma = 0;
+    else
+        return 0;
     return bps * (w * h + chroma);
 }
 
-}  // namespace
+} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     vif_fuzz::Input in(data, size);
@@ -48,14 +53,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     uint64_t file_size;
     const uint8_t smode = in.u8();
     switch (smode & 3) {
-        case 0: file_size = fb * (in.u8() % 4); break;
-        case 1: file_size = fb * (1 + in.u8() % 3) + (in.u8() % 7) - 3; break;
-        case 2: file_size = in.u64() % (uint64_t(16) << 30); break;
-        default: file_size = 0; break;  // just the bytes below
+    case 0:
+        file_size = fb * (in.u8() % 4);
+        break;
+    case 1:
+        file_size = fb * (1 + in.u8() % 3) + (in.u8() % 7) - 3;
+        break;
+    case 2:
+        file_size = in.u64() % (uint64_t(16) << 30);
+        break;
+    default:
+        file_size = 0;
+        break; // just the bytes below
     }
     size_t content_n = 0;
     const uint8_t* content = in.rest(&content_n);
-    if (file_size > (uint64_t(16) << 30)) file_size = 0;  // wrapped: fb + small negative
+    if (file_size > (uint64_t(16) << 30)) file_size = 0; // wrapped: fb + small negative
     vif_fuzz::FdFile file;
     if (!file.regular(content, content_n, file_size)) return 0;
     const uint64_t real_size = std::max<uint64_t>(file_size, content_n);
@@ -65,14 +78,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     try {
         src = vifcli::open_frame_source(req);
     } catch (const vifcli::InputError&) {
-        return 0;  // refused with a message: fine, as long as it was not a valid whole file
+        return 0; // refused with a message: fine, as long as it was not a valid whole file
     }
     // Accepted: the parameters were valid, and the size a whole number of frames.
     VIF_FUZZ_CHECK(fb != 0, "accepted pixel format '%s' bit depth %u", req.pixel_format.c_str(),
                    req.bitdepth);
     VIF_FUZZ_CHECK(req.width >= 16 && req.width <= 32768 && req.height >= 16 && req.height <= 32768,
                    "accepted %ux%u", req.width, req.height);
-    VIF_FUZZ_CHECK(req.bitdepth == 8 || req.bitdepth == 10 || req.bitdepth == 12 || req.bitdepth == 16,
+    VIF_FUZZ_CHECK(req.bitdepth == 8 || req.bitdepth == 10 || req.bitdepth == 12 ||
+                       req.bitdepth == 16,
                    "accepted bit depth %u", req.bitdepth);
     const vifcli::VideoInfo& vi = src->info();
     VIF_FUZZ_CHECK(real_size % fb == 0, "accepted a size of %llu with %llu-byte frames",

@@ -16,7 +16,7 @@ namespace {
 using vifcli::FrameSource;
 using vifcli::InputError;
 
-constexpr size_t kMaxPlane = 4u << 20;  // frames larger than this are skipped, not read
+constexpr size_t kMaxPlane = 4u << 20; // frames larger than this are skipped, not read
 
 std::vector<std::vector<uint8_t>> drain(const std::string& path, bool mapping) {
     std::vector<std::vector<uint8_t>> frames;
@@ -52,12 +52,12 @@ std::vector<std::vector<uint8_t>> drain(const std::string& path, bool mapping) {
             frames.push_back(std::move(plane));
         }
     } catch (const InputError&) {
-        frames.push_back({});  // marks "failed here"
+        frames.push_back({}); // marks "failed here"
     }
     return frames;
 }
 
-}  // namespace
+} // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     vif_fuzz::FdFile file;

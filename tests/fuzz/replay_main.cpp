@@ -19,7 +19,8 @@ static int run_file(const fs::path& p) {
         std::fprintf(stderr, "replay: cannot read %s\n", p.c_str());
         return 1;
     }
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(f)),
+                               std::istreambuf_iterator<char>());
     // A copy of exactly the input's size, so that a read past its end is an ASan error.
     std::vector<uint8_t> exact(bytes);
     LLVMFuzzerTestOneInput(exact.empty() ? nullptr : exact.data(), exact.size());

@@ -20,7 +20,7 @@ struct Variant {
     const char* name;
     VifVariant variant;
     double gain_limit;
-    const char* suffix;  // column suffix in the expected CSVs
+    const char* suffix; // column suffix in the expected CSVs
 };
 
 const Variant kVariants[] = {
@@ -37,12 +37,15 @@ struct Param {
 };
 
 // Short names in test listings instead of gtest's byte dump.
-void PrintTo(const Param& p, std::ostream* os) { *os << p.source << "/" << p.c.name << "/" << p.v.name; }
+void PrintTo(const Param& p, std::ostream* os) {
+    *os << p.source << "/" << p.c.name << "/" << p.v.name;
+}
 
 std::vector<Param> all_params() {
     std::vector<Param> out;
     for (const char* src : {"repo", "shared"}) {
-        const std::string dir = std::string(src) == "repo" ? VIF_TESTDATA_DIR : VIF_SHARED_TESTDATA_DIR;
+        const std::string dir =
+            std::string(src) == "repo" ? VIF_TESTDATA_DIR : VIF_SHARED_TESTDATA_DIR;
         for (const GoldenCase& c : vif::testing::load_manifest(dir))
             for (const Variant& v : kVariants) out.push_back({c, v, src});
     }
@@ -133,7 +136,8 @@ TEST_P(Golden, MatchesLibvmaf) {
 
 std::string param_name(const ::testing::TestParamInfo<Param>& info) {
     std::string n = info.param.source + "_" + info.param.c.name + "_" + info.param.v.name;
-    std::replace_if(n.begin(), n.end(), [](char ch) { return !std::isalnum((unsigned char)ch); }, '_');
+    std::replace_if(
+        n.begin(), n.end(), [](char ch) { return !std::isalnum((unsigned char)ch); }, '_');
     return n;
 }
 
@@ -154,4 +158,4 @@ TEST(GoldenData, RepoCopyIsPresent) {
         << "testdata/MANIFEST.csv should list the 19 small cases";
 }
 
-}  // namespace
+} // namespace

@@ -37,11 +37,11 @@
 
 namespace {
 
-#define SKIP_WITHOUT_GPU()                                                                    \
-    do {                                                                                      \
-        if (!vif_cuda_available())                                                            \
-            GTEST_SKIP() << "no CUDA device present: the CUDA parity tests need a GPU "       \
-                            "(this build has the CUDA backend; nothing was compared)";        \
+#define SKIP_WITHOUT_GPU()                                                                         \
+    do {                                                                                           \
+        if (!vif_cuda_available())                                                                 \
+            GTEST_SKIP() << "no CUDA device present: the CUDA parity tests need a GPU "            \
+                            "(this build has the CUDA backend; nothing was compared)";             \
     } while (0)
 
 uint32_t g_seed = 0;
@@ -58,7 +58,7 @@ uint32_t seed() {
 // A luma plane in host memory, LSB-aligned unless made otherwise.
 struct Plane {
     int w = 0, h = 0, bpc = 8;
-    ptrdiff_t stride = 0;  // bytes
+    ptrdiff_t stride = 0; // bytes
     std::vector<uint8_t> bytes;
     uint32_t get(int x, int y) const {
         const uint8_t* row = bytes.data() + y * stride;
@@ -69,7 +69,8 @@ struct Plane {
     }
     void set(int x, int y, uint32_t v) {
         uint8_t* row = bytes.data() + y * stride;
-        if (bpc == 8) row[x] = static_cast<uint8_t>(v);
+        if (bpc == 8)
+            row[x] = static_cast<uint8_t>(v);
         else {
             const uint16_t u = static_cast<uint16_t>(v);
             std::memcpy(row + 2 * x, &u, 2);
@@ -83,7 +84,7 @@ Plane make_plane(int w, int h, int bpc, int pad = 0) {
     p.h = h;
     p.bpc = bpc;
     p.stride = static_cast<ptrdiff_t>(w + pad) * (bpc == 8 ? 1 : 2);
-    p.bytes.assign(p.stride * h, 0xA5);  // padding poisoned
+    p.bytes.assign(p.stride * h, 0xA5); // padding poisoned
     return p;
 }
 
@@ -102,19 +103,28 @@ Plane make_ref(int w, int h, int bpc, Content c, std::mt19937& rng, int pad) {
         for (int x = 0; x < w; ++x) {
             double v = 0;
             switch (c) {
-                case Content::Noise: v = any(rng); break;
-                case Content::Smooth: v = maxv * (0.5 + 0.4 * std::sin(f1 * x + ph) * std::cos(f2 * y)); break;
-                case Content::FlatBlocks: {
-                    const uint32_t b = blocks[(y / 8) * (w / 8 + 1) + x / 8];
-                    v = (b % 4 == 0) ? b + any(rng) % 3 : b;  // mostly perfectly flat
-                    break;
-                }
-                case Content::Saturated: v = ((x / 5 + y / 7) % 3 == 0) ? maxv : ((x * y) % 11 == 0 ? 0 : maxv); break;
-                case Content::Checker: v = ((x + y) % 2) ? maxv : 0; break;
-                case Content::Natural:
-                    v = maxv * (0.5 + 0.25 * std::sin(f1 * x + ph) + 0.15 * std::sin(f2 * (x + 2 * y))) +
-                        (any(rng) % std::max<uint32_t>(1, maxv / 16)) - maxv / 32.0;
-                    break;
+            case Content::Noise:
+                v = any(rng);
+                break;
+            case Content::Smooth:
+                v = maxv * (0.5 + 0.4 * std::sin(f1 * x + ph) * std::cos(f2 * y));
+                break;
+            case Content::FlatBlocks: {
+                const uint32_t b = blocks[(y / 8) * (w / 8 + 1) + x / 8];
+                v = (b % 4 == 0) ? b + any(rng) % 3 : b; // mostly perfectly flat
+                break;
+            }
+            case Content::Saturated:
+                v = ((x / 5 + y / 7) % 3 == 0) ? maxv : ((x * y) % 11 == 0 ? 0 : maxv);
+                break;
+            case Content::Checker:
+                v = ((x + y) % 2) ? maxv : 0;
+                break;
+            case Content::Natural:
+                v = maxv *
+                        (0.5 + 0.25 * std::sin(f1 * x + ph) + 0.15 * std::sin(f2 * (x + 2 * y))) +
+                    (any(rng) % std::max<uint32_t>(1, maxv / 16)) - maxv / 32.0;
+                break;
             }
             p.set(x, y, static_cast<uint32_t>(std::clamp(v, 0.0, double(maxv))));
         }
@@ -134,20 +144,31 @@ Plane distort(const Plane& r, Distortion d, std::mt19937& rng, int pad) {
         for (int x = 0; x < r.w; ++x) {
             double v = r.get(x, y);
             switch (d) {
-                case Distortion::Noise: v += n(rng); break;
-                case Distortion::Blur: {
-                    double s = 0;
-                    for (int k = -1; k <= 1; ++k)
-                        for (int l = -1; l <= 1; ++l)
-                            s += r.get(std::clamp(x + l, 0, r.w - 1), std::clamp(y + k, 0, r.h - 1));
-                    v = s / 9.0;
-                    break;
-                }
-                case Distortion::Contrast: v = mean + 2.5 * (v - mean); break;
-                case Distortion::Identical: break;
-                case Distortion::Independent: v = any(rng); break;
-                case Distortion::Inverted: v = maxv - v; break;
-                case Distortion::Flat: v = mean; break;
+            case Distortion::Noise:
+                v += n(rng);
+                break;
+            case Distortion::Blur: {
+                double s = 0;
+                for (int k = -1; k <= 1; ++k)
+                    for (int l = -1; l <= 1; ++l)
+                        s += r.get(std::clamp(x + l, 0, r.w - 1), std::clamp(y + k, 0, r.h - 1));
+                v = s / 9.0;
+                break;
+            }
+            case Distortion::Contrast:
+                v = mean + 2.5 * (v - mean);
+                break;
+            case Distortion::Identical:
+                break;
+            case Distortion::Independent:
+                v = any(rng);
+                break;
+            case Distortion::Inverted:
+                v = maxv - v;
+                break;
+            case Distortion::Flat:
+                v = mean;
+                break;
             }
             p.set(x, y, static_cast<uint32_t>(std::clamp(std::lround(v), 0L, long(maxv))));
         }
@@ -199,16 +220,16 @@ void drain(VifContext* ctx, std::vector<VifScores>* got) {
 }
 
 struct Tally {
-    double max_score_diff = 0;  // float: largest |cpu - cuda| over scores
-    long float_mismatches = 0;  // float: per-scale totals that are not bit-identical
+    double max_score_diff = 0; // float: largest |cpu - cuda| over scores
+    long float_mismatches = 0; // float: per-scale totals that are not bit-identical
     long compared = 0;
 };
 Tally g_float_tally;
 
 std::string raw_str(const vif::ScaleRaw& r) {
     char b[200];
-    std::snprintf(b, sizeof b, "nl=%lld dl=%lld nn=%lld dn=%lld num=%.9g den=%.9g",
-                  (long long)r.nl, (long long)r.dl, (long long)r.nn, (long long)r.dn, r.num, r.den);
+    std::snprintf(b, sizeof b, "nl=%lld dl=%lld nn=%lld dn=%lld num=%.9g den=%.9g", (long long)r.nl,
+                  (long long)r.dl, (long long)r.nn, (long long)r.dn, r.num, r.den);
     return b;
 }
 
@@ -241,7 +262,8 @@ void compare_backends(const vif::Params& params, const std::vector<std::pair<Pla
     }
     ASSERT_EQ(rc.size(), frames.size()) << what;
     ASSERT_EQ(rg.size(), frames.size()) << what;
-    for (size_t i = 0; i < frames.size(); ++i) ASSERT_EQ(rg[i].index, i) << what << ": frames out of order";
+    for (size_t i = 0; i < frames.size(); ++i)
+        ASSERT_EQ(rg[i].index, i) << what << ": frames out of order";
     EXPECT_EQ(gpu->pending(), 0u);
     for (size_t i = 0; i < frames.size(); ++i) {
         VifScores sc, sg;
@@ -249,7 +271,8 @@ void compare_backends(const vif::Params& params, const std::vector<std::pair<Pla
         vif::finalize_scores(params, rg[i], &sg);
         for (int s = 0; s < 4; ++s) {
             const vif::ScaleRaw &a = rc[i].scale[s], &b = rg[i].scale[s];
-            const std::string where = what + " frame " + std::to_string(i) + " scale " + std::to_string(s);
+            const std::string where =
+                what + " frame " + std::to_string(i) + " scale " + std::to_string(s);
             if (params.variant == VIF_VARIANT_INTEGER) {
                 EXPECT_TRUE(a.nl == b.nl && a.dl == b.dl && a.nn == b.nn && a.dn == b.dn)
                     << where << "\n  cpu:  " << raw_str(a) << "\n  cuda: " << raw_str(b);
@@ -262,7 +285,8 @@ void compare_backends(const vif::Params& params, const std::vector<std::pair<Pla
                 ++g_float_tally.compared;
                 if (std::memcmp(&a.num, &b.num, 4) || std::memcmp(&a.den, &b.den, 4))
                     ++g_float_tally.float_mismatches;
-                EXPECT_LE(d, 1e-4) << where << "\n  cpu:  " << raw_str(a) << "\n  cuda: " << raw_str(b);
+                EXPECT_LE(d, 1e-4)
+                    << where << "\n  cpu:  " << raw_str(a) << "\n  cuda: " << raw_str(b);
                 EXPECT_EQ(a.num, b.num) << where << " (float totals not bit-identical)";
                 EXPECT_EQ(a.den, b.den) << where << " (float totals not bit-identical)";
             }
@@ -284,18 +308,19 @@ vif::Params params_of(VifVariant v, int bpc, int w, int h, double egl = 100.0, f
 }
 
 // Frames covering every content and distortion kind for one size and bit depth.
-std::vector<std::pair<Plane, Plane>> synthetic_frames(int w, int h, int bpc, int count, uint32_t salt) {
+std::vector<std::pair<Plane, Plane>> synthetic_frames(int w, int h, int bpc, int count,
+                                                      uint32_t salt) {
     std::mt19937 rng(seed() ^ (salt * 2654435761u) ^ (w * 7919u + h * 104729u + bpc));
-    const Content contents[] = {Content::Natural, Content::Noise, Content::FlatBlocks,
+    const Content contents[] = {Content::Natural,   Content::Noise,   Content::FlatBlocks,
                                 Content::Saturated, Content::Checker, Content::Smooth};
-    const Distortion dists[] = {Distortion::Noise, Distortion::Contrast, Distortion::Blur,
-                                Distortion::Inverted, Distortion::Independent, Distortion::Identical,
-                                Distortion::Flat};
+    const Distortion dists[] = {
+        Distortion::Noise,       Distortion::Contrast,  Distortion::Blur, Distortion::Inverted,
+        Distortion::Independent, Distortion::Identical, Distortion::Flat};
     std::vector<std::pair<Plane, Plane>> out;
     for (int i = 0; i < count; ++i) {
         const Content c = contents[(i + salt) % 6];
         const Distortion d = dists[(i * 3 + salt) % 7];
-        const int pad = (i % 2) ? 13 : 0;  // some strides larger than a row
+        const int pad = (i % 2) ? 13 : 0; // some strides larger than a row
         Plane r = make_ref(w, h, bpc, c, rng, pad);
         Plane q = distort(r, d, rng, pad);
         out.emplace_back(std::move(r), std::move(q));
@@ -306,7 +331,9 @@ std::vector<std::pair<Plane, Plane>> synthetic_frames(int w, int h, int bpc, int
 struct SizeCase {
     int w, h, frames;
 };
-void PrintTo(const SizeCase& c, std::ostream* os) { *os << c.w << "x" << c.h << "x" << c.frames << "frames"; }
+void PrintTo(const SizeCase& c, std::ostream* os) {
+    *os << c.w << "x" << c.h << "x" << c.frames << "frames";
+}
 
 class SyntheticInteger : public ::testing::TestWithParam<std::tuple<int, SizeCase, double>> {};
 
@@ -319,7 +346,7 @@ TEST_P(SyntheticInteger, RawAccumulatorsEqual) {
                          std::to_string(sz.h) + " egl " + std::to_string(egl));
 }
 
-const SizeCase kSmallSizes[] = {{16, 16, 7}, {17, 19, 7}, {33, 31, 7}, {176, 144, 7},
+const SizeCase kSmallSizes[] = {{16, 16, 7},   {17, 19, 7},   {33, 31, 7},   {176, 144, 7},
                                 {175, 143, 7}, {481, 271, 4}, {64, 1000, 2}, {1000, 40, 2}};
 
 INSTANTIATE_TEST_SUITE_P(Small, SyntheticInteger,
@@ -351,9 +378,11 @@ TEST_P(SyntheticFloat, TotalsBitIdentical) {
 
 INSTANTIATE_TEST_SUITE_P(Small, SyntheticFloat,
                          ::testing::Combine(::testing::Values(8, 10, 12, 16),
-                                            ::testing::Values(SizeCase{16, 16, 6}, SizeCase{33, 31, 6},
+                                            ::testing::Values(SizeCase{16, 16, 6},
+                                                              SizeCase{33, 31, 6},
                                                               SizeCase{175, 143, 6}),
-                                            ::testing::Values(100.0, 1.0), ::testing::Values(1.0f)));
+                                            ::testing::Values(100.0, 1.0),
+                                            ::testing::Values(1.0f)));
 INSTANTIATE_TEST_SUITE_P(KernelScales, SyntheticFloat,
                          ::testing::Combine(::testing::Values(8, 10),
                                             ::testing::Values(SizeCase{301, 257, 3}),
@@ -414,8 +443,10 @@ TEST_P(GoldenParity, CpuEqualsCuda) {
             const ptrdiff_t stride = static_cast<ptrdiff_t>(c.width) * c.bytes_per_sample();
             VifPicture pr{r.data(), stride, c.width, c.height, c.bitdepth, 0};
             VifPicture pd{d.data(), stride, c.width, c.height, c.bitdepth, 0};
-            submit_draining(cc, [&] { return vif_submit(cc, &pr, &pd, nullptr); }, &got_c);
-            submit_draining(gc, [&] { return vif_submit(gc, &pr, &pd, nullptr); }, &got_g);
+            submit_draining(
+                cc, [&] { return vif_submit(cc, &pr, &pd, nullptr); }, &got_c);
+            submit_draining(
+                gc, [&] { return vif_submit(gc, &pr, &pd, nullptr); }, &got_g);
             ASSERT_FALSE(HasFatalFailure()) << c.name << " frame " << f;
         }
         drain(cc, &got_c);
@@ -456,7 +487,9 @@ INSTANTIATE_TEST_SUITE_P(All, GoldenParity,
 struct DeviceBuffer {
     void* p = nullptr;
     size_t pitch = 0;
-    ~DeviceBuffer() { if (p) cudaFree(p); }
+    ~DeviceBuffer() {
+        if (p) cudaFree(p);
+    }
 };
 
 // Uploads a plane into pitched device memory; with msb = true the 16-bit samples are shifted
@@ -502,7 +535,7 @@ TEST_P(DevicePointer, MatchesHostSubmission) {
     cfg.max_height = h;
     cfg.bitdepth = dc.bpc;
     cfg.variant = dc.variant;
-    cfg.queue_depth = 2;  // fewer slots than frames: exercises VIF_AGAIN and receiving early
+    cfg.queue_depth = 2; // fewer slots than frames: exercises VIF_AGAIN and receiving early
     VifContext *cc = nullptr, *gc = nullptr;
     cfg.backend = VIF_BACKEND_CPU;
     ASSERT_EQ(vif_create(&cc, &cfg), VIF_OK) << vif_last_error();
@@ -518,19 +551,28 @@ TEST_P(DevicePointer, MatchesHostSubmission) {
         upload(frames[i].second, dc.msb, &bufs[2 * i + 1], st);
         const Plane& r = frames[i].first;
         VifPicture hr{r.bytes.data(), r.stride, (uint32_t)w, (uint32_t)h, (uint32_t)dc.bpc, 0};
-        VifPicture hd{frames[i].second.bytes.data(), frames[i].second.stride, (uint32_t)w,
-                      (uint32_t)h, (uint32_t)dc.bpc, 0};
-        submit_draining(cc, [&] { return vif_submit(cc, &hr, &hd, nullptr); }, &got_c);
+        VifPicture hd{frames[i].second.bytes.data(),
+                      frames[i].second.stride,
+                      (uint32_t)w,
+                      (uint32_t)h,
+                      (uint32_t)dc.bpc,
+                      0};
+        submit_draining(
+            cc, [&] { return vif_submit(cc, &hr, &hd, nullptr); }, &got_c);
         // Alternate host and device submissions on the CUDA context: one queue, one order.
         uint64_t idx = 99;
         if (i % 3 == 1) {
-            submit_draining(gc, [&] { return vif_submit(gc, &hr, &hd, &idx); }, &got_g);
+            submit_draining(
+                gc, [&] { return vif_submit(gc, &hr, &hd, &idx); }, &got_g);
         } else {
-            VifDevicePicture dr{bufs[2 * i].p, (ptrdiff_t)bufs[2 * i].pitch, (uint32_t)w, (uint32_t)h,
+            VifDevicePicture dr{bufs[2 * i].p,    (ptrdiff_t)bufs[2 * i].pitch,
+                                (uint32_t)w,      (uint32_t)h,
                                 (uint32_t)dc.bpc, flags};
-            VifDevicePicture dd{bufs[2 * i + 1].p, (ptrdiff_t)bufs[2 * i + 1].pitch, (uint32_t)w,
-                                (uint32_t)h, (uint32_t)dc.bpc, flags};
-            submit_draining(gc, [&] { return vif_cuda_submit(gc, &dr, &dd, st, &idx); }, &got_g);
+            VifDevicePicture dd{bufs[2 * i + 1].p, (ptrdiff_t)bufs[2 * i + 1].pitch,
+                                (uint32_t)w,       (uint32_t)h,
+                                (uint32_t)dc.bpc,  flags};
+            submit_draining(
+                gc, [&] { return vif_cuda_submit(gc, &dr, &dd, st, &idx); }, &got_g);
         }
         ASSERT_FALSE(HasFatalFailure());
         EXPECT_EQ(idx, static_cast<uint64_t>(i));
@@ -547,7 +589,8 @@ TEST_P(DevicePointer, MatchesHostSubmission) {
                 EXPECT_EQ(a.num[s], b.num[s]) << "frame " << i << " scale " << s;
                 EXPECT_EQ(a.den[s], b.den[s]) << "frame " << i << " scale " << s;
             } else {
-                EXPECT_LE(std::fabs(a.scale[s] - b.scale[s]), 1e-4) << "frame " << i << " scale " << s;
+                EXPECT_LE(std::fabs(a.scale[s] - b.scale[s]), 1e-4)
+                    << "frame " << i << " scale " << s;
             }
         }
     }
@@ -595,7 +638,7 @@ TEST(DevicePointerErrors, RejectsHostMemoryAndCpuContexts) {
     EXPECT_EQ(vif_cuda_submit(ctx, &ok, &ok, nullptr, nullptr), VIF_OK) << vif_last_error();
     VifScores s;
     EXPECT_EQ(vif_receive(ctx, &s, 1), VIF_OK);
-    EXPECT_EQ(s.scale[0], 1.0);  // flat identical frames: all low-variance pixels
+    EXPECT_EQ(s.scale[0], 1.0); // flat identical frames: all low-variance pixels
     cudaFree(d);
     vif_destroy(ctx);
 }
@@ -617,10 +660,11 @@ TEST(DevicePointerErrors, SamplesAboveTheBitDepthAreNamedWhenReceived) {
         VifContext* ctx = nullptr;
         ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK) << vif_last_error();
         const uint16_t max = static_cast<uint16_t>((1u << bpc) - 1);
-        const size_t pitch_words = 80;  // padding holds 0xFFFF: never counts
+        const size_t pitch_words = 80; // padding holds 0xFFFF: never counts
         std::vector<uint16_t> good(pitch_words * 48, 0xFFFF);
         for (size_t y = 0; y < 48; ++y)
-            for (size_t x = 0; x < 64; ++x) good[y * pitch_words + x] = static_cast<uint16_t>((x * 37 + y * 11) % (max + 1));
+            for (size_t x = 0; x < 64; ++x)
+                good[y * pitch_words + x] = static_cast<uint16_t>((x * 37 + y * 11) % (max + 1));
         std::vector<uint16_t> bad = good;
         bad[7 * pitch_words + 5] = static_cast<uint16_t>(max + 1);
         void *dg = nullptr, *db = nullptr;
@@ -635,7 +679,7 @@ TEST(DevicePointerErrors, SamplesAboveTheBitDepthAreNamedWhenReceived) {
         ASSERT_EQ(vif_cuda_submit(ctx, &g, &g, nullptr, &idx), VIF_OK) << vif_last_error();
         ASSERT_EQ(vif_cuda_submit(ctx, &g, &b, nullptr, &idx), VIF_OK) << vif_last_error();
         EXPECT_EQ(idx, 1u);
-        EXPECT_EQ(vif_cuda_submit(ctx, &g, &g, nullptr, &idx), VIF_AGAIN);  // both slots held
+        EXPECT_EQ(vif_cuda_submit(ctx, &g, &g, nullptr, &idx), VIF_AGAIN); // both slots held
         EXPECT_EQ(idx, 1u);
         VifScores s;
         ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK) << vif_last_error();
@@ -645,7 +689,7 @@ TEST(DevicePointerErrors, SamplesAboveTheBitDepthAreNamedWhenReceived) {
         EXPECT_EQ(vif_receive(ctx, &s, 1), VIF_ERROR_INVALID_ARGUMENT);
         const std::string msg = vif_last_error();
         for (const std::string& part : {std::string("frame 1"), std::string("distorted"),
-                                       std::to_string(max + 1), std::string("x=5, y=7")})
+                                        std::to_string(max + 1), std::string("x=5, y=7")})
             EXPECT_NE(msg.find(part), std::string::npos) << "'" << part << "' in: " << msg;
         EXPECT_EQ(vif_pending(ctx), 1u);
         ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK) << vif_last_error();
@@ -686,7 +730,7 @@ TEST(Pipeline, ManyFramesInFlightAndChangingSizes) {
         submit_draining(*gpu, host(frames[i].first), host(frames[i].second), 100 + i, &rg);
         ASSERT_FALSE(HasFatalFailure());
         EXPECT_LE(gpu->pending(), 4u);
-        if (i == 5) {  // poll without blocking in the middle
+        if (i == 5) { // poll without blocking in the middle
             vif::FrameRaw r;
             const vif::Status e = gpu->receive(&r, false);
             EXPECT_TRUE(e.status == VIF_OK || e.status == VIF_AGAIN);
@@ -724,12 +768,13 @@ TEST(Pipeline, ManyFramesInFlightAndChangingSizes) {
 // Host-side only: runs without a GPU.
 TEST(KernelTableRules, EverySlotDepthAndSizeGetsACompiledVariant) {
     using namespace vif::cuda;
-    const int sizes[][2] = {{16, 16}, {17, 19}, {576, 324}, {1280, 720}, {1920, 1080},
+    const int sizes[][2] = {{16, 16},     {17, 19},     {576, 324},   {1280, 720},   {1920, 1080},
                             {1919, 1079}, {3840, 2160}, {7680, 4320}, {32768, 32768}};
     for (Arch a : {Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx}) {
         for (const IntRule& r : int_rules(a))
             EXPECT_GE(int_variant_index(r.slot, r.variant), 0)
-                << arch_name(a) << ": rule names variant " << r.variant << " missing from slot " << r.slot;
+                << arch_name(a) << ": rule names variant " << r.variant << " missing from slot "
+                << r.slot;
         for (int slot = 0; slot < kIntSlots; ++slot)
             for (int bpc : {8, 10, 12, 16})
                 for (const auto& sz : sizes) {
@@ -739,7 +784,8 @@ TEST(KernelTableRules, EverySlotDepthAndSizeGetsACompiledVariant) {
                     ASSERT_GE(i, 0);
                     ASSERT_LT(i, static_cast<int>(int_variants(slot).size()));
                     const IntVariant& v = int_variants(slot)[i];
-                    EXPECT_TRUE(v.has_depth(bpc)) << arch_name(a) << " slot " << slot << " " << bpc << "-bit";
+                    EXPECT_TRUE(v.has_depth(bpc))
+                        << arch_name(a) << " slot " << slot << " " << bpc << "-bit";
                     const KernelLaunch k = v.launch(bpc, w, h);
                     EXPECT_NE(k.func, nullptr) << v.id << " " << bpc << "-bit";
                     EXPECT_GT(k.grid.x * k.grid.y, 0u);
@@ -749,7 +795,8 @@ TEST(KernelTableRules, EverySlotDepthAndSizeGetsACompiledVariant) {
         for (const IntVariant& v : int_variants(slot)) {
             EXPECT_EQ(v.slot, slot) << v.id;
             for (int bpc : {8, 10, 12, 16})
-                EXPECT_EQ(v.launch(bpc, 64, 64).func != nullptr, v.has_depth(bpc)) << v.id << " " << bpc;
+                EXPECT_EQ(v.launch(bpc, 64, 64).func != nullptr, v.has_depth(bpc))
+                    << v.id << " " << bpc;
         }
 }
 
@@ -776,29 +823,41 @@ TEST(KernelTableRules, Sm90KeepsItsChoices) {
         {16, 16, 8, "0", "1s", "23", "48x16/256t/v2h3"},
     };
     for (const Want& x : wants) {
-        const std::string what = std::to_string(x.w) + "x" + std::to_string(x.h) + " " + std::to_string(x.bpc) + "-bit";
+        const std::string what =
+            std::to_string(x.w) + "x" + std::to_string(x.h) + " " + std::to_string(x.bpc) + "-bit";
         const int i0 = int_select(Arch::Sm90, 0, x.bpc, x.w, x.h);
         EXPECT_STREQ(int_variants(0)[i0].id, x.s0) << what;
         EXPECT_EQ(int_variants(0)[i0].launch(x.bpc, x.w, x.h).shape, x.shape0) << what;
-        EXPECT_STREQ(int_variants(1)[int_select(Arch::Sm90, 1, x.bpc, x.w >> 1, x.h >> 1)].id, x.s1) << what;
-        EXPECT_STREQ(int_variants(2)[int_select(Arch::Sm90, 2, x.bpc, x.w >> 2, x.h >> 2)].id, "2") << what;
-        EXPECT_STREQ(int_variants(3)[int_select(Arch::Sm90, 3, x.bpc, x.w >> 3, x.h >> 3)].id, "3") << what;
-        EXPECT_STREQ(int_variants(kFusedSlot)[int_select(Arch::Sm90, kFusedSlot, x.bpc, x.w >> 2, x.h >> 2)].id,
-                     x.s23) << what;
+        EXPECT_STREQ(int_variants(1)[int_select(Arch::Sm90, 1, x.bpc, x.w >> 1, x.h >> 1)].id, x.s1)
+            << what;
+        EXPECT_STREQ(int_variants(2)[int_select(Arch::Sm90, 2, x.bpc, x.w >> 2, x.h >> 2)].id, "2")
+            << what;
+        EXPECT_STREQ(int_variants(3)[int_select(Arch::Sm90, 3, x.bpc, x.w >> 3, x.h >> 3)].id, "3")
+            << what;
+        EXPECT_STREQ(
+            int_variants(kFusedSlot)[int_select(Arch::Sm90, kFusedSlot, x.bpc, x.w >> 2, x.h >> 2)]
+                .id,
+            x.s23)
+            << what;
     }
     // The shapes the ids stand for (as the sweeps in docs/perf/ name them).
-    EXPECT_EQ(int_variants(1)[int_variant_index(1, "1")].launch(8, 960, 540).shape, "56x16/256t/v4h4");
-    EXPECT_EQ(int_variants(1)[int_variant_index(1, "1s")].launch(8, 288, 162).shape, "24x16/256t/v2h2");
-    EXPECT_EQ(int_variants(kFusedSlot)[int_variant_index(kFusedSlot, "23b")].launch(8, 480, 270).shape,
-              "60x16/256t+62x8/256t");
-    EXPECT_EQ(int_variants(kFusedSlot)[int_variant_index(kFusedSlot, "23")].launch(8, 144, 81).shape,
-              "28x16/256t+62x8/256t");
+    EXPECT_EQ(int_variants(1)[int_variant_index(1, "1")].launch(8, 960, 540).shape,
+              "56x16/256t/v4h4");
+    EXPECT_EQ(int_variants(1)[int_variant_index(1, "1s")].launch(8, 288, 162).shape,
+              "24x16/256t/v2h2");
+    EXPECT_EQ(
+        int_variants(kFusedSlot)[int_variant_index(kFusedSlot, "23b")].launch(8, 480, 270).shape,
+        "60x16/256t+62x8/256t");
+    EXPECT_EQ(
+        int_variants(kFusedSlot)[int_variant_index(kFusedSlot, "23")].launch(8, 144, 81).shape,
+        "28x16/256t+62x8/256t");
     // The fused launch's grid: scale-2 tiles first, then scale 3's.
-    const vif::cuda::KernelLaunch f = int_variants(kFusedSlot)[int_variant_index(kFusedSlot, "23b")].launch(8, 480, 270);
-    EXPECT_EQ(f.fused_grid2_x, 8);                 // ceil(480 / 60)
-    EXPECT_EQ(f.fused_blocks2, 8 * 17);            // ceil(270 / 16) rows
-    EXPECT_EQ(f.fused_grid3_x, 4);                 // ceil(240 / 62)
-    EXPECT_EQ(f.grid.x, 8u * 17u + 4u * 17u);      // ceil(135 / 8) rows of scale 3
+    const vif::cuda::KernelLaunch f =
+        int_variants(kFusedSlot)[int_variant_index(kFusedSlot, "23b")].launch(8, 480, 270);
+    EXPECT_EQ(f.fused_grid2_x, 8);            // ceil(480 / 60)
+    EXPECT_EQ(f.fused_blocks2, 8 * 17);       // ceil(270 / 16) rows
+    EXPECT_EQ(f.fused_grid3_x, 4);            // ceil(240 / 62)
+    EXPECT_EQ(f.grid.x, 8u * 17u + 4u * 17u); // ceil(135 / 8) rows of scale 3
 }
 
 // Every variant of the table, forced through CudaOptions, against the CPU reference.
@@ -806,7 +865,8 @@ struct VariantCase {
     int slot, index, bpc;
 };
 void PrintTo(const VariantCase& c, std::ostream* os) {
-    *os << "slot" << c.slot << "_" << vif::cuda::int_variants(c.slot)[c.index].id << "_" << c.bpc << "bit";
+    *os << "slot" << c.slot << "_" << vif::cuda::int_variants(c.slot)[c.index].id << "_" << c.bpc
+        << "bit";
 }
 std::vector<VariantCase> all_variant_cases() {
     std::vector<VariantCase> out;
@@ -832,8 +892,9 @@ TEST_P(KernelVariant, EqualsCpuReference) {
         p.cuda.tiles[c.slot] = c.index;
         p.cuda.fuse23 = c.slot != 2 && c.slot != 3;
         const auto frames = synthetic_frames(sz.w, sz.h, c.bpc, sz.frames, 20 + c.slot);
-        compare_backends(p, frames, "variant " + id + " " + std::to_string(c.bpc) + "-bit " +
-                                        std::to_string(sz.w) + "x" + std::to_string(sz.h));
+        compare_backends(p, frames,
+                         "variant " + id + " " + std::to_string(c.bpc) + "-bit " +
+                             std::to_string(sz.w) + "x" + std::to_string(sz.h));
         if (HasFatalFailure()) return;
     }
 }
@@ -847,7 +908,7 @@ INSTANTIATE_TEST_SUITE_P(Table, KernelVariant, ::testing::ValuesIn(all_variant_c
 TEST(KernelVariantErrors, AVariantNotCompiledForTheDepthIsRefused) {
     SKIP_WITHOUT_GPU();
     vif::Params p = params_of(VIF_VARIANT_INTEGER, 12, 64, 64);
-    p.cuda.tiles[0] = vif::cuda::int_variant_index(0, "0b");  // 8 and 10 bits only
+    p.cuda.tiles[0] = vif::cuda::int_variant_index(0, "0b"); // 8 and 10 bits only
     vif::Status err;
     EXPECT_EQ(vif::create_cuda_backend(p, &err), nullptr);
     EXPECT_EQ(err.status, VIF_ERROR_INVALID_ARGUMENT);
@@ -872,25 +933,28 @@ TEST_P(LaunchPath, EqualsCpuReference) {
     const SizeCase sizes[] = {{16, 16, 3}, {33, 31, 3}, {481, 271, 3}, {1920, 1080, 2}};
     for (const SizeCase& sz : sizes) {
         for (VifVariant variant : {VIF_VARIANT_INTEGER, VIF_VARIANT_FLOAT}) {
-            if (variant == VIF_VARIANT_FLOAT && (opt == PathOption::LogTableOnly || opt == PathOption::Unfused))
-                continue;  // integer-only options
+            if (variant == VIF_VARIANT_FLOAT &&
+                (opt == PathOption::LogTableOnly || opt == PathOption::Unfused))
+                continue; // integer-only options
             vif::Params p = params_of(variant, bpc, sz.w, sz.h);
             p.cuda.graphs = opt != PathOption::NoGraphs;
             p.cuda.log_table_only = opt == PathOption::LogTableOnly;
             p.cuda.sync_each_launch = opt == PathOption::SyncEachLaunch;
             p.cuda.fuse23 = opt != PathOption::Unfused;
             const auto frames = synthetic_frames(sz.w, sz.h, bpc, sz.frames, 40);
-            compare_backends(p, frames, std::string(variant == VIF_VARIANT_INTEGER ? "integer " : "float ") +
-                                            std::to_string(bpc) + "-bit " + std::to_string(sz.w) + "x" +
-                                            std::to_string(sz.h));
+            compare_backends(p, frames,
+                             std::string(variant == VIF_VARIANT_INTEGER ? "integer " : "float ") +
+                                 std::to_string(bpc) + "-bit " + std::to_string(sz.w) + "x" +
+                                 std::to_string(sz.h));
             if (HasFatalFailure()) return;
         }
     }
 }
-INSTANTIATE_TEST_SUITE_P(Options, LaunchPath,
-                         ::testing::Combine(::testing::Values(PathOption::NoGraphs, PathOption::LogTableOnly,
-                                                              PathOption::SyncEachLaunch, PathOption::Unfused),
-                                            ::testing::Values(8, 10, 16)));
+INSTANTIATE_TEST_SUITE_P(
+    Options, LaunchPath,
+    ::testing::Combine(::testing::Values(PathOption::NoGraphs, PathOption::LogTableOnly,
+                                         PathOption::SyncEachLaunch, PathOption::Unfused),
+                       ::testing::Values(8, 10, 16)));
 
 // Prints the float summary at the end (the brief: report the largest difference).
 class FloatSummary : public ::testing::Environment {
@@ -905,4 +969,4 @@ public:
 };
 const auto* g_env = ::testing::AddGlobalTestEnvironment(new FloatSummary);
 
-}  // namespace
+} // namespace

@@ -28,12 +28,12 @@ struct Level {
 };
 
 std::vector<Level> levels() {
-    std::vector<Level> out = {{"base", true, vif::cpu_ref::base::make_integer,
-                               vif::cpu_ref::base::make_float}};
+    std::vector<Level> out = {
+        {"base", true, vif::cpu_ref::base::make_integer, vif::cpu_ref::base::make_float}};
 #if defined(__x86_64__)
     __builtin_cpu_init();
-    out.push_back({"avx2", __builtin_cpu_supports("x86-64-v3") != 0,
-                   vif::cpu_ref::v3::make_integer, vif::cpu_ref::v3::make_float});
+    out.push_back({"avx2", __builtin_cpu_supports("x86-64-v3") != 0, vif::cpu_ref::v3::make_integer,
+                   vif::cpu_ref::v3::make_float});
     out.push_back({"avx512", __builtin_cpu_supports("x86-64-v4") != 0,
                    vif::cpu_ref::v4::make_integer, vif::cpu_ref::v4::make_float});
 #endif
@@ -51,14 +51,21 @@ std::vector<uint16_t> make_frame(int w, int h, int bpc, uint32_t seed, bool dist
         for (int j = 0; j < w; ++j) {
             int v;
             const int region = ((i / 24) * 7 + (j / 24)) % 5;
-            if (region == 0) v = maxv / 3;                                  // flat
-            else if (region == 1) v = maxv;                                 // saturated
-            else if (region == 2) v = ((i + j) & 1) ? maxv : 0;             // checkerboard
-            else v = (i * 37 + j * 11) % (maxv + 1) / 2 + noise(rng) + maxv / 4;  // texture
+            if (region == 0)
+                v = maxv / 3; // flat
+            else if (region == 1)
+                v = maxv; // saturated
+            else if (region == 2)
+                v = ((i + j) & 1) ? maxv : 0; // checkerboard
+            else
+                v = (i * 37 + j * 11) % (maxv + 1) / 2 + noise(rng) + maxv / 4; // texture
             if (distorted) {
-                if (region == 3) v = v * 5 / 4;   // gain above 1
-                else if (region == 4) v += noise(rng) * 3;
-                else if (region == 0 && (i + j) % 7 == 0) v += 1;
+                if (region == 3)
+                    v = v * 5 / 4; // gain above 1
+                else if (region == 4)
+                    v += noise(rng) * 3;
+                else if (region == 0 && (i + j) % 7 == 0)
+                    v += 1;
             }
             f[size_t(i) * w + j] = static_cast<uint16_t>(std::clamp(v, 0, maxv));
         }
@@ -72,9 +79,9 @@ struct Case {
 
 TEST(IsaLevels, SameRawSumsOnEveryLevel) {
     const std::vector<Level> all = levels();
-    const Case cases[] = {{16, 16, 8, 100}, {97, 61, 8, 100}, {176, 144, 8, 1},  {331, 190, 8, 100},
-                          {96, 80, 10, 100}, {131, 67, 10, 1}, {120, 72, 12, 100}, {75, 41, 16, 100},
-                          {200, 120, 16, 1}};
+    const Case cases[] = {{16, 16, 8, 100},   {97, 61, 8, 100},  {176, 144, 8, 1},
+                          {331, 190, 8, 100}, {96, 80, 10, 100}, {131, 67, 10, 1},
+                          {120, 72, 12, 100}, {75, 41, 16, 100}, {200, 120, 16, 1}};
     int compared = 0;
     for (const Case& c : cases) {
         const auto ref16 = make_frame(c.w, c.h, c.bpc, 7 + c.w, false);
@@ -98,24 +105,25 @@ TEST(IsaLevels, SameRawSumsOnEveryLevel) {
                     std::memcpy(first, out, sizeof out);
                     first_name = l.name;
                     // The frames must reach both branches, or the comparison proves little.
-                    if (integer && c.w >= 64) {  // 16x16 is one flat region
+                    if (integer && c.w >= 64) { // 16x16 is one flat region
                         EXPECT_GT(out[0].dn, 0) << "no low-variance pixels";
                         EXPECT_GT(out[0].nl, 0) << "no log-domain pixels";
                     }
                     continue;
                 }
-                const std::string what = std::string(integer ? "integer " : "float ") +
-                                         std::to_string(c.w) + "x" + std::to_string(c.h) + " " +
-                                         std::to_string(c.bpc) + "-bit egl " +
-                                         std::to_string(c.gain) + ": " + l.name + " vs " +
-                                         first_name;
+                const std::string what =
+                    std::string(integer ? "integer " : "float ") + std::to_string(c.w) + "x" +
+                    std::to_string(c.h) + " " + std::to_string(c.bpc) + "-bit egl " +
+                    std::to_string(c.gain) + ": " + l.name + " vs " + first_name;
                 for (int s = 0; s < 4; ++s) {
                     EXPECT_EQ(out[s].nl, first[s].nl) << what << " scale " << s;
                     EXPECT_EQ(out[s].dl, first[s].dl) << what << " scale " << s;
                     EXPECT_EQ(out[s].nn, first[s].nn) << what << " scale " << s;
                     EXPECT_EQ(out[s].dn, first[s].dn) << what << " scale " << s;
-                    EXPECT_EQ(std::memcmp(&out[s].num, &first[s].num, 4), 0) << what << " scale " << s;
-                    EXPECT_EQ(std::memcmp(&out[s].den, &first[s].den, 4), 0) << what << " scale " << s;
+                    EXPECT_EQ(std::memcmp(&out[s].num, &first[s].num, 4), 0)
+                        << what << " scale " << s;
+                    EXPECT_EQ(std::memcmp(&out[s].den, &first[s].den, 4), 0)
+                        << what << " scale " << s;
                 }
                 ++compared;
             }
@@ -127,16 +135,15 @@ TEST(IsaLevels, SameRawSumsOnEveryLevel) {
 // A ladder (compute_multi: the reference's statistics kept once, each rung's added) gives the
 // same raw sums as scoring each pair alone, on every level and every bit depth.
 TEST(IsaLevels, LadderEqualsSeparatePairsOnEveryLevel) {
-    const Case cases[] = {{16, 16, 8, 100}, {97, 61, 8, 100}, {331, 190, 8, 1}, {131, 67, 10, 1},
-                          {120, 72, 12, 100}, {75, 41, 16, 100}};
+    const Case cases[] = {{16, 16, 8, 100}, {97, 61, 8, 100},   {331, 190, 8, 1},
+                          {131, 67, 10, 1}, {120, 72, 12, 100}, {75, 41, 16, 100}};
     for (const Level& l : levels()) {
         if (!l.supported) continue;
         for (const Case& c : cases) {
             const bool bytes = c.bpc == 8;
-            std::vector<std::vector<uint16_t>> f16 = {make_frame(c.w, c.h, c.bpc, 3, false),
-                                                      make_frame(c.w, c.h, c.bpc, 3, true),
-                                                      make_frame(c.w, c.h, c.bpc, 9, true),
-                                                      make_frame(c.w, c.h, c.bpc, 3, false)};
+            std::vector<std::vector<uint16_t>> f16 = {
+                make_frame(c.w, c.h, c.bpc, 3, false), make_frame(c.w, c.h, c.bpc, 3, true),
+                make_frame(c.w, c.h, c.bpc, 9, true), make_frame(c.w, c.h, c.bpc, 3, false)};
             std::vector<std::vector<uint8_t>> f8;
             for (const auto& f : f16) f8.emplace_back(f.begin(), f.end());
             std::vector<Plane> p;
@@ -151,9 +158,10 @@ TEST(IsaLevels, LadderEqualsSeparatePairsOnEveryLevel) {
                 for (int k = 0; k < 3; ++k) {
                     scorer->compute(p[0], p[size_t(k) + 1], alone);
                     for (int s = 0; s < 4; ++s) {
-                        const std::string what = std::string(l.name) + (integer ? " integer " : " float ") +
-                                                 std::to_string(c.w) + "x" + std::to_string(c.h) + " " +
-                                                 std::to_string(c.bpc) + "-bit rung " +
+                        const std::string what = std::string(l.name) +
+                                                 (integer ? " integer " : " float ") +
+                                                 std::to_string(c.w) + "x" + std::to_string(c.h) +
+                                                 " " + std::to_string(c.bpc) + "-bit rung " +
                                                  std::to_string(k) + " scale " + std::to_string(s);
                         EXPECT_EQ(ladder[k][s].nl, alone[s].nl) << what;
                         EXPECT_EQ(ladder[k][s].dl, alone[s].dl) << what;
@@ -168,4 +176,4 @@ TEST(IsaLevels, LadderEqualsSeparatePairsOnEveryLevel) {
     }
 }
 
-}  // namespace
+} // namespace

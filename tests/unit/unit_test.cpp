@@ -72,14 +72,15 @@ TEST(LogTable, TwoLevelFormReproducesEveryEntry) {
     auto two = std::make_unique<vif::pixel::LogTable2>();
     ASSERT_TRUE(vif::pixel::build_log_table2(t.data(), two.get()));
     for (int k = 0; k < vif::kLogTableSize; ++k)
-        ASSERT_EQ((*two)(static_cast<uint32_t>(vif::kLogTableFirst + k)), t[k]) << "i = " << 32768 + k;
+        ASSERT_EQ((*two)(static_cast<uint32_t>(vif::kLogTableFirst + k)), t[k])
+            << "i = " << 32768 + k;
     // Used through L(v) it gives the same values as the flat table.
     const vif::pixel::TableLog<uint16_t> flat{t.data()};
-    for (uint64_t v : {uint64_t(1) << 17, uint64_t(262143), uint64_t(0xFFFFFFFFu), uint64_t(1) << 40,
-                       uint64_t(123456789012345)})
+    for (uint64_t v : {uint64_t(1) << 17, uint64_t(262143), uint64_t(0xFFFFFFFFu),
+                       uint64_t(1) << 40, uint64_t(123456789012345)})
         EXPECT_EQ(vif::pixel::log_l64(*two, v), vif::pixel::log_l64(flat, v)) << v;
     std::vector<uint16_t> bad = t;
-    bad[1000] += 2;  // a step of 2 (and then -1)
+    bad[1000] += 2; // a step of 2 (and then -1)
     EXPECT_FALSE(vif::pixel::build_log_table2(bad.data(), two.get()));
 }
 
@@ -87,11 +88,11 @@ TEST(LogTable, TwoLevelFormReproducesEveryEntry) {
 // docs/algorithm.md §6.3 and §6.5.
 TEST(PixelMath, VarianceRoundingAndNumeratorArguments) {
     using namespace vif::pixel;
-    EXPECT_EQ(mean_product(1u << 16, 1u << 16), 1u);      // rs(2^32, 32)
-    EXPECT_EQ(mean_product(1u << 15, 1u << 16), 1u);      // rs(2^31, 32): half rounds up
+    EXPECT_EQ(mean_product(1u << 16, 1u << 16), 1u); // rs(2^32, 32)
+    EXPECT_EQ(mean_product(1u << 15, 1u << 16), 1u); // rs(2^31, 32): half rounds up
     EXPECT_EQ(mean_product((1u << 15) - 1, 1u << 16), 0u);
     EXPECT_EQ(variance(10, 1u << 16, 1u << 16), 9);
-    EXPECT_EQ(variance(0, 1u << 16, 1u << 16), -1);       // negative variances stay signed
+    EXPECT_EQ(variance(0, 1u << 16, 1u << 16), -1); // negative variances stay signed
     // sigma_x^2 = sigma_y^2 = sigma_xy = NSQ: g = 2^17 / (2^17 + 65536e-10) just below 1,
     // sigma_v^2 = trunc(6.55e-6) = 0, g^2 sigma_x^2 = 131071.99998 -> 131071.
     NumeratorArgs a = numerator_args(131072, 131072, 131072, 100.0);
@@ -109,7 +110,7 @@ TEST(PixelMath, VarianceRoundingAndNumeratorArguments) {
     const TableLog<uint16_t> lt{t.data()};
     int64_t nl = 0, dl = 0, nn = 0, dn = 0;
     add_pixel(131071, 5, 3, lt, 100.0, nl, dl, nn, dn);
-    add_pixel(131071, -4, 3, lt, 100.0, nl, dl, nn, dn);  // sigma_y^2 clamps to 0
+    add_pixel(131071, -4, 3, lt, 100.0, nl, dl, nn, dn); // sigma_y^2 clamps to 0
     EXPECT_EQ(nl, 0);
     EXPECT_EQ(dl, 0);
     EXPECT_EQ(nn, 5);
@@ -135,7 +136,7 @@ TEST(PixelMath, FloatTermsOverrides) {
     float_terms(7.0f, 8.0f, f.sxy, f.sx, f.sy, num, den);
     EXPECT_EQ(den, 1.0f);
     EXPECT_EQ(num, 1.0f - 1.0f * static_cast<float>(4.0 / 65025.0));
-    float_terms(7.0f, 8.0f, -1.0f, 3.0f, 1.0f, num, den);  // sigma_xy < 0: num 0, den kept
+    float_terms(7.0f, 8.0f, -1.0f, 3.0f, 1.0f, num, den); // sigma_xy < 0: num 0, den kept
     EXPECT_EQ(num, 0.0f);
     EXPECT_EQ(den, 8.0f);
 }
@@ -185,15 +186,13 @@ TEST(Filters, KernelScaleWidthsMatchSpecTable) {
         double ks;
         int w[4];
     };
-    const Row rows[] = {{1.0, {17, 9, 5, 3}},          {0.5, {9, 5, 3, 3}},
-                        {1.5, {27, 15, 9, 5}},         {2.0, {35, 19, 11, 7}},
-                        {2.0 / 3, {13, 7, 5, 3}},      {2.4, {41, 23, 13, 9}},
-                        {360.0 / 97, {65, 35, 19, 13}}, {4.0 / 3, {23, 13, 7, 5}},
-                        {3.5 / 3, {21, 11, 7, 5}},     {3.75 / 3, {23, 13, 7, 5}},
-                        {5.0 / 3, {29, 15, 9, 5}},     {3.0, {51, 27, 15, 9}},
-                        {1 / 2.25, {9, 5, 3, 3}},      {1.4746, {27, 15, 9, 5}},
-                        {1.06667, {19, 11, 7, 5}},     {4.25 / 3, {25, 13, 9, 5}},
-                        {0.711111, {13, 7, 5, 3}}};
+    const Row rows[] = {
+        {1.0, {17, 9, 5, 3}},           {0.5, {9, 5, 3, 3}},       {1.5, {27, 15, 9, 5}},
+        {2.0, {35, 19, 11, 7}},         {2.0 / 3, {13, 7, 5, 3}},  {2.4, {41, 23, 13, 9}},
+        {360.0 / 97, {65, 35, 19, 13}}, {4.0 / 3, {23, 13, 7, 5}}, {3.5 / 3, {21, 11, 7, 5}},
+        {3.75 / 3, {23, 13, 7, 5}},     {5.0 / 3, {29, 15, 9, 5}}, {3.0, {51, 27, 15, 9}},
+        {1 / 2.25, {9, 5, 3, 3}},       {1.4746, {27, 15, 9, 5}},  {1.06667, {19, 11, 7, 5}},
+        {4.25 / 3, {25, 13, 9, 5}},     {0.711111, {13, 7, 5, 3}}};
     for (const Row& r : rows) {
         EXPECT_TRUE(vif::kernelscale_accepted(r.ks)) << r.ks;
         for (int s = 0; s < 4; ++s)
@@ -202,7 +201,7 @@ TEST(Filters, KernelScaleWidthsMatchSpecTable) {
     }
     EXPECT_FALSE(vif::kernelscale_accepted(1.3));
     EXPECT_FALSE(vif::kernelscale_accepted(4.0));
-    EXPECT_TRUE(vif::kernelscale_accepted(1.0005));  // within 1e-3
+    EXPECT_TRUE(vif::kernelscale_accepted(1.0005)); // within 1e-3
 }
 
 TEST(Border, Reflect101) {
@@ -224,7 +223,7 @@ TEST(Log2Approx, ExactAtPowersOfTwoAndClose) {
 
 // docs/algorithm.md §10.1: the reproducible 176x144 patterns, with libvmaf's values.
 struct Frames {
-    std::vector<uint16_t> ref, dis;  // 8-bit values or 10-bit values
+    std::vector<uint16_t> ref, dis; // 8-bit values or 10-bit values
 };
 
 Frames pattern(int frame, bool ten_bit, int w = 176, int h = 144) {
@@ -310,4 +309,4 @@ TEST(SpecVectors, OddSize) {
                   {0.8017512333, 0.7460096978, 0.745281002, 0.7515440009}, 1e-10, "float");
 }
 
-}  // namespace
+} // namespace

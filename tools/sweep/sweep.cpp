@@ -43,20 +43,23 @@ struct Options {
     int warmup = 20;
     int device = 0;
     std::string out = ".";
-    std::vector<std::string> tiles;  // explicit variant combinations "s0,s1,s2,s3,s23[,fuse]"
-    bool log_table = false;          // the log lookup always reads the table (A/B)
+    std::vector<std::string> tiles; // explicit variant combinations "s0,s1,s2,s3,s23[,fuse]"
+    bool log_table = false;         // the log lookup always reads the table (A/B)
     bool verbose = false;
-    bool gate = true;  // queue frames behind a gate kernel (off under a profiler)
+    bool gate = true; // queue frames behind a gate kernel (off under a profiler)
 };
 
 void usage() {
-    std::puts(
-        "usage: vif-sweep [--sizes 576x324,1920x1080,...] [--bitdepths 8,10] [--variant integer|float]\n"
-        "                 [--candidates] [--tiles s0,s1,s2,s3,s23[,fuse]]... [--log-table] [--verbose]\n"
-        "                 [--no-gate] [--runs N] [--warmup N] [--device N] [--out DIR]\n"
-        "Times every CUDA kernel of libvif per resolution and bit depth; writes sweep.md/.json/.csv/.svg.\n"
-        "--tiles: one kernel-table variant id per launch slot (scales 0-3, fused 2+3; e.g. 0b,1s,2,3,23b)\n"
-        "or 'auto' for the table's rule, then 1 (default) or 0 for the fused 2+3 launch.");
+    std::puts("usage: vif-sweep [--sizes 576x324,1920x1080,...] [--bitdepths 8,10] [--variant "
+              "integer|float]\n"
+              "                 [--candidates] [--tiles s0,s1,s2,s3,s23[,fuse]]... [--log-table] "
+              "[--verbose]\n"
+              "                 [--no-gate] [--runs N] [--warmup N] [--device N] [--out DIR]\n"
+              "Times every CUDA kernel of libvif per resolution and bit depth; writes "
+              "sweep.md/.json/.csv/.svg.\n"
+              "--tiles: one kernel-table variant id per launch slot (scales 0-3, fused 2+3; e.g. "
+              "0b,1s,2,3,23b)\n"
+              "or 'auto' for the table's rule, then 1 (default) or 0 for the fused 2+3 launch.");
 }
 
 bool parse(int argc, char** argv, Options* o) {
@@ -71,7 +74,8 @@ bool parse(int argc, char** argv, Options* o) {
             std::string item;
             while (std::getline(ss, item, ',')) {
                 int w = 0, h = 0;
-                if (std::sscanf(item.c_str(), "%dx%d", &w, &h) != 2 || w < 16 || h < 16) return false;
+                if (std::sscanf(item.c_str(), "%dx%d", &w, &h) != 2 || w < 16 || h < 16)
+                    return false;
                 o->sizes.push_back({w, h});
             }
         } else if (a == "--bitdepths") {
@@ -120,13 +124,13 @@ bool parse(int argc, char** argv, Options* o) {
     return true;
 }
 
-#define CK(call)                                                                              \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            std::fprintf(stderr, "vif-sweep: %s failed: %s\n", #call, cudaGetErrorString(e_)); \
-            std::exit(2);                                                                     \
-        }                                                                                     \
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            std::fprintf(stderr, "vif-sweep: %s failed: %s\n", #call, cudaGetErrorString(e_));     \
+            std::exit(2);                                                                          \
+        }                                                                                          \
     } while (0)
 
 struct Stats {
@@ -137,7 +141,9 @@ Stats stats_of(std::vector<double> v) {
     Stats s;
     if (v.empty()) return s;
     std::sort(v.begin(), v.end());
-    auto q = [&](double f) { return v[std::min(v.size() - 1, static_cast<size_t>(f * (v.size() - 1) + 0.5))]; };
+    auto q = [&](double f) {
+        return v[std::min(v.size() - 1, static_cast<size_t>(f * (v.size() - 1) + 0.5))];
+    };
     s.median = q(0.5);
     s.p10 = q(0.1);
     s.p90 = q(0.9);
@@ -157,10 +163,10 @@ struct KernelRow {
 
 struct Result {
     int w = 0, h = 0, bpc = 0;
-    std::string candidate;  // "" = chosen policy
+    std::string candidate; // "" = chosen policy
     std::vector<KernelRow> kernels;
-    Stats frame_us;        // events around the frame's kernels
-    double pipelined_us = 0;  // frames enqueued back to back: elapsed / frames
+    Stats frame_us;          // events around the frame's kernels
+    double pipelined_us = 0; // frames enqueued back to back: elapsed / frames
     double input_bytes = 0;
 };
 
@@ -173,7 +179,8 @@ void occupancy(const vif::cuda::KernelLaunch& k, const cudaDeviceProp& prop, Ker
     row->dyn_smem = k.smem;
     row->threads = static_cast<int>(k.block.x * k.block.y * k.block.z);
     row->grid = static_cast<int>(k.grid.x * k.grid.y * k.grid.z);
-    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&row->blocks_per_sm, k.func, row->threads, k.smem));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&row->blocks_per_sm, k.func, row->threads,
+                                                     k.smem));
     const int warps = (row->threads + 31) / 32;
     row->occupancy = double(row->blocks_per_sm * warps * 32) / prop.maxThreadsPerMultiProcessor;
     // Each limit on its own (register allocation: 256-register units per warp).
@@ -184,8 +191,10 @@ void occupancy(const vif::cuda::KernelLaunch& k, const cudaDeviceProp& prop, Ker
     const int by_threads = prop.maxThreadsPerMultiProcessor / (warps * 32);
     const int by_blocks = prop.maxBlocksPerMultiProcessor;
     const int lim = std::min({by_regs, by_smem, by_threads, by_blocks});
-    row->limiter = lim == by_regs ? "registers" : lim == by_smem ? "shared memory"
-                 : lim == by_threads ? "threads" : "blocks";
+    row->limiter = lim == by_regs      ? "registers"
+                   : lim == by_smem    ? "shared memory"
+                   : lim == by_threads ? "threads"
+                                       : "blocks";
     if (row->grid < prop.multiProcessorCount * std::max(1, row->blocks_per_sm))
         row->limiter += " (grid " + std::to_string(row->grid) + " < 1 wave)";
 }
@@ -203,7 +212,8 @@ void fill(std::vector<uint8_t>* buf, int w, int h, int bpc, uint32_t seed) {
                                 0.1 * std::sin((x + y) * 0.2);
             int v = static_cast<int>(base * maxv) + noise(rng) * (maxv / 255);
             v = std::clamp(v, 0, maxv);
-            if (bps == 1) (*buf)[size_t(y) * w + x] = static_cast<uint8_t>(v);
+            if (bps == 1)
+                (*buf)[size_t(y) * w + x] = static_cast<uint8_t>(v);
             else {
                 const uint16_t u = static_cast<uint16_t>(v);
                 std::memcpy(buf->data() + (size_t(y) * w + x) * 2, &u, 2);
@@ -218,8 +228,8 @@ bool parse_tiles(const std::string& text, vif::CudaOptions* c) {
     int slot = 0;
     while (std::getline(ss, item, ',')) {
         if (slot < vif::cuda::kIntSlots) {
-            c->tiles[slot] = item == "auto" ? vif::CudaOptions::kAuto
-                                            : vif::cuda::int_variant_index(slot, item);
+            c->tiles[slot] =
+                item == "auto" ? vif::CudaOptions::kAuto : vif::cuda::int_variant_index(slot, item);
             if (item != "auto" && c->tiles[slot] < 0) return false;
         } else if (slot == vif::cuda::kIntSlots && (item == "0" || item == "1")) {
             c->fuse23 = item == "1";
@@ -256,7 +266,8 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
     const size_t plane = size_t(w) * h * bps;
     r.input_bytes = 2.0 * plane;
     // Enough input pairs to exceed the L2 cache several times over.
-    const int sets = static_cast<int>(std::clamp<size_t>((3 * size_t(prop.l2CacheSize)) / (2 * plane) + 1, 2, 16));
+    const int sets = static_cast<int>(
+        std::clamp<size_t>((3 * size_t(prop.l2CacheSize)) / (2 * plane) + 1, 2, 16));
     std::vector<void*> d_in(2 * sets);
     std::vector<uint8_t> host;
     for (int i = 0; i < 2 * sets; ++i) {
@@ -301,8 +312,9 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
     };
     auto planes = [&](int i) {
         const int s = i % sets;
-        return std::make_pair(vif::cuda::DevPlane{d_in[2 * s], static_cast<ptrdiff_t>(w * bps), 0},
-                              vif::cuda::DevPlane{d_in[2 * s + 1], static_cast<ptrdiff_t>(w * bps), 0});
+        return std::make_pair(
+            vif::cuda::DevPlane{d_in[2 * s], static_cast<ptrdiff_t>(w * bps), 0},
+            vif::cuda::DevPlane{d_in[2 * s + 1], static_cast<ptrdiff_t>(w * bps), 0});
     };
     // Per kernel: events between the launches (direct launches, no graph).
     const int total = o.warmup + o.runs;
@@ -312,7 +324,8 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
         close_gate();
         for (int i = i0; i < std::min(total, i0 + kBatch); ++i) {
             auto [a, b] = planes(i);
-            vif::Status e = engine->enqueue(a, b, w, h, d_out, st, nullptr, &ev[size_t(i) * (nk + 1)]);
+            vif::Status e =
+                engine->enqueue(a, b, w, h, d_out, st, nullptr, &ev[size_t(i) * (nk + 1)]);
             if (e) {
                 std::fprintf(stderr, "vif-sweep: %s\n", e.message.c_str());
                 std::exit(2);
@@ -340,7 +353,7 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
     cudaEvent_t t0, t1;
     CK(cudaEventCreate(&t0));
     CK(cudaEventCreate(&t1));
-    for (int i = 0; i < sets; ++i) {  // capture the graphs outside the timed region
+    for (int i = 0; i < sets; ++i) { // capture the graphs outside the timed region
         auto [a, b] = planes(i);
         if (engine->enqueue(a, b, w, h, d_out, st)) std::exit(2);
     }
@@ -383,31 +396,42 @@ std::string fmt(const char* f, double v) {
 std::string markdown(const std::vector<Result>& rs, const cudaDeviceProp& prop, const Options& o,
                      int sm_clock_khz, int mem_clock_khz) {
     std::ostringstream md;
-    md << "# vif-sweep: " << prop.name << " (" << prop.multiProcessorCount << " SMs, sm_" << prop.major
-       << prop.minor << ", SM clock attribute " << sm_clock_khz / 1000 << " MHz, memory " << mem_clock_khz / 1000
-       << " MHz), " << (o.variant == VIF_VARIANT_INTEGER ? "integer" : "float") << " VIF\n\n";
-    md << "Durations are CUDA-event intervals around each launch (median, [p10, p90]) over " << o.runs
-       << " frames after " << o.warmup << " warm-up frames; inputs rotate over enough frame pairs to "
-       << "exceed L2. `pipelined` is the elapsed time of " << o.runs << " frames enqueued back to back as one "
-       << "CUDA graph each (what the backend does), per frame. Frames are queued behind a gate kernel "
-       << "in batches, so host launch speed does not limit either figure. Input rate = ref+dist luma bytes / pipelined frame time.\n\n";
-    md << "## Per frame\n\n| size | bpc | candidate | kernels (median sum) | frame (events) | pipelined | fps | input GB/s |\n|---|---|---|---|---|---|---|---|\n";
+    md << "# vif-sweep: " << prop.name << " (" << prop.multiProcessorCount << " SMs, sm_"
+       << prop.major << prop.minor << ", SM clock attribute " << sm_clock_khz / 1000
+       << " MHz, memory " << mem_clock_khz / 1000 << " MHz), "
+       << (o.variant == VIF_VARIANT_INTEGER ? "integer" : "float") << " VIF\n\n";
+    md << "Durations are CUDA-event intervals around each launch (median, [p10, p90]) over "
+       << o.runs << " frames after " << o.warmup
+       << " warm-up frames; inputs rotate over enough frame pairs to "
+       << "exceed L2. `pipelined` is the elapsed time of " << o.runs
+       << " frames enqueued back to back as one "
+       << "CUDA graph each (what the backend does), per frame. Frames are queued behind a gate "
+          "kernel "
+       << "in batches, so host launch speed does not limit either figure. Input rate = ref+dist "
+          "luma bytes / pipelined frame time.\n\n";
+    md << "## Per frame\n\n| size | bpc | candidate | kernels (median sum) | frame (events) | "
+          "pipelined | fps | input GB/s |\n|---|---|---|---|---|---|---|---|\n";
     for (const auto& r : rs) {
         double sum = 0;
         for (const auto& k : r.kernels) sum += k.us.median;
-        md << "| " << r.w << "x" << r.h << " | " << r.bpc << " | " << (r.candidate.empty() ? "chosen" : r.candidate)
-           << " | " << fmt("%.1f us", sum) << " | " << fmt("%.1f us", r.frame_us.median) << " | "
-           << fmt("%.1f us", r.pipelined_us) << " | " << fmt("%.0f", 1e6 / r.pipelined_us) << " | "
+        md << "| " << r.w << "x" << r.h << " | " << r.bpc << " | "
+           << (r.candidate.empty() ? "chosen" : r.candidate) << " | " << fmt("%.1f us", sum)
+           << " | " << fmt("%.1f us", r.frame_us.median) << " | " << fmt("%.1f us", r.pipelined_us)
+           << " | " << fmt("%.0f", 1e6 / r.pipelined_us) << " | "
            << fmt("%.1f", r.input_bytes / (r.pipelined_us * 1e3)) << " |\n";
     }
-    md << "\n## Per kernel\n\n| size | bpc | candidate | kernel | tile | grid | regs | smem static+dyn | blocks/SM | occupancy | limited by | median us | p10-p90 us |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    md << "\n## Per kernel\n\n| size | bpc | candidate | kernel | tile | grid | regs | smem "
+          "static+dyn | blocks/SM | occupancy | limited by | median us | p10-p90 us "
+          "|\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& r : rs)
         for (const auto& k : r.kernels)
-            md << "| " << r.w << "x" << r.h << " | " << r.bpc << " | " << (r.candidate.empty() ? "chosen" : r.candidate)
-               << " | " << k.name << " | " << k.shape << " | " << k.grid << " | " << k.regs << " | "
-               << k.static_smem << "+" << k.dyn_smem << " | " << k.blocks_per_sm << " | "
-               << fmt("%.1f%%", 100 * k.occupancy) << " | " << k.limiter << " | " << fmt("%.1f", k.us.median)
-               << " | " << fmt("%.1f", k.us.p10) << "-" << fmt("%.1f", k.us.p90) << " |\n";
+            md << "| " << r.w << "x" << r.h << " | " << r.bpc << " | "
+               << (r.candidate.empty() ? "chosen" : r.candidate) << " | " << k.name << " | "
+               << k.shape << " | " << k.grid << " | " << k.regs << " | " << k.static_smem << "+"
+               << k.dyn_smem << " | " << k.blocks_per_sm << " | "
+               << fmt("%.1f%%", 100 * k.occupancy) << " | " << k.limiter << " | "
+               << fmt("%.1f", k.us.median) << " | " << fmt("%.1f", k.us.p10) << "-"
+               << fmt("%.1f", k.us.p90) << " |\n";
     return md.str();
 }
 
@@ -415,23 +439,25 @@ std::string json(const std::vector<Result>& rs, const cudaDeviceProp& prop, cons
     std::ostringstream js;
     js << "{\n  \"device\": \"" << prop.name << "\",\n  \"sms\": " << prop.multiProcessorCount
        << ",\n  \"variant\": \"" << (o.variant == VIF_VARIANT_INTEGER ? "integer" : "float")
-       << "\",\n  \"runs\": " << o.runs << ",\n  \"warmup\": " << o.warmup << ",\n  \"results\": [\n";
+       << "\",\n  \"runs\": " << o.runs << ",\n  \"warmup\": " << o.warmup
+       << ",\n  \"results\": [\n";
     for (size_t i = 0; i < rs.size(); ++i) {
         const auto& r = rs[i];
         js << "    {\"width\": " << r.w << ", \"height\": " << r.h << ", \"bitdepth\": " << r.bpc
            << ", \"candidate\": \"" << (r.candidate.empty() ? "chosen" : r.candidate) << "\""
-           << ", \"frame_us_median\": " << r.frame_us.median << ", \"frame_us_p10\": " << r.frame_us.p10
-           << ", \"frame_us_p90\": " << r.frame_us.p90 << ", \"pipelined_us\": " << r.pipelined_us
-           << ", \"fps\": " << 1e6 / r.pipelined_us << ", \"input_bytes\": " << r.input_bytes
-           << ", \"kernels\": [";
+           << ", \"frame_us_median\": " << r.frame_us.median
+           << ", \"frame_us_p10\": " << r.frame_us.p10 << ", \"frame_us_p90\": " << r.frame_us.p90
+           << ", \"pipelined_us\": " << r.pipelined_us << ", \"fps\": " << 1e6 / r.pipelined_us
+           << ", \"input_bytes\": " << r.input_bytes << ", \"kernels\": [";
         for (size_t k = 0; k < r.kernels.size(); ++k) {
             const auto& x = r.kernels[k];
             js << (k ? ", " : "") << "{\"name\": \"" << x.name << "\", \"tile\": \"" << x.shape
-               << "\", \"grid\": " << x.grid << ", \"threads\": " << x.threads << ", \"regs\": " << x.regs
-               << ", \"static_smem\": " << x.static_smem << ", \"dynamic_smem\": " << x.dyn_smem
-               << ", \"blocks_per_sm\": " << x.blocks_per_sm << ", \"occupancy\": " << x.occupancy
-               << ", \"limiter\": \"" << x.limiter << "\", \"us_median\": " << x.us.median
-               << ", \"us_p10\": " << x.us.p10 << ", \"us_p90\": " << x.us.p90 << ", \"us_min\": " << x.us.min << "}";
+               << "\", \"grid\": " << x.grid << ", \"threads\": " << x.threads
+               << ", \"regs\": " << x.regs << ", \"static_smem\": " << x.static_smem
+               << ", \"dynamic_smem\": " << x.dyn_smem << ", \"blocks_per_sm\": " << x.blocks_per_sm
+               << ", \"occupancy\": " << x.occupancy << ", \"limiter\": \"" << x.limiter
+               << "\", \"us_median\": " << x.us.median << ", \"us_p10\": " << x.us.p10
+               << ", \"us_p90\": " << x.us.p90 << ", \"us_min\": " << x.us.min << "}";
         }
         js << "]}" << (i + 1 < rs.size() ? "," : "") << "\n";
     }
@@ -445,10 +471,11 @@ std::string csv(const std::vector<Result>& rs) {
          "blocks_per_sm,occupancy,limiter,us_median,us_p10,us_p90,frame_us_median,pipelined_us\n";
     for (const auto& r : rs)
         for (const auto& k : r.kernels)
-            c << r.w << "," << r.h << "," << r.bpc << "," << (r.candidate.empty() ? "chosen" : r.candidate) << ","
-              << k.name << "," << k.shape << "," << k.grid << "," << k.threads << "," << k.regs << ","
-              << k.static_smem << "," << k.dyn_smem << "," << k.blocks_per_sm << "," << k.occupancy << ",\""
-              << k.limiter << "\"," << k.us.median << "," << k.us.p10 << "," << k.us.p90 << ","
+            c << r.w << "," << r.h << "," << r.bpc << ","
+              << (r.candidate.empty() ? "chosen" : r.candidate) << "," << k.name << "," << k.shape
+              << "," << k.grid << "," << k.threads << "," << k.regs << "," << k.static_smem << ","
+              << k.dyn_smem << "," << k.blocks_per_sm << "," << k.occupancy << ",\"" << k.limiter
+              << "\"," << k.us.median << "," << k.us.p10 << "," << k.us.p90 << ","
               << r.frame_us.median << "," << r.pipelined_us << "\n";
     return c.str();
 }
@@ -461,7 +488,8 @@ std::string svg(const std::vector<Result>& rs) {
         if (!r.candidate.empty()) continue;
         double sum = 0;
         for (const auto& k : r.kernels) {
-            lines[k.name + " " + std::to_string(r.bpc) + "b"].push_back({double(r.w) * r.h, k.us.median});
+            lines[k.name + " " + std::to_string(r.bpc) + "b"].push_back(
+                {double(r.w) * r.h, k.us.median});
             sum += k.us.median;
         }
         lines["frame total " + std::to_string(r.bpc) + "b"].push_back({double(r.w) * r.h, sum});
@@ -469,29 +497,40 @@ std::string svg(const std::vector<Result>& rs) {
     double xmin = 1e30, xmax = 0, ymin = 1e30, ymax = 0;
     for (auto& [n, pts] : lines)
         for (auto& [x, y] : pts) {
-            xmin = std::min(xmin, x); xmax = std::max(xmax, x);
-            ymin = std::min(ymin, y); ymax = std::max(ymax, y);
+            xmin = std::min(xmin, x);
+            xmax = std::max(xmax, x);
+            ymin = std::min(ymin, y);
+            ymax = std::max(ymax, y);
         }
     if (lines.empty()) return "<svg xmlns='http://www.w3.org/2000/svg'/>";
     const double W = 900, H = 560, L = 70, R = 260, T = 30, B = 50;
     const double lx0 = std::log10(xmin) - 0.05, lx1 = std::log10(xmax) + 0.05;
-    const double ly0 = std::floor(std::log10(std::max(ymin, 0.1))), ly1 = std::ceil(std::log10(ymax));
+    const double ly0 = std::floor(std::log10(std::max(ymin, 0.1))),
+                 ly1 = std::ceil(std::log10(ymax));
     auto X = [&](double x) { return L + (std::log10(x) - lx0) / (lx1 - lx0) * (W - L - R); };
-    auto Y = [&](double y) { return H - B - (std::log10(std::max(y, 0.1)) - ly0) / (ly1 - ly0) * (H - T - B); };
+    auto Y = [&](double y) {
+        return H - B - (std::log10(std::max(y, 0.1)) - ly0) / (ly1 - ly0) * (H - T - B);
+    };
     std::ostringstream s;
     s << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << H
-      << "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' fill='white'/>\n";
-    s << "<text x='" << L << "' y='18' font-size='14'>CUDA kernel duration (median, us) vs. frame pixels</text>\n";
+      << "' font-family='sans-serif' font-size='12'>\n<rect width='100%' height='100%' "
+         "fill='white'/>\n";
+    s << "<text x='" << L
+      << "' y='18' font-size='14'>CUDA kernel duration (median, us) vs. frame pixels</text>\n";
     for (double e = ly0; e <= ly1; ++e) {
         const double y = Y(std::pow(10, e));
-        s << "<line x1='" << L << "' x2='" << W - R << "' y1='" << y << "' y2='" << y << "' stroke='#ddd'/>"
-          << "<text x='" << L - 8 << "' y='" << y + 4 << "' text-anchor='end'>" << std::pow(10, e) << "</text>\n";
+        s << "<line x1='" << L << "' x2='" << W - R << "' y1='" << y << "' y2='" << y
+          << "' stroke='#ddd'/>"
+          << "<text x='" << L - 8 << "' y='" << y + 4 << "' text-anchor='end'>" << std::pow(10, e)
+          << "</text>\n";
     }
     for (const auto& r : rs) {
         if (!r.candidate.empty() || r.bpc != rs.front().bpc) continue;
         const double x = X(double(r.w) * r.h);
-        s << "<line x1='" << x << "' x2='" << x << "' y1='" << T << "' y2='" << H - B << "' stroke='#eee'/>"
-          << "<text x='" << x << "' y='" << H - B + 16 << "' text-anchor='middle'>" << r.w << "x" << r.h << "</text>\n";
+        s << "<line x1='" << x << "' x2='" << x << "' y1='" << T << "' y2='" << H - B
+          << "' stroke='#eee'/>"
+          << "<text x='" << x << "' y='" << H - B + 16 << "' text-anchor='middle'>" << r.w << "x"
+          << r.h << "</text>\n";
     }
     const char* colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
                             "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aa3377"};
@@ -502,14 +541,15 @@ std::string svg(const std::vector<Result>& rs) {
         s << "<polyline fill='none' stroke='" << c << "' stroke-width='2'"
           << (n.find("10b") != std::string::npos ? " stroke-dasharray='5,3'" : "") << " points='";
         for (auto& [x, y] : pts) s << X(x) << "," << Y(y) << " ";
-        s << "'/>\n<text x='" << W - R + 10 << "' y='" << T + 16 * i << "' fill='" << c << "'>" << n << "</text>\n";
+        s << "'/>\n<text x='" << W - R + 10 << "' y='" << T + 16 * i << "' fill='" << c << "'>" << n
+          << "</text>\n";
         ++i;
     }
     s << "</svg>\n";
     return s.str();
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
     Options o;
@@ -537,8 +577,10 @@ int main(int argc, char** argv) {
             for (const std::string& t : o.tiles) {
                 vif::CudaOptions cand;
                 if (!parse_tiles(t, &cand)) {
-                    std::fprintf(stderr, "vif-sweep: --tiles %s: expected s0,s1,s2,s3,s23[,fuse] with "
-                                         "variant ids of the kernel table or 'auto'\n", t.c_str());
+                    std::fprintf(stderr,
+                                 "vif-sweep: --tiles %s: expected s0,s1,s2,s3,s23[,fuse] with "
+                                 "variant ids of the kernel table or 'auto'\n",
+                                 t.c_str());
                     return 2;
                 }
                 results.push_back(run_one(o, prop, w, h, bpc, cand, "tiles " + t));
@@ -558,7 +600,8 @@ int main(int argc, char** argv) {
                     vif::CudaOptions cand;
                     cand.tiles[slot] = static_cast<int>(i);
                     cand.fuse23 = slot != 2 && slot != 3;
-                    results.push_back(run_one(o, prop, w, h, bpc, cand, std::string("v:") + variants[i].id));
+                    results.push_back(
+                        run_one(o, prop, w, h, bpc, cand, std::string("v:") + variants[i].id));
                 }
             }
         }
@@ -567,24 +610,27 @@ int main(int argc, char** argv) {
         // The rules "chosen" follows on this GPU, with the sweep rows they cite.
         const vif::cuda::Arch arch = vif::cuda::arch_of(prop.major, prop.minor);
         std::ostringstream rules;
-        rules << "\n## Kernel table rules on this GPU (" << vif::cuda::arch_name(arch) << ", rules of "
-              << vif::cuda::arch_name(vif::cuda::int_rules_owner(arch))
-              << ")\n\n| slot | variant | pixels of the scale | depths | source |\n|---|---|---|---|---|\n";
+        rules << "\n## Kernel table rules on this GPU (" << vif::cuda::arch_name(arch)
+              << ", rules of " << vif::cuda::arch_name(vif::cuda::int_rules_owner(arch))
+              << ")\n\n| slot | variant | pixels of the scale | depths | source "
+                 "|\n|---|---|---|---|---|\n";
         for (const auto& r : vif::cuda::int_rules(arch)) {
             std::string depths;
             for (int d : {8, 10, 12, 16})
                 if ((r.depths >> d) & 1u) depths += (depths.empty() ? "" : ",") + std::to_string(d);
-            rules << "| " << (r.slot == vif::cuda::kFusedSlot ? std::string("2+3") : std::to_string(r.slot))
+            rules << "| "
+                  << (r.slot == vif::cuda::kFusedSlot ? std::string("2+3") : std::to_string(r.slot))
                   << " | " << r.variant << " | [" << r.min_pixels << ", "
-                  << (r.max_pixels == LONG_MAX ? std::string("inf") : std::to_string(r.max_pixels)) << ") | "
-                  << depths << " | " << r.source << " |\n";
+                  << (r.max_pixels == LONG_MAX ? std::string("inf") : std::to_string(r.max_pixels))
+                  << ") | " << depths << " | " << r.source << " |\n";
         }
         md += rules.str();
     }
     if (o.candidates) {
         // Fastest shape per kernel, size and bit depth (by that kernel's median).
         std::ostringstream best;
-        best << "\n## Fastest tile candidate per kernel\n\n| size | bpc | kernel | fastest (run: tile) | median us | chosen us |\n|---|---|---|---|---|---|\n";
+        best << "\n## Fastest tile candidate per kernel\n\n| size | bpc | kernel | fastest (run: "
+                "tile) | median us | chosen us |\n|---|---|---|---|---|---|\n";
         for (auto [w, h] : o.sizes)
             for (int bpc : o.bitdepths) {
                 std::map<std::string, std::pair<double, std::string>> fastest;
@@ -593,7 +639,8 @@ int main(int argc, char** argv) {
                     if (r.w != w || r.h != h || r.bpc != bpc) continue;
                     for (const auto& k : r.kernels) {
                         const std::string run = r.candidate.empty() ? "chosen" : r.candidate;
-                        if (r.candidate.empty() || (r.candidate == "unfused" && !chosen.count(k.name)))
+                        if (r.candidate.empty() ||
+                            (r.candidate == "unfused" && !chosen.count(k.name)))
                             chosen[k.name] = k.us.median;
                         auto it = fastest.find(k.name);
                         if (it == fastest.end() || k.us.median < it->second.first)
@@ -601,8 +648,9 @@ int main(int argc, char** argv) {
                     }
                 }
                 for (const auto& [name, v] : fastest)
-                    best << "| " << w << "x" << h << " | " << bpc << " | " << name << " | **" << v.second
-                         << "** | " << fmt("%.1f", v.first) << " | " << fmt("%.1f", chosen[name]) << " |\n";
+                    best << "| " << w << "x" << h << " | " << bpc << " | " << name << " | **"
+                         << v.second << "** | " << fmt("%.1f", v.first) << " | "
+                         << fmt("%.1f", chosen[name]) << " |\n";
             }
         md += best.str();
     }

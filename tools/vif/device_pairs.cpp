@@ -60,7 +60,7 @@ private:
 };
 
 struct Held {
-    DecodedFrame frame;   // decoder inputs
+    DecodedFrame frame; // decoder inputs
     bool prefetched = false;
 };
 
@@ -114,9 +114,11 @@ public:
             if (hp.bitdepth != in_.info.bitdepth || hp.width != in_.info.width ||
                 hp.height != in_.info.height)
                 throw InputError(in_.name + ": frame " + std::to_string(f.index) + " is " +
-                                 std::to_string(hp.width) + "x" + std::to_string(hp.height) +
-                                 " " + std::to_string(hp.bitdepth) + "-bit, but the stream "
-                                 "started " + std::to_string(in_.info.width) + "x" +
+                                 std::to_string(hp.width) + "x" + std::to_string(hp.height) + " " +
+                                 std::to_string(hp.bitdepth) +
+                                 "-bit, but the stream "
+                                 "started " +
+                                 std::to_string(in_.info.width) + "x" +
                                  std::to_string(in_.info.height) + " " +
                                  std::to_string(in_.info.bitdepth) + "-bit");
             pic->data = ring_.upload(hp.data, hp.stride, &pitch, stream_);
@@ -154,9 +156,9 @@ struct Pending {
 } // namespace
 
 DeviceRunResult run_device_pairs(const std::vector<VifContext *> &ctxs, int cuda_device,
-                                 DeviceInput &ref,
-                                 DeviceInput &dist, uint64_t subsample, uint64_t max_pairs,
-                                 void (*progress)(uint64_t, void *), void *arg) {
+                                 DeviceInput &ref, DeviceInput &dist, uint64_t subsample,
+                                 uint64_t max_pairs, void (*progress)(uint64_t, void *),
+                                 void *arg) {
     check(cudaSetDevice(cuda_device), "cudaSetDevice");
     DeviceRunResult res;
     res.scores.resize(ctxs.size());
@@ -170,7 +172,8 @@ DeviceRunResult run_device_pairs(const std::vector<VifContext *> &ctxs, int cuda
         throw InputError("--skip-dist " + std::to_string(dist.skip) +
                          " skips past the end of the " + dist.name);
     std::vector<cudaEvent_t> events(kInFlight);
-    for (auto &e : events) check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    for (auto &e : events)
+        check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
     std::deque<Pending> pending;
     size_t next_event = 0;
     auto retire_one = [&] {
@@ -207,7 +210,7 @@ DeviceRunResult run_device_pairs(const std::vector<VifContext *> &ctxs, int cuda
         }
     } cleanup{pending, rs, ds, stream, events};
 
-    uint64_t pair = 0;           // pairs read from the decoder inputs (after the skips)
+    uint64_t pair = 0; // pairs read from the decoder inputs (after the skips)
     for (;;) {
         if (res.submitted >= max_pairs) break;
         VifDevicePicture pa{}, pb{};
@@ -261,7 +264,8 @@ DeviceRunResult run_device_pairs(const std::vector<VifContext *> &ctxs, int cuda
         p.b = hb;
         pending.push_back(p);
         // Give back whatever VIF has finished reading.
-        while (!pending.empty() && cudaEventQuery(pending.front().done) == cudaSuccess) retire_one();
+        while (!pending.empty() && cudaEventQuery(pending.front().done) == cudaSuccess)
+            retire_one();
         res.frame_nums.push_back(frame_num);
         ++res.submitted;
         drain(false);

@@ -26,15 +26,15 @@ struct DeviceInput {
     SegmentDecoder *decoder = nullptr; ///< encoded input, or
     Prefetcher *prefetcher = nullptr;  ///< a host source (already applies skip/subsample)
     VideoInfo info;
-    std::string name;                  ///< "reference 'a.mp4'"
-    uint64_t skip = 0;                 ///< decoder inputs: frames to drop first
+    std::string name;  ///< "reference 'a.mp4'"
+    uint64_t skip = 0; ///< decoder inputs: frames to drop first
 };
 
 struct DeviceRunResult {
     std::vector<std::vector<VifScores>> scores; ///< one list per context, in frame order
     std::vector<uint64_t> frame_nums;
     uint64_t submitted = 0;
-    std::string short_input;  ///< "reference"/"distorted" when one ended before the other
+    std::string short_input;   ///< "reference"/"distorted" when one ended before the other
     uint64_t short_frames = 0; ///< frames the shorter one had (after the skip)
 };
 
@@ -45,9 +45,9 @@ struct DeviceRunResult {
  * std::runtime_error for scoring failures.
  */
 DeviceRunResult run_device_pairs(const std::vector<VifContext *> &ctxs, int cuda_device,
-                                 DeviceInput &ref,
-                                 DeviceInput &dist, uint64_t subsample, uint64_t max_pairs,
-                                 void (*progress)(uint64_t done, void *arg), void *arg);
+                                 DeviceInput &ref, DeviceInput &dist, uint64_t subsample,
+                                 uint64_t max_pairs, void (*progress)(uint64_t done, void *arg),
+                                 void *arg);
 
 } // namespace vifcli
 

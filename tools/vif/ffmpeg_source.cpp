@@ -85,11 +85,18 @@ private:
         auto* self = static_cast<InputFileIo*>(opaque);
         const int64_t size = int64_t(self->file_->size().value_or(0));
         switch (whence & ~AVSEEK_FORCE) {
-        case AVSEEK_SIZE: return size;
-        case SEEK_SET: break;
-        case SEEK_CUR: offset += int64_t(self->pos_); break;
-        case SEEK_END: offset += size; break;
-        default: return AVERROR(EINVAL);
+        case AVSEEK_SIZE:
+            return size;
+        case SEEK_SET:
+            break;
+        case SEEK_CUR:
+            offset += int64_t(self->pos_);
+            break;
+        case SEEK_END:
+            offset += size;
+            break;
+        default:
+            return AVERROR(EINVAL);
         }
         if (offset < 0) return AVERROR(EINVAL);
         self->pos_ = uint64_t(offset);
@@ -104,8 +111,7 @@ private:
 
 class FfmpegSource final : public FrameSource {
 public:
-    FfmpegSource(const SourceRequest& req, std::unique_ptr<InputFile> file)
-        : name_(file->name()) {
+    FfmpegSource(const SourceRequest& req, std::unique_ptr<InputFile> file) : name_(file->name()) {
         std::string err;
         // A regular file named on the command line: FFmpeg opens it itself. Anything else is
         // read through the file already open, from its first byte.
@@ -145,8 +151,8 @@ public:
         }
         // 9, 11, 13-15-bit streams are scored at the next depth libvif has: say so, since that
         // conversion scales the sample values.
-        if (const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(
-                static_cast<AVPixelFormat>(reader_.frame()->format));
+        if (const AVPixFmtDescriptor* d =
+                av_pix_fmt_desc_get(static_cast<AVPixelFormat>(reader_.frame()->format));
             d && uint32_t(d->comp[0].depth) != info_.bitdepth)
             std::fprintf(stderr, "vif: warning: %s: %d-bit %s is scored as %u-bit (%s)\n",
                          name_.c_str(), d->comp[0].depth, d->name, info_.bitdepth,
@@ -198,8 +204,7 @@ private:
         std::string err;
         const int r = reader_.next(pic, &err);
         if (r < 0)
-            throw InputError(name_ + ": " +
-                             (io_ && !io_->error().empty() ? io_->error() : err));
+            throw InputError(name_ + ": " + (io_ && !io_->error().empty() ? io_->error() : err));
         return r > 0;
     }
 
@@ -211,7 +216,7 @@ private:
     bool have_first_ = false;
 };
 
-}  // namespace
+} // namespace
 
 bool ffmpeg_recognises(const char* head, size_t size) {
     if (size == 0) return false;
@@ -219,7 +224,7 @@ bool ffmpeg_recognises(const char* head, size_t size) {
     std::memcpy(buf.data(), head, size);
     AVProbeData pd;
     std::memset(&pd, 0, sizeof pd);
-    pd.filename = "";  // content only: raw YUV's .yuv extension would match the rawvideo demuxer
+    pd.filename = ""; // content only: raw YUV's .yuv extension would match the rawvideo demuxer
     pd.buf = buf.data();
     pd.buf_size = static_cast<int>(size);
     int score = 0;
@@ -237,4 +242,4 @@ std::unique_ptr<FrameSource> open_ffmpeg_source(const SourceRequest& req,
     return std::make_unique<FfmpegSource>(req, std::move(file));
 }
 
-}  // namespace vifcli
+} // namespace vifcli

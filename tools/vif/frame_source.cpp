@@ -42,10 +42,11 @@ std::unique_ptr<FrameSource> open_frame_source(const SourceRequest &req) {
         return open_y4m_source(req, std::move(file));
     if (n >= 9 && std::memcmp(head, "YUV4MPEG2", 9) == 0)
         throw InputError(fmt::format("{}: broken Y4M header: no parameters after the "
-                                     "YUV4MPEG2 signature", file->name()));
+                                     "YUV4MPEG2 signature",
+                                     file->name()));
     if (n == 0)
-        throw InputError(fmt::format("{}: the {} is empty", file->name(),
-                                     file->seekable() ? "file" : "input"));
+        throw InputError(
+            fmt::format("{}: the {} is empty", file->name(), file->seekable() ? "file" : "input"));
 #if defined(VIF_WITH_FFMPEG)
     // Anything not named raw goes to FFmpeg, unless raw sizes were given and FFmpeg does not
     // recognise the content (headerless YUV under another name).

@@ -45,12 +45,12 @@ public:
 
 /** What a source delivers. Fixed for the life of the source. */
 struct VideoInfo {
-    uint32_t width = 0;           ///< luma samples per row
-    uint32_t height = 0;          ///< luma rows
-    uint32_t bitdepth = 0;        ///< 8 (one byte a sample) or 10, 12, 16 (LE 16-bit words)
-    uint32_t picture_flags = 0;   ///< VifPicture flags for the planes (VIF_PICTURE_MSB_ALIGNED)
+    uint32_t width = 0;             ///< luma samples per row
+    uint32_t height = 0;            ///< luma rows
+    uint32_t bitdepth = 0;          ///< 8 (one byte a sample) or 10, 12, 16 (LE 16-bit words)
+    uint32_t picture_flags = 0;     ///< VifPicture flags for the planes (VIF_PICTURE_MSB_ALIGNED)
     std::optional<uint64_t> frames; ///< frame count if known up front (raw, most Y4M); else empty
-    std::string format;           ///< short description for messages, e.g. "raw 4:2:0 8-bit"
+    std::string format;             ///< short description for messages, e.g. "raw 4:2:0 8-bit"
 
     uint32_t bytes_per_sample() const { return bitdepth > 8 ? 2u : 1u; }
     size_t row_bytes() const { return size_t(width) * bytes_per_sample(); }
@@ -59,16 +59,16 @@ struct VideoInfo {
 
 /** What the user asked for one input. */
 struct SourceRequest {
-    std::string path;             ///< file name; "-" is standard input
-    std::string label;            ///< "reference" or "distorted", for messages
+    std::string path;  ///< file name; "-" is standard input
+    std::string label; ///< "reference" or "distorted", for messages
     // Raw-video parameters from the command line; 0 / empty when not given. For Y4M (and any
     // self-describing input) they are optional and, when given, must agree with the file.
     uint32_t width = 0;
     uint32_t height = 0;
     uint32_t bitdepth = 0;
-    std::string pixel_format;     ///< "420", "422", "444" or "400"
-    bool allow_mapping = true;    ///< false: never offer map_luma (--no-mmap)
-    bool verbose = false;         ///< --verbose: let FFmpeg's own error lines through
+    std::string pixel_format;  ///< "420", "422", "444" or "400"
+    bool allow_mapping = true; ///< false: never offer map_luma (--no-mmap)
+    bool verbose = false;      ///< --verbose: let FFmpeg's own error lines through
 };
 
 class FrameSource {

@@ -46,7 +46,9 @@ bool encoded_input(const SourceRequest &r) {
     return ffmpeg_recognises(head, n);
 }
 
-std::string input_name(const SourceRequest &r) { return r.label + " '" + r.path + "'"; }
+std::string input_name(const SourceRequest &r) {
+    return r.label + " '" + r.path + "'";
+}
 
 } // namespace
 
@@ -99,14 +101,15 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
     o.software_decoders = req.cpu_decoders < 0 ? 0u : unsigned(req.cpu_decoders);
     if (req.cpu_decoders > 0)
         o.threads_per_decoder =
-            std::max(1u, (std::max(1u, std::thread::hardware_concurrency()) / 2) / unsigned(req.cpu_decoders));
+            std::max(1u, (std::max(1u, std::thread::hardware_concurrency()) / 2) /
+                             unsigned(req.cpu_decoders));
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     // Both inputs are opened at once, while CUDA starts (opening probes the stream and its first
     // frame with NVDEC: a few hundred milliseconds each).
     struct Opened {
         std::unique_ptr<SegmentDecoder> dec;
-        std::string why_not;          // NVDEC cannot decode it
-        std::exception_ptr failure;   // anything else
+        std::string why_not;        // NVDEC cannot decode it
+        std::exception_ptr failure; // anything else
     };
     auto open_nvdec = [o](SourceRequest r) {
         Opened x;
@@ -125,9 +128,8 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
     std::string gpu_problem;
     if (!req.gpu_ready || !req.gpu_ready(&gpu_problem)) {
         if (cuda_mode)
-            throw HwDecodeError{"--hwdec cuda: " + (gpu_problem.empty()
-                                                        ? std::string("no usable GPU")
-                                                        : gpu_problem)};
+            throw HwDecodeError{"--hwdec cuda: " +
+                                (gpu_problem.empty() ? std::string("no usable GPU") : gpu_problem)};
         say("scoring does not run on CUDA: software decoding");
         return std::nullopt;
     }

@@ -37,10 +37,10 @@ struct HwDecodeRequest {
     /// Whether the scoring will run on CUDA (waits for the CUDA start-up); asked only when an
     /// input is encoded. Sets *why when not.
     std::function<bool(std::string *why)> gpu_ready;
-    bool host_only = false;      ///< the scoring cannot run on CUDA (--backend cpu): host path
+    bool host_only = false; ///< the scoring cannot run on CUDA (--backend cpu): host path
     int cuda_device = 0;
-    unsigned decoders = 0;       ///< NVDEC decoders per input, 0: automatic
-    int cpu_decoders = -1;       ///< software decoders beside them per input, -1: automatic
+    unsigned decoders = 0; ///< NVDEC decoders per input, 0: automatic
+    int cpu_decoders = -1; ///< software decoders beside them per input, -1: automatic
     bool verbose = false;
 };
 
@@ -54,8 +54,8 @@ struct HwDecodeError {
  * input, auto without a GPU or without an input NVDEC takes). Throws HwDecodeError (cuda mode
  * cannot be met) or InputError (an input is broken).
  */
-std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req,
-                                             const SourceRequest &ref, const SourceRequest &dist);
+std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const SourceRequest &ref,
+                                             const SourceRequest &dist);
 
 /**
  * Software decoding of an encoded input with `decoders` decoders on segments of their own

@@ -19,8 +19,7 @@ constexpr size_t kWindowMax = 64 * 1024; // pipe reads up to this size stay re-r
 
 InputFile::InputFile(const std::string &path, const std::string &label)
     : path_(path), label_(label) {
-    if (path.empty())
-        throw InputError(fmt::format("{}: no file given", label));
+    if (path.empty()) throw InputError(fmt::format("{}: no file given", label));
     if (path == "-") {
         fd_ = STDIN_FILENO;
     } else {
@@ -65,8 +64,7 @@ const uint8_t *InputFile::map() {
 }
 
 std::string InputFile::name() const {
-    return path_ == "-" ? fmt::format("{} (stdin)", label_)
-                        : fmt::format("{} '{}'", label_, path_);
+    return path_ == "-" ? fmt::format("{} (stdin)", label_) : fmt::format("{} '{}'", label_, path_);
 }
 
 size_t InputFile::read_fd(void *dst, size_t n) {

@@ -46,7 +46,7 @@ public:
     std::optional<uint64_t> known_end() const { return size_ ? size_ : pipe_end_; }
 
 private:
-    size_t read_fd(void *dst, size_t n);  // read() until n bytes or EOF
+    size_t read_fd(void *dst, size_t n); // read() until n bytes or EOF
     size_t read_pipe_at(uint64_t offset, void *dst, size_t n);
 
     int fd_ = -1;

@@ -180,8 +180,8 @@ public:
             int fill = int(double(width) * double(std::min(done, *total_)) / double(*total_));
             std::fprintf(stderr, "\r[%s%s] %llu/%llu frames  %.1f fps ",
                          std::string(size_t(fill), '#').c_str(),
-                         std::string(size_t(width - fill), '.').c_str(),
-                         (unsigned long long)done, (unsigned long long)*total_, fps);
+                         std::string(size_t(width - fill), '.').c_str(), (unsigned long long)done,
+                         (unsigned long long)*total_, fps);
         } else {
             std::fprintf(stderr, "\r%llu frames  %.1f fps ", (unsigned long long)done, fps);
         }
@@ -214,8 +214,7 @@ struct Scorer {
     void create(VifConfig cfg, VifBackend b) {
         cfg.backend = b;
         VifStatus st = vif_create(&ctx, &cfg);
-        if (st == VIF_ERROR_NO_DEVICE)
-            throw Failure{vif_error("backend cuda: no usable GPU", st)};
+        if (st == VIF_ERROR_NO_DEVICE) throw Failure{vif_error("backend cuda: no usable GPU", st)};
         if (st != VIF_OK) throw Failure{vif_error("cannot create the VIF context", st)};
         backend = vif_backend_name(ctx);
     }
@@ -358,9 +357,8 @@ int write_report(const Options &o, std::vector<std::unique_ptr<VariantRun>> &var
     r.frame_nums = std::move(frame_nums);
 
     int code = 0;
-    if (o.check_parity &&
-        !check_parity(variants[0]->cfg, variants[0]->primary.scores,
-                      variants[0]->secondary.scores, r.frame_nums))
+    if (o.check_parity && !check_parity(variants[0]->cfg, variants[0]->primary.scores,
+                                        variants[0]->secondary.scores, r.frame_nums))
         code = kExitParity;
 
     try {
@@ -495,8 +493,8 @@ int run_on_device(const Options &o, HwDecodeInputs &hw, const SourceRequest &rq,
     const auto t0 = std::chrono::steady_clock::now();
     DeviceRunResult res;
     try {
-        res = run_device_pairs(ctxs, int(variants[0]->cfg.cuda_device), ri, di, o.subsample, o.max_frames ? *o.max_frames : UINT64_MAX,
-                               on_progress, &progress);
+        res = run_device_pairs(ctxs, int(variants[0]->cfg.cuda_device), ri, di, o.subsample,
+                               o.max_frames ? *o.max_frames : UINT64_MAX, on_progress, &progress);
     } catch (const InputError &e) {
         throw Failure{e.what()};
     } catch (const std::runtime_error &e) {
@@ -529,8 +527,7 @@ int run_on_device(const Options &o, HwDecodeInputs &hw, const SourceRequest &rq,
                     ri.decoder ? ri.info.format.c_str() : di.info.format.c_str(), secs,
                     double(res.submitted) / secs);
         if (std::fflush(stdout) != 0 || std::ferror(stdout))
-            throw Failure{fmt::format("cannot write to standard output: {}",
-                                      std::strerror(errno))};
+            throw Failure{fmt::format("cannot write to standard output: {}", std::strerror(errno))};
         leave_without_teardown(hw, variants, rpf, dpf);
         return 0;
     }
@@ -566,11 +563,12 @@ int run(const Options &o, CudaWarmup &warmup, const StdStreams &streams) {
     for (const SourceRequest *q : {&rq, &dq})
         if (streams.closed[0] && names_std_fd(q->path, 0))
             throw Failure{fmt::format("the {} is standard input ('{}'), but standard input is "
-                                      "closed", q->label, q->path)};
+                                      "closed",
+                                      q->label, q->path)};
     // Where the scores go: a file, or standard output (-o -, a format flag without -o, or the
     // summary).
-    const bool to_stdout = !o.read_only && (o.output.empty() || names_std_fd(o.output, 1) ||
-                                            o.output == "-");
+    const bool to_stdout =
+        !o.read_only && (o.output.empty() || names_std_fd(o.output, 1) || o.output == "-");
     const bool anything_to_stdout = to_stdout && (!o.output.empty() || o.format_given || !o.quiet);
     if (anything_to_stdout && streams.closed[1])
         throw Failure{"standard output is closed: give -o FILE"};
@@ -618,7 +616,8 @@ int run(const Options &o, CudaWarmup &warmup, const StdStreams &streams) {
 #if defined(VIF_WITH_FFMPEG)
         if (o.decoders) {
             const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-            if (auto src = open_segmented_source(q, o.decoders, std::max(1u, cores / (2 * o.decoders))))
+            if (auto src =
+                    open_segmented_source(q, o.decoders, std::max(1u, cores / (2 * o.decoders))))
                 return src;
         }
 #endif
@@ -632,10 +631,10 @@ int run(const Options &o, CudaWarmup &warmup, const StdStreams &streams) {
         throw Failure{e.what()};
     }
     const VideoInfo &ri = ref->info(), &di = dist->info();
-    const std::string rname = o.reference == "-" ? "reference (stdin)"
-                                                 : fmt::format("reference '{}'", o.reference);
-    const std::string dname = o.distorted == "-" ? "distorted (stdin)"
-                                                 : fmt::format("distorted '{}'", o.distorted);
+    const std::string rname =
+        o.reference == "-" ? "reference (stdin)" : fmt::format("reference '{}'", o.reference);
+    const std::string dname =
+        o.distorted == "-" ? "distorted (stdin)" : fmt::format("distorted '{}'", o.distorted);
     if (ri.width != di.width || ri.height != di.height)
         throw Failure{fmt::format("the reference is {}x{} but the distorted is {}x{}", ri.width,
                                   ri.height, di.width, di.height)};
@@ -680,8 +679,8 @@ int run(const Options &o, CudaWarmup &warmup, const StdStreams &streams) {
 
     // Reader threads: a few frames ahead, about 64 MiB of buffers per input at most (allocated
     // as they fill).
-    const size_t slots = std::clamp<size_t>((64u << 20) / std::max<size_t>(ri.luma_bytes(), 1),
-                                            3, 16);
+    const size_t slots =
+        std::clamp<size_t>((64u << 20) / std::max<size_t>(ri.luma_bytes(), 1), 3, 16);
     Prefetcher rpf(*ref, rname, rp, slots), dpf(*dist, dname, dp, slots);
     g_timeline.mark("inputs opened");
 
@@ -705,16 +704,18 @@ int run(const Options &o, CudaWarmup &warmup, const StdStreams &streams) {
             const std::string why = warmup.message().empty() ? "" : " (" + warmup.message() + ")";
             throw Failure{o.check_parity
                               ? "--check-parity needs the cuda backend: this build has no CUDA "
-                                "backend or no usable GPU was found" + why
+                                "backend or no usable GPU was found" +
+                                    why
                               : "--backend cuda: this build has no CUDA backend or no usable GPU "
-                                "was found" + why};
+                                "was found" +
+                                    why};
         }
     }
     // --backend auto while CUDA is still starting: score on the CPU at once and hand the frames
     // over to the GPU as soon as it is ready (both give the same bits: the parity gate). Short
     // clips are then done before CUDA's 0.2-0.3 s start-up is.
-    const bool hand_over = !o.read_only && !o.check_parity && backend == VIF_BACKEND_AUTO &&
-                           warmup.running();
+    const bool hand_over =
+        !o.read_only && !o.check_parity && backend == VIF_BACKEND_AUTO && warmup.running();
 
     bool handed_over = false;
     if (!o.read_only) {
@@ -743,10 +744,10 @@ int run(const Options &o, CudaWarmup &warmup, const StdStreams &streams) {
     const auto t0 = std::chrono::steady_clock::now();
     uint64_t submitted = 0;
     std::vector<uint8_t> scratch(o.read_only ? ri.luma_bytes() + di.luma_bytes() : 0);
-    VifPicture rpic{nullptr, ptrdiff_t(ri.row_bytes()), ri.width, ri.height, ri.bitdepth,
-                    ri.picture_flags};
-    VifPicture dpic{nullptr, ptrdiff_t(di.row_bytes()), di.width, di.height, di.bitdepth,
-                    di.picture_flags};
+    VifPicture rpic{nullptr,     ptrdiff_t(ri.row_bytes()), ri.width, ri.height,
+                    ri.bitdepth, ri.picture_flags};
+    VifPicture dpic{nullptr,     ptrdiff_t(di.row_bytes()), di.width, di.height,
+                    di.bitdepth, di.picture_flags};
     auto scored = [&] {
         return variants[0]->primary.scores.size() + variants[0]->gpu.scores.size();
     };
@@ -848,18 +849,19 @@ int run(const Options &o, CudaWarmup &warmup, const StdStreams &streams) {
                     (unsigned long long)submitted, rpf.mapped() ? "mapped" : "pread", secs,
                     double(submitted) / secs, mb / secs);
         if (std::fflush(stdout) != 0 || std::ferror(stdout))
-            throw Failure{fmt::format("cannot write to standard output: {}",
-                                      std::strerror(errno))};
+            throw Failure{fmt::format("cannot write to standard output: {}", std::strerror(errno))};
         return 0;
     }
     for (auto &v : variants)
         if (v->primary.scores.size() != submitted)
-            throw Failure{fmt::format("internal error: {} frames submitted, {} scored",
-                                      submitted, v->primary.scores.size())};
+            throw Failure{fmt::format("internal error: {} frames submitted, {} scored", submitted,
+                                      v->primary.scores.size())};
 
     return write_report(o, variants, std::move(frame_nums), secs > 0 ? double(submitted) / secs : 0,
-                        ri, !on_gpu ? variants[0]->primary.backend
-                                    : cpu_frames ? "cpu+cuda" : "cuda",
+                        ri,
+                        !on_gpu      ? variants[0]->primary.backend
+                        : cpu_frames ? "cpu+cuda"
+                                     : "cuda",
                         out);
 }
 

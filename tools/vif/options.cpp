@@ -56,7 +56,8 @@ void apply_feature_option(const std::string &where, const std::string &kv, Varia
         *debug = parse_bool(where + " debug", val) || *debug;
     } else {
         throw UsageError(fmt::format("unknown {} '{}' (known: vif_enhn_gain_limit or egl, "
-                                     "vif_kernelscale or ks, debug)", where, key));
+                                     "vif_kernelscale or ks, debug)",
+                                     where, key));
     }
 }
 
@@ -70,8 +71,8 @@ VariantSpec parse_feature(const std::string &arg, bool *debug) {
     else if (name == "float_vif")
         v.variant = VIF_VARIANT_FLOAT;
     else
-        throw UsageError(fmt::format("--feature '{}': libvif computes only vif and float_vif",
-                                     name));
+        throw UsageError(
+            fmt::format("--feature '{}': libvif computes only vif and float_vif", name));
     if (eq == std::string::npos) return v;
     const std::string opts = arg.substr(eq + 1);
     size_t pos = 0;
@@ -123,22 +124,24 @@ Options check(const Raw &r) {
         const uint64_t w = parse_uint("-w/--width", r.width, 1u << 30);
         const uint64_t h = parse_uint("-h/--height", r.height, 1u << 30);
         if (w == 0 || h == 0)
-            throw UsageError(fmt::format("-w/-h: frame size {}x{}: width and height must be > 0",
-                                         w, h));
+            throw UsageError(
+                fmt::format("-w/-h: frame size {}x{}: width and height must be > 0", w, h));
         if (w > 32768 || h > 32768)
             throw UsageError(fmt::format("-w/-h: frame size {}x{} is absurd (the limit is 32768 "
-                                         "each way)", w, h));
+                                         "each way)",
+                                         w, h));
         if (w < 16 || h < 16)
             throw UsageError(fmt::format("-w/-h: frame size {}x{} is unsupported (VIF needs at "
-                                         "least 16x16)", w, h));
+                                         "least 16x16)",
+                                         w, h));
         o.width = uint32_t(w);
         o.height = uint32_t(h);
     }
     if (!r.pixel_format.empty()) {
         const std::string &p = r.pixel_format;
         if (p != "420" && p != "422" && p != "444" && p != "400")
-            throw UsageError(fmt::format("unknown pixel format '{}' (use 420, 422, 444 or 400)",
-                                         p));
+            throw UsageError(
+                fmt::format("unknown pixel format '{}' (use 420, 422, 444 or 400)", p));
         o.pixel_format = p;
     }
     if (!r.bitdepth.empty()) {
@@ -156,12 +159,12 @@ Options check(const Raw &r) {
             VariantSpec v = parse_feature(f, &debug);
             for (const VariantSpec &seen : o.variants)
                 if (seen.variant == v.variant)
-                    throw UsageError(fmt::format("--feature {}: given twice", f.substr(0, f.find('='))));
+                    throw UsageError(
+                        fmt::format("--feature {}: given twice", f.substr(0, f.find('='))));
             o.variants.push_back(v);
         }
         if (!r.variant.empty()) {
-            const VifVariant want =
-                r.variant == "float" ? VIF_VARIANT_FLOAT : VIF_VARIANT_INTEGER;
+            const VifVariant want = r.variant == "float" ? VIF_VARIANT_FLOAT : VIF_VARIANT_INTEGER;
             if (o.variants.size() != 1 || o.variants[0].variant != want)
                 throw UsageError("--variant and --feature disagree: give one of them");
         }
@@ -171,8 +174,8 @@ Options check(const Raw &r) {
         else if (r.variant == "float")
             o.variants[0].variant = VIF_VARIANT_FLOAT;
         else
-            throw UsageError(fmt::format("unknown --variant '{}' (use integer or float)",
-                                         r.variant));
+            throw UsageError(
+                fmt::format("unknown --variant '{}' (use integer or float)", r.variant));
     }
     for (const std::string &fo : r.feature_options)
         for (VariantSpec &v : o.variants) {
@@ -325,8 +328,10 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
     app.add_flag("-n,--no_prediction", r.no_prediction,
                  "Accepted for libvmaf scripts: libvif computes no model");
     // libvmaf's -m/--model, hidden: accepted only to say clearly that there is no model.
-    app.add_option("-m,--model", r.models)->group("")->expected(1)->multi_option_policy(
-        CLI::MultiOptionPolicy::TakeAll);
+    app.add_option("-m,--model", r.models)
+        ->group("")
+        ->expected(1)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     app.add_flag("--check-parity", r.check_parity,
                  "Score with the cpu and the cuda backend and fail if they differ");
     app.add_flag("--read-only", r.read_only,

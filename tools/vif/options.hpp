@@ -40,19 +40,19 @@ struct Options {
     /** The VIF variants to score, in output order (libvmaf's --feature order): one or both. */
     std::vector<VariantSpec> variants{VariantSpec{}};
     uint32_t threads = 0;
-    std::optional<uint64_t> max_frames;   ///< --frames / --frame_cnt
+    std::optional<uint64_t> max_frames; ///< --frames / --frame_cnt
     uint64_t skip_ref = 0, skip_dist = 0, subsample = 1;
     VifBackend backend = VIF_BACKEND_AUTO;
-    std::string output;                   ///< "" when not given; "-" for standard output
+    std::string output; ///< "" when not given; "-" for standard output
     Format format = Format::kJson;
-    bool format_given = false;            ///< --json/--csv/--xml was given
+    bool format_given = false; ///< --json/--csv/--xml was given
     int precision = kPrecisionLibvmaf;
     bool quiet = false, check_parity = false, debug_metrics = false, details = false;
     bool read_only = false, verbose = false, no_mmap = false;
     /** --hwdec: "auto", "cuda" or "none" (encoded inputs on NVDEC; tools/vif/hw_decode.hpp). */
     std::string hwdec = "auto";
-    uint32_t decoders = 0;   ///< --decoders: NVDEC (or software segment) decoders an input
-    int cpu_decoders = -1;   ///< --cpu-decoders: software decoders beside NVDEC; -1: auto
+    uint32_t decoders = 0; ///< --decoders: NVDEC (or software segment) decoders an input
+    int cpu_decoders = -1; ///< --cpu-decoders: software decoders beside NVDEC; -1: auto
 
     bool both_variants() const { return variants.size() > 1; }
 };

@@ -63,13 +63,13 @@ std::string resolve_links(const std::string &path, const std::string &shown) {
         std::vector<char> buf(PATH_MAX + 1);
         const ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size() - 1);
         if (n < 0)
-            throw OutputError(fmt::format("cannot write output '{}': {}", shown,
-                                          std::strerror(errno)));
+            throw OutputError(
+                fmt::format("cannot write output '{}': {}", shown, std::strerror(errno)));
         std::string link(buf.data(), size_t(n));
         p = link[0] == '/' ? link : dir_of(p) + link;
     }
-    throw OutputError(fmt::format("cannot write output '{}': too many levels of symbolic links",
-                                  shown));
+    throw OutputError(
+        fmt::format("cannot write output '{}': too many levels of symbolic links", shown));
 }
 
 bool same_file(const struct stat &a, const struct stat &b) {
@@ -91,8 +91,7 @@ OutputFile::OutputFile(const std::string &path, const std::vector<std::string> &
     const int fdn = named_descriptor(path);
     const bool exists = fdn >= 0 ? ::fstat(fdn, &target) == 0 : ::stat(path.c_str(), &target) == 0;
     if (fdn >= 0 && !exists)
-        throw OutputError(fmt::format("cannot write output '{}': {}", shown,
-                                      std::strerror(errno)));
+        throw OutputError(fmt::format("cannot write output '{}': {}", shown, std::strerror(errno)));
     if (exists && !S_ISCHR(target.st_mode)) {
         for (const std::string &in : inputs) {
             struct stat ist {};
@@ -100,7 +99,8 @@ OutputFile::OutputFile(const std::string &path, const std::vector<std::string> &
             const bool ok = ifd >= 0 ? ::fstat(ifd, &ist) == 0 : ::stat(in.c_str(), &ist) == 0;
             if (ok && same_file(ist, target))
                 throw OutputError(fmt::format("output '{}' is the input '{}': refusing to "
-                                              "overwrite an input", shown, in));
+                                              "overwrite an input",
+                                              shown, in));
         }
     }
     if (exists && S_ISDIR(target.st_mode))
@@ -112,16 +112,16 @@ OutputFile::OutputFile(const std::string &path, const std::vector<std::string> &
     if (fdn >= 0) {
         fd_ = ::dup(fdn);
         if (fd_ < 0)
-            throw OutputError(fmt::format("cannot write output '{}': {}", shown,
-                                          std::strerror(errno)));
+            throw OutputError(
+                fmt::format("cannot write output '{}': {}", shown, std::strerror(errno)));
         through_ = true;
         return;
     }
     if (exists && !S_ISREG(target.st_mode)) {
         fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
         if (fd_ < 0)
-            throw OutputError(fmt::format("cannot write output '{}': {}", shown,
-                                          std::strerror(errno)));
+            throw OutputError(
+                fmt::format("cannot write output '{}': {}", shown, std::strerror(errno)));
         through_ = true;
         return;
     }
@@ -132,8 +132,8 @@ OutputFile::OutputFile(const std::string &path, const std::vector<std::string> &
     if (exists) {
         // Respect the file's permissions, also when running as root (who may write anything).
         if ((target.st_mode & 0222) == 0 || ::access(target_.c_str(), W_OK) != 0)
-            throw OutputError(fmt::format("cannot write output '{}': the file is read-only",
-                                          shown));
+            throw OutputError(
+                fmt::format("cannot write output '{}': the file is read-only", shown));
         mode = target.st_mode & 07777;
     } else {
         const mode_t mask = ::umask(0);
@@ -149,8 +149,7 @@ OutputFile::OutputFile(const std::string &path, const std::vector<std::string> &
     buf.push_back('\0');
     fd_ = ::mkstemp(buf.data());
     if (fd_ < 0)
-        throw OutputError(fmt::format("cannot write output '{}': {}", shown,
-                                      std::strerror(errno)));
+        throw OutputError(fmt::format("cannot write output '{}': {}", shown, std::strerror(errno)));
     tmp_.assign(buf.data());
     std::memcpy(g_pending_tmp, tmp_.c_str(), tmp_.size() + 1);
     g_pending = 1;
@@ -160,7 +159,9 @@ OutputFile::OutputFile(const std::string &path, const std::vector<std::string> &
     ::fchmod(fd_, mode);
 }
 
-OutputFile::~OutputFile() { abandon(); }
+OutputFile::~OutputFile() {
+    abandon();
+}
 
 void OutputFile::abandon() {
     if (fd_ < 0) return;
@@ -185,8 +186,8 @@ void OutputFile::commit(const std::string &content) {
             throw;
         }
         if (::close(fd) != 0 && errno != EINTR)
-            throw OutputError(fmt::format("cannot write output {}: {}", shown,
-                                          std::strerror(errno)));
+            throw OutputError(
+                fmt::format("cannot write output {}: {}", shown, std::strerror(errno)));
         return;
     }
     try {
@@ -194,11 +195,11 @@ void OutputFile::commit(const std::string &content) {
         const int fd = fd_;
         fd_ = -1;
         if (::close(fd) != 0)
-            throw OutputError(fmt::format("cannot write output {}: {}", shown,
-                                          std::strerror(errno)));
+            throw OutputError(
+                fmt::format("cannot write output {}: {}", shown, std::strerror(errno)));
         if (::rename(tmp_.c_str(), target_.c_str()) != 0)
-            throw OutputError(fmt::format("cannot write output {}: {}", shown,
-                                          std::strerror(errno)));
+            throw OutputError(
+                fmt::format("cannot write output {}: {}", shown, std::strerror(errno)));
         g_pending = 0;
     } catch (...) {
         if (fd_ >= 0) ::close(fd_);

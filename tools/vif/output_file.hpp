@@ -43,7 +43,7 @@ private:
     std::string path_;   // as given, for messages
     std::string target_; // the file replaced (symlinks resolved); empty when writing through
     std::string tmp_;
-    int fd_ = -1;        // the temporary file, or the descriptor written through
+    int fd_ = -1; // the temporary file, or the descriptor written through
     bool through_ = false;
 };
 

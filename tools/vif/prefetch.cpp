@@ -16,7 +16,9 @@ namespace {
 constexpr std::align_val_t kAlign{4096};
 }
 
-void Prefetcher::AlignedFree::operator()(uint8_t *p) const { ::operator delete[](p, kAlign); }
+void Prefetcher::AlignedFree::operator()(uint8_t *p) const {
+    ::operator delete[](p, kAlign);
+}
 
 Prefetcher::Prefetcher(FrameSource &src, std::string name, ReadPlan plan, size_t slots)
     : src_(src), info_(src.info()), name_(std::move(name)), plan_(std::move(plan)),
@@ -28,7 +30,9 @@ Prefetcher::Prefetcher(FrameSource &src, std::string name, ReadPlan plan, size_t
     thread_ = std::thread([this] { run(); });
 }
 
-Prefetcher::~Prefetcher() { stop(); }
+Prefetcher::~Prefetcher() {
+    stop();
+}
 
 void Prefetcher::stop() {
     {
@@ -104,8 +108,8 @@ void Prefetcher::run() {
     } catch (const std::bad_alloc &) {
         std::lock_guard<std::mutex> lk(mu_);
         failed_ = true;
-        error_ = fmt::format("{}: out of memory for a buffer of one {}x{} frame ({} bytes)",
-                             name_, info_.width, info_.height, info_.luma_bytes());
+        error_ = fmt::format("{}: out of memory for a buffer of one {}x{} frame ({} bytes)", name_,
+                             info_.width, info_.height, info_.luma_bytes());
         cv_.notify_all();
     } catch (const std::exception &e) {
         std::lock_guard<std::mutex> lk(mu_);

@@ -21,9 +21,9 @@
 namespace vifcli {
 
 struct ReadPlan {
-    uint64_t skip = 0;                  ///< frames to drop at the start of the input
-    std::string skip_option;            ///< "--skip-ref", for the message when skip is too big
-    uint64_t subsample = 1;             ///< deliver pairs 0, N, 2N, ... (the rest are skipped)
+    uint64_t skip = 0;       ///< frames to drop at the start of the input
+    std::string skip_option; ///< "--skip-ref", for the message when skip is too big
+    uint64_t subsample = 1;  ///< deliver pairs 0, N, 2N, ... (the rest are skipped)
     uint64_t max_delivered = std::numeric_limits<uint64_t>::max(); ///< --frames
     uint64_t max_pairs = std::numeric_limits<uint64_t>::max();     ///< common frame count
 };
@@ -80,7 +80,7 @@ private:
 
     std::mutex mu_;
     std::condition_variable cv_;
-    size_t head_ = 0, filled_ = 0;  // consumer side: head_ is the oldest filled slot
+    size_t head_ = 0, filled_ = 0; // consumer side: head_ is the oldest filled slot
     bool done_ = false, failed_ = false, stop_ = false;
     bool input_ended_ = false;
     std::string error_;

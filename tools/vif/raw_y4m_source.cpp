@@ -43,7 +43,8 @@ Layout layout_for(const std::string &pf, uint32_t w, uint32_t h, bool *ok) {
 uint64_t frame_bytes(const VideoInfo &vi, const Layout &l) {
     uint64_t bps = vi.bytes_per_sample();
     uint64_t luma = uint64_t(vi.width) * vi.height;
-    return bps * (luma * (1 + l.extra_full_planes) + uint64_t(l.chroma_planes) * l.chroma_w * l.chroma_h);
+    return bps *
+           (luma * (1 + l.extra_full_planes) + uint64_t(l.chroma_planes) * l.chroma_w * l.chroma_h);
 }
 
 // Reads one luma plane stored packed (row_bytes apart) at `offset` into dst (stride apart).
@@ -175,8 +176,8 @@ private:
             if (end && *end < next_off_ && index_ > 0) throw incomplete(index_ - 1);
             return false;
         }
-        if (got < 5 || std::memcmp(buf, "FRAME", 5) != 0 || (got > 5 && buf[5] != ' ' &&
-                                                             buf[5] != '\n'))
+        if (got < 5 || std::memcmp(buf, "FRAME", 5) != 0 ||
+            (got > 5 && buf[5] != ' ' && buf[5] != '\n'))
             throw InputError(fmt::format("{}: frame {}: bad Y4M frame header (expected "
                                          "\"FRAME\" at byte offset {})",
                                          f_->name(), index_, next_off_));
@@ -191,7 +192,8 @@ private:
             off += got;
             if (off - next_off_ > kMaxLine || got < sizeof buf)
                 throw InputError(fmt::format("{}: frame {}: bad Y4M frame header (no newline "
-                                             "{} at byte offset {})", f_->name(), index_,
+                                             "{} at byte offset {})",
+                                             f_->name(), index_,
                                              got < sizeof buf ? "before the end of the input"
                                                               : "in its first 1 MiB",
                                              next_off_));
@@ -243,18 +245,22 @@ bool parse_u32(const std::string &s, uint32_t *out) {
 
 } // namespace
 
-bool supported_bitdepth(uint32_t b) { return b == 8 || b == 10 || b == 12 || b == 16; }
+bool supported_bitdepth(uint32_t b) {
+    return b == 8 || b == 10 || b == 12 || b == 16;
+}
 
 void check_frame_size(const std::string &what, uint64_t w, uint64_t h) {
     if (w == 0 || h == 0)
-        throw InputError(fmt::format("{}: frame size {}x{}: width and height must be > 0", what,
-                                     w, h));
+        throw InputError(
+            fmt::format("{}: frame size {}x{}: width and height must be > 0", what, w, h));
     if (w > 32768 || h > 32768)
         throw InputError(fmt::format("{}: frame size {}x{} is absurd (the limit is 32768 each "
-                                     "way)", what, w, h));
+                                     "way)",
+                                     what, w, h));
     if (w < 16 || h < 16)
         throw InputError(fmt::format("{}: frame size {}x{} is unsupported (VIF needs at least "
-                                     "16x16)", what, w, h));
+                                     "16x16)",
+                                     what, w, h));
 }
 
 std::unique_ptr<FrameSource> open_raw_source(const SourceRequest &req,
@@ -262,19 +268,21 @@ std::unique_ptr<FrameSource> open_raw_source(const SourceRequest &req,
     const std::string name = f->name();
     if (req.width == 0 && req.height == 0)
         throw InputError(fmt::format("{}: raw YUV input needs -w/--width and -h/--height "
-                                     "(or give a Y4M file)", name));
+                                     "(or give a Y4M file)",
+                                     name));
     check_frame_size(name, req.width, req.height);
     if (req.pixel_format.empty() || req.bitdepth == 0)
         throw InputError(fmt::format("{}: raw YUV input needs -p/--pixel-format and "
-                                     "-b/--bitdepth", name));
+                                     "-b/--bitdepth",
+                                     name));
     bool ok;
     Layout l = layout_for(req.pixel_format, req.width, req.height, &ok);
     if (!ok || req.pixel_format == "411" || req.pixel_format == "444alpha")
-        throw InputError(fmt::format("unknown pixel format '{}' (use 420, 422, 444 or 400)",
-                                     req.pixel_format));
+        throw InputError(
+            fmt::format("unknown pixel format '{}' (use 420, 422, 444 or 400)", req.pixel_format));
     if (!supported_bitdepth(req.bitdepth))
-        throw InputError(fmt::format("unsupported bit depth {} (use 8, 10, 12 or 16)",
-                                     req.bitdepth));
+        throw InputError(
+            fmt::format("unsupported bit depth {} (use 8, 10, 12 or 16)", req.bitdepth));
     VideoInfo vi;
     vi.width = req.width;
     vi.height = req.height;
@@ -310,17 +318,20 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
         }
         if (got < sizeof buf)
             throw InputError(fmt::format("{}: broken Y4M header: no end of line before the end "
-                                         "of the input ({} bytes)", name, header.size()));
+                                         "of the input ({} bytes)",
+                                         name, header.size()));
         if (header.size() > (1u << 20))
             throw InputError(fmt::format("{}: broken Y4M header: no end of line in its first "
-                                         "1 MiB", name));
+                                         "1 MiB",
+                                         name));
     }
     if (!header.empty() && header.back() == '\r')
         throw InputError(fmt::format("{}: broken Y4M header: it ends in CR LF (a Windows line "
-                                     "end); Y4M lines end in LF alone", name));
+                                     "end); Y4M lines end in LF alone",
+                                     name));
     if (const size_t cr = header.find('\r'); cr != std::string::npos)
-        throw InputError(fmt::format("{}: broken Y4M header: a carriage return (CR) at byte {}",
-                                     name, cr));
+        throw InputError(
+            fmt::format("{}: broken Y4M header: a carriage return (CR) at byte {}", name, cr));
     if (const size_t nul = header.find('\0'); nul != std::string::npos)
         throw InputError(fmt::format("{}: broken Y4M header: a NUL byte at byte {}", name, nul));
 
@@ -336,8 +347,8 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
         pos = end + 1;
         if (first) {
             if (tok != "YUV4MPEG2")
-                throw InputError(fmt::format("{}: broken Y4M header: no YUV4MPEG2 signature",
-                                             name));
+                throw InputError(
+                    fmt::format("{}: broken Y4M header: no YUV4MPEG2 signature", name));
             first = false;
             continue;
         }
@@ -352,14 +363,19 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
         case 'H':
             have_h = parse_u32(val, &h);
             if (!have_h)
-                throw InputError(fmt::format("{}: broken Y4M header: bad height '{}'", name,
-                                             tok));
+                throw InputError(fmt::format("{}: broken Y4M header: bad height '{}'", name, tok));
             break;
-        case 'C': cs = val; break;
-        case 'F': case 'I': case 'A': case 'X': break;
+        case 'C':
+            cs = val;
+            break;
+        case 'F':
+        case 'I':
+        case 'A':
+        case 'X':
+            break;
         default:
-            throw InputError(fmt::format("{}: broken Y4M header: unknown parameter '{}'", name,
-                                         tok));
+            throw InputError(
+                fmt::format("{}: broken Y4M header: unknown parameter '{}'", name, tok));
         }
     }
     if (!have_w || !have_h)
@@ -373,9 +389,9 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
     uint32_t depth = 8;
     std::string rest;
     static const char *const kPrefixes[][2] = {
-        {"420jpeg", "420"}, {"420paldv", "420"}, {"420mpeg2", "420"}, {"444alpha", "444alpha"},
-        {"420", "420"},     {"422", "422"},      {"444", "444"},      {"411", "411"},
-        {"mono", "400"}};
+        {"420jpeg", "420"},       {"420paldv", "420"}, {"420mpeg2", "420"},
+        {"444alpha", "444alpha"}, {"420", "420"},      {"422", "422"},
+        {"444", "444"},           {"411", "411"},      {"mono", "400"}};
     for (const auto &p : kPrefixes) {
         if (cs.compare(0, std::strlen(p[0]), p[0]) == 0) {
             pf = p[1];
@@ -399,14 +415,15 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
 
     // Raw parameters given on the command line must agree with the header.
     if ((req.width && req.width != w) || (req.height && req.height != h))
-        throw InputError(fmt::format("{}: the Y4M header says {}x{} but -w/-h say {}x{}", name,
-                                     w, h, req.width, req.height));
+        throw InputError(fmt::format("{}: the Y4M header says {}x{} but -w/-h say {}x{}", name, w,
+                                     h, req.width, req.height));
     if (req.bitdepth && req.bitdepth != depth)
-        throw InputError(fmt::format("{}: the Y4M header says {}-bit but -b says {}", name,
-                                     depth, req.bitdepth));
-    if (!req.pixel_format.empty() && req.pixel_format != pf && !(pf == "444alpha" && req.pixel_format == "444"))
-        throw InputError(fmt::format("{}: the Y4M header says C{} but -p says {}", name, cs,
-                                     req.pixel_format));
+        throw InputError(fmt::format("{}: the Y4M header says {}-bit but -b says {}", name, depth,
+                                     req.bitdepth));
+    if (!req.pixel_format.empty() && req.pixel_format != pf &&
+        !(pf == "444alpha" && req.pixel_format == "444"))
+        throw InputError(
+            fmt::format("{}: the Y4M header says C{} but -p says {}", name, cs, req.pixel_format));
 
     VideoInfo vi;
     vi.width = w;
@@ -427,8 +444,8 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
         if (n > 0 && *size - data_start < fb + 6)
             throw InputError(fmt::format(
                 "{}: frame 0 is incomplete: the Y4M header says {}x{} {} ({} bytes a frame), "
-                "but the file holds only {} bytes after the header", name, w, h, vi.format, fb,
-                *size - data_start));
+                "but the file holds only {} bytes after the header",
+                name, w, h, vi.format, fb, *size - data_start));
     }
     vi.format = "Y4M " + vi.format;
     return std::make_unique<Y4mSource>(std::move(f), std::move(vi), fb, data_start,

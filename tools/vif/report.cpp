@@ -38,8 +38,7 @@ size_t utf8_sequence(const std::string &s, size_t i, uint32_t *cp) {
         return *cp >= 0x800 && (*cp < 0xD800 || *cp > 0xDFFF) ? 3 : 0;
     }
     if (c >= 0xF0 && c <= 0xF4 && cont(1) && cont(2) && cont(3)) {
-        *cp = ((c & 0x07u) << 18) | ((b(1) & 0x3Fu) << 12) | ((b(2) & 0x3Fu) << 6) |
-              (b(3) & 0x3Fu);
+        *cp = ((c & 0x07u) << 18) | ((b(1) & 0x3Fu) << 12) | ((b(2) & 0x3Fu) << 6) | (b(3) & 0x3Fu);
         return *cp >= 0x10000 && *cp <= 0x10FFFF ? 4 : 0;
     }
     return 0;
@@ -67,11 +66,21 @@ std::string json_string(const std::string &s) {
             continue;
         }
         switch (cp) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
         default:
             if (cp < 0x20 || cp == 0x7F)
                 out += fmt::format("\\u{:04x}", cp);
@@ -94,13 +103,27 @@ std::string xml_attr(const std::string &s) {
             continue;
         }
         switch (cp) {
-        case '"': out += "&quot;"; break;
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '\t': out += "&#9;"; break;
-        case '\n': out += "&#10;"; break;
-        case '\r': out += "&#13;"; break;
+        case '"':
+            out += "&quot;";
+            break;
+        case '&':
+            out += "&amp;";
+            break;
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '\t':
+            out += "&#9;";
+            break;
+        case '\n':
+            out += "&#10;";
+            break;
+        case '\r':
+            out += "&#13;";
+            break;
         default:
             // XML 1.0 has no way to write the other control characters, nor U+FFFE/U+FFFF.
             if (cp < 0x20 || cp == 0xFFFE || cp == 0xFFFF)
@@ -292,9 +315,12 @@ static std::string render_xml(const Report &r, int prec) {
 
 std::string render(const Report &r, Format f, int precision) {
     switch (f) {
-    case Format::kCsv: return render_csv(r, precision);
-    case Format::kXml: return render_xml(r, precision);
-    case Format::kJson: break;
+    case Format::kCsv:
+        return render_csv(r, precision);
+    case Format::kXml:
+        return render_xml(r, precision);
+    case Format::kJson:
+        break;
     }
     return render_json(r, precision);
 }
@@ -302,9 +328,9 @@ std::string render(const Report &r, Format f, int precision) {
 std::string render_summary(const Report &r, int precision) {
     fmt::memory_buffer o;
     auto out = std::back_inserter(o);
-    fmt::format_to(out, "vif {}: {} frame{} of {}x{} {}-bit, {} VIF on {}, {:.1f} fps\n",
-                   r.version, r.frames(), r.frames() == 1 ? "" : "s", r.width, r.height,
-                   r.bitdepth, r.variant, r.backend, r.fps);
+    fmt::format_to(out, "vif {}: {} frame{} of {}x{} {}-bit, {} VIF on {}, {:.1f} fps\n", r.version,
+                   r.frames(), r.frames() == 1 ? "" : "s", r.width, r.height, r.bitdepth, r.variant,
+                   r.backend, r.fps);
     size_t w = 6;
     for (const auto &k : r.keys) w = std::max(w, k.size());
     fmt::format_to(out, "{:<{}}  {:>12} {:>12} {:>12} {:>14}\n", "metric", w, "mean", "min", "max",

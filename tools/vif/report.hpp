@@ -14,15 +14,15 @@
 namespace vifcli {
 
 struct Report {
-    std::string version;               ///< written as "version" (libvif's version)
+    std::string version; ///< written as "version" (libvif's version)
     double fps = 0;
     uint32_t width = 0, height = 0, bitdepth = 0;
     std::string backend, variant, reference, distorted;
     uint64_t subsample = 1;
-    bool details = false;              ///< add libvif's own block (--details)
-    std::vector<std::string> keys;     ///< libvmaf key of each column, in output order
+    bool details = false;                     ///< add libvif's own block (--details)
+    std::vector<std::string> keys;            ///< libvmaf key of each column, in output order
     std::vector<std::vector<double>> columns; ///< columns[key][frame]
-    std::vector<uint64_t> frame_nums;  ///< frameNum of each scored frame
+    std::vector<uint64_t> frame_nums;         ///< frameNum of each scored frame
 
     size_t frames() const { return frame_nums.size(); }
     double value(size_t frame, size_t key) const { return columns[key][frame]; }

@@ -58,7 +58,8 @@ std::string av_err(int err) {
 // size) for each NAL unit of the packet.
 template <typename F>
 void for_each_nal(const uint8_t *p, size_t n, int length_size, F f) {
-    const bool annexb = n >= 3 && p[0] == 0 && p[1] == 0 && (p[2] == 1 || (p[2] == 0 && n >= 4 && p[3] == 1));
+    const bool annexb =
+        n >= 3 && p[0] == 0 && p[1] == 0 && (p[2] == 1 || (p[2] == 0 && n >= 4 && p[3] == 1));
     if (!annexb) {
         size_t i = 0;
         while (i + size_t(length_size) <= n) {
@@ -76,7 +77,8 @@ void for_each_nal(const uint8_t *p, size_t n, int length_size, F f) {
         if (p[i] == 0 && p[i + 1] == 0 && p[i + 2] == 1) {
             i += 3;
             size_t j = i;
-            while (j + 3 <= n && !(p[j] == 0 && p[j + 1] == 0 && (p[j + 2] == 1 || p[j + 2] == 0))) ++j;
+            while (j + 3 <= n && !(p[j] == 0 && p[j + 1] == 0 && (p[j + 2] == 1 || p[j + 2] == 0)))
+                ++j;
             if (j + 3 > n) j = n;
             if (j > i) f(p + i, j - i);
             i = j;
@@ -109,8 +111,10 @@ bool clean_random_access(const AVCodecParameters *par, const AVPacket *pkt) {
         bool idr = false, other_slice = false;
         for_each_nal(pkt->data, size_t(pkt->size), length_size, [&](const uint8_t *nal, size_t) {
             const int type = (nal[0] >> 1) & 0x3f;
-            if (type == 19 || type == 20) idr = true;          // IDR_W_RADL, IDR_N_LP
-            else if (type < 32) other_slice = true;             // any other VCL unit
+            if (type == 19 || type == 20)
+                idr = true; // IDR_W_RADL, IDR_N_LP
+            else if (type < 32)
+                other_slice = true; // any other VCL unit
         });
         return idr && !other_slice;
     }
@@ -126,8 +130,8 @@ CUcontext current_primary_context(int device) {
         void *fn = nullptr;
         cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
 #if CUDART_VERSION >= 12050
-        if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault, &q) !=
-            cudaSuccess)
+        if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &fn, 12000, cudaEnableDefault,
+                                             &q) != cudaSuccess)
             return GetCurrent(nullptr);
 #else
         if (cudaGetDriverEntryPoint("cuCtxGetCurrent", &fn, cudaEnableDefault, &q) != cudaSuccess)
@@ -144,12 +148,12 @@ CUcontext current_primary_context(int device) {
 #endif
 
 struct Segment {
-    uint64_t first_frame = 0;           // index of its first frame (= packets before it)
-    std::vector<AVPacket *> packets;    // kept until the segment is done (a retry re-reads them)
-    bool closed = false;                // no more packets will come
-    bool taken = false;                 // a decoder works on it
-    bool done = false;                  // all its frames are in `frames`
-    std::deque<DecodedFrame> frames;    // decoded, waiting for next()
+    uint64_t first_frame = 0;        // index of its first frame (= packets before it)
+    std::vector<AVPacket *> packets; // kept until the segment is done (a retry re-reads them)
+    bool closed = false;             // no more packets will come
+    bool taken = false;              // a decoder works on it
+    bool done = false;               // all its frames are in `frames`
+    std::deque<DecodedFrame> frames; // decoded, waiting for next()
     std::string error;
     ~Segment() {
         for (AVPacket *p : packets) av_packet_free(&p);
@@ -222,15 +226,15 @@ struct SegmentDecoder::Impl {
 
     std::string swname_, container_;
     void describe() {
-        description = std::string(codec->name) + " (" + swname_ + ", " + std::to_string(width) +
-                      "x" + std::to_string(height) + ", " + std::to_string(bitdepth) + "-bit, " +
-                      (opt.cuda ? "NVDEC" : "software") + ", " + std::to_string(opt.decoders) +
-                      " decoder" + (opt.decoders > 1 ? "s" : "") +
-                      (opt.software_decoders
-                           ? " + " + std::to_string(opt.software_decoders) + " software (" +
-                                 std::to_string(opt.threads_per_decoder) + " threads each)"
-                           : std::string()) +
-                      ") in " + container_;
+        description =
+            std::string(codec->name) + " (" + swname_ + ", " + std::to_string(width) + "x" +
+            std::to_string(height) + ", " + std::to_string(bitdepth) + "-bit, " +
+            (opt.cuda ? "NVDEC" : "software") + ", " + std::to_string(opt.decoders) + " decoder" +
+            (opt.decoders > 1 ? "s" : "") +
+            (opt.software_decoders ? " + " + std::to_string(opt.software_decoders) + " software (" +
+                                         std::to_string(opt.threads_per_decoder) + " threads each)"
+                                   : std::string()) +
+            ") in " + container_;
     }
 
     // ---- decoders -----------------------------------------------------------------------
@@ -488,8 +492,8 @@ struct SegmentDecoder::Impl {
                     return false;
                 }
                 if (r < 0) {
-                    error = "frame " + std::to_string(open.front().seg->first_frame +
-                                                      open.front().produced) +
+                    error = "frame " +
+                            std::to_string(open.front().seg->first_frame + open.front().produced) +
                             ": decoding failed: " + av_err(r);
                     return false;
                 }
@@ -497,23 +501,25 @@ struct SegmentDecoder::Impl {
                 const int64_t pts = frame->pts;
                 while (open.size() > 1) {
                     Open &o = open.front();
-                    const bool past = o.all_pts && pts != AV_NOPTS_VALUE ? pts > o.max_pts
-                                                                         : o.produced >= o.seg->packets.size();
+                    const bool past = o.all_pts && pts != AV_NOPTS_VALUE
+                                          ? pts > o.max_pts
+                                          : o.produced >= o.seg->packets.size();
                     if (!past) break;
                     finish_front("");
                 }
                 Open &o = open.front();
                 if (state->want_cuda && frame->format != AV_PIX_FMT_CUDA && !noted_fallback) {
                     noted_fallback = true;
-                    std::fprintf(stderr, "vif: note: %s: an NVDEC session could not be opened; "
-                                         "decoder %d goes on in software\n", name.c_str(), id);
+                    std::fprintf(stderr,
+                                 "vif: note: %s: an NVDEC session could not be opened; "
+                                 "decoder %d goes on in software\n",
+                                 name.c_str(), id);
                 }
                 if (frame->format == AV_PIX_FMT_CUDA && !same_shape(frame)) {
-                    error = "frame " + std::to_string(o.seg->first_frame + o.produced) +
-                            " is " + std::to_string(frame->width) + "x" +
-                            std::to_string(frame->height) + ", but the stream started " +
-                            std::to_string(width) + "x" + std::to_string(height) + " " +
-                            std::to_string(bitdepth) + "-bit";
+                    error = "frame " + std::to_string(o.seg->first_frame + o.produced) + " is " +
+                            std::to_string(frame->width) + "x" + std::to_string(frame->height) +
+                            ", but the stream started " + std::to_string(width) + "x" +
+                            std::to_string(height) + " " + std::to_string(bitdepth) + "-bit";
                     av_frame_unref(frame);
                     return false;
                 }
@@ -648,9 +654,9 @@ struct SegmentDecoder::Impl {
                 av_packet_unref(pkt);
                 continue;
             }
-            const bool cut = !cur || (cur->packets.size() >= opt.min_segment_frames &&
-                                      opt.decoders + opt.software_decoders > 1 &&
-                                      clean_random_access(par, pkt));
+            const bool cut =
+                !cur || (cur->packets.size() >= opt.min_segment_frames &&
+                         opt.decoders + opt.software_decoders > 1 && clean_random_access(par, pkt));
             AVPacket *copy = av_packet_clone(pkt);
             av_packet_unref(pkt);
             if (!copy) {
@@ -788,10 +794,12 @@ struct SegmentDecoder::Impl {
         }
         if (!err.empty() || !got) {
             av_frame_free(&f);
-            if (st->want_cuda && !got && err.empty()) throw NvdecUnsupported{"NVDEC produced no frame"};
+            if (st->want_cuda && !got && err.empty())
+                throw NvdecUnsupported{"NVDEC produced no frame"};
             throw InputError(name + ": " + (err.empty() ? "no frames could be decoded" : err));
         }
-        const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(AVPixelFormat(st->want_cuda ? sw : f->format));
+        const AVPixFmtDescriptor *d =
+            av_pix_fmt_desc_get(AVPixelFormat(st->want_cuda ? sw : f->format));
         width = uint32_t(f->width - int(f->crop_left + f->crop_right));
         height = uint32_t(f->height - int(f->crop_top + f->crop_bottom));
         bitdepth = d ? uint32_t(d->comp[0].depth) : 8;
@@ -868,7 +876,8 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
                          err.c_str(), i);
             break;
         }
-        s.decoders.emplace_back([&s, i, ctx, st, stream] { s.decoder_thread(int(i), ctx, st, stream); });
+        s.decoders.emplace_back(
+            [&s, i, ctx, st, stream] { s.decoder_thread(int(i), ctx, st, stream); });
     }
     // Software decoders beside the NVDEC ones (CPU threads that add throughput): host frames.
     for (unsigned j = 0; j < s.opt.software_decoders; ++j) {
@@ -880,22 +889,35 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
             delete st;
             break;
         }
-        s.decoders.emplace_back([&s, i, ctx, st, stream] { s.decoder_thread(int(i), ctx, st, stream); });
+        s.decoders.emplace_back(
+            [&s, i, ctx, st, stream] { s.decoder_thread(int(i), ctx, st, stream); });
     }
 }
 
 SegmentDecoder::~SegmentDecoder() = default;
 
-uint32_t SegmentDecoder::width() const { return impl_->width; }
-uint32_t SegmentDecoder::height() const { return impl_->height; }
-uint32_t SegmentDecoder::bitdepth() const { return impl_->bitdepth; }
-int SegmentDecoder::sw_format() const { return impl_->sw_format; }
-const std::string &SegmentDecoder::description() const { return impl_->description; }
+uint32_t SegmentDecoder::width() const {
+    return impl_->width;
+}
+uint32_t SegmentDecoder::height() const {
+    return impl_->height;
+}
+uint32_t SegmentDecoder::bitdepth() const {
+    return impl_->bitdepth;
+}
+int SegmentDecoder::sw_format() const {
+    return impl_->sw_format;
+}
+const std::string &SegmentDecoder::description() const {
+    return impl_->description;
+}
 uint64_t SegmentDecoder::segments() const {
     std::lock_guard<std::mutex> lk(impl_->mu);
     return impl_->segment_count;
 }
-void SegmentDecoder::stop() { impl_->stop(); }
+void SegmentDecoder::stop() {
+    impl_->stop();
+}
 
 bool SegmentDecoder::next(DecodedFrame *out) {
     Impl &s = *impl_;
@@ -933,7 +955,8 @@ void SegmentDecoder::release(DecodedFrame *f) {
     av_frame_free(&f->frame);
     if (f->on_device && f->data) {
         std::lock_guard<std::mutex> lk(s.mu);
-        s.pools[size_t(f->decoder)].free.push_back(Buffer{const_cast<void *>(f->data), size_t(f->pitch)});
+        s.pools[size_t(f->decoder)].free.push_back(
+            Buffer{const_cast<void *>(f->data), size_t(f->pitch)});
         f->data = nullptr;
     }
     s.cv.notify_all();

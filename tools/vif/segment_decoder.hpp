@@ -31,9 +31,9 @@ struct AVFrame;
 namespace vifcli {
 
 struct SegmentDecoderOptions {
-    bool cuda = true;                ///< NVDEC decoders (else software)
-    int cuda_device = 0;             ///< device ordinal (its primary context is used)
-    unsigned decoders = 1;           ///< decoders working at once
+    bool cuda = true;                 ///< NVDEC decoders (else software)
+    int cuda_device = 0;              ///< device ordinal (its primary context is used)
+    unsigned decoders = 1;            ///< decoders working at once
     unsigned software_decoders = 0;   ///< with cuda: software decoders beside the NVDEC ones
     unsigned threads_per_decoder = 1; ///< software decoders: libavcodec threads each
     unsigned min_segment_frames = 30; ///< shortest segment worth a decoder of its own
@@ -48,11 +48,11 @@ struct DecodedFrame {
     const void *data = nullptr;
     ptrdiff_t pitch = 0;
     bool on_device = false;
-    uint32_t flags = 0;       ///< VIF_PICTURE_MSB_ALIGNED for NVDEC's 16-bit surfaces
-    int decoder = 0;          ///< whose pool the buffer goes back to
+    uint32_t flags = 0; ///< VIF_PICTURE_MSB_ALIGNED for NVDEC's 16-bit surfaces
+    int decoder = 0;    ///< whose pool the buffer goes back to
     // Software decoding (or a decoder that fell back to it): the host frame.
     AVFrame *frame = nullptr;
-    uint64_t index = 0;       ///< position in the stream (display order), from 0
+    uint64_t index = 0; ///< position in the stream (display order), from 0
 };
 
 class SegmentDecoder {
@@ -70,7 +70,7 @@ public:
 
     uint32_t width() const;
     uint32_t height() const;
-    uint32_t bitdepth() const;      ///< of the coded samples (P010 holds 10)
+    uint32_t bitdepth() const; ///< of the coded samples (P010 holds 10)
     /** Pixel format of the frames: software decoders' output format, or the format NVDEC
      *  decodes into memory (an AVPixelFormat value). */
     int sw_format() const;

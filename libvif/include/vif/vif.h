@@ -60,20 +60,20 @@
 extern "C" {
 #endif
 
-
 /** Number of scales VIF reports. */
 #define VIF_NUM_SCALES 4
 
 typedef enum VifStatus {
     VIF_OK = 0,
-    VIF_AGAIN = 1,                   /**< vif_receive: no scores ready (or none pending) yet;
+    VIF_AGAIN = 1, /**< vif_receive: no scores ready (or none pending) yet;
                                           submit: queue_depth frames await vif_receive */
-    VIF_ERROR_INVALID_ARGUMENT = -1, /**< a NULL pointer, a size, bit depth or option out of range */
-    VIF_ERROR_UNSUPPORTED = -2,      /**< valid request this build or machine cannot serve */
-    VIF_ERROR_OUT_OF_MEMORY = -3,    /**< host or device allocation failed */
-    VIF_ERROR_NO_DEVICE = -4,        /**< backend cuda asked for, but no usable GPU */
-    VIF_ERROR_DEVICE = -5,           /**< a CUDA call or kernel launch failed */
-    VIF_ERROR_INVALID_STATE = -6,    /**< call not allowed now (e.g. context failed earlier) */
+    VIF_ERROR_INVALID_ARGUMENT =
+        -1,                       /**< a NULL pointer, a size, bit depth or option out of range */
+    VIF_ERROR_UNSUPPORTED = -2,   /**< valid request this build or machine cannot serve */
+    VIF_ERROR_OUT_OF_MEMORY = -3, /**< host or device allocation failed */
+    VIF_ERROR_NO_DEVICE = -4,     /**< backend cuda asked for, but no usable GPU */
+    VIF_ERROR_DEVICE = -5,        /**< a CUDA call or kernel launch failed */
+    VIF_ERROR_INVALID_STATE = -6, /**< call not allowed now (e.g. context failed earlier) */
     VIF_ERROR_INTERNAL = -7
 } VifStatus;
 
@@ -100,15 +100,15 @@ typedef enum VifBackend {
  * `height` rows of `width` samples, rows `stride` bytes apart, and nothing in between.
  */
 typedef struct VifPicture {
-    const void *data;     /**< first sample of the first row; not NULL */
-    ptrdiff_t stride;     /**< bytes from one row to the next: at least width * bytes per sample,
+    const void *data;  /**< first sample of the first row; not NULL */
+    ptrdiff_t stride;  /**< bytes from one row to the next: at least width * bytes per sample,
                                at most VIF_MAX_STRIDE; negative (bottom-up) strides are refused */
-    uint32_t width;       /**< samples per row, in [minimum, VifConfig.max_width] */
-    uint32_t height;      /**< rows, in [minimum, VifConfig.max_height] */
-    uint32_t bitdepth;    /**< must equal VifConfig.bitdepth. 8: one byte a sample; 10, 12, 16:
+    uint32_t width;    /**< samples per row, in [minimum, VifConfig.max_width] */
+    uint32_t height;   /**< rows, in [minimum, VifConfig.max_height] */
+    uint32_t bitdepth; /**< must equal VifConfig.bitdepth. 8: one byte a sample; 10, 12, 16:
                                little-endian 16-bit words. Without VIF_PICTURE_MSB_ALIGNED a
                                10/12-bit sample above 2^bitdepth - 1 is an error naming it */
-    uint32_t flags;       /**< VIF_PICTURE_* flags, 0 for plain planar data; other bits refused */
+    uint32_t flags;    /**< VIF_PICTURE_* flags, 0 for plain planar data; other bits refused */
 } VifPicture;
 
 /**
@@ -116,38 +116,38 @@ typedef struct VifPicture {
  * vif_create checks every field (VIF_ERROR_INVALID_ARGUMENT names the first bad one).
  */
 typedef struct VifConfig {
-    uint32_t max_width;        /**< largest frame width the context will see, in [minimum, 32768]
+    uint32_t max_width;     /**< largest frame width the context will see, in [minimum, 32768]
                                     (minimum: 16, more for float kernel scales above 1); every
                                     buffer is sized for it once, at vif_create */
-    uint32_t max_height;       /**< largest frame height, same range */
-    uint32_t bitdepth;         /**< 8, 10, 12 or 16 (default 8); every picture must match */
-    VifVariant variant;        /**< VIF_VARIANT_INTEGER (default) or VIF_VARIANT_FLOAT */
-    VifBackend backend;        /**< VIF_BACKEND_AUTO (default), _CPU or _CUDA */
-    double enhn_gain_limit;    /**< libvmaf's vif_enhn_gain_limit, in [1, 100] (NaN refused),
+    uint32_t max_height;    /**< largest frame height, same range */
+    uint32_t bitdepth;      /**< 8, 10, 12 or 16 (default 8); every picture must match */
+    VifVariant variant;     /**< VIF_VARIANT_INTEGER (default) or VIF_VARIANT_FLOAT */
+    VifBackend backend;     /**< VIF_BACKEND_AUTO (default), _CPU or _CUDA */
+    double enhn_gain_limit; /**< libvmaf's vif_enhn_gain_limit, in [1, 100] (NaN refused),
                                     default 100 */
-    double kernelscale;        /**< libvmaf's vif_kernelscale: float variant only, one of the
+    double kernelscale;     /**< libvmaf's vif_kernelscale: float variant only, one of the
                                     values libvmaf accepts (1.0, 0.5, 1.5, 2.0, ...); must stay
                                     1.0 for the integer variant. Default 1.0 */
-    uint32_t threads;          /**< cpu: worker threads, 0 = one per hardware thread (at most 256);
+    uint32_t threads;       /**< cpu: worker threads, 0 = one per hardware thread (at most 256);
                                     cuda: threads for the host-side copies, 0 = automatic */
-    uint32_t queue_depth;      /**< frames submitted and not yet received before a submit returns
+    uint32_t queue_depth;   /**< frames submitted and not yet received before a submit returns
                                     VIF_AGAIN (the queue rule above), 0 = automatic (cpu:
                                     threads + 2; cuda: 2 to 4 by frame size); the cpu backend
                                     raises it to its thread count */
-    int32_t cuda_device;       /**< cuda: device ordinal, default 0 */
-    uint32_t reserved[15];     /**< must be zero (VIF_ERROR_INVALID_ARGUMENT otherwise): room to
+    int32_t cuda_device;    /**< cuda: device ordinal, default 0 */
+    uint32_t reserved[15];  /**< must be zero (VIF_ERROR_INVALID_ARGUMENT otherwise): room to
                                     grow without breaking the ABI */
 } VifConfig;
 
 /** One frame's result. Integer variant: exact libvmaf values; float: within 1e-4. */
 typedef struct VifScores {
-    uint64_t frame_index;          /**< 0 for the first frame submitted to the context */
-    double scale[VIF_NUM_SCALES];  /**< per-scale score num/den: integer_vif_scaleN / vif_scaleN */
-    double num[VIF_NUM_SCALES];    /**< per-scale numerator (a float value, widened) */
-    double den[VIF_NUM_SCALES];    /**< per-scale denominator */
-    double combined;               /**< sum(num) / sum(den): integer_vif / vif */
-    double num_sum;                /**< integer_vif_num / vif_num */
-    double den_sum;                /**< integer_vif_den / vif_den */
+    uint64_t frame_index;         /**< 0 for the first frame submitted to the context */
+    double scale[VIF_NUM_SCALES]; /**< per-scale score num/den: integer_vif_scaleN / vif_scaleN */
+    double num[VIF_NUM_SCALES];   /**< per-scale numerator (a float value, widened) */
+    double den[VIF_NUM_SCALES];   /**< per-scale denominator */
+    double combined;              /**< sum(num) / sum(den): integer_vif / vif */
+    double num_sum;               /**< integer_vif_num / vif_num */
+    double den_sum;               /**< integer_vif_den / vif_den */
 } VifScores;
 
 typedef struct VifContext VifContext;
@@ -292,10 +292,21 @@ VIF_API VifStatus vif_score(VifContext *ctx, const VifPicture *ref, const VifPic
 /* ---- Output names (libvmaf's keys) ---- */
 
 typedef enum VifMetric {
-    VIF_METRIC_SCALE0 = 0, VIF_METRIC_SCALE1, VIF_METRIC_SCALE2, VIF_METRIC_SCALE3,
-    VIF_METRIC_COMBINED, VIF_METRIC_NUM, VIF_METRIC_DEN,
-    VIF_METRIC_NUM_SCALE0, VIF_METRIC_DEN_SCALE0, VIF_METRIC_NUM_SCALE1, VIF_METRIC_DEN_SCALE1,
-    VIF_METRIC_NUM_SCALE2, VIF_METRIC_DEN_SCALE2, VIF_METRIC_NUM_SCALE3, VIF_METRIC_DEN_SCALE3,
+    VIF_METRIC_SCALE0 = 0,
+    VIF_METRIC_SCALE1,
+    VIF_METRIC_SCALE2,
+    VIF_METRIC_SCALE3,
+    VIF_METRIC_COMBINED,
+    VIF_METRIC_NUM,
+    VIF_METRIC_DEN,
+    VIF_METRIC_NUM_SCALE0,
+    VIF_METRIC_DEN_SCALE0,
+    VIF_METRIC_NUM_SCALE1,
+    VIF_METRIC_DEN_SCALE1,
+    VIF_METRIC_NUM_SCALE2,
+    VIF_METRIC_DEN_SCALE2,
+    VIF_METRIC_NUM_SCALE3,
+    VIF_METRIC_DEN_SCALE3,
     VIF_METRIC_COUNT
 } VifMetric;
 
@@ -320,7 +331,7 @@ typedef enum VifPoolMethod {
     VIF_POOL_HARMONIC_MEAN, /**< libvmaf's: n / sum(1 / (x + 1)) - 1 */
     VIF_POOL_MIN,
     VIF_POOL_MAX,
-    VIF_POOL_PERCENTILE     /**< param in [0, 100], linear interpolation between order stats */
+    VIF_POOL_PERCENTILE /**< param in [0, 100], linear interpolation between order stats */
 } VifPoolMethod;
 
 /**

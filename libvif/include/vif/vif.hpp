@@ -100,6 +100,6 @@ inline std::string metric_name(const VifConfig& cfg, VifMetric m) {
     return buf;
 }
 
-}  // namespace vif
+} // namespace vif
 
-#endif  // VIF_VIF_HPP
+#endif // VIF_VIF_HPP
