@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test: set up and build, run CTest (GPU tests skip with a message when no GPU is
+# Every test: check the formatting (.clang-format), set up and build, run CTest (GPU tests skip with a message when no GPU is
 # present), check the installed package with the examples and the Python package installed with
 # pip, then build again with AddressSanitizer and UndefinedBehaviorSanitizer (CPU paths, CLI,
 # FFmpeg) and run CTest there, and last run each libFuzzer target of tests/fuzz for
@@ -8,6 +8,7 @@
 # builds (label fuzz).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/check-format.sh
 scripts/setup.sh build
 ctest --test-dir build --output-on-failure -j "${VIF_JOBS:-$(nproc)}"
 
