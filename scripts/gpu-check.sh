@@ -45,12 +45,17 @@ if has build; then
     ffargs=(-DVIF_WITH_FFMPEG=ON)
   fi
   command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
-  cmake --preset gpu -B "$B" "${ffargs[@]}" -DCMAKE_PREFIX_PATH="$ROOT/.gpu-deps/prefix" \
+  # The Python package too, where python3 has pybind11 (its GPU tests use PyTorch and CuPy).
+  pyargs=()
+  if pyb=$(python3 -m pybind11 --cmakedir 2>/dev/null); then
+    pyargs=(-Dpybind11_DIR="$pyb" -DPython_EXECUTABLE="$(command -v python3)")
+  fi
+  cmake --preset gpu -B "$B" "${ffargs[@]}" "${pyargs[@]}" -DCMAKE_PREFIX_PATH="$ROOT/.gpu-deps/prefix" \
     > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; fail=1; }
   stamp "build"
   cmake --build "$B" -j "$(nproc)" > "$RES/build.log" 2>&1
   rc=$?
-  note "build rc=$rc ($(grep -o 'libvif: CUDA=.*' "$RES/configure.log" | head -1))"
+  note "build rc=$rc ($(grep -o 'libvif: CUDA=.*' "$RES/configure.log" | head -1); python: ${#pyargs[@]})"
   [ $rc -ne 0 ] && { grep -E "error|FAILED" -A5 "$RES/build.log" | head -60; fail=1; }
 fi
 PT=$B/tests/parity/vif_parity_tests
