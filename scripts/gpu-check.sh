@@ -53,7 +53,7 @@ if has build; then
   cmake --preset gpu -B "$B" "${ffargs[@]}" "${pyargs[@]}" -DCMAKE_PREFIX_PATH="$ROOT/.gpu-deps/prefix" \
     > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; fail=1; }
   stamp "build"
-  cmake --build "$B" -j "$(nproc)" > "$RES/build.log" 2>&1
+  cmake --build "$B" -j "$(nproc)" -- -k 0 > "$RES/build.log" 2>&1  # every error, not just the first
   rc=$?
   note "build rc=$rc ($(grep -o 'libvif: CUDA=.*' "$RES/configure.log" | head -1); python: ${#pyargs[@]})"
   [ $rc -ne 0 ] && { grep -E "error|FAILED" -A5 "$RES/build.log" | head -60; fail=1; }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <istream>
 #include <stdexcept>
 #include <string>
