@@ -74,7 +74,7 @@ struct TableLog {
     }
 };
 
-// T in two levels (issue 9 §2): for i >= 32768, T[i] - T[i - 1] is 0 or 1 (the slope of
+// T in two levels (6 KB instead of 64 KB): for i >= 32768, T[i] - T[i - 1] is 0 or 1 (the slope of
 // 2048 log2(i) is 2048 / (i ln 2) < 0.1), so the 1,024 values T[32768 + 32b] and one 32-bit mask
 // per b (bit j: the step T[32768 + 32b + j] - T[32768 + 32b + j - 1], j >= 1) reproduce all
 // 32,768 entries: T[32768 + 32b + j] = base[b] + popcount(mask[b] & (2^(j+1) - 1)). 6 KB instead

@@ -2,7 +2,7 @@
 // in JSON and XML, and the option parser (libvmaf's spellings, usage errors). Expected strings
 // are written out by hand from the rule libvmaf applies (libvmaf/src/output.c: %.6f unless the
 // fractional part needs more than six multiplications by ten to reach 1, then %.16f) and from
-// the examples in issue 13, never produced by the code under test.
+// libvmaf's own printed values, never produced by the code under test.
 #include "options.hpp"
 #include "report.hpp"
 

@@ -34,7 +34,7 @@ bool encoded_input(const SourceRequest &r) {
                    [](unsigned char c) { return char(std::tolower(c)); });
     if (ext == "yuv" || ext == "raw") return false;
     // Only a regular file may be looked at here: a pipe, FIFO or process substitution would lose
-    // the bytes read (issue 13); those are read once, on the host path.
+    // the bytes read; those are read once, on the host path (docs/cli.md).
     struct stat st {};
     if (::stat(r.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
     char head[4096];
