@@ -126,18 +126,7 @@ public:
         info_.height = reader_.height();
         info_.bitdepth = reader_.bitdepth();
         info_.format = reader_.description();
-        check_frame_size(name_, info_.width, info_.height);
-        if (!supported_bitdepth(info_.bitdepth))
-            throw InputError(name_ + ": " + std::to_string(info_.bitdepth) +
-                             "-bit luma is not supported (8, 10, 12 or 16)");
-        // Self-describing input: sizes given on the command line must agree with the file.
-        if ((req.width && req.width != info_.width) || (req.height && req.height != info_.height))
-            throw InputError(name_ + ": -w/-h say " + std::to_string(req.width) + "x" +
-                             std::to_string(req.height) + " but the file is " +
-                             std::to_string(info_.width) + "x" + std::to_string(info_.height));
-        if (req.bitdepth && req.bitdepth != info_.bitdepth)
-            throw InputError(name_ + ": the bit depth given is " + std::to_string(req.bitdepth) +
-                             " but the file is " + std::to_string(info_.bitdepth) + "-bit");
+        check_decoded_info(name_, info_, req);
         // Decode the first frame now so that its flags are known; read_luma hands it out first.
         VifPicture pic;
         const int r = reader_.next(&pic, &err);

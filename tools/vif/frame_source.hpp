@@ -122,6 +122,10 @@ void check_frame_size(const std::string &what, uint64_t width, uint64_t height);
 /** Whether `bitdepth` is one libvif scores (8, 10, 12, 16). */
 bool supported_bitdepth(uint32_t bitdepth);
 
+/** A self-describing (decoded) input's size and bit depth: ones libvif scores, and equal to any
+ *  -w/-h/-b given on the command line; throws InputError naming `name` otherwise. */
+void check_decoded_info(const std::string &name, const VideoInfo &info, const SourceRequest &req);
+
 } // namespace vifcli
 
 #endif // VIF_TOOLS_FRAME_SOURCE_HPP

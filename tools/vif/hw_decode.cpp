@@ -195,17 +195,7 @@ public:
         info_.height = dec_->height();
         info_.bitdepth = dec_->bitdepth();
         info_.format = dec_->description();
-        check_frame_size(name_, info_.width, info_.height);
-        if (!supported_bitdepth(info_.bitdepth))
-            throw InputError(name_ + ": " + std::to_string(info_.bitdepth) +
-                             "-bit luma is not supported (8, 10, 12 or 16)");
-        if ((req.width && req.width != info_.width) || (req.height && req.height != info_.height))
-            throw InputError(name_ + ": -w/-h say " + std::to_string(req.width) + "x" +
-                             std::to_string(req.height) + " but the file is " +
-                             std::to_string(info_.width) + "x" + std::to_string(info_.height));
-        if (req.bitdepth && req.bitdepth != info_.bitdepth)
-            throw InputError(name_ + ": the bit depth given is " + std::to_string(req.bitdepth) +
-                             " but the file is " + std::to_string(info_.bitdepth) + "-bit");
+        check_decoded_info(name_, info_, req);
     }
     ~SegmentedSource() override { dec_->stop(); }
 

@@ -249,6 +249,21 @@ bool supported_bitdepth(uint32_t b) {
     return b == 8 || b == 10 || b == 12 || b == 16;
 }
 
+void check_decoded_info(const std::string &name, const VideoInfo &info, const SourceRequest &req) {
+    check_frame_size(name, info.width, info.height);
+    if (!supported_bitdepth(info.bitdepth))
+        throw InputError(name + ": " + std::to_string(info.bitdepth) +
+                         "-bit luma is not supported (8, 10, 12 or 16)");
+    // Self-describing input: sizes given on the command line must agree with the file.
+    if ((req.width && req.width != info.width) || (req.height && req.height != info.height))
+        throw InputError(name + ": -w/-h say " + std::to_string(req.width) + "x" +
+                         std::to_string(req.height) + " but the file is " +
+                         std::to_string(info.width) + "x" + std::to_string(info.height));
+    if (req.bitdepth && req.bitdepth != info.bitdepth)
+        throw InputError(name + ": the bit depth given is " + std::to_string(req.bitdepth) +
+                         " but the file is " + std::to_string(info.bitdepth) + "-bit");
+}
+
 void check_frame_size(const std::string &what, uint64_t w, uint64_t h) {
     if (w == 0 || h == 0)
         throw InputError(
