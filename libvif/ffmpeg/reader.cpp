@@ -359,15 +359,21 @@ int VideoReader::next(VifPicture* picture, std::string* error) {
 bool probe_is_media(const std::string& path) {
     FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return false;
-    std::vector<unsigned char> buf(4096 + AVPROBE_PADDING_SIZE, 0);
-    const size_t n = std::fread(buf.data(), 1, 4096, f);
+    char head[4096];
+    const size_t n = std::fread(head, 1, sizeof head, f);
     std::fclose(f);
-    if (n == 0) return false;
+    return probe_is_media(head, n);
+}
+
+bool probe_is_media(const void* head, size_t size) {
+    if (size == 0) return false;
+    std::vector<unsigned char> buf(size + AVPROBE_PADDING_SIZE, 0);
+    std::memcpy(buf.data(), head, size);
     AVProbeData pd;
     std::memset(&pd, 0, sizeof pd);
     pd.filename = ""; // content only: raw YUV's .yuv extension would match the rawvideo demuxer
     pd.buf = buf.data();
-    pd.buf_size = static_cast<int>(n);
+    pd.buf_size = static_cast<int>(size);
     int score = 0;
     const AVInputFormat* fmt = av_probe_input_format3(&pd, 1, &score);
     // A score of 25 or less is a guess (raw streams that any byte soup might match).

@@ -54,5 +54,7 @@ private:
 // Cheap content probe: whether FFmpeg recognises path as a container or stream it can demux
 // (false for headerless raw YUV). Does not decode.
 bool probe_is_media(const std::string& path);
+// The same on bytes already read (the first bytes of an input; up to 4 KiB is plenty).
+bool probe_is_media(const void* head, size_t size);
 
 } // namespace vif::ffmpeg

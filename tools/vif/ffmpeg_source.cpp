@@ -208,18 +208,7 @@ private:
 } // namespace
 
 bool ffmpeg_recognises(const char* head, size_t size) {
-    if (size == 0) return false;
-    std::vector<unsigned char> buf(size + AVPROBE_PADDING_SIZE, 0);
-    std::memcpy(buf.data(), head, size);
-    AVProbeData pd;
-    std::memset(&pd, 0, sizeof pd);
-    pd.filename = ""; // content only: raw YUV's .yuv extension would match the rawvideo demuxer
-    pd.buf = buf.data();
-    pd.buf_size = static_cast<int>(size);
-    int score = 0;
-    const AVInputFormat* fmt = av_probe_input_format3(&pd, 1, &score);
-    // A score of 25 or less is a guess (raw streams that any byte soup might match).
-    return fmt && score > AVPROBE_SCORE_MAX / 4;
+    return vif::ffmpeg::probe_is_media(head, size);
 }
 
 std::unique_ptr<FrameSource> open_ffmpeg_source(const SourceRequest& req,
