@@ -492,3 +492,97 @@ Status CudaBackend::receive(FrameRaw* out, bool block) {
 
 } // namespace cuda
 } // namespace vif
+
+namespace vif::cuda {
+
+// ---- Ladders (vif_submit_multi) --------------------------------------------------------------
+
+uint32_t CudaBackend::stage_plane(void* dst, const HostPlane& p, size_t pitch, bool check) {
+    const size_t row_bytes = size_t(p.width) * (params_.bitdepth == 8 ? 1 : 2);
+    uint32_t ors[2] = {0, 0};
+    if (copy_pool_ && pitch * p.height >= (size_t(1) << 20)) {
+        const uint32_t rows =
+            static_cast<uint32_t>(std::max<size_t>(1, (size_t(256) << 10) / row_bytes));
+        chunks_.clear();
+        for (uint32_t r = 0; r < p.height; r += rows)
+            chunks_.push_back({static_cast<unsigned char*>(dst) + r * pitch,
+                               static_cast<const unsigned char*>(p.data) + r * p.stride, p.stride,
+                               row_bytes, std::min(rows, p.height - r), pitch, 0});
+        copy_pool_->run(chunks_, check, ors);
+        return ors[0];
+    }
+    return pack_rows(dst, pitch, p.data, p.stride, row_bytes, p.height, check);
+}
+
+Status CudaBackend::submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
+                                 uint64_t first_index) {
+    if (params_.variant != VIF_VARIANT_INTEGER)
+        return Backend::submit_multi(ref, dists, count, first_index);
+    if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
+    if (count > slots_.size())
+        return {VIF_ERROR_INVALID_ARGUMENT,
+                "vif_submit_multi: " + std::to_string(count) +
+                    " distorted pictures, but the cuda backend gives each pair a place of the "
+                    "queue and its queue_depth is " +
+                    std::to_string(slots_.size()) +
+                    ": create the context with queue_depth >= " + std::to_string(count)};
+    if (in_flight_ + count > slots_.size())
+        return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
+    if (Status e = device_guard()) return failed(e);
+    // Pair k's slot: its distorted plane, result and done event; slot 0 also holds the reference.
+    Slot* s[kMaxDistorted];
+    for (size_t k = 0; k < count; ++k) s[k] = &slots_[(head_ + in_flight_ + k) % slots_.size()];
+    const size_t row_bytes = size_t(ref.width) * (params_.bitdepth == 8 ? 1 : 2);
+    const size_t pitch = staging_pitch(row_bytes);
+    const size_t bytes = pitch * ref.height;
+    // Every plane is staged and checked before anything is queued: a bad sample queues nothing.
+    const bool check_ref = samples_can_exceed(params_.bitdepth, ref.msb_aligned);
+    const uint32_t or_ref = stage_plane(s[0]->h_ref, ref, pitch, check_ref);
+    if (check_ref && (or_ref >> params_.bitdepth))
+        return find_sample_above(static_cast<const uint8_t*>(s[0]->h_ref),
+                                 static_cast<ptrdiff_t>(pitch), ref.width, ref.height,
+                                 params_.bitdepth, first_index, "reference");
+    for (size_t k = 0; k < count; ++k) {
+        const bool check = samples_can_exceed(params_.bitdepth, dists[k].msb_aligned);
+        const uint32_t or_dis = stage_plane(s[k]->h_dis, dists[k], pitch, check);
+        if (check && (or_dis >> params_.bitdepth))
+            return find_sample_above(static_cast<const uint8_t*>(s[k]->h_dis),
+                                     static_cast<ptrdiff_t>(pitch), ref.width, ref.height,
+                                     params_.bitdepth, first_index + k, "distorted");
+    }
+    auto enqueue = [&]() -> Status {
+        VIF_CUDA_TRY(
+            cudaMemcpyAsync(s[0]->d_ref, s[0]->h_ref, bytes, cudaMemcpyHostToDevice, copy_stream_));
+        for (size_t k = 0; k < count; ++k)
+            VIF_CUDA_TRY(cudaMemcpyAsync(s[k]->d_dis, s[k]->h_dis, bytes, cudaMemcpyHostToDevice,
+                                         copy_stream_));
+        VIF_CUDA_TRY(cudaEventRecord(s[0]->ready, copy_stream_));
+        VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, s[0]->ready, 0));
+        const int bits = static_cast<int>(params_.bitdepth);
+        const DevPlane r{s[0]->d_ref, static_cast<ptrdiff_t>(pitch),
+                         ref.msb_aligned ? 16 - bits : 0};
+        DevPlane d[kMaxDistorted];
+        DeviceResult* outs[kMaxDistorted];
+        for (size_t k = 0; k < count; ++k) {
+            d[k] = DevPlane{s[k]->d_dis, static_cast<ptrdiff_t>(pitch),
+                            dists[k].msb_aligned ? 16 - bits : 0};
+            outs[k] = s[k]->d_out;
+        }
+        if (Status e =
+                engine_->enqueue_multi(r, d, static_cast<int>(count), static_cast<int>(ref.width),
+                                       static_cast<int>(ref.height), outs, compute_stream_))
+            return e;
+        for (size_t k = 0; k < count; ++k)
+            VIF_CUDA_TRY(cudaEventRecord(s[k]->done, compute_stream_));
+        return {};
+    };
+    if (Status e = enqueue()) return failed(e);
+    for (size_t k = 0; k < count; ++k) {
+        s[k]->index = first_index + k;
+        s[k]->check_or = false;
+    }
+    in_flight_ += count;
+    return {};
+}
+
+} // namespace vif::cuda

@@ -41,6 +41,11 @@ public:
 
     const char* name() const override { return "cuda"; }
     Status submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) override;
+    // Integer ladders: the reference is staged and copied once and its work done once per
+    // scale (Engine::enqueue_multi); each pair still takes a slot (its result and done event), so
+    // the queue rule is the fallback's. Float ladders use the fallback (pairs one by one).
+    Status submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
+                        uint64_t first_index) override;
     Status receive(FrameRaw* out, bool block) override;
     // Every submitted frame not yet received holds a slot until vif_receive takes its scores:
     // with all slots held, submit returns VIF_AGAIN (the rule of vif.h), so memory is bounded.
@@ -78,6 +83,9 @@ private:
     Status acquire_slot(Slot** slot); // VIF_AGAIN when every slot holds an unreceived frame
     Status harvest_oldest(FrameRaw* out, bool block); // takes the oldest frame's result
     Status locate_sample_above(const Slot& s); // names the first bad sample of a device frame
+    // Copies one host plane into pinned staging (pitch `pitch`) on the copy pool; returns the
+    // OR of its 16-bit words when `check` (sample_range.hpp), else 0. Used by submit_multi.
+    uint32_t stage_plane(void* dst, const HostPlane& p, size_t pitch, bool check);
     Status device_guard() const;
     Status failed(Status e);
 

@@ -322,7 +322,13 @@ bool Engine::log_computed() const {
     return d_ && d_->log_eps < 0.5f;
 }
 
+void Engine::log_lookup(const uint16_t** table, float* eps) const {
+    *table = d_->log_table;
+    *eps = d_->log_eps;
+}
+
 Engine::~Engine() {
+    destroy_multi(); // engine_multi.cu
     if (!d_) return;
     for (auto& g : d_->graphs) cudaGraphExecDestroy(g.exec);
     if (d_->capture) cudaStreamDestroy(d_->capture);

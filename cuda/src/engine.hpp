@@ -61,6 +61,13 @@ public:
 
     const Params& params() const { return params_; }
 
+    // One reference against `count` (1..64) distorted pictures of the same size, the
+    // reference's work done once per scale (engine_multi.cu, int_multi_kernels.cuh): rung k's
+    // sums are written to outs[k] (device-accessible) as enqueue writes one frame's. Integer
+    // variant only; the distorted planes share one pitch. Three launches, no graph.
+    Status enqueue_multi(const DevPlane& ref, const DevPlane* dists, int count, int w, int h,
+                         DeviceResult* const* outs, cudaStream_t stream);
+
     // Whether the kernels compute the log lookup (T of docs/algorithm.md §6.4) instead of reading
     // the table: decided at create by checking every entry on the device.
     bool log_computed() const;
@@ -71,6 +78,10 @@ private:
                          cudaStream_t stream, cudaEvent_t input_consumed,
                          const cudaEvent_t* events);
     Status verify_log_lookup(const uint16_t* expected);
+    void log_lookup(const uint16_t** table, float* eps) const; // for engine_multi.cu
+    struct Multi;                                              // engine_multi.cu
+    Multi* multi_ = nullptr;
+    void destroy_multi();
     struct Impl;
     Params params_;
     Arch arch_ = Arch::Sm90;

@@ -1,0 +1,218 @@
+// One reference against K distorted pictures on the device (Engine::enqueue_multi): the
+// ladder kernels of int_multi_kernels.cuh, their tile shapes and the buffers they need (the
+// reference's and every rung's images of scales 1-3, per-rung accumulators), allocated on first
+// use and grown with the largest count seen.
+#include <algorithm>
+#include <string>
+
+#include "cuda_check.hpp"
+#include "engine.hpp"
+#include "int_multi_kernels.cuh"
+#include "tuning_policy.hpp"
+
+namespace vif::cuda {
+
+namespace {
+
+// Tile shapes: those the pair kernels' rules pick for 1080p and 2160p (kernel_table.cu), so a
+// rung's tile work is the pair's. Scale 0 at 12 and 16 bits: the one shape compiled for them.
+using Multi0 = IntTile<64, 16, 256, 4, 4, 3>;   // 8 and 10 bits (pair: "0b")
+using Multi0w = IntTile<48, 16, 256, 2, 3, 4>;  // 12 and 16 bits (pair: "0")
+using Multi1 = IntTile<56, 16, 256, 4, 4, 3>;   // pair: "1"
+using Multi23_2 = IntTile<60, 16, 256, 4, 4, 2>; // pair: "23b"
+using Multi23_3 = IntTile<62, 8, 256, 2, 2, 2>;
+
+int ceil_div(int a, int b) {
+    return (a + b - 1) / b;
+}
+
+template <int S, int BPC, class P>
+KernelLaunch multi_launch(int w, int h) {
+    KernelLaunch k;
+    k.func = reinterpret_cast<const void*>(&int_multi_kernel<S, BPC, P>);
+    k.grid = dim3(ceil_div(w, P::kTileW), ceil_div(h, P::kTileH));
+    k.block = dim3(P::kThreads);
+    k.smem = IntSmemLayout<S, P>::kBytes;
+    k.name = "int_multi_s" + std::to_string(S);
+    return k;
+}
+
+KernelLaunch multi_launch0(int bpc, int w, int h) {
+    switch (bpc) {
+    case 8:
+        return multi_launch<0, 8, Multi0>(w, h);
+    case 10:
+        return multi_launch<0, 10, Multi0>(w, h);
+    case 12:
+        return multi_launch<0, 12, Multi0w>(w, h);
+    default:
+        return multi_launch<0, 16, Multi0w>(w, h);
+    }
+}
+
+KernelLaunch multi_launch23(int w2, int h2) {
+    using P2 = Multi23_2;
+    using P3 = Multi23_3;
+    KernelLaunch k;
+    k.fused_grid2_x = ceil_div(w2, P2::kTileW);
+    k.fused_grid3_x = ceil_div(w2 / 2, P3::kTileW);
+    k.fused_blocks2 = k.fused_grid2_x * ceil_div(h2, P2::kTileH);
+    k.func = reinterpret_cast<const void*>(&int_multi23_kernel<P2, P3>);
+    k.grid = dim3(k.fused_blocks2 + k.fused_grid3_x * ceil_div(h2 / 2, P3::kTileH));
+    k.block = dim3(P2::kThreads);
+    k.smem = std::max(IntSmemLayout<2, P2>::kBytes, IntSmemLayout<3, P3>::kBytes);
+    k.name = "int_multi_s23";
+    return k;
+}
+
+} // namespace
+
+struct Engine::Multi {
+    int rungs = 0;                  // rungs the buffers hold
+    void* ref_img[4] = {};          // scales 1..3 (index 0 unused)
+    void* dis_img[4] = {};          // scales 1..3: `rungs` images each
+    size_t rung_elems[4] = {};      // elements of one rung's image
+    int pitch[4] = {};              // elements
+    unsigned long long* acc = nullptr; // [rungs][16], zero between launches
+    unsigned int* counter = nullptr;
+    int plan_w = -1, plan_h = -1;
+    KernelLaunch launches[3];
+    std::vector<void*> allocations;
+
+    void free_all() {
+        for (void* p : allocations) cudaFree(p);
+        allocations.clear();
+    }
+};
+
+void Engine::destroy_multi() {
+    if (!multi_) return;
+    multi_->free_all();
+    delete multi_;
+    multi_ = nullptr;
+}
+
+Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int count, int w, int h,
+                             DeviceResult* const* outs, cudaStream_t stream) {
+    if (params_.variant != VIF_VARIANT_INTEGER)
+        return Status{VIF_ERROR_INTERNAL, "CUDA: enqueue_multi is for the integer variant"};
+    if (count < 1 || count > kMultiMaxRungs)
+        return Status{VIF_ERROR_INTERNAL, "CUDA: enqueue_multi count " + std::to_string(count)};
+    for (int k = 1; k < count; ++k)
+        if (dists[k].pitch != dists[0].pitch)
+            return Status{VIF_ERROR_INTERNAL, "CUDA: enqueue_multi needs one distorted pitch"};
+    if (!multi_) multi_ = new Multi();
+    Multi& m = *multi_;
+    const int bpc = static_cast<int>(params_.bitdepth);
+
+    if (count > m.rungs) {
+        // Grow: the old buffers may still be read by queued work.
+        VIF_CUDA_TRY(cudaStreamSynchronize(stream));
+        m.free_all();
+        m.rungs = 0;
+        const int W = static_cast<int>(params_.max_width), H = static_cast<int>(params_.max_height);
+        auto alloc = [&](void** p, size_t bytes) -> Status {
+            VIF_CUDA_TRY(cudaMalloc(p, bytes));
+            m.allocations.push_back(*p);
+            return {};
+        };
+        for (int s = 1; s < 4; ++s) {
+            const int ws = W >> s, hs = H >> s;
+            m.pitch[s] = (ws + 63) / 64 * 64;
+            m.rung_elems[s] = size_t(m.pitch[s]) * std::max(hs, 1);
+            if (Status e = alloc(&m.ref_img[s], m.rung_elems[s] * sizeof(uint16_t))) return e;
+            if (Status e = alloc(&m.dis_img[s], m.rung_elems[s] * sizeof(uint16_t) * count))
+                return e;
+        }
+        if (Status e = alloc(reinterpret_cast<void**>(&m.acc),
+                             sizeof(unsigned long long) * 16 * count))
+            return e;
+        if (Status e = alloc(reinterpret_cast<void**>(&m.counter), sizeof(unsigned int)))
+            return e;
+        VIF_CUDA_TRY(cudaMemset(m.acc, 0, sizeof(unsigned long long) * 16 * count));
+        VIF_CUDA_TRY(cudaMemset(m.counter, 0, sizeof(unsigned int)));
+        m.rungs = count;
+    }
+    if (w != m.plan_w || h != m.plan_h) {
+        m.launches[0] = multi_launch0(bpc, w, h);
+        m.launches[1] = multi_launch<1, 16, Multi1>(w >> 1, h >> 1);
+        m.launches[2] = multi_launch23(w >> 2, h >> 2);
+        int dev = 0, optin = 0;
+        VIF_CUDA_TRY(cudaGetDevice(&dev));
+        VIF_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        for (const KernelLaunch& k : m.launches) {
+            if (k.smem > static_cast<size_t>(optin))
+                return Status{VIF_ERROR_UNSUPPORTED, "CUDA: kernel " + k.name + " needs " +
+                                                         std::to_string(k.smem) +
+                                                         " bytes of shared memory; the device "
+                                                         "allows " +
+                                                         std::to_string(optin)};
+            VIF_CUDA_TRY(cudaFuncSetAttribute(k.func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(k.smem)));
+        }
+        m.plan_w = w;
+        m.plan_h = h;
+    }
+
+    const uint16_t* table = nullptr;
+    float eps = 1.0f;
+    log_lookup(&table, &eps);
+    IntMultiArgs args[4];
+    for (int s = 0; s < 4; ++s) {
+        IntMultiArgs& a = args[s];
+        a = IntMultiArgs{};
+        a.rungs = count;
+        a.w = w >> s;
+        a.h = h >> s;
+        if (s == 0) {
+            a.ref = ref.data;
+            a.ref_pitch = ref.pitch;
+            a.ref_shift = ref.shift;
+            a.dis_pitch = dists[0].pitch;
+            for (int k = 0; k < count; ++k) {
+                a.dis[k] = dists[k].data;
+                a.dis_shift[k] = static_cast<unsigned char>(dists[k].shift);
+            }
+        } else {
+            a.ref = m.ref_img[s];
+            a.ref_pitch = ptrdiff_t(m.pitch[s]) * sizeof(uint16_t);
+            a.dis_pitch = a.ref_pitch;
+            for (int k = 0; k < count; ++k)
+                a.dis[k] = static_cast<uint16_t*>(m.dis_img[s]) + k * m.rung_elems[s];
+        }
+        if (s < 3) {
+            a.next_ref = static_cast<uint16_t*>(m.ref_img[s + 1]);
+            a.next_dis = static_cast<uint16_t*>(m.dis_img[s + 1]);
+            a.next_rung_elems = m.rung_elems[s + 1];
+            a.next_pitch = m.pitch[s + 1];
+        }
+        a.log = LogLookup{table, eps};
+        a.acc = m.acc;
+        a.done_counter = m.counter;
+        for (int k = 0; k < count; ++k) a.out[k] = outs[k]->acc;
+        a.gain_limit = params_.gain_limit;
+    }
+    // Scale 3 tiles derive their samples from the scale-2 images.
+    IntMultiArgs& a3 = args[3];
+    a3.ref = args[2].ref;
+    a3.ref_pitch = args[2].ref_pitch;
+    a3.dis_pitch = args[2].dis_pitch;
+    for (int k = 0; k < count; ++k) a3.dis[k] = args[2].dis[k];
+    a3.src_w = args[2].w;
+    a3.src_h = args[2].h;
+
+    for (int s = 0; s < 2; ++s) {
+        void* kargs[] = {&args[s]};
+        const KernelLaunch& k = m.launches[s];
+        VIF_CUDA_TRY(cudaLaunchKernel(k.func, k.grid, k.block, kargs, k.smem, stream));
+        if (params_.cuda.sync_each_launch) VIF_CUDA_TRY(cudaStreamSynchronize(stream));
+    }
+    const KernelLaunch& k = m.launches[2];
+    int blocks2 = k.fused_blocks2, g2x = k.fused_grid2_x, g3x = k.fused_grid3_x;
+    void* kargs[] = {&args[2], &a3, &blocks2, &g2x, &g3x};
+    VIF_CUDA_TRY(cudaLaunchKernel(k.func, k.grid, k.block, kargs, k.smem, stream));
+    if (params_.cuda.sync_each_launch) VIF_CUDA_TRY(cudaStreamSynchronize(stream));
+    return {};
+}
+
+} // namespace vif::cuda
