@@ -8,7 +8,10 @@
 // separate pair's.
 //
 //   vif_bench_ladder_kernels [--size 1920x1080] [--rungs 6] [--frames 20] [--bitdepth 8]
-//                            [--reps 5]
+//                            [--reps 5] [--rpb A,B,C] [--shape0 N] [--intmom N]
+//                            [--per-launch]
+// --rpb forces the rungs per block of the ladder's three launches (CudaOptions); --per-launch
+// also prints each launch's time (events between the launches of a frame, mean over a batch).
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -63,9 +66,27 @@ std::vector<uint8_t> plane(int w, int h, int bpc, int seed, int noise_amp) {
 
 int main(int argc, char** argv) {
     int w = 1920, h = 1080, rungs = 6, frames = 20, bpc = 8, reps = 5;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    int rpb[3] = {0, 0, 0};
+    bool per_launch = false;
+    int shape0 = -1, intmom = -1;
+    for (int i = 1; i < argc; i += 2) {
+        if (std::string(argv[i]) == "--per-launch") {
+            per_launch = true;
+            --i;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            std::fprintf(stderr, "%s needs a value\n", argv[i]);
+            return 2;
+        }
         const std::string a = argv[i], v = argv[i + 1];
-        if (a == "--size")
+        if (a == "--intmom")
+            intmom = std::atoi(v.c_str());
+        else if (a == "--shape0")
+            shape0 = std::atoi(v.c_str());
+        else if (a == "--rpb")
+            std::sscanf(v.c_str(), "%d,%d,%d", &rpb[0], &rpb[1], &rpb[2]);
+        else if (a == "--size")
             std::sscanf(v.c_str(), "%dx%d", &w, &h);
         else if (a == "--rungs")
             rungs = std::atoi(v.c_str());
@@ -90,6 +111,9 @@ int main(int argc, char** argv) {
     p.max_width = uint32_t(w);
     p.max_height = uint32_t(h);
     p.cuda.graphs = false; // both paths launch their kernels directly (the ladder has no graph)
+    for (int i = 0; i < 3; ++i) p.cuda.ladder_rungs_per_block[i] = rpb[i];
+    p.cuda.ladder_shape0 = shape0;
+    p.cuda.ladder_int_moments = intmom;
     vif::Status err;
     auto eng = vif::cuda::Engine::create(p, &err);
     check(err, "Engine::create");
@@ -111,14 +135,16 @@ int main(int argc, char** argv) {
             set[s].push_back({d, ptrdiff_t(pitch), 0});
         }
     vif::cuda::DeviceResult* outs = nullptr;
-    check(cudaMalloc(reinterpret_cast<void**>(&outs), sizeof(vif::cuda::DeviceResult) * 2 * 64), "cudaMalloc");
+    check(cudaMalloc(reinterpret_cast<void**>(&outs), sizeof(vif::cuda::DeviceResult) * 2 * 64),
+          "cudaMalloc");
     std::vector<vif::cuda::DeviceResult*> out_ptrs(64), pair_ptrs(64);
     for (int k = 0; k < 64; ++k) {
         out_ptrs[k] = outs + k;
         pair_ptrs[k] = outs + 64 + k;
     }
     int* flag = nullptr;
-    check(cudaHostAlloc(reinterpret_cast<void**>(&flag), sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
+    check(cudaHostAlloc(reinterpret_cast<void**>(&flag), sizeof(int), cudaHostAllocMapped),
+          "cudaHostAlloc");
     int* dflag = nullptr;
     check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dflag), flag, 0), "device pointer");
     cudaStream_t st;
@@ -160,6 +186,35 @@ int main(int argc, char** argv) {
     };
     const double one = time_mode(0), sep = time_mode(1), lad = time_mode(2);
 
+    // Per launch (scale 0, scale 1, scales 2+3): events between the launches of each frame.
+    double launch_us[2][3] = {};
+    if (per_launch) {
+        std::vector<cudaEvent_t> ev(size_t(frames) * 4);
+        for (auto& e : ev) cudaEventCreate(&e);
+        for (int mode = 0; mode < 2; ++mode) {
+            *reinterpret_cast<volatile int*>(flag) = 0;
+            check(vif::cuda::launch_gate(dflag, st), "gate");
+            for (int f = 0; f < frames; ++f) {
+                const auto& s = set[f % sets];
+                const cudaEvent_t* e = ev.data() + 4 * f;
+                if (mode == 0)
+                    check(eng->enqueue(s[0], s[1], w, h, pair_ptrs[0], st, nullptr, e), "pair");
+                else
+                    check(
+                        eng->enqueue_multi(s[0], s.data() + 1, rungs, w, h, out_ptrs.data(), st, e),
+                        "multi");
+            }
+            *reinterpret_cast<volatile int*>(flag) = 1;
+            check(cudaStreamSynchronize(st), "sync");
+            for (int f = 0; f < frames; ++f)
+                for (int i = 0; i < 3; ++i) {
+                    float ms = 0;
+                    cudaEventElapsedTime(&ms, ev[4 * f + i], ev[4 * f + i + 1]);
+                    launch_us[mode][i] += 1e3 * ms / frames;
+                }
+        }
+    }
+
     // Every rung's sums against its separate pair's, on the first set.
     bool same = true;
     {
@@ -182,6 +237,13 @@ int main(int argc, char** argv) {
     std::printf("%2d separate pairs   %8.1f us  (%.2f pair-equivalents)\n", rungs, sep, sep / one);
     std::printf("ladder (multi)      %8.1f us  (%.2f pair-equivalents, %.2f per extra rung)\n", lad,
                 lad / one, rungs > 1 ? (lad / one - 1.0) / (rungs - 1) : 0.0);
+    if (per_launch) {
+        const char* names[3] = {"scale 0", "scale 1", "scales 2+3"};
+        for (int i = 0; i < 3; ++i)
+            std::printf("  %-10s  pair %7.1f us   ladder %7.1f us  (%.2f pair-equivalents)\n",
+                        names[i], launch_us[0][i], launch_us[1][i],
+                        launch_us[1][i] / launch_us[0][i]);
+    }
     std::printf("rung sums equal to separate pairs: %s\n", same ? "yes" : "NO");
     return same ? 0 : 1;
 }

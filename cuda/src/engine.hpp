@@ -64,9 +64,11 @@ public:
     // One reference against `count` (1..64) distorted pictures of the same size, the
     // reference's work done once per scale (engine_multi.cu, int_multi_kernels.cuh): rung k's
     // sums are written to outs[k] (device-accessible) as enqueue writes one frame's. Integer
-    // variant only; the distorted planes share one pitch. Three launches, no graph.
+    // variant only; the distorted planes share one pitch. Three launches, no graph; `events`
+    // (optional, 4) as in enqueue.
     Status enqueue_multi(const DevPlane& ref, const DevPlane* dists, int count, int w, int h,
-                         DeviceResult* const* outs, cudaStream_t stream);
+                         DeviceResult* const* outs, cudaStream_t stream,
+                         const cudaEvent_t* events = nullptr);
 
     // Whether the kernels compute the log lookup (T of docs/algorithm.md §6.4) instead of reading
     // the table: decided at create by checking every entry on the device.

@@ -16,9 +16,9 @@ namespace {
 
 // Tile shapes: those the pair kernels' rules pick for 1080p and 2160p (kernel_table.cu), so a
 // rung's tile work is the pair's. Scale 0 at 12 and 16 bits: the one shape compiled for them.
-using Multi0 = IntTile<64, 16, 256, 4, 4, 3>;   // 8 and 10 bits (pair: "0b")
-using Multi0w = IntTile<48, 16, 256, 2, 3, 4>;  // 12 and 16 bits (pair: "0")
-using Multi1 = IntTile<56, 16, 256, 4, 4, 3>;   // pair: "1"
+using Multi0 = IntTile<64, 16, 256, 4, 4, 3>;    // 8 and 10 bits (pair: "0b")
+using Multi0w = IntTile<48, 16, 256, 2, 3, 4>;   // 12 and 16 bits (pair: "0")
+using Multi1 = IntTile<56, 16, 256, 4, 4, 3>;    // pair: "1"
 using Multi23_2 = IntTile<60, 16, 256, 4, 4, 2>; // pair: "23b"
 using Multi23_3 = IntTile<62, 8, 256, 2, 2, 2>;
 
@@ -37,10 +37,31 @@ KernelLaunch multi_launch(int w, int h) {
     return k;
 }
 
-KernelLaunch multi_launch0(int bpc, int w, int h) {
+// Scale-0 shapes at 8 bits that CudaOptions::ladder_shape0 can force (bench/ladder's
+// comparisons): 0 = Multi0 (the default), then the alternatives.
+using T64 = IntTile<64, 16, 256, 4, 4, 3>;
+using T48 = IntTile<48, 16, 256, 2, 3, 4>;
+using T48i = IntTile<48, 16, 256, 2, 3, 4, true>;
+constexpr int kShapes0 = 7;
+KernelLaunch multi_launch0(int bpc, int w, int h, int shape) {
     switch (bpc) {
     case 8:
-        return multi_launch<0, 8, Multi0>(w, h);
+        switch (shape) {
+        case 1:
+            return multi_launch<0, 8, T48>(w, h);
+        case 2:
+            return multi_launch<0, 8, MultiTile<T48, 1>>(w, h);
+        case 3:
+            return multi_launch<0, 8, MultiTile<T48, 2>>(w, h);
+        case 4:
+            return multi_launch<0, 8, MultiTile<T64, 1>>(w, h);
+        case 5:
+            return multi_launch<0, 8, MultiTile<T64, 2>>(w, h);
+        case 6:
+            return multi_launch<0, 8, MultiTile<T48i, 1>>(w, h);
+        default:
+            return multi_launch<0, 8, Multi0>(w, h);
+        }
     case 10:
         return multi_launch<0, 10, Multi0>(w, h);
     case 12:
@@ -50,9 +71,19 @@ KernelLaunch multi_launch0(int bpc, int w, int h) {
     }
 }
 
-KernelLaunch multi_launch23(int w2, int h2) {
-    using P2 = Multi23_2;
-    using P3 = Multi23_3;
+KernelLaunch multi_launch1(int w, int h, int int_moments) {
+    switch (int_moments) {
+    case 1:
+        return multi_launch<1, 16, MultiTile<Multi1, 1>>(w, h);
+    case 2:
+        return multi_launch<1, 16, MultiTile<Multi1, 2>>(w, h);
+    default:
+        return multi_launch<1, 16, Multi1>(w, h);
+    }
+}
+
+template <class P2, class P3>
+KernelLaunch multi_launch23_t(int w2, int h2) {
     KernelLaunch k;
     k.fused_grid2_x = ceil_div(w2, P2::kTileW);
     k.fused_grid3_x = ceil_div(w2 / 2, P3::kTileW);
@@ -65,18 +96,40 @@ KernelLaunch multi_launch23(int w2, int h2) {
     return k;
 }
 
+KernelLaunch multi_launch23(int w2, int h2, int int_moments) {
+    switch (int_moments) {
+    case 1:
+        return multi_launch23_t<MultiTile<Multi23_2, 1>, MultiTile<Multi23_3, 1>>(w2, h2);
+    case 2:
+        return multi_launch23_t<MultiTile<Multi23_2, 2>, MultiTile<Multi23_3, 2>>(w2, h2);
+    default:
+        return multi_launch23_t<Multi23_2, Multi23_3>(w2, h2);
+    }
+}
+
+// Rungs per block of a launch of `blocks` tiles: the rungs are split into groups (more blocks,
+// the reference's work repeated per group) until the grid covers about kWaves waves of the
+// blocks the GPU holds at once (`resident`), so that small scales are not one block's latency.
+int rung_groups_rpb(int blocks, int resident, int count, int forced) {
+    if (forced > 0) return std::min(forced, count);
+    constexpr int kWaves = 3;
+    const int groups = std::clamp((kWaves * resident + blocks - 1) / blocks, 1, count);
+    return (count + groups - 1) / groups;
+}
+
 } // namespace
 
 struct Engine::Multi {
-    int rungs = 0;                  // rungs the buffers hold
-    void* ref_img[4] = {};          // scales 1..3 (index 0 unused)
-    void* dis_img[4] = {};          // scales 1..3: `rungs` images each
-    size_t rung_elems[4] = {};      // elements of one rung's image
-    int pitch[4] = {};              // elements
+    int rungs = 0;                     // rungs the buffers hold
+    void* ref_img[4] = {};             // scales 1..3 (index 0 unused)
+    void* dis_img[4] = {};             // scales 1..3: `rungs` images each
+    size_t rung_elems[4] = {};         // elements of one rung's image
+    int pitch[4] = {};                 // elements
     unsigned long long* acc = nullptr; // [rungs][16], zero between launches
     unsigned int* counter = nullptr;
     int plan_w = -1, plan_h = -1;
     KernelLaunch launches[3];
+    int resident[3] = {}; // blocks of each launch the GPU holds at once
     std::vector<void*> allocations;
 
     void free_all() {
@@ -93,7 +146,8 @@ void Engine::destroy_multi() {
 }
 
 Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int count, int w, int h,
-                             DeviceResult* const* outs, cudaStream_t stream) {
+                             DeviceResult* const* outs, cudaStream_t stream,
+                             const cudaEvent_t* events) {
     if (params_.variant != VIF_VARIANT_INTEGER)
         return Status{VIF_ERROR_INTERNAL, "CUDA: enqueue_multi is for the integer variant"};
     if (count < 1 || count > kMultiMaxRungs)
@@ -124,23 +178,29 @@ Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int cou
             if (Status e = alloc(&m.dis_img[s], m.rung_elems[s] * sizeof(uint16_t) * count))
                 return e;
         }
-        if (Status e = alloc(reinterpret_cast<void**>(&m.acc),
-                             sizeof(unsigned long long) * 16 * count))
+        if (Status e =
+                alloc(reinterpret_cast<void**>(&m.acc), sizeof(unsigned long long) * 16 * count))
             return e;
-        if (Status e = alloc(reinterpret_cast<void**>(&m.counter), sizeof(unsigned int)))
-            return e;
+        if (Status e = alloc(reinterpret_cast<void**>(&m.counter), sizeof(unsigned int))) return e;
         VIF_CUDA_TRY(cudaMemset(m.acc, 0, sizeof(unsigned long long) * 16 * count));
         VIF_CUDA_TRY(cudaMemset(m.counter, 0, sizeof(unsigned int)));
         m.rungs = count;
     }
     if (w != m.plan_w || h != m.plan_h) {
-        m.launches[0] = multi_launch0(bpc, w, h);
-        m.launches[1] = multi_launch<1, 16, Multi1>(w >> 1, h >> 1);
-        m.launches[2] = multi_launch23(w >> 2, h >> 2);
-        int dev = 0, optin = 0;
+        const int shape0 = params_.cuda.ladder_shape0;
+        if (shape0 >= kShapes0)
+            return Status{VIF_ERROR_INVALID_ARGUMENT,
+                          "CUDA: no ladder scale-0 shape " + std::to_string(shape0)};
+        m.launches[0] = multi_launch0(bpc, w, h, shape0);
+        const int im = params_.cuda.ladder_int_moments;
+        m.launches[1] = multi_launch1(w >> 1, h >> 1, im);
+        m.launches[2] = multi_launch23(w >> 2, h >> 2, im);
+        int dev = 0, optin = 0, sms = 0;
         VIF_CUDA_TRY(cudaGetDevice(&dev));
         VIF_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-        for (const KernelLaunch& k : m.launches) {
+        VIF_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        for (int i = 0; i < 3; ++i) {
+            const KernelLaunch& k = m.launches[i];
             if (k.smem > static_cast<size_t>(optin))
                 return Status{VIF_ERROR_UNSUPPORTED, "CUDA: kernel " + k.name + " needs " +
                                                          std::to_string(k.smem) +
@@ -149,6 +209,10 @@ Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int cou
                                                          std::to_string(optin)};
             VIF_CUDA_TRY(cudaFuncSetAttribute(k.func, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                               static_cast<int>(k.smem)));
+            int per_sm = 0;
+            VIF_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &per_sm, k.func, static_cast<int>(k.block.x), k.smem));
+            m.resident[i] = std::max(1, per_sm * sms);
         }
         m.plan_w = w;
         m.plan_h = h;
@@ -201,17 +265,39 @@ Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int cou
     a3.src_w = args[2].w;
     a3.src_h = args[2].h;
 
+    // Rung groups per launch (scales 2 and 3 share theirs).
+    int rpb[3];
+    for (int i = 0; i < 3; ++i) {
+        const KernelLaunch& k = m.launches[i];
+        rpb[i] = rung_groups_rpb(static_cast<int>(k.grid.x * k.grid.y), m.resident[i], count,
+                                 params_.cuda.ladder_rungs_per_block[i]);
+    }
+    args[0].rungs_per_block = rpb[0];
+    args[1].rungs_per_block = rpb[1];
+    args[2].rungs_per_block = rpb[2];
+    a3.rungs_per_block = rpb[2];
+    auto groups = [&](int i) { return static_cast<unsigned>((count + rpb[i] - 1) / rpb[i]); };
+    auto launch = [&](int i, void** kargs) -> Status {
+        const KernelLaunch& k = m.launches[i];
+        dim3 grid = k.grid;
+        if (i < 2)
+            grid.z = groups(i);
+        else
+            grid.y = groups(i);
+        if (events) VIF_CUDA_TRY(cudaEventRecord(events[i], stream));
+        VIF_CUDA_TRY(cudaLaunchKernel(k.func, grid, k.block, kargs, k.smem, stream));
+        if (params_.cuda.sync_each_launch) VIF_CUDA_TRY(cudaStreamSynchronize(stream));
+        return {};
+    };
     for (int s = 0; s < 2; ++s) {
         void* kargs[] = {&args[s]};
-        const KernelLaunch& k = m.launches[s];
-        VIF_CUDA_TRY(cudaLaunchKernel(k.func, k.grid, k.block, kargs, k.smem, stream));
-        if (params_.cuda.sync_each_launch) VIF_CUDA_TRY(cudaStreamSynchronize(stream));
+        if (Status e = launch(s, kargs)) return e;
     }
     const KernelLaunch& k = m.launches[2];
     int blocks2 = k.fused_blocks2, g2x = k.fused_grid2_x, g3x = k.fused_grid3_x;
     void* kargs[] = {&args[2], &a3, &blocks2, &g2x, &g3x};
-    VIF_CUDA_TRY(cudaLaunchKernel(k.func, k.grid, k.block, kargs, k.smem, stream));
-    if (params_.cuda.sync_each_launch) VIF_CUDA_TRY(cudaStreamSynchronize(stream));
+    if (Status e = launch(2, kargs)) return e;
+    if (events) VIF_CUDA_TRY(cudaEventRecord(events[3], stream));
     return {};
 }
 

@@ -24,6 +24,24 @@ namespace vif::cuda {
 
 constexpr int kMultiMaxRungs = 64; // VIF_MAX_DISTORTED
 
+// A ladder tile: an IntTile (tuning_policy.hpp) plus how many of a rung's two second moments
+// (1: x*y; 2: y*y and x*y) take the integer path for their horizontal sums (32-bit vertical
+// results, 64-bit integer multiply-adds) instead of the FP64 one. The pair kernel puts all three
+// on the FP64 pipe, which then limits it; a rung keeps all of the numerator's FP64 steps but
+// only two thirds of the moments, so moving some of them to the integer pipe balances the two.
+template <class P, int IntMoments>
+struct MultiTile : P {
+    static constexpr int kIntMoments = IntMoments;
+};
+template <class P, class = void>
+struct MultiIntMoments {
+    static constexpr int value = 0;
+};
+template <class P>
+struct MultiIntMoments<P, std::void_t<decltype(P::kIntMoments)>> {
+    static constexpr int value = P::kIntMoments;
+};
+
 // One scale of a ladder launch. Scale 0 reads the caller's planes (dis[k], its shift); scales
 // >= 1 the engine's images, rung k's at dis[k]. Next-scale samples: the reference's at next_ref,
 // rung k's at next_dis + k * next_rung_elems.
@@ -35,7 +53,8 @@ struct IntMultiArgs {
     const void* dis[kMultiMaxRungs];
     unsigned char dis_shift[kMultiMaxRungs];
     int rungs;
-    int w, h; // size of this scale
+    int rungs_per_block; // a block handles rungs [g * rungs_per_block, ...) of its group g
+    int w, h;            // size of this scale
     uint16_t* next_ref;
     uint16_t* next_dis;
     size_t next_rung_elems;
@@ -53,8 +72,7 @@ struct IntMultiArgs {
 // rows, else one warp per row with all loads issued before the stores).
 template <int S, int BPC, class P, bool kFromFiner>
 __device__ __forceinline__ void multi_stage(const void* src_v, ptrdiff_t pitch, int shift,
-                                            const IntMultiArgs& a, int x0, int y0,
-                                            uint16_t* dst) {
+                                            const IntMultiArgs& a, int x0, int y0, uint16_t* dst) {
     using L = IntSmemLayout<S, P>;
     using InT = typename std::conditional<S == 0 && BPC == 8, uint8_t, uint16_t>::type;
     constexpr int R = L::kR, IW = L::kIW, IH = L::kIH;
@@ -72,9 +90,8 @@ __device__ __forceinline__ void multi_stage(const void* src_v, ptrdiff_t pitch, 
         const bool interior = x0 >= R && y0 >= R && x0 + TW + R <= w && y0 + TH + R <= h;
         constexpr int kEPC = (R % 4 == 0 && TW % 4 == 0) ? 4 : (R % 2 == 0 && TW % 2 == 0) ? 2 : 1;
         constexpr int kVecBytes = kEPC * int(sizeof(InT));
-        const bool aligned =
-            ((reinterpret_cast<uintptr_t>(src) | static_cast<uintptr_t>(pitch)) &
-             (kVecBytes - 1)) == 0;
+        const bool aligned = ((reinterpret_cast<uintptr_t>(src) | static_cast<uintptr_t>(pitch)) &
+                              (kVecBytes - 1)) == 0;
         if (kEPC > 1 && interior && aligned) {
             using Vec = typename std::conditional<
                 kVecBytes == 8, uint2,
@@ -99,8 +116,8 @@ __device__ __forceinline__ void multi_stage(const void* src_v, ptrdiff_t pitch, 
                     const int r = i / kCPR, c = (i - r * kCPR) * kEPC;
                     uint16_t* d = dst + r * IW + c;
                     if constexpr (sizeof(InT) == 1 && kEPC == 4) {
-                        *reinterpret_cast<uint2*>(d) =
-                            make_uint2(__byte_perm(v[it], 0, 0x4140), __byte_perm(v[it], 0, 0x4342));
+                        *reinterpret_cast<uint2*>(d) = make_uint2(__byte_perm(v[it], 0, 0x4140),
+                                                                  __byte_perm(v[it], 0, 0x4342));
                     } else if constexpr (sizeof(InT) == 1 && kEPC == 2) {
                         *reinterpret_cast<uint32_t*>(d) = __byte_perm(v[it], 0, 0x4140);
                     } else if constexpr (S == 0) {
@@ -182,6 +199,7 @@ __device__ __forceinline__ void multi_vertical(unsigned char* smem) {
     constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM;
     constexpr int VM = S == 0 ? BPC : 16;
     constexpr int pic = kRef ? 0 : 1;
+    constexpr int kIntMoments = MultiIntMoments<P>::value;
     double* s_mom = reinterpret_cast<double*>(smem + L::kOffMoments);
     const uint16_t* s_in = reinterpret_cast<const uint16_t*>(smem + L::kOffIn);
     uint16_t* s_mu = reinterpret_cast<uint16_t*>(smem + L::kOffMeans);
@@ -209,18 +227,26 @@ __device__ __forceinline__ void multi_vertical(unsigned char* smem) {
 #pragma unroll
             for (int i = 0; i < VR + 2 * R; ++i) p[i] = v[i] * v[i];
 #pragma unroll
-            for (int o = 0; o < VR; ++o)
-                s_mom[(pic * TH + r0 + o) * SD + c] =
-                    static_cast<double>(multi_moment_v<S, BPC, VR>(p, o));
+            for (int o = 0; o < VR; ++o) {
+                const uint32_t m = multi_moment_v<S, BPC, VR>(p, o);
+                if constexpr (!kRef && kIntMoments >= 2)
+                    reinterpret_cast<uint32_t*>(s_mom + TH * SD)[(r0 + o) * SD + c] = m;
+                else
+                    s_mom[(pic * TH + r0 + o) * SD + c] = static_cast<double>(m);
+            }
         }
         if constexpr (!kRef) {
             uint32_t p[VR + 2 * R];
 #pragma unroll
             for (int i = 0; i < VR + 2 * R; ++i) p[i] = x[i] * y[i];
 #pragma unroll
-            for (int o = 0; o < VR; ++o)
-                s_mom[(2 * TH + r0 + o) * SD + c] =
-                    static_cast<double>(multi_moment_v<S, BPC, VR>(p, o));
+            for (int o = 0; o < VR; ++o) {
+                const uint32_t m = multi_moment_v<S, BPC, VR>(p, o);
+                if constexpr (kIntMoments >= 1)
+                    reinterpret_cast<uint32_t*>(s_mom + 2 * TH * SD)[(r0 + o) * SD + c] = m;
+                else
+                    s_mom[(2 * TH + r0 + o) * SD + c] = static_cast<double>(m);
+            }
         }
         if constexpr (Info::kHasNext && kWriteNext) {
             constexpr int RD = Info::kRD;
@@ -268,8 +294,25 @@ __device__ __forceinline__ void multi_moment_h(const double* row, uint32_t (&e)[
         double sum = 32768.0;
 #pragma unroll
         for (int k = 0; k < N; ++k) sum = __fma_rn(c_int_taps.d[S][k], v[o + k], sum);
-        e[o] = static_cast<uint32_t>(
-            __double2loint(__fma_rd(sum, 1.0 / 65536.0, 4503599627370496.0)));
+        e[o] =
+            static_cast<uint32_t>(__double2loint(__fma_rd(sum, 1.0 / 65536.0, 4503599627370496.0)));
+    }
+}
+
+// The same from 32-bit vertical results with 64-bit integer multiply-adds (MultiTile): the sum
+// of 17 products tap * value is below 2^48, rs(sum, 16) as in §6.3.
+template <int S, int HC>
+__device__ __forceinline__ void multi_moment_h_int(const uint32_t* row, uint32_t (&e)[HC]) {
+    constexpr int N = IntScaleInfo<S>::kN;
+    uint32_t v[HC + N - 1];
+#pragma unroll
+    for (int i = 0; i < HC + N - 1; ++i) v[i] = row[i];
+#pragma unroll
+    for (int o = 0; o < HC; ++o) {
+        uint64_t sum = 32768;
+#pragma unroll
+        for (int k = 0; k < N; ++k) sum += uint64_t(c_int_taps.v[S][k]) * v[o + k];
+        e[o] = static_cast<uint32_t>(sum >> 16);
     }
 }
 
@@ -298,16 +341,49 @@ __device__ __forceinline__ void multi_down_h(const unsigned char* smem, int pic,
     }
 }
 
+// The numerator terms of a thread's HC pixels without branches (P::kStatsILP; as
+// int_pixel_stats_ilp): safe operands where §6.5's log term does not apply, masks pick what is
+// added. Equal to pixel::add_pixel_num on the pixels it counts.
+template <int HC>
+__device__ __forceinline__ void
+multi_num_ilp(const int32_t (&sxx)[HC], const uint32_t (&mux)[HC], const uint32_t (&muy)[HC],
+              const uint32_t (&eyy)[HC], const uint32_t (&exy)[HC], uint32_t valid,
+              const DeviceLog& lt, double gain_limit, int32_t& nl, int64_t& nn) {
+    int32_t syy[HC], ln[HC];
+    bool lp[HC];
+#pragma unroll
+    for (int o = 0; o < HC; ++o) {
+        const int32_t t = pixel::variance(eyy[o], muy[o], muy[o]);
+        syy[o] = t < 0 ? 0 : t;
+        const int32_t sxy = pixel::variance(exy[o], mux[o], muy[o]);
+        lp[o] = sxx[o] >= static_cast<int32_t>(kNsq) && sxy > 0 && syy[o] > 0;
+        const pixel::NumeratorArgs n =
+            pixel::numerator_args(lp[o] ? sxx[o] : static_cast<int32_t>(kNsq), lp[o] ? syy[o] : 0,
+                                  lp[o] ? sxy : 0, gain_limit);
+        ln[o] = pixel::log_l64(lt, n.n2) - pixel::log_l32(lt, n.n1);
+    }
+#pragma unroll
+    for (int o = 0; o < HC; ++o) {
+        if (!((valid >> o) & 1u)) continue;
+        nl += lp[o] ? ln[o] : 0;
+        nn += sxx[o] >= static_cast<int32_t>(kNsq) ? 0 : syy[o];
+    }
+}
+
 // One tile of scale S for the reference and every rung (the steps at the top of this file).
+// Group g (the grid's last dimension) takes rungs_per_block rungs from g * rungs_per_block: small
+// grids are split over the rungs so that they fill the GPU (each group repeats the reference's
+// work; group 0 writes its next-scale samples).
 template <int S, int BPC, class P, bool kFromFiner, bool kWriteNext>
-__device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, int by,
+__device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, int by, int g,
                                                unsigned char* smem) {
     using L = IntSmemLayout<S, P>;
     constexpr int TW = P::kTileW, TH = P::kTileH, NT = P::kThreads, HC = P::kHorizCols;
     constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM;
     constexpr bool kNext = IntScaleInfo<S>::kHasNext && kWriteNext;
-    constexpr int kTasks = TH * (TW / HC);              // horizontal tasks of a tile
-    constexpr int kHIt = (kTasks + NT - 1) / NT;       // per thread
+    constexpr int kIntMoments = MultiIntMoments<P>::value;
+    constexpr int kTasks = TH * (TW / HC);       // horizontal tasks of a tile
+    constexpr int kHIt = (kTasks + NT - 1) / NT; // per thread
     double* s_mom = reinterpret_cast<double*>(smem + L::kOffMoments);
     int64_t* s_red = reinterpret_cast<int64_t*>(smem + L::kOffReduce);
     uint16_t* s_in = reinterpret_cast<uint16_t*>(smem + L::kOffIn);
@@ -341,12 +417,14 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
             }
         }
     }
-    if constexpr (kNext) multi_down_h<S, P>(smem, 0, x0, y0, w, h, a.next_ref, a.next_pitch);
+    if constexpr (kNext)
+        if (g == 0) multi_down_h<S, P>(smem, 0, x0, y0, w, h, a.next_ref, a.next_pitch);
     int64_t den[4];
     block_sum_stats<NT>(0, dl, 0, dn, den, s_red);
 
     // k. Each rung against the reference held in shared memory and registers.
-    for (int k = 0; k < a.rungs; ++k) {
+    const int k_end = min(a.rungs, (g + 1) * a.rungs_per_block);
+    for (int k = g * a.rungs_per_block; k < k_end; ++k) {
         // The previous rung's (or the reference's) readers of the second picture buffer, the
         // moments and the reduction slots are past the barriers that follow them.
         __syncthreads();
@@ -364,14 +442,33 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
                 const int row = t % TH, j0 = (t / TH) * HC;
                 uint32_t muy[HC], eyy[HC], exy[HC];
                 multi_mean_h<S, HC>(s_mu + (TH + row) * SM + j0, muy);
-                multi_moment_h<S, HC>(s_mom + (TH + row) * SD + j0, eyy);
-                multi_moment_h<S, HC>(s_mom + (2 * TH + row) * SD + j0, exy);
+                if constexpr (kIntMoments >= 2)
+                    multi_moment_h_int<S, HC>(
+                        reinterpret_cast<const uint32_t*>(s_mom + TH * SD) + row * SD + j0, eyy);
+                else
+                    multi_moment_h<S, HC>(s_mom + (TH + row) * SD + j0, eyy);
+                if constexpr (kIntMoments >= 1)
+                    multi_moment_h_int<S, HC>(
+                        reinterpret_cast<const uint32_t*>(s_mom + 2 * TH * SD) + row * SD + j0,
+                        exy);
+                else
+                    multi_moment_h<S, HC>(s_mom + (2 * TH + row) * SD + j0, exy);
+                if constexpr (P::kStatsILP) {
+                    uint32_t valid = 0;
 #pragma unroll
-                for (int o = 0; o < HC; ++o)
-                    if (x0 + j0 + o < w && y0 + row < h)
-                        pixel::add_pixel_num(sxx[it][o], pixel::variance(eyy[o], muy[o], muy[o]),
-                                             pixel::variance(exy[o], mux[it][o], muy[o]), lt,
-                                             a.gain_limit, nl, nn);
+                    for (int o = 0; o < HC; ++o)
+                        valid |= (x0 + j0 + o < w && y0 + row < h) ? 1u << o : 0u;
+                    multi_num_ilp<HC>(sxx[it], mux[it], muy, eyy, exy, valid, lt, a.gain_limit, nl,
+                                      nn);
+                } else {
+#pragma unroll
+                    for (int o = 0; o < HC; ++o)
+                        if (x0 + j0 + o < w && y0 + row < h)
+                            pixel::add_pixel_num(sxx[it][o],
+                                                 pixel::variance(eyy[o], muy[o], muy[o]),
+                                                 pixel::variance(exy[o], mux[it][o], muy[o]), lt,
+                                                 a.gain_limit, nl, nn);
+                }
             }
         }
         if constexpr (kNext)
@@ -396,7 +493,7 @@ __device__ __forceinline__ void int_multi_publish_if_last(const IntMultiArgs& a)
     if (threadIdx.x == 0) {
         __threadfence();
         const unsigned int prev = atomicAdd(a.done_counter, 1u);
-        s_last = prev == gridDim.x * gridDim.y - 1;
+        s_last = prev == gridDim.x * gridDim.y * gridDim.z - 1;
     }
     __syncthreads();
     if (s_last) {
@@ -412,11 +509,12 @@ template <int S, int BPC, class P>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     int_multi_kernel(const IntMultiArgs a) {
     extern __shared__ __align__(16) unsigned char smem[];
-    int_multi_tile<S, BPC, P, false, true>(a, blockIdx.x, blockIdx.y, smem);
+    int_multi_tile<S, BPC, P, false, true>(a, blockIdx.x, blockIdx.y, blockIdx.z, smem);
 }
 
-// Scales 2 and 3 of every rung in one 1-D grid (as int_scale23_kernel): scale-3 samples are
-// derived from the scale-2 images; the last block publishes all rungs.
+// Scales 2 and 3 of every rung in one grid (as int_scale23_kernel; x: the scale-2 tiles, then the
+// scale-3 tiles; y: the rung group): scale-3 samples are derived from the scale-2 images; the
+// last block publishes all rungs.
 template <class P2, class P3>
 __global__ void __launch_bounds__(P2::kThreads, P2::kMinBlocks)
     int_multi23_kernel(const IntMultiArgs a2, const IntMultiArgs a3, int blocks2, int grid2_x,
@@ -425,10 +523,10 @@ __global__ void __launch_bounds__(P2::kThreads, P2::kMinBlocks)
     extern __shared__ __align__(16) unsigned char smem[];
     const int b = blockIdx.x;
     if (b < blocks2)
-        int_multi_tile<2, 16, P2, false, false>(a2, b % grid2_x, b / grid2_x, smem);
+        int_multi_tile<2, 16, P2, false, false>(a2, b % grid2_x, b / grid2_x, blockIdx.y, smem);
     else
-        int_multi_tile<3, 16, P3, true, false>(a3, (b - blocks2) % grid3_x,
-                                               (b - blocks2) / grid3_x, smem);
+        int_multi_tile<3, 16, P3, true, false>(a3, (b - blocks2) % grid3_x, (b - blocks2) / grid3_x,
+                                               blockIdx.y, smem);
     int_multi_publish_if_last(a3);
 }
 
