@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # One device call for the CUDA ladder kernels (cuda/src/int_multi_kernels.cuh): build the parity
 # and API tests and both ladder benches (preset gpu), run the ladder parity tests (every depth,
-# odd sizes, K = 1, 2, 6, 64), the vif_submit_multi API tests and a sample of the pair parity
-# tests, then the GPU time of a 6-rung ladder against one pair and 6 separate pairs
-# (vif_bench_ladder_kernels) and the wall time through the public API (vif_bench_ladder), at
-# 1080p and 2160p. Run from the repository root; results in $OUT.
+# odd sizes, K = 1, 2, 6, 64, the 64x16 tile, forced rung groups), the vif_submit_multi API
+# tests, a sample of the pair parity tests and compute-sanitizer memcheck and racecheck on three
+# small ladders, then the GPU time of a 6-rung ladder against one pair and 6 separate pairs
+# (vif_bench_ladder_kernels, per launch too) and the wall time through the public API
+# (vif_bench_ladder), at 1080p and 2160p. Run from the repository root (the tree carried to the
+# GPU machine with .gpu-deps/prefix: docs/cuda.md); results in $OUT.
 set -u
 O=${OUT:-/tmp/out}; mkdir -p "$O"
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
@@ -31,7 +33,7 @@ for tool in memcheck racecheck; do
 done
 echo "after tests $(( $(date +%s) - t0 )) s"
 for sz in 1920x1080 3840x2160; do
-  $B/bench/ladder/vif_bench_ladder_kernels --size $sz --rungs 6 --frames 20 --reps 7
+  $B/bench/ladder/vif_bench_ladder_kernels --size $sz --rungs 6 --frames 20 --reps 7 --per-launch
 done 2>&1 | tee "$O/ladder_kernels.txt"
 $B/bench/ladder/vif_bench_ladder_kernels --size 1920x1080 --rungs 6 --bitdepth 10 --frames 20 --reps 5 2>&1 | tee -a "$O/ladder_kernels.txt"
 for sz in 1920x1080 3840x2160; do

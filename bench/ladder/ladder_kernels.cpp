@@ -8,9 +8,9 @@
 // separate pair's.
 //
 //   vif_bench_ladder_kernels [--size 1920x1080] [--rungs 6] [--frames 20] [--bitdepth 8]
-//                            [--reps 5] [--rpb A,B,C] [--shape0 N] [--intmom N]
-//                            [--per-launch]
-// --rpb forces the rungs per block of the ladder's three launches (CudaOptions); --per-launch
+//                            [--reps 5] [--rpb A,B,C] [--shape0 N] [--per-launch]
+// --rpb forces the rungs per block of the ladder's three launches, --shape0 1 the 64x16 scale-0
+// tile at 8 bits (CudaOptions); --per-launch
 // also prints each launch's time (events between the launches of a frame, mean over a batch).
 #include <cuda_runtime_api.h>
 
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
     int w = 1920, h = 1080, rungs = 6, frames = 20, bpc = 8, reps = 5;
     int rpb[3] = {0, 0, 0};
     bool per_launch = false;
-    int shape0 = -1, intmom = -1;
+    int shape0 = 0;
     for (int i = 1; i < argc; i += 2) {
         if (std::string(argv[i]) == "--per-launch") {
             per_launch = true;
@@ -80,9 +80,7 @@ int main(int argc, char** argv) {
             return 2;
         }
         const std::string a = argv[i], v = argv[i + 1];
-        if (a == "--intmom")
-            intmom = std::atoi(v.c_str());
-        else if (a == "--shape0")
+        if (a == "--shape0")
             shape0 = std::atoi(v.c_str());
         else if (a == "--rpb")
             std::sscanf(v.c_str(), "%d,%d,%d", &rpb[0], &rpb[1], &rpb[2]);
@@ -113,7 +111,6 @@ int main(int argc, char** argv) {
     p.cuda.graphs = false; // both paths launch their kernels directly (the ladder has no graph)
     for (int i = 0; i < 3; ++i) p.cuda.ladder_rungs_per_block[i] = rpb[i];
     p.cuda.ladder_shape0 = shape0;
-    p.cuda.ladder_int_moments = intmom;
     vif::Status err;
     auto eng = vif::cuda::Engine::create(p, &err);
     check(err, "Engine::create");

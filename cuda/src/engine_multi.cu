@@ -14,12 +14,15 @@ namespace vif::cuda {
 
 namespace {
 
-// Tile shapes: those the pair kernels' rules pick for 1080p and 2160p (kernel_table.cu), so a
-// rung's tile work is the pair's. Scale 0 at 12 and 16 bits: the one shape compiled for them.
-using Multi0 = IntTile<64, 16, 256, 4, 4, 3>;    // 8 and 10 bits (pair: "0b")
-using Multi0w = IntTile<48, 16, 256, 2, 3, 4>;   // 12 and 16 bits (pair: "0")
-using Multi1 = IntTile<56, 16, 256, 4, 4, 3>;    // pair: "1"
-using Multi23_2 = IntTile<60, 16, 256, 4, 4, 2>; // pair: "23b"
+// Tile shapes (IntTile, tuning_policy.hpp), measured on the H200 (docs/performance.md, "Ladders
+// and batches"): scale 0 48x16/v2h3 (the pair's "0"; for a 6-rung ladder its scale-0 launch took
+// 237.6 us at 1080p and 882.5 at 2160p against 261.0 and 930.5 with the pair's large-frame choice
+// 64x16/v4h4, which CudaOptions::ladder_shape0 = 1 still selects at 8 bits), scale 1 56x16 and
+// scales 2+3 60x16+62x8 (the pair's "1" and "23b").
+using Multi0 = IntTile<48, 16, 256, 2, 3, 4>;
+using Multi0Wide = IntTile<64, 16, 256, 4, 4, 3>;
+using Multi1 = IntTile<56, 16, 256, 4, 4, 3>;
+using Multi23_2 = IntTile<60, 16, 256, 4, 4, 2>;
 using Multi23_3 = IntTile<62, 8, 256, 2, 2, 2>;
 
 int ceil_div(int a, int b) {
@@ -37,48 +40,18 @@ KernelLaunch multi_launch(int w, int h) {
     return k;
 }
 
-// Scale-0 shapes at 8 bits that CudaOptions::ladder_shape0 can force (bench/ladder's
-// comparisons): 0 = Multi0 (the default), then the alternatives.
-using T64 = IntTile<64, 16, 256, 4, 4, 3>;
-using T48 = IntTile<48, 16, 256, 2, 3, 4>;
-using T48i = IntTile<48, 16, 256, 2, 3, 4, true>;
-constexpr int kShapes0 = 7;
+// Scale 0 per bit depth (its samples' type and shifts differ).
 KernelLaunch multi_launch0(int bpc, int w, int h, int shape) {
     switch (bpc) {
     case 8:
-        switch (shape) {
-        case 1:
-            return multi_launch<0, 8, T48>(w, h);
-        case 2:
-            return multi_launch<0, 8, MultiTile<T48, 1>>(w, h);
-        case 3:
-            return multi_launch<0, 8, MultiTile<T48, 2>>(w, h);
-        case 4:
-            return multi_launch<0, 8, MultiTile<T64, 1>>(w, h);
-        case 5:
-            return multi_launch<0, 8, MultiTile<T64, 2>>(w, h);
-        case 6:
-            return multi_launch<0, 8, MultiTile<T48i, 1>>(w, h);
-        default:
-            return multi_launch<0, 8, Multi0>(w, h);
-        }
+        if (shape == 1) return multi_launch<0, 8, Multi0Wide>(w, h);
+        return multi_launch<0, 8, Multi0>(w, h);
     case 10:
         return multi_launch<0, 10, Multi0>(w, h);
     case 12:
-        return multi_launch<0, 12, Multi0w>(w, h);
+        return multi_launch<0, 12, Multi0>(w, h);
     default:
-        return multi_launch<0, 16, Multi0w>(w, h);
-    }
-}
-
-KernelLaunch multi_launch1(int w, int h, int int_moments) {
-    switch (int_moments) {
-    case 1:
-        return multi_launch<1, 16, MultiTile<Multi1, 1>>(w, h);
-    case 2:
-        return multi_launch<1, 16, MultiTile<Multi1, 2>>(w, h);
-    default:
-        return multi_launch<1, 16, Multi1>(w, h);
+        return multi_launch<0, 16, Multi0>(w, h);
     }
 }
 
@@ -96,24 +69,15 @@ KernelLaunch multi_launch23_t(int w2, int h2) {
     return k;
 }
 
-KernelLaunch multi_launch23(int w2, int h2, int int_moments) {
-    switch (int_moments) {
-    case 1:
-        return multi_launch23_t<MultiTile<Multi23_2, 1>, MultiTile<Multi23_3, 1>>(w2, h2);
-    case 2:
-        return multi_launch23_t<MultiTile<Multi23_2, 2>, MultiTile<Multi23_3, 2>>(w2, h2);
-    default:
-        return multi_launch23_t<Multi23_2, Multi23_3>(w2, h2);
-    }
-}
-
-// Rungs per block of a launch of `blocks` tiles: the rungs are split into groups (more blocks,
-// the reference's work repeated per group) until the grid covers about kWaves waves of the
-// blocks the GPU holds at once (`resident`), so that small scales are not one block's latency.
+// Rungs per block of a launch of `blocks` tiles. A grid smaller than one wave of the blocks the
+// GPU holds at once (`resident`) leaves SMs idle while each block works through every rung, so
+// its rungs are split into groups (more blocks, the reference's work repeated per group) up to
+// one wave. No further: on the H200 at 1080p, splitting scale 1 (612 blocks, 396 resident) into
+// 2 groups and scales 2+3 (204 blocks, 264 resident) into 3, towards 3 waves, cost 1.5 and 3 us
+// of the ladder's 360 (docs/performance.md). Small frames' grouping is not measured.
 int rung_groups_rpb(int blocks, int resident, int count, int forced) {
     if (forced > 0) return std::min(forced, count);
-    constexpr int kWaves = 3;
-    const int groups = std::clamp((kWaves * resident + blocks - 1) / blocks, 1, count);
+    const int groups = std::clamp(resident / std::max(blocks, 1), 1, count);
     return (count + groups - 1) / groups;
 }
 
@@ -187,14 +151,9 @@ Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int cou
         m.rungs = count;
     }
     if (w != m.plan_w || h != m.plan_h) {
-        const int shape0 = params_.cuda.ladder_shape0;
-        if (shape0 >= kShapes0)
-            return Status{VIF_ERROR_INVALID_ARGUMENT,
-                          "CUDA: no ladder scale-0 shape " + std::to_string(shape0)};
-        m.launches[0] = multi_launch0(bpc, w, h, shape0);
-        const int im = params_.cuda.ladder_int_moments;
-        m.launches[1] = multi_launch1(w >> 1, h >> 1, im);
-        m.launches[2] = multi_launch23(w >> 2, h >> 2, im);
+        m.launches[0] = multi_launch0(bpc, w, h, params_.cuda.ladder_shape0);
+        m.launches[1] = multi_launch<1, 16, Multi1>(w >> 1, h >> 1);
+        m.launches[2] = multi_launch23_t<Multi23_2, Multi23_3>(w >> 2, h >> 2);
         int dev = 0, optin = 0, sms = 0;
         VIF_CUDA_TRY(cudaGetDevice(&dev));
         VIF_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));

@@ -24,24 +24,6 @@ namespace vif::cuda {
 
 constexpr int kMultiMaxRungs = 64; // VIF_MAX_DISTORTED
 
-// A ladder tile: an IntTile (tuning_policy.hpp) plus how many of a rung's two second moments
-// (1: x*y; 2: y*y and x*y) take the integer path for their horizontal sums (32-bit vertical
-// results, 64-bit integer multiply-adds) instead of the FP64 one. The pair kernel puts all three
-// on the FP64 pipe, which then limits it; a rung keeps all of the numerator's FP64 steps but
-// only two thirds of the moments, so moving some of them to the integer pipe balances the two.
-template <class P, int IntMoments>
-struct MultiTile : P {
-    static constexpr int kIntMoments = IntMoments;
-};
-template <class P, class = void>
-struct MultiIntMoments {
-    static constexpr int value = 0;
-};
-template <class P>
-struct MultiIntMoments<P, std::void_t<decltype(P::kIntMoments)>> {
-    static constexpr int value = P::kIntMoments;
-};
-
 // One scale of a ladder launch. Scale 0 reads the caller's planes (dis[k], its shift); scales
 // >= 1 the engine's images, rung k's at dis[k]. Next-scale samples: the reference's at next_ref,
 // rung k's at next_dis + k * next_rung_elems.
@@ -199,7 +181,6 @@ __device__ __forceinline__ void multi_vertical(unsigned char* smem) {
     constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM;
     constexpr int VM = S == 0 ? BPC : 16;
     constexpr int pic = kRef ? 0 : 1;
-    constexpr int kIntMoments = MultiIntMoments<P>::value;
     double* s_mom = reinterpret_cast<double*>(smem + L::kOffMoments);
     const uint16_t* s_in = reinterpret_cast<const uint16_t*>(smem + L::kOffIn);
     uint16_t* s_mu = reinterpret_cast<uint16_t*>(smem + L::kOffMeans);
@@ -227,26 +208,18 @@ __device__ __forceinline__ void multi_vertical(unsigned char* smem) {
 #pragma unroll
             for (int i = 0; i < VR + 2 * R; ++i) p[i] = v[i] * v[i];
 #pragma unroll
-            for (int o = 0; o < VR; ++o) {
-                const uint32_t m = multi_moment_v<S, BPC, VR>(p, o);
-                if constexpr (!kRef && kIntMoments >= 2)
-                    reinterpret_cast<uint32_t*>(s_mom + TH * SD)[(r0 + o) * SD + c] = m;
-                else
-                    s_mom[(pic * TH + r0 + o) * SD + c] = static_cast<double>(m);
-            }
+            for (int o = 0; o < VR; ++o)
+                s_mom[(pic * TH + r0 + o) * SD + c] =
+                    static_cast<double>(multi_moment_v<S, BPC, VR>(p, o));
         }
         if constexpr (!kRef) {
             uint32_t p[VR + 2 * R];
 #pragma unroll
             for (int i = 0; i < VR + 2 * R; ++i) p[i] = x[i] * y[i];
 #pragma unroll
-            for (int o = 0; o < VR; ++o) {
-                const uint32_t m = multi_moment_v<S, BPC, VR>(p, o);
-                if constexpr (kIntMoments >= 1)
-                    reinterpret_cast<uint32_t*>(s_mom + 2 * TH * SD)[(r0 + o) * SD + c] = m;
-                else
-                    s_mom[(2 * TH + r0 + o) * SD + c] = static_cast<double>(m);
-            }
+            for (int o = 0; o < VR; ++o)
+                s_mom[(2 * TH + r0 + o) * SD + c] =
+                    static_cast<double>(multi_moment_v<S, BPC, VR>(p, o));
         }
         if constexpr (Info::kHasNext && kWriteNext) {
             constexpr int RD = Info::kRD;
@@ -299,23 +272,6 @@ __device__ __forceinline__ void multi_moment_h(const double* row, uint32_t (&e)[
     }
 }
 
-// The same from 32-bit vertical results with 64-bit integer multiply-adds (MultiTile): the sum
-// of 17 products tap * value is below 2^48, rs(sum, 16) as in §6.3.
-template <int S, int HC>
-__device__ __forceinline__ void multi_moment_h_int(const uint32_t* row, uint32_t (&e)[HC]) {
-    constexpr int N = IntScaleInfo<S>::kN;
-    uint32_t v[HC + N - 1];
-#pragma unroll
-    for (int i = 0; i < HC + N - 1; ++i) v[i] = row[i];
-#pragma unroll
-    for (int o = 0; o < HC; ++o) {
-        uint64_t sum = 32768;
-#pragma unroll
-        for (int k = 0; k < N; ++k) sum += uint64_t(c_int_taps.v[S][k]) * v[o + k];
-        e[o] = static_cast<uint32_t>(sum >> 16);
-    }
-}
-
 // Horizontal pass of the downsampling filter at the even columns: picture `pic`'s samples of
 // scale S + 1 into out (pitch elements per row).
 template <int S, class P>
@@ -341,35 +297,6 @@ __device__ __forceinline__ void multi_down_h(const unsigned char* smem, int pic,
     }
 }
 
-// The numerator terms of a thread's HC pixels without branches (P::kStatsILP; as
-// int_pixel_stats_ilp): safe operands where §6.5's log term does not apply, masks pick what is
-// added. Equal to pixel::add_pixel_num on the pixels it counts.
-template <int HC>
-__device__ __forceinline__ void
-multi_num_ilp(const int32_t (&sxx)[HC], const uint32_t (&mux)[HC], const uint32_t (&muy)[HC],
-              const uint32_t (&eyy)[HC], const uint32_t (&exy)[HC], uint32_t valid,
-              const DeviceLog& lt, double gain_limit, int32_t& nl, int64_t& nn) {
-    int32_t syy[HC], ln[HC];
-    bool lp[HC];
-#pragma unroll
-    for (int o = 0; o < HC; ++o) {
-        const int32_t t = pixel::variance(eyy[o], muy[o], muy[o]);
-        syy[o] = t < 0 ? 0 : t;
-        const int32_t sxy = pixel::variance(exy[o], mux[o], muy[o]);
-        lp[o] = sxx[o] >= static_cast<int32_t>(kNsq) && sxy > 0 && syy[o] > 0;
-        const pixel::NumeratorArgs n =
-            pixel::numerator_args(lp[o] ? sxx[o] : static_cast<int32_t>(kNsq), lp[o] ? syy[o] : 0,
-                                  lp[o] ? sxy : 0, gain_limit);
-        ln[o] = pixel::log_l64(lt, n.n2) - pixel::log_l32(lt, n.n1);
-    }
-#pragma unroll
-    for (int o = 0; o < HC; ++o) {
-        if (!((valid >> o) & 1u)) continue;
-        nl += lp[o] ? ln[o] : 0;
-        nn += sxx[o] >= static_cast<int32_t>(kNsq) ? 0 : syy[o];
-    }
-}
-
 // One tile of scale S for the reference and every rung (the steps at the top of this file).
 // Group g (the grid's last dimension) takes rungs_per_block rungs from g * rungs_per_block: small
 // grids are split over the rungs so that they fill the GPU (each group repeats the reference's
@@ -381,7 +308,6 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
     constexpr int TW = P::kTileW, TH = P::kTileH, NT = P::kThreads, HC = P::kHorizCols;
     constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM;
     constexpr bool kNext = IntScaleInfo<S>::kHasNext && kWriteNext;
-    constexpr int kIntMoments = MultiIntMoments<P>::value;
     constexpr int kTasks = TH * (TW / HC);       // horizontal tasks of a tile
     constexpr int kHIt = (kTasks + NT - 1) / NT; // per thread
     double* s_mom = reinterpret_cast<double*>(smem + L::kOffMoments);
@@ -442,33 +368,14 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
                 const int row = t % TH, j0 = (t / TH) * HC;
                 uint32_t muy[HC], eyy[HC], exy[HC];
                 multi_mean_h<S, HC>(s_mu + (TH + row) * SM + j0, muy);
-                if constexpr (kIntMoments >= 2)
-                    multi_moment_h_int<S, HC>(
-                        reinterpret_cast<const uint32_t*>(s_mom + TH * SD) + row * SD + j0, eyy);
-                else
-                    multi_moment_h<S, HC>(s_mom + (TH + row) * SD + j0, eyy);
-                if constexpr (kIntMoments >= 1)
-                    multi_moment_h_int<S, HC>(
-                        reinterpret_cast<const uint32_t*>(s_mom + 2 * TH * SD) + row * SD + j0,
-                        exy);
-                else
-                    multi_moment_h<S, HC>(s_mom + (2 * TH + row) * SD + j0, exy);
-                if constexpr (P::kStatsILP) {
-                    uint32_t valid = 0;
+                multi_moment_h<S, HC>(s_mom + (TH + row) * SD + j0, eyy);
+                multi_moment_h<S, HC>(s_mom + (2 * TH + row) * SD + j0, exy);
 #pragma unroll
-                    for (int o = 0; o < HC; ++o)
-                        valid |= (x0 + j0 + o < w && y0 + row < h) ? 1u << o : 0u;
-                    multi_num_ilp<HC>(sxx[it], mux[it], muy, eyy, exy, valid, lt, a.gain_limit, nl,
-                                      nn);
-                } else {
-#pragma unroll
-                    for (int o = 0; o < HC; ++o)
-                        if (x0 + j0 + o < w && y0 + row < h)
-                            pixel::add_pixel_num(sxx[it][o],
-                                                 pixel::variance(eyy[o], muy[o], muy[o]),
-                                                 pixel::variance(exy[o], mux[it][o], muy[o]), lt,
-                                                 a.gain_limit, nl, nn);
-                }
+                for (int o = 0; o < HC; ++o)
+                    if (x0 + j0 + o < w && y0 + row < h)
+                        pixel::add_pixel_num(sxx[it][o], pixel::variance(eyy[o], muy[o], muy[o]),
+                                             pixel::variance(exy[o], mux[it][o], muy[o]), lt,
+                                             a.gain_limit, nl, nn);
             }
         }
         if constexpr (kNext)

@@ -45,12 +45,9 @@ struct CudaOptions {
     // Ladders (Engine::enqueue_multi): rungs per block of the scale 0, scale 1 and scales 2+3
     // launches; 0: automatic (cuda/src/engine_multi.cu, rung_groups).
     int ladder_rungs_per_block[3] = {0, 0, 0};
-    // Ladders: scale 0's tile shape at 8 bits, an index into engine_multi.cu's kShapes0 (-1:
-    // the default); for the benchmark's comparisons.
-    int ladder_shape0 = -1;
-    // Ladders: scales 1-3's rung moments summed in integer (0 none, 1 x*y, 2 y*y and x*y; -1:
-    // the default); for the benchmark's comparisons.
-    int ladder_int_moments = -1;
+    // Ladders: scale 0's tile at 8 bits (0: 48x16, the default; 1: 64x16, engine_multi.cu);
+    // for the benchmark's comparisons.
+    int ladder_shape0 = 0;
 };
 
 // Options after validation, as the numerics need them.

@@ -255,10 +255,10 @@ VIF_API size_t vif_pending(const VifContext *ctx);
  * Queues one reference picture against `count` distorted pictures of the same size: an encoding
  * ladder's rungs (upscaled to the reference size) for one source frame. The result is exactly
  * that of `count` vif_submit calls with the same reference, in order of dists, bit for bit; but
- * the reference is copied once and, on the CPU backend, its own share of the work (its
- * filtered mean and variance at every scale, the whole denominator, its downsampled scales) is
- * done once per call. The CUDA backend currently queues the pairs as ordinary pairs (same
- * scores, no sharing yet), each taking a place of queue_depth.
+ * the reference is copied once and its own share of the work (its filtered mean and variance
+ * at every scale, the whole denominator, its downsampled scales) is done once per call: on the
+ * CPU backend, and on the CUDA backend for the integer variant (float ladders are queued there
+ * as ordinary pairs, same scores).
  *
  * Pair k gets frame index *first_index + k (first_index may be NULL): vif_receive returns the
  * `count` score sets one by one, in the order of dists, interleaved with other submissions in
@@ -273,9 +273,9 @@ VIF_API size_t vif_pending(const VifContext *ctx);
  * distorted size differing from the reference's; nothing queued); VIF_AGAIN (queue full as in
  * vif_submit, or on CUDA fewer than `count` free places; nothing queued);
  * VIF_ERROR_OUT_OF_MEMORY (nothing queued); a sample above the bit depth as in vif_submit (CPU:
- * nothing queued). On the CUDA backend a failure after some pairs were queued (a bad sample in
- * a later picture, a device error) gives VIF_ERROR_INVALID_STATE and leaves the context failed
- * (destroy it).
+ * nothing queued; CUDA integer: nothing queued either). On the CUDA backend a failure after
+ * some pairs were queued (float: a bad sample in a later picture; a device error) gives
+ * VIF_ERROR_INVALID_STATE and leaves the context failed (destroy it).
  */
 VIF_API VifStatus vif_submit_multi(VifContext *ctx, const VifPicture *ref,
                                    const VifPicture *const *dists, size_t count,

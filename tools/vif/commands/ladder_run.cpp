@@ -170,7 +170,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     cfg.max_width = ri.width;
     cfg.max_height = ri.height;
     cfg.bitdepth = ri.bitdepth;
-    // The CUDA backend queues a ladder's pairs one by one (vif.h): room for two source frames.
+    // The CUDA backend gives each pair of a ladder a place of the queue (vif.h): room for two
+    // source frames.
     // (On the CPU a call takes one place: the automatic depth is right there.)
     const bool cuda =
         s.backend == VIF_BACKEND_CUDA || (s.backend == VIF_BACKEND_AUTO && vif_cuda_available());
