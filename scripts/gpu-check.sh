@@ -6,7 +6,8 @@
 #   build     configure (CMake preset `gpu`: native architecture) and build into build-gpu/
 #   test      the whole CTest suite (GPU tests included: label gpu)
 #   parity    the parity gate's kernel-table part on its own: every variant of the table, the
-#             launches without CUDA graphs, table-only log, per-launch sync, unfused (CudaOptions)
+#             launches without CUDA graphs, table-only log, per-launch sync, unfused (CudaOptions),
+#             and the ladder kernels (Ladder/*)
 #   golden    libvmaf's golden cases through the default backend (CUDA)
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on the parity tests
 #   sweep     vif-sweep: occupancy and duration per resolution, integer and float
@@ -76,7 +77,7 @@ if has parity && [ -x "$PT" ]; then
   # The same tests run inside `test` (CTest); here on their own, with their own log and count.
   stamp "parity: every kernel-table variant and launch path"
   timeout 400 "$PT" --gtest_brief=1 \
-    --gtest_filter='KernelTableRules.*:Table/KernelVariant.*:KernelVariantErrors.*:Options/LaunchPath.*' \
+    --gtest_filter='KernelTableRules.*:Table/KernelVariant.*:KernelVariantErrors.*:Options/LaunchPath.*:Ladder/*' \
     > "$RES/parity_table.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && fail=1
   note "## parity, kernel table and launch paths: rc=$rc $(grep -E 'PASSED|FAILED  \]' "$RES/parity_table.log" | tail -2 | tr '\n' ' ')"
