@@ -36,9 +36,12 @@ note "## GPU"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
   --format=csv,noheader >> "$SUMMARY" 2>&1
 
+ff=$ROOT/${VIF_FFMPEG_PREFIX:-.deps/ffmpeg-nvdec}
+# libdav1d (shared: Debian has no static one) sits beside the static FFmpeg: link and run with it.
+[ -d "$ff/lib" ] && export LIBRARY_PATH=$ff/lib${LIBRARY_PATH:+:$LIBRARY_PATH} \
+  LD_LIBRARY_PATH=$ff/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 if has build; then
   stamp "configure"
-  ff=$ROOT/${VIF_FFMPEG_PREFIX:-.deps/ffmpeg-nvdec}
   ffargs=(-DVIF_WITH_FFMPEG=OFF)
   if [ -d "$ff/lib/pkgconfig" ]; then
     export PKG_CONFIG_PATH=$ff/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}

@@ -4,14 +4,16 @@
 #      `vif batch --backend cuda` against 100 separate `vif --backend cuda` runs;
 #   B. one GPU against two on a batch whose scoring is GPU-heavy: 64 pairs of 3840x2160 raw
 #      8-bit 4:2:0, 48 frames each, made on the machine by numpy (page cache), scored with the
-#      same number of workers on --devices 0 and on --devices 0,1.
+#      same number of workers on --devices 0 and on --devices 0,1;
+#   C. part B's rows in float VIF (more kernel time per byte read), one GPU against two.
 # Every way's per-pair scores are compared (they must be equal); times are wall clock.
 #
-#   bench/batch/gpu_batch.sh VIF_BINARY CLIPS_DIR [WORK_DIR]
+#   [PARTS="A B C"] bench/batch/gpu_batch.sh VIF_BINARY CLIPS_DIR [WORK_DIR]
 set -euo pipefail
 VIF=$(realpath "${1:?usage: gpu_batch.sh VIF CLIPS_DIR [WORK_DIR]}")
 CLIPS=$(realpath "${2:?usage: gpu_batch.sh VIF CLIPS_DIR [WORK_DIR]}")
 WORK=${3:-/tmp/vif-gpu-batch}
+PARTS=${PARTS:-A B C}
 mkdir -p "$WORK" && cd "$WORK"
 now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
@@ -27,11 +29,21 @@ for n in names:
 print(f"  {len(names)} outputs equal ({a} = {b})")
 PY
 }
+run_b() { # OUT_DIR DEVICES WORKERS VARIANT: one batch of m64.csv, wall and CPU seconds
+  local t
+  TIMEFORMAT="%R %U %S"
+  t=$( { time "$VIF" batch m64.csv --out-dir "$1" --backend cuda --devices "$2" --workers "$3" \
+           --variant "$4" -q --precision max >&3 2>&3; } 3>&2 2>&1 )
+  awk -v t="$t" -v d="$2" -v w="$3" -v v="$4" 'BEGIN { split(t, x, " ");
+    printf "  %s, --devices %s --workers %s: %.2f s wall (%.0f pair-frames/s), %.1f s CPU\n",
+           v, d, w, x[1], 64 * 48 / x[1], x[2] + x[3] }'
+}
 ngpu=$(nvidia-smi -L | grep -c '^GPU')
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1
 echo "GPUs: $ngpu, CPU cores: $(nproc)"
 
 # ---- A. 100 short pairs: one batch against 100 runs ----
+if [[ " $PARTS " == *" A "* ]]; then
 echo "== A. 100 pairs of 48 frames of 576x324 (x264 MKV, FFmpeg decode), backend cuda"
 cp "$CLIPS/m100.csv" m100.csv && ln -sfn "$CLIPS/clips" clips
 rm -rf sep && mkdir sep
@@ -52,7 +64,10 @@ for w in 1 2 4; do
   same_scores sep "b1_w$w"
 done
 
+fi
+
 # ---- B. one GPU against two ----
+if [[ " $PARTS " == *" B "* || " $PARTS " == *" C "* ]]; then
 # Two references and two distorted versions of each are written once (2.4 GB); the manifest's 64
 # rows reach them through links of their own, so each row is a group of its own (a batch
 # groups rows by reference path) and the workers can spread the rows freely.
@@ -90,16 +105,26 @@ mkdir -p rows
   done
 } > m64.csv
 cat raw/*.yuv > /dev/null # into the page cache
+fi
+if [[ " $PARTS " == *" B "* ]]; then
 for w in 2 4 8; do
   for devs in 0 0,1; do
     [ "$devs" = 0,1 ] && [ "$ngpu" -lt 2 ] && continue
     out="b2_${devs/,/}_w$w"
     rm -rf "$out"
-    t0=$(now)
-    "$VIF" batch m64.csv --out-dir "$out" --backend cuda --devices "$devs" --workers $w -q --precision max
-    t1=$(now)
-    t=$(secs "$t0" "$t1")
-    echo "  --devices $devs --workers $w: $t s ($(awk -v t="$t" 'BEGIN { printf "%.0f", 64 * 48 / t }') pair-frames/s)"
+    run_b "$out" "$devs" $w integer
   done
   if [ "$ngpu" -ge 2 ]; then same_scores "b2_0_w$w" "b2_01_w$w"; fi
 done
+fi
+
+# ---- C. the same rows in float VIF (about 6x the kernel time of integer per frame) ----
+if [[ " $PARTS " == *" C "* ]]; then
+echo "== C. the 64 pairs of part B in float VIF, backend cuda"
+for devs in 0 0,1; do
+  [ "$devs" = 0,1 ] && [ "$ngpu" -lt 2 ] && continue
+  rm -rf "c_${devs/,/}"
+  run_b "c_${devs/,/}" "$devs" 4 float
+done
+if [ "$ngpu" -ge 2 ]; then same_scores c_0 c_01; fi
+fi
