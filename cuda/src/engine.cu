@@ -77,9 +77,9 @@ KernelLaunch row_sum_launch(int groups) {
     constexpr int kW = policy::kRowSumWarps;
     KernelLaunch k;
     k.func = reinterpret_cast<const void*>(&float_row_sum_kernel<kW>);
-    k.grid = dim3(ceil_div(groups, kW));
+    k.grid = dim3(groups); // one block per 32-row group
     k.block = dim3(kW * 32);
-    k.smem = 0;
+    k.smem = kRowSumSmemBytes;
     k.name = "float_row_sums";
     k.shape = std::to_string(kW * 32) + "t";
     return k;

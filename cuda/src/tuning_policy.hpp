@@ -42,8 +42,9 @@ namespace policy {
 // ---- Float path -----------------------------------------------------------------------------
 using Float = FloatTile<32, 16, 256>;
 
-// Row reduction of the float path: rows per warp is fixed at 32 (one row per lane).
-constexpr int kRowSumWarps = 4;
+// Row reduction of the float path: a block per 32 rows (one row per lane of the summing warp),
+// the other kRowSumWarps - 1 warps copying the next chunks of columns.
+constexpr int kRowSumWarps = 8;
 
 } // namespace policy
 } // namespace vif::cuda
