@@ -56,7 +56,7 @@ struct IntSmemLayout {
     static constexpr int kIH = P::kTileH + 2 * kR;
     // Row strides chosen so that a warp reading down a column (one row per lane) hits distinct
     // banks: doubles with an odd stride, 16-bit values with (stride / 2) odd.
-    static constexpr int kSD = kIW | 1;
+    static constexpr int kSD = P::kHorizMma ? (kIW + 11) / 16 * 16 + 4 : kIW | 1; // (4 mod 16)
     static constexpr int kSM = ((kIW + 1) / 2 | 1) * 2;
     // Input rows: kIW, or for the tensor-core pass an odd number of 16-byte units (ldmatrix reads
     // 8 rows of 16 bytes at once: conflict-free when consecutive rows start in different banks).
@@ -300,8 +300,8 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     if constexpr (P::kVertMma) {
         static_assert(S == 0 && BPC == 8 && TH == 16, "tensor-core pass: 8-bit scale 0, 16 rows");
         static_assert(L::kOffIn % 16 == 0, "ldmatrix rows are 16-byte aligned");
-        int_vertical_mma_8b<IW, SI, SM, SD, L::kDW, L::kDH, NT, Info::kHasNext && kWriteNext>(
-            s_in, s_mu, s_mom, s_dn);
+        int_vertical_mma_8b<IW, SI, SM, SD, L::kDW, L::kDH, NT, Info::kHasNext && kWriteNext,
+                            P::kHorizMma>(s_in, s_mu, s_mom, s_dn);
     } else {
         constexpr int kGroups = TH / VR;
         for (int t = tid; t < IW * kGroups; t += NT) {
@@ -386,7 +386,18 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     // per pixel, at most 1024 pixels a block); NN (a variance per pixel) needs 64.
     int32_t nl = 0, dl = 0, dn = 0;
     int64_t nn = 0;
-    {
+    if constexpr (P::kHorizMma) {
+        // The same sums from the FP64 tensor cores (int_tensor_passes.cuh), two pixels a lane.
+        int_horizontal_dmma<TW, TH, SM, SD, NT>(
+            s_mu, s_mom,
+            [&](int row, int col, const uint32_t(&mu)[2][2], const uint32_t(&e)[3][2]) {
+                const int gy = y0 + row;
+                uint32_t valid = 0;
+#pragma unroll
+                for (int o = 0; o < 2; ++o) valid |= (x0 + col + o < w && gy < h) ? 1u << o : 0u;
+                int_pixel_stats_ilp<2>(mu, e, valid, a.log, a.gain_limit, nl, dl, nn, dn);
+            });
+    } else {
         constexpr int kGroups = TW / HC;
         for (int t = tid; t < TH * kGroups; t += NT) {
             const int row = t % TH, j0 = (t / TH) * HC;

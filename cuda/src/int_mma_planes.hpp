@@ -64,13 +64,22 @@ constexpr bool second_row_is_four_below() {
 }
 static_assert(second_row_is_four_below(), "int_tensor_passes.cuh stores rows r and r + 4");
 
+// The order for tiles whose moments row stride SD is 4 mod 16 doubles (the FP64 tensor-core
+// horizontal pass reads conflict-free with it): each lane stores its two columns as one 16-byte
+// store, and the 8 lanes of a quarter-warp (g = 2k, 2k + 1) land on 8 different 16-byte bank
+// groups when their rows differ by 2 mod 4. Rows g and g + 8: tile rows r and r + 8.
+constexpr int m_to_row_wide(int m) {
+    return (m & 12) | ((m & 1) << 1) | ((m & 2) >> 1);
+}
+
 // The A operands of the 8-bit scale-0 pass, per lane: [matrix][register][lane].
 //   kMeanLo/kMeanHi: low and high byte of the statistics taps c0 (17 taps): output row m is tile
 //                    row m_to_row(m), from input rows m_to_row(m) .. m_to_row(m) + 16;
 //   kDown: rows 0-7 the low byte, rows 8-15 the high byte of the downsampling taps c1 (9 taps)
 //          for the even output rows 2m, input rows 2m + 4 .. 2m + 12 (r0 - r1 = 8 - 4), so that
 //          one mma gives both planes of the 8 decimated rows.
-enum AMatrix { kMeanLo = 0, kMeanHi = 1, kDown = 2, kNumA = 3 };
+//   kMeanLoWide/kMeanHiWide: the same taps, output rows in the order m_to_row_wide.
+enum AMatrix { kMeanLo = 0, kMeanHi = 1, kDown = 2, kMeanLoWide = 3, kMeanHiWide = 4, kNumA = 5 };
 
 struct AFragments {
     uint32_t v[kNumA][4][32];
@@ -85,10 +94,11 @@ constexpr uint32_t a_element(int matrix, int row, int col) {
         const uint32_t tap = kIntFilter1[k];
         return row < 8 ? tap & 0xFFu : tap >> 8;
     }
-    const int k = in - m_to_row(row);
+    const bool wide = matrix == kMeanLoWide || matrix == kMeanHiWide;
+    const int k = in - (wide ? m_to_row_wide(row) : m_to_row(row));
     if (k < 0 || k > 16) return 0;
     const uint32_t tap = kIntFilter0[k];
-    return matrix == kMeanLo ? tap & 0xFFu : tap >> 8;
+    return matrix == kMeanLo || matrix == kMeanLoWide ? tap & 0xFFu : tap >> 8;
 }
 
 constexpr AFragments make_a_fragments() {
@@ -131,6 +141,26 @@ VIF_HD uint32_t combine2(int32_t lo, int32_t hi) {
 VIF_HD uint32_t combine3(int32_t ll, int32_t mid, int32_t hh) {
     return static_cast<uint32_t>(ll) + (static_cast<uint32_t>(mid) << 8) +
            (static_cast<uint32_t>(hh) << 16);
+}
+
+// ---- FP64 tensor cores (mma.sync.m8n8k4 f64) for the horizontal pass ----------------------
+// One warp: 8 rows x 8 output columns of a tile, E (8 x 8) = V (8 x 24 columns of tile + halo)
+// * T (24 x 8 band of the 17 taps, T[k][n] = c[k - n]), six k-steps of 4. Every value is an
+// integer: V < 2^32, products < 2^45, sums < 2^49, all exact in FP64 whatever the order.
+// Fragments (PTX ISA, m8n8k4 .f64): A one value (row g, column t), B one value (row t, column g),
+// C/D two values (row g, columns 2t, 2t + 1), for lane 4g + t.
+constexpr int kDmmaSteps = 6; // 24 input columns
+struct DmmaTaps {
+    double v[kDmmaSteps][32]; // B of k-step s, per lane
+};
+constexpr DmmaTaps make_dmma_taps() {
+    DmmaTaps f{};
+    for (int s = 0; s < kDmmaSteps; ++s)
+        for (int lane = 0; lane < 32; ++lane) {
+            const int k = 4 * s + (lane & 3) - (lane >> 2);
+            f.v[s][lane] = k >= 0 && k <= 16 ? static_cast<double>(kIntFilter0[k]) : 0.0;
+        }
+    return f;
 }
 
 } // namespace vif::cuda::mma

@@ -36,6 +36,12 @@ using Int0v = IntTile<64, 16, 256, 4, 4, 3, false, true>;
 using Int0w = IntTile<48, 16, 256, 2, 3, 5, false, true>; // spills 8 bytes
 using Int0x = IntTile<32, 16, 256, 2, 2, 5, false, true>;
 using Int0y = IntTile<48, 16, 256, 2, 2, 5, false, true>;
+// Both passes on tensor cores (vertical: integer mma; horizontal: FP64 mma, one warp per 8x8
+// output block): 64x16 = 16 blocks for 8 warps, 32x16 = 8, 48x16 = 12.
+using Int0h = IntTile<64, 16, 256, 2, 4, 4, false, true, true>;
+using Int0i = IntTile<32, 16, 256, 2, 2, 4, false, true, true>;
+using Int0j = IntTile<48, 16, 256, 2, 3, 4, false, true, true>;
+using Int0k = IntTile<32, 16, 128, 2, 2, 8, false, true, true>;
 
 using Int1 = IntTile<56, 16, 256, 4, 4, 3>;
 using Int1s = IntTile<24, 16, 256, 2, 2, 4>;
@@ -83,8 +89,8 @@ KernelLaunch int_launch(int w, int h) {
     k.smem = IntSmemLayout<S, P>::kBytes;
     k.name = "int_s" + std::to_string(S) + (S == 0 ? "_" + std::to_string(BPC) + "b" : "");
     k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads) +
-              (P::kVertMma ? "/mma" : "/v" + std::to_string(P::kVertRows)) + "h" +
-              std::to_string(P::kHorizCols);
+              (P::kVertMma ? "/mma" : "/v" + std::to_string(P::kVertRows)) +
+              (P::kHorizMma ? "dmma" : "h" + std::to_string(P::kHorizCols));
     return k;
 }
 
@@ -144,6 +150,10 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
         {"0w", 0, k8, &launch_scale0<Int0w, k8>},
         {"0x", 0, k8, &launch_scale0<Int0x, k8>},
         {"0y", 0, k8, &launch_scale0<Int0y, k8>},
+        {"0h", 0, k8, &launch_scale0<Int0h, k8>},
+        {"0i", 0, k8, &launch_scale0<Int0i, k8>},
+        {"0j", 0, k8, &launch_scale0<Int0j, k8>},
+        {"0k", 0, k8, &launch_scale0<Int0k, k8>},
     },
     {
         {"1", 1, kAllDepths, &launch_scale<1, Int1>},

@@ -38,6 +38,20 @@ TEST(IntMmaPlanes, FragmentLayoutsCoverEachElementOnce) {
     int out[16] = {};
     for (int r = 0; r < 16; ++r) ++out[m::m_to_row(r)];
     for (int v : out) EXPECT_EQ(v, 1);
+    int wide_rows[16] = {};
+    for (int r = 0; r < 16; ++r) ++wide_rows[m::m_to_row_wide(r)];
+    for (int v : wide_rows) EXPECT_EQ(v, 1);
+    // The wide order: 16-byte stores, row stride 4 mod 16 doubles: a quarter-warp's 8 lanes hit
+    // 8 different 16-byte bank groups.
+    for (int quarter = 0; quarter < 4; ++quarter)
+        for (int second = 0; second < 2; ++second) {
+            int group[8] = {};
+            for (int lane = 8 * quarter; lane < 8 * quarter + 8; ++lane) {
+                const int row = m::m_to_row_wide(m::c_row(lane, 2 * second));
+                ++group[(row * 4 + m::c_col(lane, 0)) / 2 % 8];
+            }
+            for (int v : group) EXPECT_EQ(v, 1);
+        }
     // The double stores of a half-warp (row stride 1 mod 16 doubles) hit 16 different bank pairs.
     for (int half = 0; half < 2; ++half)
         for (int i = 0; i < 4; ++i) {
@@ -76,13 +90,16 @@ void b_fragments(const uint32_t (&v)[32][8], int plane, uint32_t (&bf)[2][32]) {
     for (int lane = 0; lane < 32; ++lane)
         for (int j = 0; j < 2; ++j) {
             uint32_t b[4];
-            for (int e = 0; e < 4; ++e) b[e] = v[m::k_to_row(m::b_row(lane, j, e))][m::b_col(lane)] >> (8 * plane);
+            for (int e = 0; e < 4; ++e)
+                b[e] = v[m::k_to_row(m::b_row(lane, j, e))][m::b_col(lane)] >> (8 * plane);
             bf[j][lane] = m::pack4(b[0], b[1], b[2], b[3]);
         }
 }
 
-void check_block(const uint8_t (&x)[32][8], const uint8_t (&y)[32][8]) {
+void check_block(const uint8_t (&x)[32][8], const uint8_t (&y)[32][8], bool wide) {
     static constexpr m::AFragments af = m::make_a_fragments();
+    const int lo_m = wide ? m::kMeanLoWide : m::kMeanLo, hi_m = wide ? m::kMeanHiWide : m::kMeanHi;
+    auto tile_row = [wide](int r) { return wide ? m::m_to_row_wide(r) : m::m_to_row(r); };
     uint32_t xs[32][8], ps[3][32][8];
     for (int r = 0; r < 32; ++r)
         for (int c = 0; c < 8; ++c) {
@@ -97,12 +114,12 @@ void check_block(const uint8_t (&x)[32][8], const uint8_t (&y)[32][8]) {
     uint32_t bx[2][32];
     int32_t lo[4][32], hi[4][32], dn[4][32];
     b_fragments(xs, 0, bx);
-    emulate_mma(af.v[m::kMeanLo], bx, lo);
-    emulate_mma(af.v[m::kMeanHi], bx, hi);
+    emulate_mma(af.v[lo_m], bx, lo);
+    emulate_mma(af.v[hi_m], bx, hi);
     emulate_mma(af.v[m::kDown], bx, dn);
     for (int lane = 0; lane < 32; ++lane)
         for (int i = 0; i < 4; ++i) {
-            const int row = m::m_to_row(m::c_row(lane, i)), col = m::c_col(lane, i);
+            const int row = tile_row(m::c_row(lane, i)), col = m::c_col(lane, i);
             uint32_t want = 0;
             for (int k = 0; k < 17; ++k) want += uint32_t(c0[k]) * x[row + k][col];
             EXPECT_EQ(m::combine2(lo[i][lane], hi[i][lane]), want) << row << "," << col;
@@ -119,13 +136,13 @@ void check_block(const uint8_t (&x)[32][8], const uint8_t (&y)[32][8]) {
         b_fragments(ps[q], 0, pl);
         b_fragments(ps[q], 1, ph);
         int32_t ll[4][32], lh[4][32], mid[4][32], hh[4][32];
-        emulate_mma(af.v[m::kMeanLo], pl, ll);
-        emulate_mma(af.v[m::kMeanLo], ph, lh);
-        emulate_mma(af.v[m::kMeanHi], pl, mid, &lh); // chained through the accumulator
-        emulate_mma(af.v[m::kMeanHi], ph, hh);
+        emulate_mma(af.v[lo_m], pl, ll);
+        emulate_mma(af.v[lo_m], ph, lh);
+        emulate_mma(af.v[hi_m], pl, mid, &lh); // chained through the accumulator
+        emulate_mma(af.v[hi_m], ph, hh);
         for (int lane = 0; lane < 32; ++lane)
             for (int i = 0; i < 4; ++i) {
-                const int row = m::m_to_row(m::c_row(lane, i)), col = m::c_col(lane, i);
+                const int row = tile_row(m::c_row(lane, i)), col = m::c_col(lane, i);
                 uint64_t want = 0;
                 for (int k = 0; k < 17; ++k) want += uint64_t(c0[k]) * ps[q][row + k][col];
                 ASSERT_LT(want, uint64_t(1) << 32);
@@ -143,8 +160,10 @@ TEST(IntMmaPlanes, RecombinedSumsEqualDirectSums) {
             for (auto& s : r) s = static_cast<uint8_t>(v);
         for (auto& r : y)
             for (auto& s : r) s = static_cast<uint8_t>(255 - v);
-        check_block(x, y);
-        check_block(y, x);
+        for (bool wide : {false, true}) {
+            check_block(x, y, wide);
+            check_block(y, x, wide);
+        }
     }
     std::mt19937 rng(12345);
     for (int it = 0; it < 200; ++it) {
@@ -154,7 +173,38 @@ TEST(IntMmaPlanes, RecombinedSumsEqualDirectSums) {
                 // Mostly large values (the high byte planes), sometimes anything.
                 y[r][c] = static_cast<uint8_t>(it % 2 ? 255 - (rng() & 15) : rng());
             }
-        check_block(x, y);
+        check_block(x, y, it % 3 == 0);
+    }
+}
+
+// The FP64 horizontal pass: 8 rows x 24 columns of values below 2^32 through six emulated
+// m8n8k4 steps equal the 17-tap sums computed directly (all exact in double).
+TEST(IntMmaPlanes, Fp64BandProductEqualsDirectSums) {
+    static constexpr m::DmmaTaps taps = m::make_dmma_taps();
+    std::mt19937 rng(777);
+    for (int it = 0; it < 50; ++it) {
+        double v[8][24];
+        for (auto& r : v)
+            for (double& x : r) x = it == 0 ? 4294967295.0 : static_cast<double>(rng());
+        double d[8][8] = {};
+        for (int s = 0; s < m::kDmmaSteps; ++s) {
+            double a[8][4], b[4][8];
+            for (int lane = 0; lane < 32; ++lane) {
+                const int g = lane >> 2, t = lane & 3;
+                a[g][t] = v[g][4 * s + t]; // A: row g, column t of the k-step
+                b[t][g] = taps.v[s][lane]; // B: row t, column g
+            }
+            for (int r = 0; r < 8; ++r)
+                for (int n = 0; n < 8; ++n)
+                    for (int k = 0; k < 4; ++k) d[r][n] += a[r][k] * b[k][n];
+        }
+        for (int r = 0; r < 8; ++r)
+            for (int n = 0; n < 8; ++n) {
+                uint64_t want = 0;
+                for (int k = 0; k < 17; ++k)
+                    want += uint64_t(vif::kIntFilter0[k]) * static_cast<uint64_t>(v[r][n + k]);
+                EXPECT_EQ(static_cast<uint64_t>(d[r][n]), want) << r << "," << n;
+            }
     }
 }
 
