@@ -187,10 +187,10 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
 // tile loads), both "Fastest tile candidate per kernel", 8-bit, H200.
 constexpr long kNoMax = LONG_MAX;
 const std::vector<IntRule> kRulesSm90 = {
-    {0, "0t", 2000000, kNoMax, k8,
-     "T3 (docs/perf/h200-tensor-ncu.md, Nsight Compute) int_s0_8b: 48x16 tensor-core vertical "
-     "pass 46.6 us vs 50.8 (0b 64x16/v4h4, chosen before) at 1920x1080, 167.0 vs 179.4 at "
-     "3840x2160. Before: 0b, T1 3840x2160 214.4 vs 220.2 (48x16)."},
+    {0, "0t", 0, kNoMax, k8,
+     "T3 (docs/perf/h200-tensor-ncu.md, Nsight Compute) int_s0_8b, 48x16 with the vertical pass "
+     "on the integer tensor cores: 1920x1080 46.6 us vs 50.7 (0b, chosen before) and 50.9 (0); "
+     "3840x2160 167.0 vs 179.2 (0b); 576x324 8.7 vs 9.3 (0). Before: 0b >= 2 Mpx (T1), else 0."},
     {0, "0", 0, kNoMax, kAllDepths, "T1/T2 576x324 int_s0_8b: 48x16/256t/v2h3 fastest (11.2 us)"},
     {1, "1s", 0, 200000, kAllDepths,
      "sweep 3 (docs/performance.md): 576x324 scale 1 24x16/v2h2 8.4 vs 10.3 us; T2 576x324 int_s1: "
