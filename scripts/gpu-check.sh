@@ -95,8 +95,8 @@ if has sanitize && [ -x "$PT" ]; then
   CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
   for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
     case $tool in
-      memcheck)  filt='Small/SyntheticInteger.*/?:Small/SyntheticFloat.*/?:All/DevicePointer.*:Pipeline.*:DevicePointerErrors.*' ;;
-      racecheck) filt='Small/SyntheticInteger.*/1:Small/SyntheticInteger.*/5:Small/SyntheticFloat.*/2:Pipeline.*' ;;
+      memcheck)  filt='Small/SyntheticInteger.*/?:Small/SyntheticFloat.*/?:All/DevicePointer.*:Pipeline.*:DevicePointerErrors.*:BatchingMixed.*:BatchingErrors.*' ;;
+      racecheck) filt='Small/SyntheticInteger.*/1:Small/SyntheticInteger.*/5:Small/SyntheticFloat.*/2:Pipeline.*:BatchingMixed.*' ;;
       *)         filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1' ;;
     esac
     stamp "compute-sanitizer $tool"
@@ -133,6 +133,18 @@ if has ncu && [ -x "$SW" ]; then
       --out "$RES" > "$RES/ncu_$sz.txt" 2>&1
     note "## ncu $sz rc=$? (gpu__time_duration per launch)"
     grep -E "int_scale|float_|gpu__time_duration" "$RES/ncu_$sz.txt" | head -24 >> "$SUMMARY"
+  done
+  # Batched launches (NCU_BATCH="sizes:F,F bpc"): vif-sweep --batch F alone times F frames per
+  # launch; the launches profiled are those of the batch (per frame: divide by F).
+  for spec in ${NCU_BATCH:-}; do
+    sz=${spec%%:*}; rest=${spec#*:}; f=${rest%%/*}; bd=${rest#*/}
+    stamp "ncu $sz batch $f ${bd}-bit"
+    timeout 150 "$NCU" --clock-control none --kernel-name-base function \
+      --kernel-name regex:'int_scale' --metrics gpu__time_duration.sum \
+      --launch-skip 6 --launch-count 15 "$SW" --no-gate --sizes "$sz" --bitdepths "$bd" --runs 5 \
+      --warmup 2 --batch "$f" --out "$RES/ncu_b" > "$RES/ncu_${sz}_b${f}_${bd}.txt" 2>&1
+    note "## ncu $sz batch $f ${bd}-bit rc=$? (gpu__time_duration per launch; grid z = frames)"
+    python3 "$ROOT/scripts/ncu_per_frame.py" "$RES/ncu_${sz}_b${f}_${bd}.txt" >> "$SUMMARY" 2>&1
   done
 fi
 if has e2e && [ -x "$CLI" ]; then
