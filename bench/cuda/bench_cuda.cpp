@@ -5,8 +5,8 @@
 //                    kept full (wall time: host copy, H2D copy and kernels overlapped)
 //   BM_DevicePipeline vif_cuda_submit from device memory through the public API (wall time)
 //   BM_BackendPipeline the host pipeline of the internal CUDA backend with batching forced off
-//                    (batch1) or as the kernel table's rule has it (batchauto): the same loop as
-//                    BM_HostPipeline, so the two show what batching small frames gives
+//                    (batch1) or as the kernel table's rule has it (batchauto; q32: 32 slots, so
+//                    batches of up to 16 can form): the same loop as BM_HostPipeline
 // Bytes are the ref + dist luma planes; items are frames.
 //   vif_bench_cuda --benchmark_filter=Kernels/1920x1080
 #include <benchmark/benchmark.h>
@@ -169,12 +169,13 @@ void BM_HostPipeline(benchmark::State& st, int w, int h, int bpc, bool device) {
     if (s) cudaStreamDestroy(s);
 }
 
-void BM_BackendPipeline(benchmark::State& st, int w, int h, int bpc, int batch) {
+void BM_BackendPipeline(benchmark::State& st, int w, int h, int bpc, int batch, int depth) {
     vif::Params p;
     p.bitdepth = uint32_t(bpc);
     p.max_width = uint32_t(w);
     p.max_height = uint32_t(h);
     p.cuda.batch_frames = batch;
+    p.queue_depth = uint32_t(depth); // 0: the default (4 slots)
     vif::Status err;
     auto b = vif::create_cuda_backend(p, &err);
     if (!b) return st.SkipWithError(err.message.c_str());
@@ -235,11 +236,15 @@ int main(int argc, char** argv) {
         }
     for (auto [w, h] : {std::pair<int, int>{576, 324}, std::pair<int, int>{1920, 1080}})
         for (int bpc : kDepths)
-            for (int batch : {1, vif::CudaOptions::kAuto}) {
+            for (auto [batch, depth] : {std::pair<int, int>{1, 0},
+                                        {vif::CudaOptions::kAuto, 0},
+                                        {vif::CudaOptions::kAuto, 32}}) {
                 const std::string name = "BackendPipeline/" + std::to_string(w) + "x" +
                                          std::to_string(h) + "/" + std::to_string(bpc) + "bit/" +
-                                         (batch == 1 ? "batch1" : "batchauto");
-                benchmark::RegisterBenchmark(name.c_str(), BM_BackendPipeline, w, h, bpc, batch)
+                                         (batch == 1 ? "batch1" : "batchauto") +
+                                         (depth ? "/q" + std::to_string(depth) : "");
+                benchmark::RegisterBenchmark(name.c_str(), BM_BackendPipeline, w, h, bpc, batch,
+                                             depth)
                     ->UseRealTime()
                     ->Unit(benchmark::kMicrosecond);
             }

@@ -226,12 +226,6 @@ Status CudaBackend::init(const Params& p) {
         // pinned staging for very large frames.
         depth = 4;
         while (depth > 2 && depth * 2 * plane > (size_t(256) << 20)) --depth;
-        // Frames small enough to batch: room for one batch held while another runs.
-        if (p.variant == VIF_VARIANT_INTEGER && p.cuda.batch_frames == CudaOptions::kAuto)
-            depth = std::max<size_t>(
-                depth, 2 * size_t(int_batch_frames(engine_->arch(), static_cast<int>(p.bitdepth),
-                                                   static_cast<int>(p.max_width),
-                                                   static_cast<int>(p.max_height))));
     }
     held_.reserve(Engine::kMaxBatchFrames);
     slots_.resize(depth);
@@ -477,7 +471,7 @@ Status CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int
         }
         if (Status e = engine_->enqueue(r, d, width, height, s->d_out, compute_stream_)) return e;
         VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
-        last_enqueued_ = s;
+        enqueued(s);
         return {};
     };
     if (Status e = enqueue()) return failed(e);
@@ -492,9 +486,10 @@ Status CudaBackend::receive(FrameRaw* out, bool block) {
     if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
     if (in_flight_ == 0) return Status{VIF_AGAIN, ""};
     if (Status e = device_guard()) return failed(e);
-    // Held frames go now when the oldest is one of them, or (auto) when the GPU is idle.
+    // Held frames go now when the oldest is one of them, or (auto) when the GPU's backlog of
+    // this context's work has drained.
     if (!held_.empty() && (in_flight_ == held_.size() ||
-                           (params_.cuda.batch_frames == CudaOptions::kAuto && !gpu_busy())))
+                           (params_.cuda.batch_frames == CudaOptions::kAuto && !gpu_backlog())))
         if (Status e = flush_held()) return failed(e);
     return harvest_oldest(out, block); // VIF_AGAIN included
 }
@@ -513,8 +508,15 @@ int CudaBackend::batch_target(int w, int h) const {
     return std::max(1, f);
 }
 
-bool CudaBackend::gpu_busy() const {
-    return last_enqueued_ && cudaEventQuery(last_enqueued_->done) == cudaErrorNotReady;
+bool CudaBackend::gpu_backlog() const {
+    // The launch unit before the newest is still queued or running: the GPU has more than one
+    // unit of this context's work ahead of it, so a frame held now costs no GPU time.
+    return prev_enqueued_ && cudaEventQuery(prev_enqueued_->done) == cudaErrorNotReady;
+}
+
+void CudaBackend::enqueued(Slot* newest) {
+    prev_enqueued_ = last_enqueued_;
+    last_enqueued_ = newest;
 }
 
 Status CudaBackend::enqueue_or_hold(Slot* s, const DevPlane& ref, const DevPlane& dis, int w,
@@ -530,7 +532,7 @@ Status CudaBackend::enqueue_or_hold(Slot* s, const DevPlane& ref, const DevPlane
         VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, s->ready, 0));
         if (Status e = engine_->enqueue(ref, dis, w, h, s->d_out, compute_stream_)) return e;
         VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
-        last_enqueued_ = s;
+        enqueued(s);
         return {};
     }
     s->batch_ref = ref;
@@ -539,7 +541,7 @@ Status CudaBackend::enqueue_or_hold(Slot* s, const DevPlane& ref, const DevPlane
     held_w_ = w;
     held_h_ = h;
     const bool autom = params_.cuda.batch_frames == CudaOptions::kAuto;
-    if (static_cast<int>(held_.size()) >= target || (autom && !gpu_busy())) return flush_held();
+    if (static_cast<int>(held_.size()) >= target || (autom && !gpu_backlog())) return flush_held();
     return {};
 }
 
@@ -557,7 +559,7 @@ Status CudaBackend::flush_held() {
     if (Status e = engine_->enqueue_batch(refs, diss, n, held_w_, held_h_, outs, compute_stream_))
         return e;
     for (Slot* s : held_) VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
-    last_enqueued_ = held_.back();
+    enqueued(held_.back());
     held_.clear();
     return {};
 }
