@@ -11,7 +11,8 @@
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on the parity tests
 #   sweep     vif-sweep: occupancy and duration per resolution, integer and float
 #   bench     Google Benchmark suite of the CUDA backend
-#   ncu       Nsight Compute kernel durations per resolution (clocks left alone)
+#   ncu       Nsight Compute kernel durations per resolution (clocks left alone); NCU_BATCH
+#             ("576x324:16/8 ..." = size:frames per launch/bits) adds batched launches, per frame
 #   e2e       the vif CLI end to end (tests/cli/device_e2e.sh)
 # Dependencies the GPU machine lacks (GoogleTest, Google Benchmark, CLI11, fmt, nlohmann-json)
 # come from .gpu-deps/prefix, made by scripts/gpu-deps.sh on the development machine; a static

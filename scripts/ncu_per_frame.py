@@ -10,7 +10,7 @@ UNITS = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "mse
 
 
 def main(path):
-    head = re.compile(r"^\s*(\S+?)(?:<.*>)?\s*\((\d+),\s*(\d+),\s*(\d+)\)x\((\d+),")
+    head = re.compile(r"^\s*(?:void\s+)?(\w+).*?\s\((\d+),\s*(\d+),\s*(\d+)\)x\((\d+),")
     metric = re.compile(r"gpu__time_duration\.sum\s+(\S+)\s+([\d.,]+)")
     rows, cur = {}, None
     with open(path, errors="replace") as f:
