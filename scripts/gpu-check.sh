@@ -5,8 +5,9 @@
 # stages (default: build test parity golden sanitize sweep e2e):
 #   build     configure (CMake preset `gpu`: native architecture) and build into build-gpu/
 #   test      the whole CTest suite (GPU tests included: label gpu)
-#   parity    the parity gate's kernel-table part on its own: every variant of the table, the
-#             launches without CUDA graphs, table-only log, per-launch sync, unfused (CudaOptions)
+#   parity    the parity gate's kernel-table part on its own: every variant of the table (one
+#             frame a launch and batched), the launches without CUDA graphs, table-only log,
+#             per-launch sync, unfused, batched (CudaOptions), the batching tests
 #   golden    libvmaf's golden cases through the default backend (CUDA)
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on the parity tests
 #   sweep     vif-sweep: occupancy and duration per resolution, integer and float
@@ -80,10 +81,10 @@ if has parity && [ -x "$PT" ]; then
   # The same tests run inside `test` (CTest); here on their own, with their own log and count.
   stamp "parity: every kernel-table variant and launch path"
   timeout 400 "$PT" --gtest_brief=1 \
-    --gtest_filter='KernelTableRules.*:Table/KernelVariant.*:KernelVariantErrors.*:Options/LaunchPath.*' \
+    --gtest_filter='KernelTableRules.*:Table/KernelVariant.*:KernelVariantErrors.*:Options/LaunchPath.*:Depths/Batching.*:BatchingMixed.*:BatchingErrors.*' \
     > "$RES/parity_table.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && fail=1
-  note "## parity, kernel table and launch paths: rc=$rc $(grep -E 'PASSED|FAILED  \]' "$RES/parity_table.log" | tail -2 | tr '\n' ' ')"
+  note "## parity, kernel table, launch paths and batching: rc=$rc $(grep -E 'PASSED|FAILED  \]' "$RES/parity_table.log" | tail -2 | tr '\n' ' ')"
   grep -E "^\[  FAILED" "$RES/parity_table.log" | head -20 >> "$SUMMARY"
 fi
 if has golden && [ -x "$GT" ]; then
