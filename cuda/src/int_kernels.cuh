@@ -67,16 +67,14 @@ struct IntScaleArgs {
 // those of its own one-frame launch.
 __device__ __forceinline__ IntScaleArgs int_frame_args(const IntScaleArgs& a) {
     IntScaleArgs f = a;
-    {
-        const int z = blockIdx.z;
-        f.ref = a.batch.ref[z];
-        f.dis = a.batch.dis[z];
-        f.next_ref = a.batch.next_ref[z];
-        f.next_dis = a.batch.next_dis[z];
-        f.out = a.batch.out[z];
-        f.acc = a.acc + 16 * z;
-        f.done_counter = a.done_counter + z;
-    }
+    const int z = blockIdx.z;
+    f.ref = a.batch.ref[z];
+    f.dis = a.batch.dis[z];
+    f.next_ref = a.batch.next_ref[z];
+    f.next_dis = a.batch.next_dis[z];
+    f.out = a.batch.out[z];
+    f.acc = a.acc + 16 * z;
+    f.done_counter = a.done_counter + z;
     return f;
 }
 
