@@ -28,6 +28,19 @@
 
 namespace vif::cuda {
 
+// Most frames one batched launch carries (grid.z = frame; Engine::enqueue_batch).
+constexpr int kMaxBatch = 16;
+
+// The per-frame pointers of a batched launch: frame z (blockIdx.z) reads ref[z]/dis[z], writes
+// next_ref[z]/next_dis[z] and publishes to out[z]; pitches and shifts are shared by the batch.
+struct IntBatchFrames {
+    const void* ref[kMaxBatch];
+    const void* dis[kMaxBatch];
+    uint16_t* next_ref[kMaxBatch];
+    uint16_t* next_dis[kMaxBatch];
+    long long* out[kMaxBatch];
+};
+
 struct IntScaleArgs {
     const void* ref;
     const void* dis;
@@ -45,7 +58,26 @@ struct IntScaleArgs {
     long long* out;             // scale 3: the last block moves acc here and zeroes acc
     double gain_limit;
     int src_w, src_h; // fused scale 3: size of the scale-2 image that ref/dis point to
+    // Batched launches only (the kBatched kernels): frame z's pointers; its accumulators are
+    // acc + 16 z and its done counter done_counter + z.
+    IntBatchFrames batch;
 };
+
+// The arguments of the frame this block of a batched launch (grid.z = frames) works on: frame
+// blockIdx.z's pointers, accumulators and done counter, so that each frame's sums are exactly
+// those of its own one-frame launch.
+__device__ __forceinline__ IntScaleArgs int_frame_args(const IntScaleArgs& a) {
+    IntScaleArgs f = a;
+    const int z = blockIdx.z;
+    f.ref = a.batch.ref[z];
+    f.dis = a.batch.dis[z];
+    f.next_ref = a.batch.next_ref[z];
+    f.next_dis = a.batch.next_dis[z];
+    f.out = a.batch.out[z];
+    f.acc = a.acc + 16 * z;
+    f.done_counter = a.done_counter + z;
+    return f;
+}
 
 // Shared-memory layout of one block, usable on the host to size the launch.
 template <int S, class P>
@@ -485,7 +517,8 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     }
 }
 
-// The last block of the launch to finish publishes the frame's accumulators and resets them.
+// The last block of the frame to finish publishes its accumulators and resets them (a batched
+// launch counts each frame's blocks, gridDim.x * gridDim.y, on the frame's own counter).
 __device__ __forceinline__ void int_publish_if_last(const IntScaleArgs& a) {
     __shared__ bool s_last;
     if (threadIdx.x == 0) {
@@ -502,30 +535,49 @@ __device__ __forceinline__ void int_publish_if_last(const IntScaleArgs& a) {
     }
 }
 
-// One scale per launch.
-template <int S, int BPC, class P>
+// One scale per launch. kBatched: the instance for batched launches (grid.z = frame,
+// int_frame_args); a separate instance so that one-frame launches keep their pointers in the
+// constant bank instead of registers.
+template <int S, int BPC, class P, bool kBatched = false>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     int_scale_kernel(const IntScaleArgs a) {
     extern __shared__ __align__(16) unsigned char smem[];
-    int_scale_tile<S, BPC, P, false, true>(a, blockIdx.x, blockIdx.y, smem);
-    if constexpr (S == 3) int_publish_if_last(a);
+    if constexpr (kBatched) {
+        const IntScaleArgs f = int_frame_args(a);
+        int_scale_tile<S, BPC, P, false, true>(f, blockIdx.x, blockIdx.y, smem);
+        if constexpr (S == 3) int_publish_if_last(f);
+    } else {
+        int_scale_tile<S, BPC, P, false, true>(a, blockIdx.x, blockIdx.y, smem);
+        if constexpr (S == 3) int_publish_if_last(a);
+    }
 }
 
 // Scales 2 and 3 in one launch (a 1-D grid: the scale-2 tiles, then the scale-3 tiles, whose
 // inputs are derived from scale 2): one kernel boundary less for the two smallest scales.
-template <class P2, class P3>
+template <class P2, class P3, bool kBatched = false>
 __global__ void __launch_bounds__(P2::kThreads, P2::kMinBlocks)
     int_scale23_kernel(const IntScaleArgs a2, const IntScaleArgs a3, int blocks2, int grid2_x,
                        int grid3_x) {
     static_assert(P2::kThreads == P3::kThreads, "one block size per launch");
     extern __shared__ __align__(16) unsigned char smem[];
     const int b = blockIdx.x;
-    if (b < blocks2)
-        int_scale_tile<2, 16, P2, false, false>(a2, b % grid2_x, b / grid2_x, smem);
-    else
-        int_scale_tile<3, 16, P3, true, false>(a3, (b - blocks2) % grid3_x, (b - blocks2) / grid3_x,
-                                               smem);
-    int_publish_if_last(a3);
+    if constexpr (kBatched) {
+        const IntScaleArgs f3 = int_frame_args(a3);
+        if (b < blocks2)
+            int_scale_tile<2, 16, P2, false, false>(int_frame_args(a2), b % grid2_x, b / grid2_x,
+                                                    smem);
+        else
+            int_scale_tile<3, 16, P3, true, false>(f3, (b - blocks2) % grid3_x,
+                                                   (b - blocks2) / grid3_x, smem);
+        int_publish_if_last(f3);
+    } else {
+        if (b < blocks2)
+            int_scale_tile<2, 16, P2, false, false>(a2, b % grid2_x, b / grid2_x, smem);
+        else
+            int_scale_tile<3, 16, P3, true, false>(a3, (b - blocks2) % grid3_x,
+                                                   (b - blocks2) / grid3_x, smem);
+        int_publish_if_last(a3);
+    }
 }
 
 } // namespace vif::cuda
