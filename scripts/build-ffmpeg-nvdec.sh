@@ -50,4 +50,11 @@ nice "$src/configure" \
   --enable-protocol=file,pipe
 nice make -j"$jobs"
 make install
+# Relocatable .pc files: the prefix is carried to the GPU machine under another path.
+sed -i 's|^prefix=.*|prefix=${pcfiledir}/../..|; s|^libdir=.*|libdir=${prefix}/lib|; s|^includedir=.*|includedir=${prefix}/include|' \
+  "$prefix"/lib/pkgconfig/*.pc
+# libdav1d beside the static libraries, as plain files (carried without links): link with
+# LIBRARY_PATH=$prefix/lib, run with LD_LIBRARY_PATH=$prefix/lib where the system has none.
+cp -L "$(pkg-config --variable=libdir dav1d)/libdav1d.so.6" "$prefix/lib/libdav1d.so.6"
+cp -L "$prefix/lib/libdav1d.so.6" "$prefix/lib/libdav1d.so"
 echo "FFmpeg with NVDEC installed in $prefix"

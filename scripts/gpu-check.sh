@@ -5,14 +5,16 @@
 # stages (default: build test parity golden sanitize sweep e2e):
 #   build     configure (CMake preset `gpu`: native architecture) and build into build-gpu/
 #   test      the whole CTest suite (GPU tests included: label gpu)
-#   parity    the parity gate's kernel-table part on its own: every variant of the table, the
-#             launches without CUDA graphs, table-only log, per-launch sync, unfused (CudaOptions),
-#             and the ladder kernels (Ladder/*)
+#   parity    the parity gate's kernel-table part on its own: every variant of the table (one
+#             frame a launch and batched), the launches without CUDA graphs, table-only log,
+#             per-launch sync, unfused, batched (CudaOptions), the batching tests, the ladder
+#             kernels (Ladder/*)
 #   golden    libvmaf's golden cases through the default backend (CUDA)
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on the parity tests
 #   sweep     vif-sweep: occupancy and duration per resolution, integer and float
 #   bench     Google Benchmark suite of the CUDA backend
-#   ncu       Nsight Compute kernel durations per resolution (clocks left alone)
+#   ncu       Nsight Compute kernel durations per resolution (clocks left alone); NCU_BATCH
+#             ("576x324:16/8 ..." = size:frames per launch/bits) adds batched launches, per frame
 #   e2e       the vif CLI end to end (tests/cli/device_e2e.sh)
 # Dependencies the GPU machine lacks (GoogleTest, Google Benchmark, CLI11, fmt, nlohmann-json)
 # come from .gpu-deps/prefix, made by scripts/gpu-deps.sh on the development machine; a static
@@ -37,9 +39,12 @@ note "## GPU"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,temperature.gpu \
   --format=csv,noheader >> "$SUMMARY" 2>&1
 
+ff=$ROOT/${VIF_FFMPEG_PREFIX:-.deps/ffmpeg-nvdec}
+# libdav1d (shared: Debian has no static one) sits beside the static FFmpeg: link and run with it.
+[ -d "$ff/lib" ] && export LIBRARY_PATH=$ff/lib${LIBRARY_PATH:+:$LIBRARY_PATH} \
+  LD_LIBRARY_PATH=$ff/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 if has build; then
   stamp "configure"
-  ff=$ROOT/${VIF_FFMPEG_PREFIX:-.deps/ffmpeg-nvdec}
   ffargs=(-DVIF_WITH_FFMPEG=OFF)
   if [ -d "$ff/lib/pkgconfig" ]; then
     export PKG_CONFIG_PATH=$ff/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
@@ -77,10 +82,10 @@ if has parity && [ -x "$PT" ]; then
   # The same tests run inside `test` (CTest); here on their own, with their own log and count.
   stamp "parity: every kernel-table variant and launch path"
   timeout 400 "$PT" --gtest_brief=1 \
-    --gtest_filter='KernelTableRules.*:Table/KernelVariant.*:KernelVariantErrors.*:Options/LaunchPath.*:Ladder/*' \
+    --gtest_filter='KernelTableRules.*:Table/KernelVariant.*:KernelVariantErrors.*:Options/LaunchPath.*:Depths/Batching.*:BatchingMixed.*:BatchingErrors.*:Ladder/*' \
     > "$RES/parity_table.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && fail=1
-  note "## parity, kernel table and launch paths: rc=$rc $(grep -E 'PASSED|FAILED  \]' "$RES/parity_table.log" | tail -2 | tr '\n' ' ')"
+  note "## parity, kernel table, launch paths and batching: rc=$rc $(grep -E 'PASSED|FAILED  \]' "$RES/parity_table.log" | tail -2 | tr '\n' ' ')"
   grep -E "^\[  FAILED" "$RES/parity_table.log" | head -20 >> "$SUMMARY"
 fi
 if has golden && [ -x "$GT" ]; then
@@ -93,8 +98,8 @@ if has sanitize && [ -x "$PT" ]; then
   CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
   for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
     case $tool in
-      memcheck)  filt='Small/SyntheticInteger.*/?:Small/SyntheticFloat.*/?:All/DevicePointer.*:Pipeline.*:DevicePointerErrors.*' ;;
-      racecheck) filt='Small/SyntheticInteger.*/1:Small/SyntheticInteger.*/5:Small/SyntheticFloat.*/2:Pipeline.*' ;;
+      memcheck)  filt='Small/SyntheticInteger.*/?:Small/SyntheticFloat.*/?:All/DevicePointer.*:Pipeline.*:DevicePointerErrors.*:BatchingMixed.*:BatchingErrors.*' ;;
+      racecheck) filt='Small/SyntheticInteger.*/1:Small/SyntheticInteger.*/5:Small/SyntheticFloat.*/2:Pipeline.*:BatchingMixed.*' ;;
       *)         filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1' ;;
     esac
     stamp "compute-sanitizer $tool"
@@ -131,6 +136,18 @@ if has ncu && [ -x "$SW" ]; then
       --out "$RES" > "$RES/ncu_$sz.txt" 2>&1
     note "## ncu $sz rc=$? (gpu__time_duration per launch)"
     grep -E "int_scale|float_|gpu__time_duration" "$RES/ncu_$sz.txt" | head -24 >> "$SUMMARY"
+  done
+  # Batched launches (NCU_BATCH="sizes:F,F bpc"): vif-sweep --batch F alone times F frames per
+  # launch; the launches profiled are those of the batch (per frame: divide by F).
+  for spec in ${NCU_BATCH:-}; do
+    sz=${spec%%:*}; rest=${spec#*:}; f=${rest%%/*}; bd=${rest#*/}
+    stamp "ncu $sz batch $f ${bd}-bit"
+    timeout 150 "$NCU" --clock-control none --kernel-name-base function \
+      --kernel-name regex:'int_scale' --metrics gpu__time_duration.sum \
+      --launch-skip 6 --launch-count 15 "$SW" --no-gate --sizes "$sz" --bitdepths "$bd" --runs 5 \
+      --warmup 2 --batch "$f" --out "$RES/ncu_b" > "$RES/ncu_${sz}_b${f}_${bd}.txt" 2>&1
+    note "## ncu $sz batch $f ${bd}-bit rc=$? (gpu__time_duration per launch; grid z = frames)"
+    python3 "$ROOT/scripts/ncu_per_frame.py" "$RES/ncu_${sz}_b${f}_${bd}.txt" >> "$SUMMARY" 2>&1
   done
 fi
 if has e2e && [ -x "$CLI" ]; then

@@ -4,6 +4,9 @@
 //   BM_HostPipeline  vif_submit + vif_receive through the public API from host memory, queue
 //                    kept full (wall time: host copy, H2D copy and kernels overlapped)
 //   BM_DevicePipeline vif_cuda_submit from device memory through the public API (wall time)
+//   BM_BackendPipeline the host pipeline of the internal CUDA backend with batching forced off
+//                    (batch1) or as the kernel table's rule has it (batchauto; q32: 32 slots, so
+//                    batches of up to 16 can form): the same loop as BM_HostPipeline
 // Bytes are the ref + dist luma planes; items are frames.
 //   vif_bench_cuda --benchmark_filter=Kernels/1920x1080
 #include <benchmark/benchmark.h>
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "backend.hpp"
 #include "engine.hpp"
 #include "vif/vif.h"
 #include "vif/vif_cuda.h"
@@ -165,6 +169,46 @@ void BM_HostPipeline(benchmark::State& st, int w, int h, int bpc, bool device) {
     if (s) cudaStreamDestroy(s);
 }
 
+void BM_BackendPipeline(benchmark::State& st, int w, int h, int bpc, int batch, int depth) {
+    vif::Params p;
+    p.bitdepth = uint32_t(bpc);
+    p.max_width = uint32_t(w);
+    p.max_height = uint32_t(h);
+    p.cuda.batch_frames = batch;
+    p.queue_depth = uint32_t(depth); // 0: the default (4 slots)
+    vif::Status err;
+    auto b = vif::create_cuda_backend(p, &err);
+    if (!b) return st.SkipWithError(err.message.c_str());
+    const size_t bps = bpc == 8 ? 1 : 2, plane = size_t(w) * h * bps;
+    std::vector<std::vector<uint8_t>> frames;
+    for (int k = 0; k < 4; ++k) frames.push_back(content(w, h, bpc, 100 + k));
+    auto hp = [&](int k) {
+        vif::HostPlane x;
+        x.data = frames[k].data();
+        x.stride = ptrdiff_t(w * bps);
+        x.width = uint32_t(w);
+        x.height = uint32_t(h);
+        return x;
+    };
+    uint64_t i = 0;
+    vif::FrameRaw r;
+    for (auto _ : st) {
+        const int a = int(i % 4), c = int((i + 1) % 4);
+        for (;;) {
+            const vif::Status e = b->submit(hp(a), hp(c), i);
+            if (e.status == VIF_OK) break;
+            if (e.status != VIF_AGAIN) return st.SkipWithError(e.message.c_str());
+            if (b->receive(&r, true).status != VIF_OK) return st.SkipWithError("receive");
+        }
+        ++i;
+        while (b->receive(&r, false).status == VIF_OK) benchmark::DoNotOptimize(r);
+    }
+    while (b->pending())
+        if (b->receive(&r, true).status != VIF_OK) return st.SkipWithError("receive");
+    st.SetBytesProcessed(int64_t(st.iterations()) * int64_t(2 * plane));
+    st.SetItemsProcessed(st.iterations());
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -190,6 +234,20 @@ int main(int argc, char** argv) {
                 ->UseRealTime()
                 ->Unit(benchmark::kMicrosecond);
         }
+    for (auto [w, h] : {std::pair<int, int>{576, 324}, std::pair<int, int>{1920, 1080}})
+        for (int bpc : kDepths)
+            for (auto [batch, depth] : {std::pair<int, int>{1, 0},
+                                        {vif::CudaOptions::kAuto, 0},
+                                        {vif::CudaOptions::kAuto, 32}}) {
+                const std::string name = "BackendPipeline/" + std::to_string(w) + "x" +
+                                         std::to_string(h) + "/" + std::to_string(bpc) + "bit/" +
+                                         (batch == 1 ? "batch1" : "batchauto") +
+                                         (depth ? "/q" + std::to_string(depth) : "");
+                benchmark::RegisterBenchmark(name.c_str(), BM_BackendPipeline, w, h, bpc, batch,
+                                             depth)
+                    ->UseRealTime()
+                    ->Unit(benchmark::kMicrosecond);
+            }
     for (auto [w, h] : {std::pair<int, int>{1920, 1080}, std::pair<int, int>{3840, 2160}})
         benchmark::RegisterBenchmark(
             ("Kernels/float/" + std::to_string(w) + "x" + std::to_string(h) + "/8bit").c_str(),

@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "cuda_check.hpp"
+#include "kernel_table.hpp"
 #include "sample_check.hpp"
 #include "sample_range.hpp"
 
@@ -226,6 +227,7 @@ Status CudaBackend::init(const Params& p) {
         depth = 4;
         while (depth > 2 && depth * 2 * plane > (size_t(256) << 20)) --depth;
     }
+    held_.reserve(Engine::kMaxBatchFrames);
     slots_.resize(depth);
     for (Slot& s : slots_) {
         VIF_CUDA_TRY(cudaHostAlloc(&s.h_ref, plane, cudaHostAllocDefault));
@@ -419,16 +421,11 @@ Status CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t
         VIF_CUDA_TRY(
             cudaMemcpyAsync(s->d_dis, s->h_dis, bytes, cudaMemcpyHostToDevice, copy_stream_));
         VIF_CUDA_TRY(cudaEventRecord(s->ready, copy_stream_));
-        VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, s->ready, 0));
         const int shift_r = ref.msb_aligned ? 16 - static_cast<int>(params_.bitdepth) : 0;
         const int shift_d = dist.msb_aligned ? 16 - static_cast<int>(params_.bitdepth) : 0;
         DevPlane r{s->d_ref, static_cast<ptrdiff_t>(pitch), shift_r};
         DevPlane d{s->d_dis, static_cast<ptrdiff_t>(pitch), shift_d};
-        if (Status e = engine_->enqueue(r, d, static_cast<int>(ref.width),
-                                        static_cast<int>(ref.height), s->d_out, compute_stream_))
-            return e;
-        VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
-        return {};
+        return enqueue_or_hold(s, r, d, static_cast<int>(ref.width), static_cast<int>(ref.height));
     };
     if (Status e = enqueue()) return failed(e);
     s->index = index;
@@ -446,6 +443,7 @@ Status CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int
     const size_t row_bytes = size_t(width) * (params_.bitdepth == 8 ? 1 : 2);
     const size_t pitch = staging_pitch(row_bytes);
     auto enqueue = [&]() -> Status {
+        if (Status e = flush_held()) return e; // device frames are not batched
         VIF_CUDA_TRY(cudaEventRecord(s->caller, stream));
         VIF_CUDA_TRY(cudaStreamWaitEvent(copy_stream_, s->caller, 0));
         VIF_CUDA_TRY(cudaMemcpy2DAsync(s->d_ref, pitch, ref.data, ref.pitch, row_bytes, height,
@@ -473,6 +471,7 @@ Status CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int
         }
         if (Status e = engine_->enqueue(r, d, width, height, s->d_out, compute_stream_)) return e;
         VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
+        enqueued(s);
         return {};
     };
     if (Status e = enqueue()) return failed(e);
@@ -487,7 +486,82 @@ Status CudaBackend::receive(FrameRaw* out, bool block) {
     if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
     if (in_flight_ == 0) return Status{VIF_AGAIN, ""};
     if (Status e = device_guard()) return failed(e);
+    // Held frames go now when the oldest is one of them, or (auto) when the GPU's backlog of
+    // this context's work has drained.
+    if (!held_.empty() && (in_flight_ == held_.size() ||
+                           (params_.cuda.batch_frames == CudaOptions::kAuto && !gpu_backlog())))
+        if (Status e = flush_held()) return failed(e);
     return harvest_oldest(out, block); // VIF_AGAIN included
+}
+
+// ---- Batching of small frames ----------------------------------------------------------------
+
+int CudaBackend::batch_target(int w, int h) const {
+    if (params_.variant != VIF_VARIANT_INTEGER) return 1;
+    const int want = params_.cuda.batch_frames;
+    const bool autom = want == CudaOptions::kAuto;
+    int f =
+        autom ? int_batch_frames(engine_->arch(), static_cast<int>(params_.bitdepth), w, h) : want;
+    // Auto: at most half the slots, so that one batch can be staged while another runs.
+    const int slots = static_cast<int>(slots_.size());
+    f = std::min({f, Engine::kMaxBatchFrames, autom ? std::max(1, slots / 2) : slots});
+    return std::max(1, f);
+}
+
+bool CudaBackend::gpu_backlog() const {
+    // The launch unit before the newest is still queued or running: the GPU has more than one
+    // unit of this context's work ahead of it, so a frame held now costs no GPU time.
+    return prev_enqueued_ && cudaEventQuery(prev_enqueued_->done) == cudaErrorNotReady;
+}
+
+void CudaBackend::enqueued(Slot* newest) {
+    prev_enqueued_ = last_enqueued_;
+    last_enqueued_ = newest;
+}
+
+Status CudaBackend::enqueue_or_hold(Slot* s, const DevPlane& ref, const DevPlane& dis, int w,
+                                    int h) {
+    const int target = batch_target(w, h);
+    // A frame that cannot join the held ones (another size or layout) sends them first.
+    if (!held_.empty() &&
+        (target <= 1 || w != held_w_ || h != held_h_ || ref.shift != held_[0]->batch_ref.shift ||
+         dis.shift != held_[0]->batch_dis.shift || ref.pitch != held_[0]->batch_ref.pitch ||
+         dis.pitch != held_[0]->batch_dis.pitch))
+        if (Status e = flush_held()) return e;
+    if (target <= 1) {
+        VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, s->ready, 0));
+        if (Status e = engine_->enqueue(ref, dis, w, h, s->d_out, compute_stream_)) return e;
+        VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
+        enqueued(s);
+        return {};
+    }
+    s->batch_ref = ref;
+    s->batch_dis = dis;
+    held_.push_back(s);
+    held_w_ = w;
+    held_h_ = h;
+    const bool autom = params_.cuda.batch_frames == CudaOptions::kAuto;
+    if (static_cast<int>(held_.size()) >= target || (autom && !gpu_backlog())) return flush_held();
+    return {};
+}
+
+Status CudaBackend::flush_held() {
+    if (held_.empty()) return {};
+    const int n = static_cast<int>(held_.size());
+    DevPlane refs[Engine::kMaxBatchFrames], diss[Engine::kMaxBatchFrames];
+    DeviceResult* outs[Engine::kMaxBatchFrames];
+    for (int i = 0; i < n; ++i) {
+        VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, held_[i]->ready, 0));
+        refs[i] = held_[i]->batch_ref;
+        diss[i] = held_[i]->batch_dis;
+        outs[i] = held_[i]->d_out;
+    }
+    if (Status e = engine_->enqueue_batch(refs, diss, n, held_w_, held_h_, outs, compute_stream_))
+        return e;
+    for (Slot* s : held_) VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
+    enqueued(held_.back());
+    held_.clear();
+    return {};
 }
 
 } // namespace cuda
@@ -551,6 +625,7 @@ Status CudaBackend::submit_multi(const HostPlane& ref, const HostPlane* dists, s
                                      params_.bitdepth, first_index + k, "distorted");
     }
     auto enqueue = [&]() -> Status {
+        if (Status e = flush_held()) return e; // held small frames go first (queue order)
         VIF_CUDA_TRY(
             cudaMemcpyAsync(s[0]->d_ref, s[0]->h_ref, bytes, cudaMemcpyHostToDevice, copy_stream_));
         for (size_t k = 0; k < count; ++k)
@@ -574,6 +649,7 @@ Status CudaBackend::submit_multi(const HostPlane& ref, const HostPlane* dists, s
             return e;
         for (size_t k = 0; k < count; ++k)
             VIF_CUDA_TRY(cudaEventRecord(s[k]->done, compute_stream_));
+        enqueued(s[count - 1]); // one launch unit (batching's backlog test)
         return {};
     };
     if (Status e = enqueue()) return failed(e);

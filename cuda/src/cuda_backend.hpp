@@ -77,6 +77,7 @@ private:
         bool check_or = false;          // h_or holds this frame's ORs
         uint32_t width = 0, height = 0; // this frame's size (to locate a bad sample)
         uint64_t index = 0;
+        DevPlane batch_ref, batch_dis; // while held for a batch: its device planes
     };
 
     Status init(const Params& params);
@@ -88,6 +89,18 @@ private:
     uint32_t stage_plane(void* dst, const HostPlane& p, size_t pitch, bool check);
     Status device_guard() const;
     Status failed(Status e);
+
+    // Batching of small integer frames (CudaOptions::batch_frames, int_batch_frames): a staged
+    // frame is either enqueued at once or held, and the held frames go to the engine as one
+    // batch (Engine::enqueue_batch) when the batch is full, when the GPU's backlog has drained
+    // (auto: fewer than two launch units of this context queued or running), when a receive
+    // needs the oldest of them, or before a frame that cannot join them. Any other path that
+    // enqueues on compute_stream_ calls flush_held() first and enqueued() after.
+    int batch_target(int w, int h) const;
+    Status enqueue_or_hold(Slot* s, const DevPlane& ref, const DevPlane& dis, int w, int h);
+    Status flush_held();
+    bool gpu_backlog() const;
+    void enqueued(Slot* newest); // a launch unit ending with `newest`'s frame was enqueued
 
     Params params_;
     int device_ = 0;
@@ -103,6 +116,10 @@ private:
     std::vector<void*> dev_allocs_;
     std::unique_ptr<CopyPool> copy_pool_;
     std::vector<CopyChunk> chunks_;
+    std::vector<Slot*> held_; // staged, not yet given to the engine (the newest in flight)
+    int held_w_ = 0, held_h_ = 0;
+    Slot* last_enqueued_ = nullptr; // the last frame of the newest launch unit
+    Slot* prev_enqueued_ = nullptr; // ... and of the one before it
 };
 
 } // namespace vif::cuda

@@ -77,9 +77,9 @@ KernelLaunch row_sum_launch(int groups) {
     constexpr int kW = policy::kRowSumWarps;
     KernelLaunch k;
     k.func = reinterpret_cast<const void*>(&float_row_sum_kernel<kW>);
-    k.grid = dim3(ceil_div(groups, kW));
+    k.grid = dim3(groups); // one block per 32-row group
     k.block = dim3(kW * 32);
-    k.smem = 0;
+    k.smem = kRowSumSmemBytes;
     k.name = "float_row_sums";
     k.shape = std::to_string(kW * 32) + "t";
     return k;
@@ -99,11 +99,15 @@ KernelLaunch final_launch() {
 
 struct Engine::Impl {
     uint16_t* log_table = nullptr;
-    float log_eps = 1.0f; // see verify_log_lookup
-    unsigned long long* acc = nullptr;
-    unsigned int* counter = nullptr;
+    float log_eps = 1.0f;              // see verify_log_lookup
+    unsigned long long* acc = nullptr; // [kMaxBatch frames][16]: frame z of a batch at 16 z
+    unsigned int* counter = nullptr;   // [kMaxBatch]
     // Scale images 1..3 (index 0 unused), ref and dist.
     void* img[2][4] = {};
+    // Batched launches: frame z >= 1's scale images (frame 0 uses img), allocated on first use
+    // for the largest frame; batch_sets of them exist (1 = none beyond img).
+    void* batch_img[kMaxBatch][2][4] = {};
+    int batch_sets = 1;
     int img_pitch[4] = {}; // elements
     // Float path.
     float* num[4] = {};
@@ -231,17 +235,17 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
     if (Status x =
             d.alloc(reinterpret_cast<void**>(&d.log_table), kLogTableSize * sizeof(uint16_t)))
         return fail(x);
-    if (Status x = d.alloc(reinterpret_cast<void**>(&d.acc), 16 * sizeof(unsigned long long)))
-        return fail(x);
-    if (Status x = d.alloc(reinterpret_cast<void**>(&d.counter), sizeof(unsigned int)))
-        return fail(x);
-    const unsigned long long zeros[17] = {};
+    static_assert(kMaxBatchFrames == kMaxBatch, "engine.hpp and int_kernels.cuh agree");
+    constexpr size_t kAccBytes = 16 * kMaxBatch * sizeof(unsigned long long);
+    constexpr size_t kCounterBytes = kMaxBatch * sizeof(unsigned int);
+    if (Status x = d.alloc(reinterpret_cast<void**>(&d.acc), kAccBytes)) return fail(x);
+    if (Status x = d.alloc(reinterpret_cast<void**>(&d.counter), kCounterBytes)) return fail(x);
     auto init = [&]() -> Status {
         VIF_CUDA_TRY(cudaMemcpy(d.log_table, table.data(), kLogTableSize * sizeof(uint16_t),
                                 cudaMemcpyHostToDevice));
-        VIF_CUDA_TRY(
-            cudaMemcpy(d.acc, zeros, 16 * sizeof(unsigned long long), cudaMemcpyHostToDevice));
-        VIF_CUDA_TRY(cudaMemcpy(d.counter, zeros, sizeof(unsigned int), cudaMemcpyHostToDevice));
+        const std::vector<unsigned char> zeros(kAccBytes, 0);
+        VIF_CUDA_TRY(cudaMemcpy(d.acc, zeros.data(), kAccBytes, cudaMemcpyHostToDevice));
+        VIF_CUDA_TRY(cudaMemcpy(d.counter, zeros.data(), kCounterBytes, cudaMemcpyHostToDevice));
         return {};
     };
     if (Status x = init()) return fail(x);
@@ -261,6 +265,10 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
                                                      std::to_string(optin)};
         VIF_CUDA_TRY(cudaFuncSetAttribute(k.func, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(k.smem)));
+        if (k.batch_func)
+            VIF_CUDA_TRY(cudaFuncSetAttribute(k.batch_func,
+                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                              static_cast<int>(k.smem)));
         return {};
     };
     auto attrs = [&]() -> Status {
@@ -556,6 +564,119 @@ Status Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, in
         fa.out_den = out->den;
         void* fargs[] = {&fa};
         if (Status x = launch(fargs)) return x;
+    }
+    if (events) VIF_CUDA_TRY(cudaEventRecord(events[li], stream));
+    return {};
+}
+
+// ---- Batched launches (several frames per launch, grid.z = frame) ----------------------------
+
+Status Engine::ensure_batch_images(int n) {
+    Impl& d = *d_;
+    const int H = static_cast<int>(params_.max_height);
+    for (; d.batch_sets < n; ++d.batch_sets)
+        for (int s = 1; s < 4; ++s) {
+            const size_t bytes = size_t(d.img_pitch[s]) * (H >> s) * sizeof(uint16_t);
+            for (int i = 0; i < 2; ++i)
+                if (Status x = d.alloc(&d.batch_img[d.batch_sets][i][s], bytes)) return x;
+        }
+    return {};
+}
+
+Status Engine::enqueue_batch(const DevPlane* ref, const DevPlane* dis, int n, int w, int h,
+                             DeviceResult* const* out, cudaStream_t stream,
+                             cudaEvent_t input_consumed, const cudaEvent_t* events) {
+    if (n < 1 || n > kMaxBatchFrames)
+        return Status{VIF_ERROR_INVALID_ARGUMENT, "CUDA: a batch holds 1 to " +
+                                                      std::to_string(kMaxBatchFrames) +
+                                                      " frames, not " + std::to_string(n)};
+    if (n == 1) return enqueue(ref[0], dis[0], w, h, out[0], stream, input_consumed, events);
+    if (params_.variant != VIF_VARIANT_INTEGER) {
+        // The float kernels are not batched: the frames one after the other.
+        if (events)
+            return Status{VIF_ERROR_INVALID_ARGUMENT, "CUDA: per-launch events of a float batch"};
+        for (int i = 0; i < n; ++i)
+            if (Status x = enqueue(ref[i], dis[i], w, h, out[i], stream)) return x;
+        if (input_consumed) VIF_CUDA_TRY(cudaEventRecord(input_consumed, stream));
+        return {};
+    }
+    for (int i = 1; i < n; ++i)
+        if (ref[i].pitch != ref[0].pitch || ref[i].shift != ref[0].shift ||
+            dis[i].pitch != dis[0].pitch || dis[i].shift != dis[0].shift)
+            return Status{VIF_ERROR_INVALID_ARGUMENT,
+                          "CUDA: the frames of a batch must share pitch and shift"};
+    if (Status x = ensure_batch_images(n)) return x;
+    Impl& d = *d_;
+    if (w != d.plan_w || h != d.plan_h) {
+        d.plan = plan(w, h);
+        d.plan_w = w;
+        d.plan_h = h;
+    }
+    auto image = [&](int z, int which, int s) -> void* {
+        return z == 0 ? d.img[which][s] : d.batch_img[z][which][s];
+    };
+    IntScaleArgs args[4];
+    for (int s = 0; s < 4; ++s) {
+        IntScaleArgs& a = args[s];
+        a = IntScaleArgs{};
+        a.ref = s == 0 ? ref[0].data : image(0, 0, s);
+        a.dis = s == 0 ? dis[0].data : image(0, 1, s);
+        a.ref_pitch =
+            s == 0 ? ref[0].pitch : ptrdiff_t(d.img_pitch[s]) * ptrdiff_t(sizeof(uint16_t));
+        a.dis_pitch =
+            s == 0 ? dis[0].pitch : ptrdiff_t(d.img_pitch[s]) * ptrdiff_t(sizeof(uint16_t));
+        a.w = w >> s;
+        a.h = h >> s;
+        a.ref_shift = s == 0 ? ref[0].shift : 0;
+        a.dis_shift = s == 0 ? dis[0].shift : 0;
+        if (s < 3) a.next_pitch = d.img_pitch[s + 1];
+        a.log = LogLookup{d.log_table, d.log_eps};
+        a.acc = d.acc;
+        a.done_counter = d.counter;
+        a.out = out[0]->acc;
+        a.gain_limit = params_.gain_limit;
+        for (int z = 0; z < n; ++z) {
+            a.batch.ref[z] = s == 0 ? ref[z].data : image(z, 0, s);
+            a.batch.dis[z] = s == 0 ? dis[z].data : image(z, 1, s);
+            a.batch.next_ref[z] = s < 3 ? static_cast<uint16_t*>(image(z, 0, s + 1)) : nullptr;
+            a.batch.next_dis[z] = s < 3 ? static_cast<uint16_t*>(image(z, 1, s + 1)) : nullptr;
+            a.batch.out[z] = out[z]->acc;
+        }
+        a.next_ref = a.batch.next_ref[0];
+        a.next_dis = a.batch.next_dis[0];
+    }
+    size_t li = 0;
+    auto launch = [&](void** kargs) -> Status {
+        KernelLaunch k = d.plan[li];
+        k.grid.z = static_cast<unsigned>(n);
+        if (events) VIF_CUDA_TRY(cudaEventRecord(events[li], stream));
+        ++li;
+        VIF_CUDA_TRY(cudaLaunchKernel(k.batch_func, k.grid, k.block, kargs, k.smem, stream));
+        if (params_.cuda.sync_each_launch) VIF_CUDA_TRY(cudaStreamSynchronize(stream));
+        return {};
+    };
+    const bool fuse = params_.cuda.fuse23;
+    for (int s = 0; s < (fuse ? 2 : 4); ++s) {
+        void* kargs[] = {&args[s]};
+        if (Status x = launch(kargs)) return x;
+        if (s == 0 && input_consumed) VIF_CUDA_TRY(cudaEventRecord(input_consumed, stream));
+    }
+    if (fuse) {
+        IntScaleArgs a3 = args[3]; // scale-3 tiles derive their samples from scale 2
+        a3.ref = args[2].ref;
+        a3.dis = args[2].dis;
+        a3.ref_pitch = args[2].ref_pitch;
+        a3.dis_pitch = args[2].dis_pitch;
+        a3.src_w = args[2].w;
+        a3.src_h = args[2].h;
+        for (int z = 0; z < n; ++z) {
+            a3.batch.ref[z] = args[2].batch.ref[z];
+            a3.batch.dis[z] = args[2].batch.dis[z];
+        }
+        const KernelLaunch& k = d.plan[li];
+        int blocks2 = k.fused_blocks2, g2x = k.fused_grid2_x, g3x = k.fused_grid3_x;
+        void* kargs[] = {&args[2], &a3, &blocks2, &g2x, &g3x};
+        if (Status x = launch(kargs)) return x;
     }
     if (events) VIF_CUDA_TRY(cudaEventRecord(events[li], stream));
     return {};

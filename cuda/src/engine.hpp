@@ -59,6 +59,19 @@ public:
                    cudaStream_t stream, cudaEvent_t input_consumed = nullptr,
                    const cudaEvent_t* events = nullptr);
 
+    // Most frames enqueue_batch takes (the kernels' kMaxBatch).
+    static constexpr int kMaxBatchFrames = 16;
+
+    // Enqueues n frames of one size (1 <= n <= kMaxBatchFrames) as one launch per scale, grid.z =
+    // frame: the integer kernels take each frame's pointers from IntScaleArgs::batch and sum into
+    // its own accumulators, so out[i] gets bit for bit what enqueue(ref[i], dis[i], ...) gives.
+    // The frames share ref[0]'s pitch and shift and dis[0]'s (else VIF_ERROR_INVALID_ARGUMENT).
+    // Launched directly (no graph: 3-4 launches for n frames); `input_consumed` and `events` as
+    // for enqueue, per launch of the batch. The float path enqueues the frames one by one.
+    Status enqueue_batch(const DevPlane* ref, const DevPlane* dis, int n, int w, int h,
+                         DeviceResult* const* out, cudaStream_t stream,
+                         cudaEvent_t input_consumed = nullptr, const cudaEvent_t* events = nullptr);
+
     const Params& params() const { return params_; }
 
     // One reference against `count` (1..64) distorted pictures of the same size, the
@@ -80,6 +93,7 @@ private:
                          cudaStream_t stream, cudaEvent_t input_consumed,
                          const cudaEvent_t* events);
     Status verify_log_lookup(const uint16_t* expected);
+    Status ensure_batch_images(int n);
     void log_lookup(const uint16_t** table, float* eps) const; // for engine_multi.cu
     struct Multi;                                              // engine_multi.cu
     Multi* multi_ = nullptr;

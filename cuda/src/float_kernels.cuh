@@ -12,6 +12,8 @@
 // over taps; the float path is the compatibility path, not the speed target.
 #pragma once
 
+#include <cuda_pipeline.h>
+
 #include <cstdint>
 
 #include "device_helpers.cuh"
@@ -166,9 +168,12 @@ __global__ void __launch_bounds__(P::kThreads)
     }
 }
 
-// Row totals: one warp per 32 consecutive rows of one scale, one lane per row, each row summed
-// in float in column order (§7.6). Chunks of 32x32 go through shared memory so that the
-// global loads stay coalesced.
+// Row totals (§7.6): each row summed in float in column order, one lane per row. Those chains
+// are sequential by definition, so the kernel's job is to keep them fed. A block owns 32
+// consecutive rows of one scale: warp 0 runs the 32 row chains (num and den, interleaved) over
+// chunks of kRowSumChunk columns in shared memory, while the other warps copy chunks ahead with
+// cp.async (no registers held, kRowSumBuffers - 1 chunks in flight), so a step costs the
+// chains' add latency rather than a global-memory latency.
 struct RowSumArgs {
     const float* num[kNumScales];
     const float* den[kNumScales];
@@ -180,36 +185,86 @@ struct RowSumArgs {
     float* row_den;
 };
 
+constexpr int kRowSumChunk = 128;
+constexpr int kRowSumBuffers = 3;
+// Row stride: a multiple of 4 floats for 16-byte reads, 4 mod 32 so that the 8 lanes of each
+// quarter-warp phase (lane = row) read 8 disjoint groups of 4 banks.
+constexpr int kRowSumStride = kRowSumChunk + 4;
+constexpr size_t kRowSumSmemBytes = sizeof(float) * kRowSumBuffers * 2 * 32 * kRowSumStride;
+
 template <int kWarps>
 __global__ void __launch_bounds__(kWarps * 32) float_row_sum_kernel(const RowSumArgs a) {
-    __shared__ float tile[kWarps][2][32][33];
+    static_assert(kWarps >= 2, "one summing warp and at least one copying warp");
+    static_assert(kRowSumChunk % 32 == 0 && kRowSumStride % 4 == 0, "16-byte reads");
+    constexpr int C = kRowSumChunk, CS = kRowSumStride, NB = kRowSumBuffers;
+    extern __shared__ __align__(16) float row_tiles[]; // [NB][num, den][32 rows][CS]
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int group = blockIdx.x * kWarps + warp;
-    if (group >= a.group_start[kNumScales]) return;
+    const int group = blockIdx.x;
     int s = 0;
     while (s < kNumScales - 1 && group >= a.group_start[s + 1]) ++s;
     const int r0 = (group - a.group_start[s]) * 32;
     const int w = a.w[s], h = a.h[s], pitch = a.pitch[s];
     const float* num = a.num[s];
     const float* den = a.den[s];
+    const int rows = min(32, h - r0), chunks = (w + C - 1) / C;
+
+    // Copying warps: chunk k into buffer k % NB, one commit group per chunk (empty past the end,
+    // so that group counting stays uniform). One 16-byte cp.async per lane: a warp moves 128
+    // columns of one row per instruction. Pieces start below w, so with the row pitch a multiple
+    // of 4 floats (the engine's is of 64) they stay inside the row's padding.
+    static_assert(C == 128, "one row of a chunk per warp-wide 16-byte copy");
+    auto copy_chunk = [&](int k) {
+        if (k < chunks) {
+            float* buf = row_tiles + (k % NB) * 2 * 32 * CS;
+            const int c = k * C + 4 * lane;
+            for (int i = warp - 1; i < 2 * rows; i += kWarps - 1) {
+                const int q = i & 1, r = i >> 1;
+                if (c < w)
+                    __pipeline_memcpy_async(buf + (q * 32 + r) * CS + 4 * lane,
+                                            (q == 0 ? num : den) +
+                                                static_cast<size_t>(r0 + r) * pitch + c,
+                                            4 * sizeof(float));
+            }
+        }
+        __pipeline_commit();
+    };
+    if (warp > 0)
+        for (int k = 0; k < NB - 1; ++k) copy_chunk(k);
     float sn = 0.f, sd = 0.f;
-    for (int c0 = 0; c0 < w; c0 += 32) {
-        const int c = c0 + lane;
-        for (int rr = 0; rr < 32; ++rr) {
-            const int row = r0 + rr;
-            const bool ok = row < h && c < w;
-            tile[warp][0][rr][lane] = ok ? __ldg(num + static_cast<size_t>(row) * pitch + c) : 0.f;
-            tile[warp][1][rr][lane] = ok ? __ldg(den + static_cast<size_t>(row) * pitch + c) : 0.f;
+    for (int k = 0; k < chunks; ++k) {
+        if (warp > 0) {
+            copy_chunk(k + NB - 1);        // into the buffer summed in step k - 1
+            __pipeline_wait_prior(NB - 1); // this thread's copies of chunk k have landed
         }
-        __syncwarp();
-        const int cols = min(32, w - c0);
-        for (int j = 0; j < cols; ++j) {
-            sn = __fadd_rn(sn, tile[warp][0][lane][j]);
-            sd = __fadd_rn(sd, tile[warp][1][lane][j]);
+        __syncthreads(); // every thread's copies of chunk k have landed
+        if (warp == 0 && lane < rows) {
+            const float* tn = row_tiles + (k % NB) * 2 * 32 * CS + lane * CS;
+            const float* td = tn + 32 * CS;
+            const int cols = min(C, w - k * C);
+            if (cols == C) {
+                // Four columns per 16-byte load, the next four loaded before the current ones
+                // are added: the chains then wait on the add latency, not on a load's.
+                const float4* vn = reinterpret_cast<const float4*>(tn);
+                const float4* vd = reinterpret_cast<const float4*>(td);
+                float4 an = vn[0], ad = vd[0];
+#pragma unroll 8
+                for (int j = 1; j <= C / 4; ++j) {
+                    const float4 bn = j < C / 4 ? vn[j] : an, bd = j < C / 4 ? vd[j] : ad;
+                    sn = __fadd_rn(__fadd_rn(__fadd_rn(__fadd_rn(sn, an.x), an.y), an.z), an.w);
+                    sd = __fadd_rn(__fadd_rn(__fadd_rn(__fadd_rn(sd, ad.x), ad.y), ad.z), ad.w);
+                    an = bn;
+                    ad = bd;
+                }
+            } else {
+                for (int j = 0; j < cols; ++j) {
+                    sn = __fadd_rn(sn, tn[j]);
+                    sd = __fadd_rn(sd, td[j]);
+                }
+            }
         }
-        __syncwarp();
+        __syncthreads(); // buffer k % NB may be refilled from the next step on
     }
-    if (r0 + lane < h) {
+    if (warp == 0 && lane < rows) {
         a.row_num[a.row_offset[s] + r0 + lane] = sn;
         a.row_den[a.row_offset[s] + r0 + lane] = sd;
     }
@@ -224,21 +279,49 @@ struct FloatFinalArgs {
     float* out_den; // [4]
 };
 
-// One warp per scale: the row totals summed in row order by every lane (same value), lane 0
-// writes. Loads go 32 rows at a time; the sum itself is one sequential float chain.
+// One warp per scale: the row totals summed in float in row order. Pieces of kFinalPiece rows
+// are first copied to shared memory by the whole warp (all copies in flight, one latency per
+// piece), then every lane runs the same chain over them (broadcast reads, one ahead of the
+// adds); lane 0 writes the totals.
+constexpr int kFinalPiece = 1024;
+
 __global__ void __launch_bounds__(128) float_final_kernel(const FloatFinalArgs a) {
+    __shared__ __align__(16) float rows_n[4][kFinalPiece], rows_d[4][kFinalPiece];
     const int s = threadIdx.x / 32, lane = threadIdx.x % 32;
     const float* rn = a.row_num + a.row_offset[s];
     const float* rd = a.row_den + a.row_offset[s];
     const int h = a.h[s];
     float sn = 0.f, sd = 0.f;
-    for (int r0 = 0; r0 < h; r0 += 32) {
-        const float vn = r0 + lane < h ? rn[r0 + lane] : 0.f;
-        const float vd = r0 + lane < h ? rd[r0 + lane] : 0.f;
-        const int cnt = min(32, h - r0);
-        for (int j = 0; j < cnt; ++j) {
-            sn = __fadd_rn(sn, __shfl_sync(0xffffffffu, vn, j));
-            sd = __fadd_rn(sd, __shfl_sync(0xffffffffu, vd, j));
+    for (int p0 = 0; p0 < h; p0 += kFinalPiece) {
+        const int n = min(kFinalPiece, h - p0);
+        __syncwarp();
+        // Every copy of the piece in flight at once (cp.async, no registers held), then one wait.
+        for (int i = lane; i < n; i += 32) {
+            __pipeline_memcpy_async(&rows_n[s][i], rn + p0 + i, sizeof(float));
+            __pipeline_memcpy_async(&rows_d[s][i], rd + p0 + i, sizeof(float));
+        }
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+        __syncwarp();
+        // Four rows per 16-byte (broadcast) read, the next four read before these are added.
+        int j = 0;
+        if (n >= 4) {
+            const float4* vn = reinterpret_cast<const float4*>(rows_n[s]);
+            const float4* vd = reinterpret_cast<const float4*>(rows_d[s]);
+            const int quads = n / 4;
+            float4 an = vn[0], ad = vd[0];
+            for (int q = 1; q <= quads; ++q) {
+                const float4 bn = q < quads ? vn[q] : an, bd = q < quads ? vd[q] : ad;
+                sn = __fadd_rn(__fadd_rn(__fadd_rn(__fadd_rn(sn, an.x), an.y), an.z), an.w);
+                sd = __fadd_rn(__fadd_rn(__fadd_rn(__fadd_rn(sd, ad.x), ad.y), ad.z), ad.w);
+                an = bn;
+                ad = bd;
+            }
+            j = 4 * quads;
+        }
+        for (; j < n; ++j) {
+            sn = __fadd_rn(sn, rows_n[s][j]);
+            sd = __fadd_rn(sd, rows_d[s][j]);
         }
     }
     if (lane == 0) {

@@ -24,8 +24,22 @@
 #include <cstdint>
 
 #include "device_helpers.cuh"
+#include "int_tensor_passes.cuh"
 
 namespace vif::cuda {
+
+// Most frames one batched launch carries (grid.z = frame; Engine::enqueue_batch).
+constexpr int kMaxBatch = 16;
+
+// The per-frame pointers of a batched launch: frame z (blockIdx.z) reads ref[z]/dis[z], writes
+// next_ref[z]/next_dis[z] and publishes to out[z]; pitches and shifts are shared by the batch.
+struct IntBatchFrames {
+    const void* ref[kMaxBatch];
+    const void* dis[kMaxBatch];
+    uint16_t* next_ref[kMaxBatch];
+    uint16_t* next_dis[kMaxBatch];
+    long long* out[kMaxBatch];
+};
 
 struct IntScaleArgs {
     const void* ref;
@@ -44,7 +58,26 @@ struct IntScaleArgs {
     long long* out;             // scale 3: the last block moves acc here and zeroes acc
     double gain_limit;
     int src_w, src_h; // fused scale 3: size of the scale-2 image that ref/dis point to
+    // Batched launches only (the kBatched kernels): frame z's pointers; its accumulators are
+    // acc + 16 z and its done counter done_counter + z.
+    IntBatchFrames batch;
 };
+
+// The arguments of the frame this block of a batched launch (grid.z = frames) works on: frame
+// blockIdx.z's pointers, accumulators and done counter, so that each frame's sums are exactly
+// those of its own one-frame launch.
+__device__ __forceinline__ IntScaleArgs int_frame_args(const IntScaleArgs& a) {
+    IntScaleArgs f = a;
+    const int z = blockIdx.z;
+    f.ref = a.batch.ref[z];
+    f.dis = a.batch.dis[z];
+    f.next_ref = a.batch.next_ref[z];
+    f.next_dis = a.batch.next_dis[z];
+    f.out = a.batch.out[z];
+    f.acc = a.acc + 16 * z;
+    f.done_counter = a.done_counter + z;
+    return f;
+}
 
 // Shared-memory layout of one block, usable on the host to size the launch.
 template <int S, class P>
@@ -55,16 +88,19 @@ struct IntSmemLayout {
     static constexpr int kIH = P::kTileH + 2 * kR;
     // Row strides chosen so that a warp reading down a column (one row per lane) hits distinct
     // banks: doubles with an odd stride, 16-bit values with (stride / 2) odd.
-    static constexpr int kSD = kIW | 1;
+    static constexpr int kSD = P::kHorizMma ? (kIW + 11) / 16 * 16 + 4 : kIW | 1; // (4 mod 16)
     static constexpr int kSM = ((kIW + 1) / 2 | 1) * 2;
+    // Input rows: kIW, or for the tensor-core pass an odd number of 16-byte units (ldmatrix reads
+    // 8 rows of 16 bytes at once: conflict-free when consecutive rows start in different banks).
+    static constexpr int kSI = P::kVertMma ? (kIW + 7) / 16 * 16 + 8 : kIW;
     static constexpr int kDW = P::kTileW + 2 * Info::kRD; // downsampling: vertical pass columns
     static constexpr int kDH = P::kTileH / 2;
 
     static constexpr size_t kOffMoments = 0; // double [3][TileH][kSD]
     static constexpr size_t kOffReduce = kOffMoments + sizeof(double) * 3 * P::kTileH * kSD;
-    static constexpr size_t kOffIn = kOffReduce + sizeof(int64_t) * 4 * 32; // u16 [2][kIH][kIW]
+    static constexpr size_t kOffIn = kOffReduce + sizeof(int64_t) * 4 * 32; // u16 [2][kIH][kSI]
     static constexpr size_t kOffMeans =
-        kOffIn + sizeof(uint16_t) * 2 * kIH * kIW; // u16 [2][H][kSM]
+        kOffIn + sizeof(uint16_t) * 2 * kIH * kSI; // u16 [2][H][kSM]
     static constexpr size_t kOffDown = kOffMeans + sizeof(uint16_t) * 2 * P::kTileH * kSM;
     static constexpr size_t kBytes =
         kOffDown + (Info::kHasNext ? sizeof(uint16_t) * 2 * kDH * kDW : 0);
@@ -155,7 +191,7 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     constexpr int N = Info::kN, R = Info::kR;
     constexpr int TW = P::kTileW, TH = P::kTileH, NT = P::kThreads;
     constexpr int VR = P::kVertRows, HC = P::kHorizCols;
-    constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM;
+    constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM, SI = L::kSI;
     constexpr int VM = S == 0 ? BPC : 16; // §6.2
     constexpr int VQ = S == 0 ? 2 * (BPC - 8) : 16;
     constexpr bool kMoments32 = S == 0 && BPC == 8; // vertical second moments fit 32 bits
@@ -194,9 +230,9 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
             for (int i = tid; i < IH * IW; i += NT) {
                 const int r = i / IW, c = i - r * IW;
                 const int gy = reflect_clamp(y0 - R + r, h), gx = reflect_clamp(x0 - R + c, w);
-                s_in[i] = static_cast<uint16_t>(
+                s_in[r * SI + c] = static_cast<uint16_t>(
                     down_from_finer(ref, a.ref_pitch, gy, gx, a.src_w, a.src_h));
-                s_in[IH * IW + i] = static_cast<uint16_t>(
+                s_in[IH * SI + r * SI + c] = static_cast<uint16_t>(
                     down_from_finer(dis, a.dis_pitch, gy, gx, a.src_w, a.src_h));
             }
         } else if (kEPC > 1 && interior && aligned) {
@@ -225,8 +261,8 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                 const int i = tid + it * NT;
                 if (kChunks % NT == 0 || i < kChunks) {
                     const int r = i / kCPR, c = (i - r * kCPR) * kEPC;
-                    uint16_t* dr = s_in + r * IW + c;
-                    uint16_t* dd = dr + IH * IW;
+                    uint16_t* dr = s_in + r * SI + c;
+                    uint16_t* dd = dr + IH * SI;
                     if constexpr (sizeof(InT) == 1 && kEPC == 4) {
                         // Four bytes to four 16-bit samples.
                         *reinterpret_cast<uint2*>(dr) = make_uint2(__byte_perm(vr[it], 0, 0x4140),
@@ -283,24 +319,30 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                 for (int ci = 0; ci < kColIt; ++ci) {
                     const int r = warp + it * kWarps, c = lane + 32 * ci;
                     if (r < IH && c < IW) {
-                        s_in[r * IW + c] = vr[it][ci];
-                        s_in[IH * IW + r * IW + c] = vd[it][ci];
+                        s_in[r * SI + c] = vr[it][ci];
+                        s_in[IH * SI + r * SI + c] = vd[it][ci];
                     }
                 }
         }
     }
     __syncthreads();
 
-    // 2. Vertical passes. One thread: one column, VR consecutive rows.
-    {
+    // 2. Vertical passes. One thread: one column, VR consecutive rows (or, P::kVertMma, the same
+    //    results from the integer tensor cores: int_tensor_passes.cuh).
+    if constexpr (P::kVertMma) {
+        static_assert(S == 0 && BPC == 8 && TH == 16, "tensor-core pass: 8-bit scale 0, 16 rows");
+        static_assert(L::kOffIn % 16 == 0, "ldmatrix rows are 16-byte aligned");
+        int_vertical_mma_8b<IW, SI, SM, SD, L::kDW, L::kDH, NT, Info::kHasNext && kWriteNext,
+                            P::kHorizMma>(s_in, s_mu, s_mom, s_dn);
+    } else {
         constexpr int kGroups = TH / VR;
         for (int t = tid; t < IW * kGroups; t += NT) {
             const int c = t % IW, r0 = (t / IW) * VR;
             uint32_t x[VR + 2 * R], y[VR + 2 * R];
 #pragma unroll
             for (int i = 0; i < VR + 2 * R; ++i) {
-                x[i] = s_in[(r0 + i) * IW + c];
-                y[i] = s_in[IH * IW + (r0 + i) * IW + c];
+                x[i] = s_in[(r0 + i) * SI + c];
+                y[i] = s_in[IH * SI + (r0 + i) * SI + c];
             }
 #pragma unroll
             for (int o = 0; o < VR; ++o) {
@@ -376,7 +418,18 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     // per pixel, at most 1024 pixels a block); NN (a variance per pixel) needs 64.
     int32_t nl = 0, dl = 0, dn = 0;
     int64_t nn = 0;
-    {
+    if constexpr (P::kHorizMma) {
+        // The same sums from the FP64 tensor cores (int_tensor_passes.cuh), two pixels a lane.
+        int_horizontal_dmma<TW, TH, SM, SD, NT>(
+            s_mu, s_mom,
+            [&](int row, int col, const uint32_t(&mu)[2][2], const uint32_t(&e)[3][2]) {
+                const int gy = y0 + row;
+                uint32_t valid = 0;
+#pragma unroll
+                for (int o = 0; o < 2; ++o) valid |= (x0 + col + o < w && gy < h) ? 1u << o : 0u;
+                int_pixel_stats_ilp<2>(mu, e, valid, a.log, a.gain_limit, nl, dl, nn, dn);
+            });
+    } else {
         constexpr int kGroups = TW / HC;
         for (int t = tid; t < TH * kGroups; t += NT) {
             const int row = t % TH, j0 = (t / TH) * HC;
@@ -464,7 +517,8 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     }
 }
 
-// The last block of the launch to finish publishes the frame's accumulators and resets them.
+// The last block of the frame to finish publishes its accumulators and resets them (a batched
+// launch counts each frame's blocks, gridDim.x * gridDim.y, on the frame's own counter).
 __device__ __forceinline__ void int_publish_if_last(const IntScaleArgs& a) {
     __shared__ bool s_last;
     if (threadIdx.x == 0) {
@@ -481,30 +535,49 @@ __device__ __forceinline__ void int_publish_if_last(const IntScaleArgs& a) {
     }
 }
 
-// One scale per launch.
-template <int S, int BPC, class P>
+// One scale per launch. kBatched: the instance for batched launches (grid.z = frame,
+// int_frame_args); a separate instance so that one-frame launches keep their pointers in the
+// constant bank instead of registers.
+template <int S, int BPC, class P, bool kBatched = false>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     int_scale_kernel(const IntScaleArgs a) {
     extern __shared__ __align__(16) unsigned char smem[];
-    int_scale_tile<S, BPC, P, false, true>(a, blockIdx.x, blockIdx.y, smem);
-    if constexpr (S == 3) int_publish_if_last(a);
+    if constexpr (kBatched) {
+        const IntScaleArgs f = int_frame_args(a);
+        int_scale_tile<S, BPC, P, false, true>(f, blockIdx.x, blockIdx.y, smem);
+        if constexpr (S == 3) int_publish_if_last(f);
+    } else {
+        int_scale_tile<S, BPC, P, false, true>(a, blockIdx.x, blockIdx.y, smem);
+        if constexpr (S == 3) int_publish_if_last(a);
+    }
 }
 
 // Scales 2 and 3 in one launch (a 1-D grid: the scale-2 tiles, then the scale-3 tiles, whose
 // inputs are derived from scale 2): one kernel boundary less for the two smallest scales.
-template <class P2, class P3>
+template <class P2, class P3, bool kBatched = false>
 __global__ void __launch_bounds__(P2::kThreads, P2::kMinBlocks)
     int_scale23_kernel(const IntScaleArgs a2, const IntScaleArgs a3, int blocks2, int grid2_x,
                        int grid3_x) {
     static_assert(P2::kThreads == P3::kThreads, "one block size per launch");
     extern __shared__ __align__(16) unsigned char smem[];
     const int b = blockIdx.x;
-    if (b < blocks2)
-        int_scale_tile<2, 16, P2, false, false>(a2, b % grid2_x, b / grid2_x, smem);
-    else
-        int_scale_tile<3, 16, P3, true, false>(a3, (b - blocks2) % grid3_x, (b - blocks2) / grid3_x,
-                                               smem);
-    int_publish_if_last(a3);
+    if constexpr (kBatched) {
+        const IntScaleArgs f3 = int_frame_args(a3);
+        if (b < blocks2)
+            int_scale_tile<2, 16, P2, false, false>(int_frame_args(a2), b % grid2_x, b / grid2_x,
+                                                    smem);
+        else
+            int_scale_tile<3, 16, P3, true, false>(f3, (b - blocks2) % grid3_x,
+                                                   (b - blocks2) / grid3_x, smem);
+        int_publish_if_last(f3);
+    } else {
+        if (b < blocks2)
+            int_scale_tile<2, 16, P2, false, false>(a2, b % grid2_x, b / grid2_x, smem);
+        else
+            int_scale_tile<3, 16, P3, true, false>(a3, (b - blocks2) % grid3_x,
+                                                   (b - blocks2) / grid3_x, smem);
+        int_publish_if_last(a3);
+    }
 }
 
 } // namespace vif::cuda

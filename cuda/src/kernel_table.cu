@@ -27,6 +27,21 @@ using Int0c = IntTile<48, 16, 256, 4, 3, 3>;
 using Int0d = IntTile<48, 16, 256, 2, 3, 4, true>;
 using Int0e = IntTile<16, 16, 128, 2, 2, 8>; // latency shape for small frames
 using Int0f = IntTile<32, 16, 256, 2, 2, 4, true>;
+// Vertical pass on the integer tensor cores (8-bit only; kVertRows unused there): 48x16 has 64
+// columns of tile + halo, one 8-column block per warp; 64x16 has 10 blocks for 8 warps.
+using Int0t = IntTile<48, 16, 256, 2, 3, 4, false, true>;
+using Int0u = IntTile<48, 16, 256, 2, 3, 4, true, true>;
+using Int0v = IntTile<64, 16, 256, 4, 4, 3, false, true>;
+// Five blocks per SM (48 registers): 62.5% occupancy for the latency-bound tensor-core kernel.
+using Int0w = IntTile<48, 16, 256, 2, 3, 5, false, true>; // spills 8 bytes
+using Int0x = IntTile<32, 16, 256, 2, 2, 5, false, true>;
+using Int0y = IntTile<48, 16, 256, 2, 2, 5, false, true>;
+// Both passes on tensor cores (vertical: integer mma; horizontal: FP64 mma, one warp per 8x8
+// output block): 64x16 = 16 blocks for 8 warps, 32x16 = 8, 48x16 = 12.
+using Int0h = IntTile<64, 16, 256, 2, 4, 4, false, true, true>;
+using Int0i = IntTile<32, 16, 256, 2, 2, 4, false, true, true>;
+using Int0j = IntTile<48, 16, 256, 2, 3, 4, false, true, true>;
+using Int0k = IntTile<32, 16, 128, 2, 2, 8, false, true, true>;
 
 using Int1 = IntTile<56, 16, 256, 4, 4, 3>;
 using Int1s = IntTile<24, 16, 256, 2, 2, 4>;
@@ -69,12 +84,14 @@ template <int S, int BPC, class P>
 KernelLaunch int_launch(int w, int h) {
     KernelLaunch k;
     k.func = reinterpret_cast<const void*>(&int_scale_kernel<S, BPC, P>);
+    k.batch_func = reinterpret_cast<const void*>(&int_scale_kernel<S, BPC, P, true>);
     k.grid = dim3(ceil_div(w, P::kTileW), ceil_div(h, P::kTileH));
     k.block = dim3(P::kThreads);
     k.smem = IntSmemLayout<S, P>::kBytes;
     k.name = "int_s" + std::to_string(S) + (S == 0 ? "_" + std::to_string(BPC) + "b" : "");
-    k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads) + "/v" + std::to_string(P::kVertRows) +
-              "h" + std::to_string(P::kHorizCols);
+    k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads) +
+              (P::kVertMma ? "/mma" : "/v" + std::to_string(P::kVertRows)) +
+              (P::kHorizMma ? "dmma" : "h" + std::to_string(P::kHorizCols));
     return k;
 }
 
@@ -110,6 +127,7 @@ KernelLaunch launch_fused23(int, int w2, int h2) {
     k.fused_grid3_x = ceil_div(w3, P3::kTileW);
     k.fused_blocks2 = k.fused_grid2_x * ceil_div(h2, P2::kTileH);
     k.func = reinterpret_cast<const void*>(&int_scale23_kernel<P2, P3>);
+    k.batch_func = reinterpret_cast<const void*>(&int_scale23_kernel<P2, P3, true>);
     k.grid = dim3(k.fused_blocks2 + k.fused_grid3_x * ceil_div(h3, P3::kTileH));
     k.block = dim3(P2::kThreads);
     k.smem = std::max(L2::kBytes, L3::kBytes);
@@ -128,6 +146,16 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
         {"0d", 0, k8And10, &launch_scale0<Int0d, k8And10>},
         {"0e", 0, k8And10, &launch_scale0<Int0e, k8And10>},
         {"0f", 0, k8And10, &launch_scale0<Int0f, k8And10>},
+        {"0t", 0, k8, &launch_scale0<Int0t, k8>},
+        {"0u", 0, k8, &launch_scale0<Int0u, k8>},
+        {"0v", 0, k8, &launch_scale0<Int0v, k8>},
+        {"0w", 0, k8, &launch_scale0<Int0w, k8>},
+        {"0x", 0, k8, &launch_scale0<Int0x, k8>},
+        {"0y", 0, k8, &launch_scale0<Int0y, k8>},
+        {"0h", 0, k8, &launch_scale0<Int0h, k8>},
+        {"0i", 0, k8, &launch_scale0<Int0i, k8>},
+        {"0j", 0, k8, &launch_scale0<Int0j, k8>},
+        {"0k", 0, k8, &launch_scale0<Int0k, k8>},
     },
     {
         {"1", 1, kAllDepths, &launch_scale<1, Int1>},
@@ -161,10 +189,10 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
 // tile loads), both "Fastest tile candidate per kernel", 8-bit, H200.
 constexpr long kNoMax = LONG_MAX;
 const std::vector<IntRule> kRulesSm90 = {
-    {0, "0b", 2000000, kNoMax, k8,
-     "T1 3840x2160 int_s0_8b: 64x16/v4h4 214.4 us vs 48x16 220.2; T2 1920x1080 int_s0_8b: "
-     "64x16/v4h4 "
-     "52.2 vs 52.5 (576x324 stays on 48x16: T1 11.4 vs 13.6). Measured at 8 bit only."},
+    {0, "0t", 0, kNoMax, k8,
+     "T3 (docs/perf/h200-tensor-ncu.md, Nsight Compute) int_s0_8b, 48x16 with the vertical pass "
+     "on the integer tensor cores: 1920x1080 46.6 us vs 50.7 (0b, chosen before) and 50.9 (0); "
+     "3840x2160 167.0 vs 179.2 (0b); 576x324 8.7 vs 9.3 (0). Before: 0b >= 2 Mpx (T1), else 0."},
     {0, "0", 0, kNoMax, kAllDepths, "T1/T2 576x324 int_s0_8b: 48x16/256t/v2h3 fastest (11.2 us)"},
     {1, "1s", 0, 200000, kAllDepths,
      "sweep 3 (docs/performance.md): 576x324 scale 1 24x16/v2h2 8.4 vs 10.3 us; T2 576x324 int_s1: "
@@ -180,7 +208,29 @@ const std::vector<IntRule> kRulesSm90 = {
      "T1 576x324 int_s23: 28x16+62x8 9.2 vs 10.2 (60x16+62x8); sweep 3: fusing saves 7-9 us/frame"},
 };
 
+// Batched launches (Engine::enqueue_batch). B = docs/perf/h200-small-batch.md: Nsight Compute,
+// sum of the kernels' gpu__time_duration per frame, H200, 576x324.
+const std::vector<IntBatchRule> kBatchSm90 = {
+    {250000, 16,
+     "B 576x324 8-bit: 7.2 us/frame at 16 frames a launch vs 23.4 one by one; 10-bit: 8.8 at 8"},
+    {kNoMax, 1, "larger frames not measured batched: one launch each (1080p fills 1-2 waves)"},
+};
+
 } // namespace
+
+const std::vector<IntBatchRule>& int_batch_rules(Arch a) {
+    switch (int_rules_owner(a)) {
+    default:
+        return kBatchSm90;
+    }
+}
+
+int int_batch_frames(Arch a, int, int w, int h) {
+    const long px = long(w) * h;
+    for (const IntBatchRule& r : int_batch_rules(a))
+        if (px < r.max_pixels) return r.frames;
+    return 1;
+}
 
 Arch arch_of(int major, int minor) {
     if (major == 8 && minor == 0) return Arch::Sm80;

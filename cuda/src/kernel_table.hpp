@@ -17,6 +17,7 @@ struct IntScaleArgs;
 // One kernel launch of a frame, for inspection (vif-sweep) and for launching.
 struct KernelLaunch {
     const void* func = nullptr;
+    const void* batch_func = nullptr; // integer: the same kernel for batched launches (grid.z)
     dim3 grid, block;
     size_t smem = 0;
     std::string name;  // e.g. "int_s0_8b" (stable across tile shapes)
@@ -67,6 +68,18 @@ Arch int_rules_owner(Arch a);
 
 // The variant (index into int_variants(slot)) the rules pick.
 int int_select(Arch a, int slot, int bpc, int w, int h);
+
+// Integer frames of w x h (scale 0) that one batched launch should carry when the backend has
+// several waiting (1: launch each frame on its own): small frames leave most SMs idle and end
+// each scale on a tail, so several of them per launch (grid.z) fill the waves. The rule cites
+// its sweep rows like the tile rules.
+struct IntBatchRule {
+    long max_pixels; // frames with w * h < max_pixels
+    int frames;
+    const char* source;
+};
+const std::vector<IntBatchRule>& int_batch_rules(Arch a);
+int int_batch_frames(Arch a, int bpc, int w, int h);
 
 // Index of the variant with this id in slot `slot`, or -1.
 int int_variant_index(int slot, const std::string& id);

@@ -11,10 +11,17 @@ namespace vif::cuda {
 //   kMinBlocks: __launch_bounds__ minimum resident blocks per SM (caps registers per thread)
 //   kStatsILP : per-pixel statistics of a thread's kHorizCols pixels without branches (their
 //               table loads and divisions overlap)
+//   kVertMma  : vertical pass on the integer tensor cores (int_tensor_passes.cuh; 8-bit scale 0,
+//               kTileH 16; sm_80 and newer)
+//   kHorizMma : with kVertMma, the horizontal pass on the FP64 tensor cores too (8 x 8 output
+//               blocks per warp, two pixels per lane; kHorizCols unused)
 template <int TileW, int TileH, int Threads, int VertRows, int HorizCols, int MinBlocks,
-          bool StatsILP = false>
+          bool StatsILP = false, bool VertMma = false, bool HorizMma = false>
 struct IntTile {
     static constexpr bool kStatsILP = StatsILP;
+    static constexpr bool kVertMma = VertMma;
+    static constexpr bool kHorizMma = HorizMma;
+    static_assert(!HorizMma || (VertMma && TileW % 8 == 0), "FP64 pass: after the mma vertical");
     static constexpr int kTileW = TileW;
     static constexpr int kTileH = TileH;
     static constexpr int kThreads = Threads;
@@ -42,8 +49,9 @@ namespace policy {
 // ---- Float path -----------------------------------------------------------------------------
 using Float = FloatTile<32, 16, 256>;
 
-// Row reduction of the float path: rows per warp is fixed at 32 (one row per lane).
-constexpr int kRowSumWarps = 4;
+// Row reduction of the float path: a block per 32 rows (one row per lane of the summing warp),
+// the other kRowSumWarps - 1 warps copying the next chunks of columns.
+constexpr int kRowSumWarps = 8;
 
 } // namespace policy
 } // namespace vif::cuda

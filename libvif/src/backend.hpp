@@ -42,6 +42,12 @@ struct CudaOptions {
     bool log_table_only = false;   // the log lookup always reads the table (no hardware log2)
     bool sync_each_launch = false; // synchronise after every launch, so a fault names its kernel
     bool verbose = false;          // start-up steps and their times on stderr
+    // Integer frames per batched launch (grid.z = frame; cuda/src/engine.hpp enqueue_batch).
+    // kAuto: the kernel table's rule for the frame size (int_batch_frames), at most half the
+    // queue slots, frames held only while the GPU has a backlog of this context's work; N >= 1:
+    // exactly N frames a launch (at most the slots), sent when N are held or a receive needs the
+    // oldest (1 = never batch).
+    int batch_frames = kAuto;
     // Ladders (Engine::enqueue_multi): rungs per block of the scale 0, scale 1 and scales 2+3
     // launches; 0: automatic (cuda/src/engine_multi.cu, rung_groups).
     int ladder_rungs_per_block[3] = {0, 0, 0};

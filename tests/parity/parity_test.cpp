@@ -31,6 +31,7 @@
 #include "backend.hpp"
 #include "common/golden_data.hpp"
 #include "context.hpp"
+#include "engine.hpp"
 #include "kernel_table.hpp"
 #include "vif/vif.h"
 #include "vif/vif_cuda.h"
@@ -763,6 +764,180 @@ TEST(Pipeline, ManyFramesInFlightAndChangingSizes) {
     EXPECT_EQ(gpu->receive(&r, false).status, VIF_AGAIN);
 }
 
+// ---- Batched launches: several frames per launch (grid.z = frame) ---------------------------
+
+// Runs `frames` through a CUDA backend with CudaOptions::batch_frames = batch and returns the raw
+// results in submission order.
+std::vector<vif::FrameRaw> run_gpu(vif::Params p, int batch,
+                                   const std::vector<std::pair<Plane, Plane>>& frames,
+                                   bool poll = false) {
+    p.cuda.batch_frames = batch;
+    vif::Status err;
+    auto gpu = vif::create_cuda_backend(p, &err);
+    EXPECT_TRUE(gpu) << err.message;
+    std::vector<vif::FrameRaw> got;
+    if (!gpu) return got;
+    for (size_t i = 0; i < frames.size(); ++i) {
+        submit_draining(*gpu, host(frames[i].first), host(frames[i].second), i, &got);
+        if (poll) { // what a caller that polls after each submit does
+            vif::FrameRaw r;
+            if (gpu->receive(&r, false).status == VIF_OK) got.push_back(r);
+        }
+    }
+    while (gpu->pending()) {
+        vif::FrameRaw r;
+        const vif::Status e = gpu->receive(&r, true);
+        EXPECT_EQ(e.status, VIF_OK) << e.message;
+        if (e.status != VIF_OK) break;
+        got.push_back(r);
+    }
+    return got;
+}
+
+class Batching : public ::testing::TestWithParam<int> {};
+
+// The same frames scored with batches of 1, 3, 8 and 16 frames (the last batch partial, sent by
+// receive) and with the automatic rule: every frame's raw sums equal the CPU reference's, so the
+// scores do not depend on how frames were grouped.
+TEST_P(Batching, ScoresDoNotDependOnGrouping) {
+    SKIP_WITHOUT_GPU();
+    const int bpc = GetParam();
+    const SizeCase sizes[] = {{17, 19, 11}, {175, 143, 11}, {576, 324, 11}};
+    for (const SizeCase& sz : sizes) {
+        vif::Params p = params_of(VIF_VARIANT_INTEGER, bpc, sz.w, sz.h);
+        p.queue_depth = 16;
+        const auto frames = synthetic_frames(sz.w, sz.h, bpc, sz.frames, 60);
+        vif::Status err;
+        auto cpu = vif::create_cpu_backend(p, &err);
+        ASSERT_TRUE(cpu) << err.message;
+        std::vector<vif::FrameRaw> want;
+        for (size_t i = 0; i < frames.size(); ++i)
+            submit_draining(*cpu, host(frames[i].first), host(frames[i].second), i, &want);
+        while (cpu->pending()) {
+            vif::FrameRaw r;
+            ASSERT_EQ(cpu->receive(&r, true).status, VIF_OK);
+            want.push_back(r);
+        }
+        for (int batch : {1, 3, 8, 16, vif::CudaOptions::kAuto}) {
+            for (bool poll : {false, true}) {
+                const auto got = run_gpu(p, batch, frames, poll);
+                const std::string what = std::to_string(bpc) + "-bit " + std::to_string(sz.w) +
+                                         "x" + std::to_string(sz.h) + " batch " +
+                                         std::to_string(batch) + (poll ? " polled" : "");
+                ASSERT_EQ(got.size(), want.size()) << what;
+                for (size_t i = 0; i < got.size(); ++i) {
+                    ASSERT_EQ(got[i].index, i) << what << ": out of order";
+                    for (int s = 0; s < 4; ++s) {
+                        const vif::ScaleRaw &a = want[i].scale[s], &b = got[i].scale[s];
+                        EXPECT_TRUE(a.nl == b.nl && a.dl == b.dl && a.nn == b.nn && a.dn == b.dn)
+                            << what << " frame " << i << " scale " << s
+                            << "\n  cpu:  " << raw_str(a) << "\n  cuda: " << raw_str(b);
+                    }
+                }
+            }
+        }
+    }
+}
+INSTANTIATE_TEST_SUITE_P(Depths, Batching, ::testing::Values(8, 10, 12, 16));
+
+// A batch mixes sizes and layouts only by sending the held frames first: frames of changing
+// size and MSB-aligned 10-bit words among plain ones, batches of 4.
+TEST(BatchingMixed, SizesAndLayoutsChangeInsideABatch) {
+    SKIP_WITHOUT_GPU();
+    const int sizes[][2] = {{64, 48}, {64, 48}, {63, 47}, {64, 48}, {16, 16}, {64, 48}, {64, 48}};
+    vif::Params p = params_of(VIF_VARIANT_INTEGER, 10, 64, 48);
+    p.queue_depth = 8;
+    p.cuda.batch_frames = 4;
+    vif::Status err;
+    auto cpu = vif::create_cpu_backend(p, &err);
+    auto gpu = vif::create_cuda_backend(p, &err);
+    ASSERT_TRUE(cpu && gpu) << err.message;
+    std::vector<std::pair<Plane, Plane>> frames;
+    std::vector<Plane> msb; // the MSB-aligned copies must live until submitted
+    std::vector<vif::FrameRaw> rc, rg;
+    for (int i = 0; i < 14; ++i) {
+        auto f = synthetic_frames(sizes[i % 7][0], sizes[i % 7][1], 10, 1, 70 + i);
+        frames.push_back(std::move(f[0]));
+    }
+    for (size_t i = 0; i < frames.size(); ++i) {
+        vif::HostPlane r = host(frames[i].first), d = host(frames[i].second);
+        if (i % 3 == 1) { // this frame's distorted plane as P010-style words
+            Plane m = frames[i].second;
+            for (size_t k = 0; k + 1 < m.bytes.size(); k += 2) {
+                uint16_t v;
+                std::memcpy(&v, &m.bytes[k], 2);
+                v = static_cast<uint16_t>(v << 6);
+                std::memcpy(&m.bytes[k], &v, 2);
+            }
+            msb.push_back(std::move(m));
+            d = host(msb.back(), true);
+        }
+        submit_draining(*cpu, r, d, i, &rc);
+        submit_draining(*gpu, r, d, i, &rg);
+        ASSERT_FALSE(HasFatalFailure());
+    }
+    while (cpu->pending()) {
+        vif::FrameRaw a;
+        ASSERT_EQ(cpu->receive(&a, true).status, VIF_OK);
+        rc.push_back(a);
+    }
+    while (gpu->pending()) {
+        vif::FrameRaw b;
+        ASSERT_EQ(gpu->receive(&b, true).status, VIF_OK);
+        rg.push_back(b);
+    }
+    ASSERT_EQ(rc.size(), frames.size());
+    ASSERT_EQ(rg.size(), frames.size());
+    for (size_t i = 0; i < frames.size(); ++i)
+        for (int s = 0; s < 4; ++s) {
+            const vif::ScaleRaw &a = rc[i].scale[s], &b = rg[i].scale[s];
+            EXPECT_TRUE(a.nl == b.nl && a.dl == b.dl && a.nn == b.nn && a.dn == b.dn)
+                << "frame " << i << " scale " << s << "\n  cpu:  " << raw_str(a)
+                << "\n  cuda: " << raw_str(b);
+        }
+}
+
+// Host-side only: the batching rule gives every size a batch the engine can launch, and batches
+// the small frames the rule was measured on (not the large ones).
+TEST(KernelTableRules, BatchRuleCoversEverySize) {
+    using namespace vif::cuda;
+    for (Arch a : {Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx})
+        for (int bpc : {8, 10, 12, 16})
+            for (const auto& sz :
+                 {std::pair<int, int>{16, 16}, {576, 324}, {1920, 1080}, {32768, 32768}}) {
+                const int f = int_batch_frames(a, bpc, sz.first, sz.second);
+                EXPECT_GE(f, 1);
+                EXPECT_LE(f, Engine::kMaxBatchFrames);
+            }
+    EXPECT_GT(int_batch_frames(Arch::Sm90, 8, 576, 324), 1);
+    EXPECT_EQ(int_batch_frames(Arch::Sm90, 8, 3840, 2160), 1);
+}
+
+// The engine refuses a batch it cannot launch as one.
+TEST(BatchingErrors, BadBatchesAreRefused) {
+    SKIP_WITHOUT_GPU();
+    vif::Params p = params_of(VIF_VARIANT_INTEGER, 8, 64, 64);
+    vif::Status err;
+    auto engine = vif::cuda::Engine::create(p, &err);
+    ASSERT_TRUE(engine) << err.message;
+    DeviceBuffer a, b;
+    ASSERT_EQ(cudaMalloc(&a.p, 64 * 64 * 2), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&b.p, 64 * 64 * 2), cudaSuccess);
+    vif::cuda::DeviceResult* out = nullptr;
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), 2 * sizeof(*out)), cudaSuccess);
+    vif::cuda::DeviceResult* outs[2] = {out, out + 1};
+    vif::cuda::DevPlane r[2] = {{a.p, 64, 0}, {a.p, 128, 0}}; // pitches differ
+    vif::cuda::DevPlane d[2] = {{b.p, 64, 0}, {b.p, 64, 0}};
+    vif::Status e = engine->enqueue_batch(r, d, 2, 64, 64, outs, nullptr);
+    EXPECT_EQ(e.status, VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(e.message.find("pitch"), std::string::npos) << e.message;
+    e = engine->enqueue_batch(r, d, vif::cuda::Engine::kMaxBatchFrames + 1, 64, 64, outs, nullptr);
+    EXPECT_EQ(e.status, VIF_ERROR_INVALID_ARGUMENT);
+    e = engine->enqueue_batch(r, d, 0, 64, 64, outs, nullptr);
+    EXPECT_EQ(e.status, VIF_ERROR_INVALID_ARGUMENT);
+    cudaFree(out);
+}
+
 // ---- The kernel table ------------------------------------------------------------------------
 
 // Host-side only: runs without a GPU.
@@ -801,7 +976,8 @@ TEST(KernelTableRules, EverySlotDepthAndSizeGetsACompiledVariant) {
 }
 
 // The choices of the H200 before the table existed (tuning_policy.hpp and engine.cu's switch at
-// commit 4bb1f35), so that moving them into the table did not move performance.
+// commit 4bb1f35), so that moving them into the table did not move performance; since then 8-bit
+// scale 0 moved to the tensor-core 0t at every size (docs/perf/h200-tensor-ncu.md).
 TEST(KernelTableRules, Sm90KeepsItsChoices) {
     using namespace vif::cuda;
     struct Want {
@@ -812,15 +988,15 @@ TEST(KernelTableRules, Sm90KeepsItsChoices) {
         const char* shape0;
     };
     const Want wants[] = {
-        {576, 324, 8, "0", "1s", "23", "48x16/256t/v2h3"},
-        {1280, 720, 8, "0", "1", "23", "48x16/256t/v2h3"},
-        {1920, 1080, 8, "0b", "1", "23b", "64x16/256t/v4h4"},
-        {1919, 1079, 8, "0b", "1", "23b", "64x16/256t/v4h4"},
+        {576, 324, 8, "0t", "1s", "23", "48x16/256t/mmah3"},
+        {1280, 720, 8, "0t", "1", "23", "48x16/256t/mmah3"},
+        {1920, 1080, 8, "0t", "1", "23b", "48x16/256t/mmah3"},
+        {1919, 1079, 8, "0t", "1", "23b", "48x16/256t/mmah3"},
         {1920, 1080, 10, "0", "1", "23b", "48x16/256t/v2h3"},
         {1920, 1080, 12, "0", "1", "23b", "48x16/256t/v2h3"},
-        {3840, 2160, 8, "0b", "1", "23b", "64x16/256t/v4h4"},
+        {3840, 2160, 8, "0t", "1", "23b", "48x16/256t/mmah3"},
         {3840, 2160, 16, "0", "1", "23b", "48x16/256t/v2h3"},
-        {16, 16, 8, "0", "1s", "23", "48x16/256t/v2h3"},
+        {16, 16, 8, "0t", "1s", "23", "48x16/256t/mmah3"},
     };
     for (const Want& x : wants) {
         const std::string what =
@@ -896,6 +1072,13 @@ TEST_P(KernelVariant, EqualsCpuReference) {
                          "variant " + id + " " + std::to_string(c.bpc) + "-bit " +
                              std::to_string(sz.w) + "x" + std::to_string(sz.h));
         if (HasFatalFailure()) return;
+        if (sz.frames < 2) continue;
+        // The same frames as one batched launch per scale (grid.z = frame).
+        p.cuda.batch_frames = sz.frames;
+        compare_backends(p, frames,
+                         "variant " + id + " batched " + std::to_string(c.bpc) + "-bit " +
+                             std::to_string(sz.w) + "x" + std::to_string(sz.h));
+        if (HasFatalFailure()) return;
     }
 }
 INSTANTIATE_TEST_SUITE_P(Table, KernelVariant, ::testing::ValuesIn(all_variant_cases()),
@@ -920,9 +1103,9 @@ TEST(KernelVariantErrors, AVariantNotCompiledForTheDepthIsRefused) {
 
 // The other launch paths of CudaOptions: no CUDA graphs, the table-only log lookup, a
 // synchronisation after every launch, scales 2 and 3 unfused.
-enum class PathOption { NoGraphs, LogTableOnly, SyncEachLaunch, Unfused };
+enum class PathOption { NoGraphs, LogTableOnly, SyncEachLaunch, Unfused, BatchedUnfused };
 void PrintTo(PathOption o, std::ostream* os) {
-    const char* n[] = {"NoGraphs", "LogTableOnly", "SyncEachLaunch", "Unfused"};
+    const char* n[] = {"NoGraphs", "LogTableOnly", "SyncEachLaunch", "Unfused", "BatchedUnfused"};
     *os << n[static_cast<int>(o)];
 }
 class LaunchPath : public ::testing::TestWithParam<std::tuple<PathOption, int>> {};
@@ -935,12 +1118,13 @@ TEST_P(LaunchPath, EqualsCpuReference) {
         for (VifVariant variant : {VIF_VARIANT_INTEGER, VIF_VARIANT_FLOAT}) {
             if (variant == VIF_VARIANT_FLOAT &&
                 (opt == PathOption::LogTableOnly || opt == PathOption::Unfused))
-                continue; // integer-only options
+                continue; // integer-only options (the float path runs batches frame by frame)
             vif::Params p = params_of(variant, bpc, sz.w, sz.h);
             p.cuda.graphs = opt != PathOption::NoGraphs;
             p.cuda.log_table_only = opt == PathOption::LogTableOnly;
             p.cuda.sync_each_launch = opt == PathOption::SyncEachLaunch;
-            p.cuda.fuse23 = opt != PathOption::Unfused;
+            p.cuda.fuse23 = opt != PathOption::Unfused && opt != PathOption::BatchedUnfused;
+            if (opt == PathOption::BatchedUnfused) p.cuda.batch_frames = 3;
             const auto frames = synthetic_frames(sz.w, sz.h, bpc, sz.frames, 40);
             compare_backends(p, frames,
                              std::string(variant == VIF_VARIANT_INTEGER ? "integer " : "float ") +
@@ -953,7 +1137,8 @@ TEST_P(LaunchPath, EqualsCpuReference) {
 INSTANTIATE_TEST_SUITE_P(
     Options, LaunchPath,
     ::testing::Combine(::testing::Values(PathOption::NoGraphs, PathOption::LogTableOnly,
-                                         PathOption::SyncEachLaunch, PathOption::Unfused),
+                                         PathOption::SyncEachLaunch, PathOption::Unfused,
+                                         PathOption::BatchedUnfused),
                        ::testing::Values(8, 10, 16)));
 
 // Prints the float summary at the end (the brief: report the largest difference).

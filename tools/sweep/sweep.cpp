@@ -25,6 +25,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine.hpp"
@@ -46,20 +47,25 @@ struct Options {
     std::vector<std::string> tiles; // explicit variant combinations "s0,s1,s2,s3,s23[,fuse]"
     bool log_table = false;         // the log lookup always reads the table (A/B)
     bool verbose = false;
-    bool gate = true; // queue frames behind a gate kernel (off under a profiler)
+    bool gate = true;         // queue frames behind a gate kernel (off under a profiler)
+    std::vector<int> batches; // --batch: frames per launch to time (1: one-frame launches)
 };
 
 void usage() {
-    std::puts("usage: vif-sweep [--sizes 576x324,1920x1080,...] [--bitdepths 8,10] [--variant "
-              "integer|float]\n"
-              "                 [--candidates] [--tiles s0,s1,s2,s3,s23[,fuse]]... [--log-table] "
-              "[--verbose]\n"
-              "                 [--no-gate] [--runs N] [--warmup N] [--device N] [--out DIR]\n"
-              "Times every CUDA kernel of libvif per resolution and bit depth; writes "
-              "sweep.md/.json/.csv/.svg.\n"
-              "--tiles: one kernel-table variant id per launch slot (scales 0-3, fused 2+3; e.g. "
-              "0b,1s,2,3,23b)\n"
-              "or 'auto' for the table's rule, then 1 (default) or 0 for the fused 2+3 launch.");
+    std::puts(
+        "usage: vif-sweep [--sizes 576x324,1920x1080,...] [--bitdepths 8,10] [--variant "
+        "integer|float]\n"
+        "                 [--candidates] [--tiles s0,s1,s2,s3,s23[,fuse]]... [--log-table] "
+        "[--verbose]\n"
+        "                 [--no-gate] [--batch F[,F...]] [--runs N] [--warmup N] [--device N] "
+        "[--out DIR]\n"
+        "Times every CUDA kernel of libvif per resolution and bit depth; writes "
+        "sweep.md/.json/.csv/.svg.\n"
+        "--tiles: one kernel-table variant id per launch slot (scales 0-3, fused 2+3; e.g. "
+        "0b,1s,2,3,23b)\n"
+        "or 'auto' for the table's rule, then 1 (default) or 0 for the fused 2+3 launch.\n"
+        "--batch: frames per launch to time (default 1; F > 1: grid.z = frame, "
+        "Engine::enqueue_batch; times per frame).");
 }
 
 bool parse(int argc, char** argv, Options* o) {
@@ -93,6 +99,16 @@ bool parse(int argc, char** argv, Options* o) {
             const char* v = next();
             if (!v) return false;
             o->tiles.push_back(v);
+        } else if (a == "--batch") {
+            const char* v = next();
+            if (!v) return false;
+            std::stringstream ss(v);
+            std::string item;
+            while (std::getline(ss, item, ',')) {
+                const int f = std::atoi(item.c_str());
+                if (f < 1 || f > vif::cuda::Engine::kMaxBatchFrames) return false;
+                o->batches.push_back(f);
+            }
         } else if (a == "--candidates") {
             o->candidates = true;
         } else if (a == "--log-table") {
@@ -241,8 +257,10 @@ bool parse_tiles(const std::string& text, vif::CudaOptions* c) {
     return slot >= vif::cuda::kIntSlots;
 }
 
+// batch > 1: frames go `batch` at a time through Engine::enqueue_batch (one launch per scale,
+// grid.z = frame); every duration is then per frame (the launch's time / batch).
 Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int bpc,
-               vif::CudaOptions cand, const std::string& cand_name) {
+               vif::CudaOptions cand, const std::string& cand_name, int batch = 1) {
     vif::Params p;
     p.variant = o.variant;
     p.bitdepth = static_cast<uint32_t>(bpc);
@@ -276,7 +294,9 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
         CK(cudaMemcpy(d_in[i], host.data(), plane, cudaMemcpyHostToDevice));
     }
     vif::cuda::DeviceResult* d_out = nullptr;
-    CK(cudaMalloc(reinterpret_cast<void**>(&d_out), sizeof(vif::cuda::DeviceResult)));
+    CK(cudaMalloc(reinterpret_cast<void**>(&d_out), batch * sizeof(vif::cuda::DeviceResult)));
+    std::vector<vif::cuda::DeviceResult*> outs(batch);
+    for (int z = 0; z < batch; ++z) outs[z] = d_out + z;
     cudaStream_t st;
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
 
@@ -286,7 +306,10 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
         KernelRow row;
         row.name = k.name;
         row.shape = k.shape;
-        occupancy(k, prop, &row);
+        vif::cuda::KernelLaunch kb = k;
+        kb.grid.z = static_cast<unsigned>(batch);
+        if (batch > 1) kb.func = k.batch_func;
+        occupancy(kb, prop, &row);
         r.kernels.push_back(row);
     }
     // Frames are queued in batches behind a gate kernel that holds the stream until the whole
@@ -316,6 +339,17 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
             vif::cuda::DevPlane{d_in[2 * s], static_cast<ptrdiff_t>(w * bps), 0},
             vif::cuda::DevPlane{d_in[2 * s + 1], static_cast<ptrdiff_t>(w * bps), 0});
     };
+    // One launch unit: frame i on its own, or frames i*batch .. i*batch+batch-1 as a batch.
+    std::vector<vif::cuda::DevPlane> br(batch), bd(batch);
+    auto enqueue_unit = [&](int i, const cudaEvent_t* events) -> vif::Status {
+        if (batch == 1) {
+            auto [a, b] = planes(i);
+            return engine->enqueue(a, b, w, h, d_out, st, nullptr, events);
+        }
+        for (int z = 0; z < batch; ++z) std::tie(br[z], bd[z]) = planes(i * batch + z);
+        return engine->enqueue_batch(br.data(), bd.data(), batch, w, h, outs.data(), st, nullptr,
+                                     events);
+    };
     // Per kernel: events between the launches (direct launches, no graph).
     const int total = o.warmup + o.runs;
     std::vector<cudaEvent_t> ev(size_t(total) * (nk + 1));
@@ -323,9 +357,7 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
     for (int i0 = 0; i0 < total; i0 += kBatch) {
         close_gate();
         for (int i = i0; i < std::min(total, i0 + kBatch); ++i) {
-            auto [a, b] = planes(i);
-            vif::Status e =
-                engine->enqueue(a, b, w, h, d_out, st, nullptr, &ev[size_t(i) * (nk + 1)]);
+            vif::Status e = enqueue_unit(i, &ev[size_t(i) * (nk + 1)]);
             if (e) {
                 std::fprintf(stderr, "vif-sweep: %s\n", e.message.c_str());
                 std::exit(2);
@@ -341,11 +373,11 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
         for (int k = 0; k < nk; ++k) {
             float ms = 0;
             CK(cudaEventElapsedTime(&ms, e[k], e[k + 1]));
-            per[k].push_back(ms * 1000.0);
+            per[k].push_back(ms * 1000.0 / batch);
         }
         float ms = 0;
         CK(cudaEventElapsedTime(&ms, e[0], e[nk]));
-        frame.push_back(ms * 1000.0);
+        frame.push_back(ms * 1000.0 / batch);
     }
     for (int k = 0; k < nk; ++k) r.kernels[k].us = stats_of(per[k]);
     r.frame_us = stats_of(frame);
@@ -353,10 +385,8 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
     cudaEvent_t t0, t1;
     CK(cudaEventCreate(&t0));
     CK(cudaEventCreate(&t1));
-    for (int i = 0; i < sets; ++i) { // capture the graphs outside the timed region
-        auto [a, b] = planes(i);
-        if (engine->enqueue(a, b, w, h, d_out, st)) std::exit(2);
-    }
+    for (int i = 0; i < sets; ++i) // capture the graphs outside the timed region
+        if (enqueue_unit(i, nullptr)) std::exit(2);
     CK(cudaStreamSynchronize(st));
     double pipelined_ms = 0;
     int pipelined_frames = 0;
@@ -364,17 +394,15 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
         close_gate();
         CK(cudaEventRecord(t0, st));
         const int n = std::min(o.runs, i0 + 4 * kBatch) - i0;
-        for (int i = 0; i < n; ++i) {
-            auto [a, b] = planes(i0 + i);
-            if (engine->enqueue(a, b, w, h, d_out, st)) std::exit(2);
-        }
+        for (int i = 0; i < n; ++i)
+            if (enqueue_unit(i0 + i, nullptr)) std::exit(2);
         CK(cudaEventRecord(t1, st));
         open_gate();
         CK(cudaEventSynchronize(t1));
         float ms = 0;
         CK(cudaEventElapsedTime(&ms, t0, t1));
         pipelined_ms += ms;
-        pipelined_frames += n;
+        pipelined_frames += n * batch;
     }
     r.pipelined_us = pipelined_ms * 1000.0 / pipelined_frames;
     CK(cudaEventDestroy(t0));
@@ -408,7 +436,9 @@ std::string markdown(const std::vector<Result>& rs, const cudaDeviceProp& prop, 
        << "CUDA graph each (what the backend does), per frame. Frames are queued behind a gate "
           "kernel "
        << "in batches, so host launch speed does not limit either figure. Input rate = ref+dist "
-          "luma bytes / pipelined frame time.\n\n";
+          "luma bytes / pipelined frame time. Candidates `batch F` run F frames per launch "
+          "(grid.z = frame): their durations are the launch's divided by F, their grid counts "
+          "all F frames' blocks.\n\n";
     md << "## Per frame\n\n| size | bpc | candidate | kernels (median sum) | frame (events) | "
           "pipelined | fps | input GB/s |\n|---|---|---|---|---|---|---|---|\n";
     for (const auto& r : rs) {
@@ -571,10 +601,15 @@ int main(int argc, char** argv) {
     std::vector<Result> results;
     for (auto [w, h] : o.sizes)
         for (int bpc : o.bitdepths) {
-            results.push_back(run_one(o, prop, w, h, bpc, {}, ""));
-            std::fprintf(stderr, "vif-sweep: %dx%d %d-bit: %.1f us/frame pipelined\n", w, h, bpc,
-                         results.back().pipelined_us);
+            const bool single = o.batches.empty() ||
+                                std::find(o.batches.begin(), o.batches.end(), 1) != o.batches.end();
+            if (single) {
+                results.push_back(run_one(o, prop, w, h, bpc, {}, ""));
+                std::fprintf(stderr, "vif-sweep: %dx%d %d-bit: %.1f us/frame pipelined\n", w, h,
+                             bpc, results.back().pipelined_us);
+            }
             for (const std::string& t : o.tiles) {
+                if (!single) break;
                 vif::CudaOptions cand;
                 if (!parse_tiles(t, &cand)) {
                     std::fprintf(stderr,
@@ -585,7 +620,20 @@ int main(int argc, char** argv) {
                 }
                 results.push_back(run_one(o, prop, w, h, bpc, cand, "tiles " + t));
             }
-            if (!o.candidates || o.variant != VIF_VARIANT_INTEGER) continue;
+            // Batched launches (integer): the rules' tiles, then each --tiles combination.
+            for (int f : o.batches) {
+                if (f == 1 || o.variant != VIF_VARIANT_INTEGER) continue;
+                const std::string b = "batch " + std::to_string(f);
+                results.push_back(run_one(o, prop, w, h, bpc, {}, b, f));
+                std::fprintf(stderr, "vif-sweep: %dx%d %d-bit %s: %.1f us/frame pipelined\n", w, h,
+                             bpc, b.c_str(), results.back().pipelined_us);
+                for (const std::string& t : o.tiles) {
+                    vif::CudaOptions cand;
+                    if (!parse_tiles(t, &cand)) return 2; // reported above
+                    results.push_back(run_one(o, prop, w, h, bpc, cand, b + " tiles " + t, f));
+                }
+            }
+            if (!single || !o.candidates || o.variant != VIF_VARIANT_INTEGER) continue;
             // Scales 2 and 3 variants are timed unfused (their own launches); slot 4 is the
             // fused 2+3 launch. "unfused" is the rules' choices without the fusion.
             {
