@@ -445,18 +445,21 @@ void accumulate_row(int w, const int32_t* sig_x, const int32_t* sig_y, const int
         // Lanes outside `big` compute on sigma_x^2 = NSQ and are masked out of the sums.
         const __m512i sxs = _mm512_mask_blend_epi64(big, nsq, sx);
         if constexpr (kDen) {
-            dl = _mm512_mask_add_epi64(
-                dl, big, dl,
-                _mm512_sub_epi64(log2_fixed8(table, _mm512_add_epi64(sxs, nsq)),
-                                 _mm512_set1_epi64(17 * 2048)));
             dn += 8 - __builtin_popcount(big);
+            if (big) // flat areas give whole blocks of low-variance pixels: no log to take
+                dl = _mm512_mask_add_epi64(
+                    dl, big, dl,
+                    _mm512_sub_epi64(log2_fixed8(table, _mm512_add_epi64(sxs, nsq)),
+                                     _mm512_set1_epi64(17 * 2048)));
         }
         if constexpr (!kNum) continue;
         const __m512i sy = _mm512_max_epi64(
             _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i*)(sig_y + j))), zero);
+        nn = _mm512_mask_add_epi64(nn, static_cast<__mmask8>(~big), nn, sy);
         const __m512i sxy = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i*)(sig_xy + j)));
         const __mmask8 num =
             big & _mm512_cmpgt_epi64_mask(sxy, zero) & _mm512_cmpgt_epi64_mask(sy, zero);
+        if (!num) continue; // no pixel of the block takes the numerator's logs
         const __m512d sxd = _mm512_cvtepi64_pd(sxs);
         const __m512d sxyd = _mm512_cvtepi64_pd(sxy);
         const __m512d syd = _mm512_cvtepi64_pd(sy);
@@ -469,7 +472,6 @@ void accumulate_row(int w, const int32_t* sig_x, const int32_t* sig_y, const int
             _mm512_add_epi64(_mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(g, g), sxd)), n1);
         nl = _mm512_mask_add_epi64(
             nl, num, nl, _mm512_sub_epi64(log2_fixed8(table, n2), log2_fixed8(table, n1)));
-        nn = _mm512_mask_add_epi64(nn, static_cast<__mmask8>(~big), nn, sy);
     }
     auto lanes_sum = [](__m512i v) {
         alignas(64) int64_t lane[8];

@@ -102,8 +102,10 @@ private:
                     eyy += static_cast<uint64_t>(c[k]) * v_yy_[p];
                     exy += static_cast<uint64_t>(c[k]) * v_xy_[p];
                 }
-                const int32_t sx = pixel::variance(static_cast<uint32_t>(round_shift(exx, 16)), mx, mx);
-                const int32_t sy = pixel::variance(static_cast<uint32_t>(round_shift(eyy, 16)), my, my);
+                const int32_t sx =
+                    pixel::variance(static_cast<uint32_t>(round_shift(exx, 16)), mx, mx);
+                const int32_t sy =
+                    pixel::variance(static_cast<uint32_t>(round_shift(eyy, 16)), my, my);
                 const int32_t sxy =
                     pixel::variance(static_cast<uint32_t>(round_shift(exy, 16)), mx, my);
                 pixel::add_pixel(sx, sy, sxy, table, gain_limit_, sums.nl, sums.dl, sums.nn,
