@@ -320,37 +320,41 @@ inline __m512i mul_round_hi(__m512i a, __m512i b) {
     return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
 }
 
-// The horizontal pass 32 columns at a time with 16-bit multiply-adds on the offset values:
-// columns j + k and j + N - 1 - k are interleaved and one madd with (c_k, c_k) adds both. Needs
+// The horizontal pass 32 columns at a time with 16-bit multiply-adds on the offset values, with
+// no shuffles: one _mm512_madd_epi16 of the row at column j + k against the tap pair
+// (c_k, c_k+1) adds taps k and k + 1 of the even columns j, j + 2, ..., j + 30 (32-bit lane i
+// holds the values at j + k + 2i and j + k + 2i + 1); the same from j + 1 gives the odd columns.
+// N + 1 multiply-adds per 32 columns and value stream (the last pair's second tap is 0). Needs
 // every tap below 2^15 (scales 0 to 2). Same sums as horizontal_stats_row, exactly.
-// kRef keeps the means of each 32-column block in the multiply-adds' lane order (mean_x + j,
-// 32 values) and the tail in column order, as kDist, with the same blocking, reads them back.
+// Results of a block are stored even columns first (sig[j + i] is column j + 2i, sig[j + 16 + i]
+// column j + 2i + 1): the per-pixel sums do not depend on the order, and every array of a row
+// (sigma_x^2, sigma_y^2, sigma_xy, and the means kRef keeps for kDist) uses the same one.
 template <int N, Pass P = Pass::kPair>
 void horizontal_stats_row_madd(int w, const uint16_t* c, const VerticalRow& in, int32_t* sig_x,
                                int32_t* sig_y, int32_t* sig_xy, uint32_t* mean_x = nullptr) {
-    constexpr int r = N / 2;
-    __m512i coef[r + 1];
-    for (int k = 0; k < r; ++k) coef[k] = _mm512_set1_epi32(c[k] | (c[k] << 16));
-    coef[r] = _mm512_set1_epi32(c[r]); // the centre column pairs with a zero-weight partner
+    constexpr int kPairs = (N + 1) / 2;
+    __m512i coef[kPairs];
+    for (int p = 0; p < kPairs; ++p) {
+        const uint32_t second = 2 * p + 1 < N ? c[2 * p + 1] : 0u;
+        coef[p] = _mm512_set1_epi32(static_cast<int>(c[2 * p] | (second << 16)));
+    }
     const uint16_t* q[8] = {in.mu_x,  in.mu_y,  in.xx_lo, in.xx_hi,
                             in.yy_lo, in.yy_hi, in.xy_lo, in.xy_hi};
     int j = 0;
     for (; j + 32 <= w; j += 32) {
-        __m512i acc[8][2];
-        for (auto& a : acc) a[0] = a[1] = _mm512_setzero_si512();
-        for (int k = 0; k <= r; ++k) {
-            const int kb = k < r ? N - 1 - k : k;
-            for (int t = 0; t < 8; ++t) {
-                // kRef: the mean and moment of x (0, 2, 3); kDist: the others.
-                const bool x_only = t == 0 || t == 2 || t == 3;
-                if ((P == Pass::kRef && !x_only) || (P == Pass::kDist && x_only)) continue;
-                const __m512i a = _mm512_loadu_si512(q[t] + j + k);
-                const __m512i b = _mm512_loadu_si512(q[t] + j + kb);
-                acc[t][0] = _mm512_add_epi32(
-                    acc[t][0], _mm512_madd_epi16(_mm512_unpacklo_epi16(a, b), coef[k]));
-                acc[t][1] = _mm512_add_epi32(
-                    acc[t][1], _mm512_madd_epi16(_mm512_unpackhi_epi16(a, b), coef[k]));
+        __m512i acc[8][2]; // [stream][even, odd columns]
+        for (int t = 0; t < 8; ++t) {
+            // kRef: the mean and moment of x (0, 2, 3); kDist: the others.
+            const bool x_only = t == 0 || t == 2 || t == 3;
+            if ((P == Pass::kRef && !x_only) || (P == Pass::kDist && x_only)) continue;
+            __m512i even = _mm512_setzero_si512(), odd = _mm512_setzero_si512();
+            for (int p = 0; p < kPairs; ++p) {
+                const uint16_t* at = q[t] + j + 2 * p;
+                even = _mm512_add_epi32(even, _mm512_madd_epi16(_mm512_loadu_si512(at), coef[p]));
+                odd = _mm512_add_epi32(odd, _mm512_madd_epi16(_mm512_loadu_si512(at + 1), coef[p]));
             }
+            acc[t][0] = even;
+            acc[t][1] = odd;
         }
         const __m512i round = _mm512_set1_epi32(0x8000);
         for (int h = 0; h < 2; ++h) {
@@ -367,26 +371,14 @@ void horizontal_stats_row_madd(int w, const uint16_t* c, const VerticalRow& in, 
                     _mm512_srli_epi32(_mm512_add_epi32(unbias(acc[lo][h]), round), 16));
             };
             if constexpr (P != Pass::kDist)
-                acc[2][h] = _mm512_sub_epi32(moment(2, 3), mul_round_hi(mx, mx));
+                _mm512_storeu_si512(sig_x + j + 16 * h,
+                                    _mm512_sub_epi32(moment(2, 3), mul_round_hi(mx, mx)));
             if constexpr (P != Pass::kRef) {
-                acc[4][h] = _mm512_sub_epi32(moment(4, 5), mul_round_hi(my, my));
-                acc[6][h] = _mm512_sub_epi32(moment(6, 7), mul_round_hi(mx, my));
+                _mm512_storeu_si512(sig_y + j + 16 * h,
+                                    _mm512_sub_epi32(moment(4, 5), mul_round_hi(my, my)));
+                _mm512_storeu_si512(sig_xy + j + 16 * h,
+                                    _mm512_sub_epi32(moment(6, 7), mul_round_hi(mx, my)));
             }
-        }
-        // The sums over pixels do not depend on their order, but keep column order anyway.
-        __m512i first, second;
-        if constexpr (P != Pass::kDist) {
-            deinterleave(acc[2][0], acc[2][1], first, second);
-            _mm512_storeu_si512(sig_x + j, first);
-            _mm512_storeu_si512(sig_x + j + 16, second);
-        }
-        if constexpr (P != Pass::kRef) {
-            deinterleave(acc[4][0], acc[4][1], first, second);
-            _mm512_storeu_si512(sig_y + j, first);
-            _mm512_storeu_si512(sig_y + j + 16, second);
-            deinterleave(acc[6][0], acc[6][1], first, second);
-            _mm512_storeu_si512(sig_xy + j, first);
-            _mm512_storeu_si512(sig_xy + j + 16, second);
         }
     }
     horizontal_stats_row<N, P>(w, c, in, sig_x, sig_y, sig_xy, mean_x, j);
