@@ -223,6 +223,78 @@ void vertical_stats_row_u8(const Plane& X, const Plane& Y, int i, const uint16_t
     }
     vertical_stats_row<N, uint8_t, uint32_t, P>(X, Y, i, c, 8, 0, out, offset, j);
 }
+
+// The vertical pass for 16-bit samples (scales 1 to 3, and scale 0 above 8 bits), 16 columns at a
+// time: c*x in 32-bit lanes (below 2^32), its products with x and y in 64-bit lanes (the even and
+// the odd columns apart, _mm512_mul_epu32), rounded by the moment shift and put back in column
+// order. The same integer operations as vertical_stats_row with Wide = uint64_t.
+template <int N, Pass P>
+void vertical_stats_row_u16(const Plane& X, const Plane& Y, int i, const uint16_t* c,
+                            int mean_shift, int sq_shift, const VerticalRow& out, int offset) {
+    constexpr bool kX = P != Pass::kDist, kY = P != Pass::kRef;
+    constexpr int r = N / 2;
+    const uint16_t* px[N];
+    const uint16_t* py[N];
+    for (int k = 0; k < N; ++k) {
+        const int src = reflect101(i - r + k, X.height);
+        px[k] = reinterpret_cast<const uint16_t*>(row_ptr(X, src));
+        py[k] = reinterpret_cast<const uint16_t*>(row_ptr(Y, src));
+    }
+    const __m512i mean_round = _mm512_set1_epi32(mean_shift ? 1 << (mean_shift - 1) : 0);
+    const __m512i sq_round = _mm512_set1_epi64(sq_shift ? int64_t{1} << (sq_shift - 1) : 0);
+    const __m128i ms = _mm_cvtsi32_si128(mean_shift), qs = _mm_cvtsi32_si128(sq_shift);
+    const __m512i off = _mm512_set1_epi32(kOffset), low16 = _mm512_set1_epi32(0xffff);
+    auto store16 = [&](uint16_t* dst, __m512i v) { // 16 values below 2^16, offset
+        _mm256_storeu_si256((__m256i*)dst, _mm512_cvtepi32_epi16(_mm512_xor_si512(v, off)));
+    };
+    auto put_moment = [&](uint16_t* lo, uint16_t* hi, __m512i even, __m512i odd) {
+        even = _mm512_srl_epi64(_mm512_add_epi64(even, sq_round), qs);
+        odd = _mm512_srl_epi64(_mm512_add_epi64(odd, sq_round), qs);
+        const __m512i v = _mm512_mask_blend_epi32(0xAAAA, even, _mm512_slli_epi64(odd, 32));
+        store16(lo, _mm512_and_si512(v, low16));
+        store16(hi, _mm512_srli_epi32(v, 16));
+    };
+    const int w = X.width;
+    int j = 0;
+    for (; j + 16 <= w; j += 16) {
+        const __m512i zero = _mm512_setzero_si512();
+        __m512i ax = zero, ay = zero, xx[2] = {zero, zero}, yy[2] = {zero, zero},
+                xy[2] = {zero, zero};
+        for (int k = 0; k < N; ++k) {
+            const __m512i ck = _mm512_set1_epi32(c[k]);
+            const __m512i x =
+                _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)(px[k] + j)));
+            const __m512i y =
+                _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i*)(py[k] + j)));
+            const __m512i cx = _mm512_mullo_epi32(ck, x);
+            const __m512i x_odd = _mm512_srli_epi64(x, 32), cx_odd = _mm512_srli_epi64(cx, 32);
+            if constexpr (kX) {
+                ax = _mm512_add_epi32(ax, cx);
+                xx[0] = _mm512_add_epi64(xx[0], _mm512_mul_epu32(cx, x));
+                xx[1] = _mm512_add_epi64(xx[1], _mm512_mul_epu32(cx_odd, x_odd));
+            }
+            if constexpr (kY) {
+                const __m512i cy = _mm512_mullo_epi32(ck, y);
+                const __m512i y_odd = _mm512_srli_epi64(y, 32);
+                ay = _mm512_add_epi32(ay, cy);
+                yy[0] = _mm512_add_epi64(yy[0], _mm512_mul_epu32(cy, y));
+                yy[1] = _mm512_add_epi64(yy[1], _mm512_mul_epu32(_mm512_srli_epi64(cy, 32), y_odd));
+                xy[0] = _mm512_add_epi64(xy[0], _mm512_mul_epu32(cx, y));
+                xy[1] = _mm512_add_epi64(xy[1], _mm512_mul_epu32(cx_odd, y_odd));
+            }
+        }
+        if constexpr (kX) {
+            store16(out.mu_x + offset + j, _mm512_srl_epi32(_mm512_add_epi32(ax, mean_round), ms));
+            put_moment(out.xx_lo + offset + j, out.xx_hi + offset + j, xx[0], xx[1]);
+        }
+        if constexpr (kY) {
+            store16(out.mu_y + offset + j, _mm512_srl_epi32(_mm512_add_epi32(ay, mean_round), ms));
+            put_moment(out.yy_lo + offset + j, out.yy_hi + offset + j, yy[0], yy[1]);
+            put_moment(out.xy_lo + offset + j, out.xy_hi + offset + j, xy[0], xy[1]);
+        }
+    }
+    vertical_stats_row<N, uint16_t, uint64_t, P>(X, Y, i, c, mean_shift, sq_shift, out, offset, j);
+}
 #endif
 
 // Horizontal pass (docs/algorithm.md §6.3) over padded rows, then the variances as signed 32-bit.
@@ -621,6 +693,10 @@ void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain
 #endif
             if (narrow)
             vertical_stats_row<N, In, uint32_t, P>(X, Y, i, c, ms, qs, rows, r);
+#if defined(__AVX512BW__)
+        else if constexpr (sizeof(In) == 2)
+            vertical_stats_row_u16<N, P>(X, Y, i, c, ms, qs, rows, r);
+#endif
         else
             vertical_stats_row<N, In, uint64_t, P>(X, Y, i, c, ms, qs, rows, r);
         if constexpr (P != Pass::kDist)
