@@ -397,7 +397,8 @@ inline __m512i mul_round_hi(__m512i a, __m512i b) {
 // (c_k, c_k+1) adds taps k and k + 1 of the even columns j, j + 2, ..., j + 30 (32-bit lane i
 // holds the values at j + k + 2i and j + k + 2i + 1); the same from j + 1 gives the odd columns.
 // N + 1 multiply-adds per 32 columns and value stream (the last pair's second tap is 0). Needs
-// every tap below 2^15 (scales 0 to 2). Same sums as horizontal_stats_row, exactly.
+// every tap below 2^15 (scales 0 to 2), and one value after each row's padding (the last odd
+// load's zero tap reads it). Same sums as horizontal_stats_row, exactly.
 // Results of a block are stored even columns first (sig[j + i] is column j + 2i, sig[j + 16 + i]
 // column j + 2i + 1): the per-pixel sums do not depend on the order, and every array of a row
 // (sigma_x^2, sigma_y^2, sigma_xy, and the means kRef keeps for kDist) uses the same one.
@@ -662,7 +663,9 @@ IntegerVif::IntegerVif(int max_width, int max_height, int bitdepth, double gain_
     for (auto& img : ref_down_) img.resize(std::max<size_t>(half, 1));
     for (auto& img : dist_down_) img.resize(std::max<size_t>(half, 1));
     const size_t padded = static_cast<size_t>(max_width) + 2 * 8;
-    for (auto& v : v_) v.resize(padded);
+    // +1: the horizontal pass's last odd-column load of a row ends one value past the padding
+    // (that value meets the zero tap; kept zero).
+    for (auto& v : v_) v.resize(padded + 1);
     d_row_.resize(padded);
     for (auto* v : {&sig_x_, &sig_y_, &sig_xy_}) v->resize(max_width);
     max_pixels_ = static_cast<size_t>(max_width) * max_height;
