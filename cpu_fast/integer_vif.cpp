@@ -1,11 +1,14 @@
-// Integer VIF on the CPU, docs/algorithm.md §6. Rows are streamed: for each output row the vertical
-// pass fills padded row buffers, the horizontal pass filters them, and the per-pixel statistics
-// are accumulated at once, so the working set stays in L1/L2 whatever the frame size.
+// Integer VIF on the CPU, fast: the CPU backend's scorer, docs/algorithm.md §6. Rows are
+// streamed: for each output row the vertical pass fills padded row buffers, the horizontal pass
+// filters them, and the per-pixel statistics are accumulated at once, so the working set stays in
+// L1/L2 whatever the frame size.
 //
 // The plain loops are written for the auto-vectoriser (filter widths are template parameters so
-// the tap loops unroll fully) and are the reference for the AVX-512 versions beside them: the
-// per-pixel contribution with masks for its branches, and the filter passes with 16-bit
-// multiply-adds (docs/decisions/0002). Every version computes the same integers.
+// the tap loops unroll fully); they are the baseline and AVX2 code and the tails of the AVX-512
+// versions beside them: the per-pixel contribution with masks for its branches (skipping blocks
+// with no log-domain pixel), the filter passes with 16-bit multiply-adds (docs/decisions/0002),
+// and the 16-bit samples' vertical pass with 64-bit products. Every version computes the
+// integers of the plain reference, cpu_ref/integer_vif.cpp (tests/unit/isa_test.cpp).
 #include <algorithm>
 #include <vector>
 

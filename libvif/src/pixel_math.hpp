@@ -79,7 +79,8 @@ struct TableLog {
 // per b (bit j: the step T[32768 + 32b + j] - T[32768 + 32b + j - 1], j >= 1) reproduce all
 // 32,768 entries: T[32768 + 32b + j] = base[b] + popcount(mask[b] & (2^(j+1) - 1)). 6 KB instead
 // of 64 KB, small enough for shared memory. build_log_table2 checks every entry against the
-// reference table; not yet used by the scoring paths (measure first: docs/cuda.md, "Not done").
+// reference table; not yet used by the scoring paths (measure first: docs/cuda.md, "Not done"; the
+// CPU's AVX-512 statistic measured no faster with it, docs/performance.md).
 struct LogTable2 {
     static constexpr int kBlocks = kLogTableSize / 32;
     uint16_t base[kBlocks];
