@@ -1,13 +1,14 @@
-// The reference backend's per-frame scorers. A scorer owns its scratch buffers (sized once at
-// construction for the largest frame) and scores one frame at a time; the backend runs one scorer
-// per worker thread, so frames in flight never share scratch.
+// The CPU reference: the scorer interface every CPU scorer implements, and the plain scalar
+// scorers written to be read against docs/algorithm.md. They are the oracle of the tests: the
+// fast CPU backend (cpu_fast/) and the CUDA kernels must give the same bits. The CPU backend
+// runs them instead of the fast scorers when Params::cpu.reference is set (tests only).
 //
-// integer_vif.cpp and float_vif.cpp are compiled once per instruction-set level (namespaces
-// base, v3 = AVX2, v4 = AVX-512) so the vectoriser can use the wide units without the library
-// requiring them; make_*_scorer picks the best level the running CPU supports. All levels give
-// the same bits: the arithmetic is integer, or float in a fixed order without contraction.
+// A scorer owns its scratch buffers (sized once at construction for the largest frame) and scores
+// one frame at a time; the backend runs one scorer per worker thread, so frames in flight never
+// share scratch.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -37,27 +38,25 @@ public:
     }
 };
 
-#define VIF_CPU_REF_DECLARE_ISA(ns)                                                                \
-    namespace ns {                                                                                 \
-    std::unique_ptr<FrameScorer> make_integer(int max_w, int max_h, int bpc, double gain);         \
-    std::unique_ptr<FrameScorer> make_float(int max_w, int max_h, int bpc, double gain,            \
-                                            float kernelscale);                                    \
-    }
-VIF_CPU_REF_DECLARE_ISA(base)
-VIF_CPU_REF_DECLARE_ISA(v3)
-VIF_CPU_REF_DECLARE_ISA(v4)
-#undef VIF_CPU_REF_DECLARE_ISA
-
-// Integer VIF (libvmaf's `vif`), docs/algorithm.md §6. Bit-exact.
-std::unique_ptr<FrameScorer> make_integer_scorer(int max_w, int max_h, int bpc, double gain);
-// Float VIF (libvmaf's `float_vif`), docs/algorithm.md §7. Bit-exact by construction.
-std::unique_ptr<FrameScorer> make_float_scorer(int max_w, int max_h, int bpc, double gain,
-                                               float kernelscale);
-// The instruction-set level the scorers run with: "avx512", "avx2" or "baseline".
-const char* isa_name();
+// Integer VIF (libvmaf's `vif`), docs/algorithm.md §6, in plain scalar code (integer_vif.cpp).
+std::unique_ptr<FrameScorer> make_integer(int max_w, int max_h, int bpc, double gain);
+// Float VIF (libvmaf's `float_vif`), docs/algorithm.md §7 (float_vif.cpp: plain loops in a fixed
+// rounding order; cpu_fast/ compiles the same file per instruction-set level).
+std::unique_ptr<FrameScorer> make_float(int max_w, int max_h, int bpc, double gain,
+                                        float kernelscale);
 
 // Smallest width/height a frame may have for the given filter widths (reflection needs each
 // scale's size to exceed the half-width of every filter applied there, docs/algorithm.md §3).
-int min_frame_size(const int widths[4]);
+inline int min_frame_size(const int widths[4]) {
+    // Scale s sees its statistics filter and the next scale's downsampling filter; its size
+    // must exceed both half-widths: full size >= (half-width + 1) << s.
+    int need = 16;
+    for (int s = 0; s < 4; ++s) {
+        int r = widths[s] / 2;
+        if (s + 1 < 4) r = std::max(r, widths[s + 1] / 2);
+        need = std::max(need, (r + 1) << s);
+    }
+    return need;
+}
 
 } // namespace vif::cpu_ref

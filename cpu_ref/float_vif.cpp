@@ -9,7 +9,17 @@
 #include "pixel_math.hpp"
 #include "vif_constants.hpp"
 
-namespace vif::cpu_ref::VIF_ISA_NS {
+// Built once as the reference (namespace vif::cpu_ref) and once per instruction-set level for the
+// fast backend (cpu_fast/CMakeLists.txt sets VIF_SCORER_NS to vif::cpu_fast::<level>).
+#if !defined(VIF_SCORER_NS)
+#define VIF_SCORER_NS vif::cpu_ref
+#endif
+
+namespace VIF_SCORER_NS {
+#if defined(VIF_ISA_NS)
+using cpu_ref::FrameScorer;
+using cpu_ref::Plane;
+#endif
 namespace {
 
 inline const float* frow(const std::vector<float>& img, int w, int i) {
@@ -254,4 +264,4 @@ std::unique_ptr<FrameScorer> make_float(int max_w, int max_h, int bpc, double ga
     return std::make_unique<FloatVif>(max_w, max_h, bpc, gain, ks);
 }
 
-} // namespace vif::cpu_ref::VIF_ISA_NS
+} // namespace VIF_SCORER_NS

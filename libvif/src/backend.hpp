@@ -1,4 +1,4 @@
-// Internal interface every backend implements (cpu_ref/, cuda/). Backends produce raw per-scale
+// Internal interface every backend implements (cpu_fast/, cuda/). Backends produce raw per-scale
 // accumulators; turning them into scores (and names, pooling) is shared code in libvif/src.
 #pragma once
 
@@ -56,6 +56,13 @@ struct CudaOptions {
     int ladder_shape0 = 0;
 };
 
+// Options of the CPU backend, set by the tests only (the public API leaves them at their defaults).
+struct CpuOptions {
+    // Score with the plain reference scorers of cpu_ref/ instead of the fast ones of cpu_fast/:
+    // the same bits, slower. The golden tests run both.
+    bool reference = false;
+};
+
 // Options after validation, as the numerics need them.
 struct Params {
     VifVariant variant = VIF_VARIANT_INTEGER;
@@ -68,6 +75,7 @@ struct Params {
     uint32_t queue_depth = 0;
     int32_t cuda_device = 0;
     CudaOptions cuda;
+    CpuOptions cpu;
 };
 
 // A host frame after validation. Samples are plain LSB-aligned; bitdepth as configured.

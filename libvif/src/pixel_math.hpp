@@ -1,4 +1,4 @@
-// The per-pixel maths of VIF, one definition for the CPU reference (cpu_ref/) and the CUDA
+// The per-pixel maths of VIF, one definition for the CPU scorers (cpu_ref/, cpu_fast/) and the CUDA
 // kernels (cuda/src/): the integer statistic of docs/algorithm.md §6.3-6.5 (variance rounding,
 // the log lookup L(v), the numerator's double steps, one pixel's contribution) and the float
 // per-pixel terms of §7.4. Each function is `__host__ __device__` under nvcc.
@@ -6,7 +6,7 @@
 // Bit-exactness on both sides: the host builds with -ffp-contract=off and the device with
 // --fmad=false --prec-div=true, so every `*`, `+`, `-`, `/` below is one IEEE operation rounded to
 // nearest on both, and conversions truncate (cvt.rzi on the device, cvttsd2si on x86). The
-// vectorised CPU paths (AVX2/AVX-512 in cpu_ref/) keep their own vector code of the same steps and
+// vectorised CPU paths (AVX2/AVX-512 in cpu_fast/) keep their own vector code of the same steps and
 // call these functions for their scalar tails; the kernels' branch-free multi-pixel variant
 // (int_kernels.cuh, kStatsILP) uses the same building blocks.
 #pragma once
@@ -16,7 +16,7 @@
 #include "vif_constants.hpp"
 
 namespace vif::pixel {
-// cpu_ref compiles its files once per x86-64 level (VIF_ISA_NS = base, v3, v4): an inline
+// cpu_fast compiles its files once per x86-64 level (VIF_ISA_NS = base, v3, v4): an inline
 // namespace per level keeps each build's copies of these inline functions apart, so the linker
 // cannot hand the base build an AVX-512 copy.
 #if defined(VIF_ISA_NS)
@@ -79,7 +79,8 @@ struct TableLog {
 // per b (bit j: the step T[32768 + 32b + j] - T[32768 + 32b + j - 1], j >= 1) reproduce all
 // 32,768 entries: T[32768 + 32b + j] = base[b] + popcount(mask[b] & (2^(j+1) - 1)). 6 KB instead
 // of 64 KB, small enough for shared memory. build_log_table2 checks every entry against the
-// reference table; not yet used by the scoring paths (measure first: docs/cuda.md, "Not done").
+// reference table; not yet used by the scoring paths (measure first: docs/cuda.md, "Not done"; the
+// CPU's AVX-512 statistic measured no faster with it, docs/performance.md).
 struct LogTable2 {
     static constexpr int kBlocks = kLogTableSize / 32;
     uint16_t base[kBlocks];

@@ -1,6 +1,8 @@
 // Golden tests: every case of testdata/ (and of the full set when present, the 1080p pair
-// included) scored through the public API, against libvmaf's values from the expected CSVs.
-// Integer VIF must be equal to the bit; float VIF within 1e-4 per frame and scale.
+// included) scored through the public API (the CPU backend's fast scorers, cpu_fast/), against
+// libvmaf's values from the expected CSVs; the repository's cases also through the plain
+// reference scorers (cpu_ref/, Params::cpu.reference). Integer VIF must be equal to the bit;
+// float VIF within 1e-4 per frame and scale.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "backend.hpp"
 #include "common/golden_data.hpp"
+#include "context.hpp"
 #include "vif/vif.h"
 
 namespace {
@@ -34,11 +38,12 @@ struct Param {
     GoldenCase c;
     Variant v;
     std::string source;
+    bool reference = false; // the reference scorers of cpu_ref/ instead of the public API
 };
 
 // Short names in test listings instead of gtest's byte dump.
 void PrintTo(const Param& p, std::ostream* os) {
-    *os << p.source << "/" << p.c.name << "/" << p.v.name;
+    *os << p.source << "/" << p.c.name << "/" << p.v.name << (p.reference ? "/reference" : "");
 }
 
 std::vector<Param> all_params() {
@@ -47,33 +52,21 @@ std::vector<Param> all_params() {
         const std::string dir =
             std::string(src) == "repo" ? VIF_TESTDATA_DIR : VIF_SHARED_TESTDATA_DIR;
         for (const GoldenCase& c : vif::testing::load_manifest(dir))
-            for (const Variant& v : kVariants) out.push_back({c, v, src});
+            for (const Variant& v : kVariants) {
+                out.push_back({c, v, src, false});
+                // The reference is slow: the repository's (small) cases only.
+                if (std::string(src) == "repo") out.push_back({c, v, src, true});
+            }
     }
     return out;
 }
 
-class Golden : public ::testing::TestWithParam<Param> {};
-
-TEST_P(Golden, MatchesLibvmaf) {
-    const Param& p = GetParam();
-    const GoldenCase& c = p.c;
-    const auto expected = vif::testing::load_expected(c.expected_path());
-    ASSERT_GE(expected.size(), c.frames) << "expected CSV has too few rows: " << c.expected_path();
-
-    VifConfig cfg;
-    vif_default_config(&cfg);
-    cfg.max_width = c.width;
-    cfg.max_height = c.height;
-    cfg.bitdepth = c.bitdepth;
-    cfg.variant = p.v.variant;
-    cfg.enhn_gain_limit = p.v.gain_limit;
-    cfg.backend = VIF_BACKEND_CPU;
-    cfg.threads = 2;
+// Scores every frame of a case through the public API, several frames in flight.
+void score_public_api(const GoldenCase& c, const VifConfig& cfg, std::vector<VifScores>& got) {
     VifContext* ctx = nullptr;
     ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK) << vif_last_error();
 
     // Keep several frames in flight: submit until the queue is full, then receive one.
-    std::vector<VifScores> got;
     auto receive_one = [&] {
         VifScores s;
         ASSERT_EQ(vif_receive(ctx, &s, 1), VIF_OK) << vif_last_error();
@@ -93,6 +86,63 @@ TEST_P(Golden, MatchesLibvmaf) {
         EXPECT_EQ(idx, f);
     }
     while (got.size() < c.frames) receive_one();
+
+    VifScores extra;
+    EXPECT_EQ(vif_receive(ctx, &extra, 1), VIF_AGAIN);
+    vif_destroy(ctx);
+}
+
+// Scores every frame of a case with the CPU backend running the reference scorers.
+void score_reference(const GoldenCase& c, const VifConfig& cfg, std::vector<VifScores>& got) {
+    vif::Params params;
+    ASSERT_EQ(vif::params_from_config(cfg, &params), VIF_OK) << vif_last_error();
+    params.cpu.reference = true;
+    vif::Status err;
+    std::unique_ptr<vif::Backend> backend = vif::create_cpu_backend(params, &err);
+    ASSERT_TRUE(backend) << err.message;
+    for (uint32_t f = 0; f < c.frames; ++f) {
+        const auto ref = vif::testing::read_luma(c, c.ref_path(), f);
+        const auto dis = vif::testing::read_luma(c, c.dist_path(), f);
+        ASSERT_FALSE(ref.empty() || dis.empty()) << "cannot read frame " << f;
+        const ptrdiff_t stride = static_cast<ptrdiff_t>(c.width * c.bytes_per_sample());
+        const vif::HostPlane r{ref.data(), stride, c.width, c.height, false};
+        const vif::HostPlane d{dis.data(), stride, c.width, c.height, false};
+        const vif::Status st = backend->submit(r, d, f);
+        ASSERT_EQ(st.status, VIF_OK) << st.message;
+        vif::FrameRaw raw;
+        const vif::Status rs = backend->receive(&raw, true);
+        ASSERT_EQ(rs.status, VIF_OK) << rs.message;
+        ASSERT_EQ(raw.index, f);
+        VifScores s;
+        vif::finalize_scores(params, raw, &s);
+        got.push_back(s);
+    }
+}
+
+class Golden : public ::testing::TestWithParam<Param> {};
+
+TEST_P(Golden, MatchesLibvmaf) {
+    const Param& p = GetParam();
+    const GoldenCase& c = p.c;
+    const auto expected = vif::testing::load_expected(c.expected_path());
+    ASSERT_GE(expected.size(), c.frames) << "expected CSV has too few rows: " << c.expected_path();
+
+    VifConfig cfg;
+    vif_default_config(&cfg);
+    cfg.max_width = c.width;
+    cfg.max_height = c.height;
+    cfg.bitdepth = c.bitdepth;
+    cfg.variant = p.v.variant;
+    cfg.enhn_gain_limit = p.v.gain_limit;
+    cfg.backend = VIF_BACKEND_CPU;
+    cfg.threads = 2;
+    std::vector<VifScores> got;
+    if (p.reference)
+        score_reference(c, cfg, got);
+    else
+        score_public_api(c, cfg, got);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(got.size(), c.frames);
 
     const bool integer = p.v.variant == VIF_VARIANT_INTEGER;
     const std::string pre = integer ? "integer_vif" : "vif";
@@ -125,9 +175,6 @@ TEST_P(Golden, MatchesLibvmaf) {
             EXPECT_NEAR(s.combined, want_combined, 1e-4) << "frame " << f;
         }
     }
-    VifScores extra;
-    EXPECT_EQ(vif_receive(ctx, &extra, 1), VIF_AGAIN);
-    vif_destroy(ctx);
     if (!integer) {
         RecordProperty("max_abs_diff", std::to_string(max_diff));
         std::printf("[ max |float - libvmaf| over %u frames: %.3g ]\n", c.frames, max_diff);
@@ -135,7 +182,8 @@ TEST_P(Golden, MatchesLibvmaf) {
 }
 
 std::string param_name(const ::testing::TestParamInfo<Param>& info) {
-    std::string n = info.param.source + "_" + info.param.c.name + "_" + info.param.v.name;
+    std::string n = info.param.source + "_" + info.param.c.name + "_" + info.param.v.name +
+                    (info.param.reference ? "_reference" : "");
     std::replace_if(
         n.begin(), n.end(), [](char ch) { return !std::isalnum((unsigned char)ch); }, '_');
     return n;

@@ -1,5 +1,6 @@
 // The CPU backend: a ring of frame slots and one worker thread per configured thread, each with
-// its own VIF engine (scratch buffers). Frames are independent, so scoring them in parallel gives
+// its own VIF engine (scratch buffers): a fast scorer of cpu_fast/, or the plain reference of
+// cpu_ref/ when Params::cpu.reference asks for it (tests). Frames are independent, so scoring them in parallel gives
 // the same bits as scoring them one by one; results leave in submission order. A slot holds one
 // reference and one or more distorted planes (vif_submit_multi: a ladder's rungs), scored by one
 // worker that computes the reference's share once.
@@ -15,7 +16,8 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "cpu_ref.hpp"
+#include "cpu_fast/cpu_fast.hpp"
+#include "cpu_ref/cpu_ref.hpp"
 #include "sample_range.hpp"
 #include "vif_constants.hpp"
 
@@ -160,9 +162,13 @@ private:
     std::unique_ptr<cpu_ref::FrameScorer> make_engine() const {
         const int w = static_cast<int>(params_.max_width), h = static_cast<int>(params_.max_height);
         const int bpc = static_cast<int>(params_.bitdepth);
-        if (params_.variant == VIF_VARIANT_INTEGER)
-            return cpu_ref::make_integer_scorer(w, h, bpc, params_.gain_limit);
-        return cpu_ref::make_float_scorer(w, h, bpc, params_.gain_limit, params_.kernelscale);
+        const bool integer = params_.variant == VIF_VARIANT_INTEGER;
+        if (params_.cpu.reference)
+            return integer
+                       ? cpu_ref::make_integer(w, h, bpc, params_.gain_limit)
+                       : cpu_ref::make_float(w, h, bpc, params_.gain_limit, params_.kernelscale);
+        if (integer) return cpu_fast::make_integer_scorer(w, h, bpc, params_.gain_limit);
+        return cpu_fast::make_float_scorer(w, h, bpc, params_.gain_limit, params_.kernelscale);
     }
 
     // Packs a plane into a slot; plain 10/12-bit words are OR-ed as they are copied, to catch

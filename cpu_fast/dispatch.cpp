@@ -1,15 +1,13 @@
-// Picks the instruction-set build of the scorers for the running CPU (see cpu_ref.hpp).
-#include <algorithm>
+// Picks the instruction-set build of the fast scorers for the running CPU (see cpu_fast.hpp).
+#include "cpu_fast.hpp"
 
-#include "cpu_ref.hpp"
-
-namespace vif::cpu_ref {
+namespace vif::cpu_fast {
 namespace {
 
 enum class Isa { kBase, kV3, kV4 };
 
 Isa detect() {
-#if defined(VIF_CPU_REF_HAVE_X86_LEVELS)
+#if defined(VIF_CPU_FAST_HAVE_X86_LEVELS)
     __builtin_cpu_init();
 #if defined(__clang__) && __clang_major__ < 16
     // Older clang (Debian 12's 14, used by scripts/fuzz.sh) knows no level names: the levels'
@@ -38,7 +36,7 @@ Isa isa() {
 
 std::unique_ptr<FrameScorer> make_integer_scorer(int w, int h, int bpc, double gain) {
     switch (isa()) {
-#if defined(VIF_CPU_REF_HAVE_X86_LEVELS)
+#if defined(VIF_CPU_FAST_HAVE_X86_LEVELS)
     case Isa::kV4:
         return v4::make_integer(w, h, bpc, gain);
     case Isa::kV3:
@@ -51,7 +49,7 @@ std::unique_ptr<FrameScorer> make_integer_scorer(int w, int h, int bpc, double g
 
 std::unique_ptr<FrameScorer> make_float_scorer(int w, int h, int bpc, double gain, float ks) {
     switch (isa()) {
-#if defined(VIF_CPU_REF_HAVE_X86_LEVELS)
+#if defined(VIF_CPU_FAST_HAVE_X86_LEVELS)
     case Isa::kV4:
         return v4::make_float(w, h, bpc, gain, ks);
     case Isa::kV3:
@@ -73,16 +71,4 @@ const char* isa_name() {
     }
 }
 
-int min_frame_size(const int widths[4]) {
-    // Scale s sees its statistics filter and the next scale's downsampling filter; its size
-    // must exceed both half-widths: full size >= (half-width + 1) << s.
-    int need = 16;
-    for (int s = 0; s < 4; ++s) {
-        int r = widths[s] / 2;
-        if (s + 1 < 4) r = std::max(r, widths[s + 1] / 2);
-        need = std::max(need, (r + 1) << s);
-    }
-    return need;
-}
-
-} // namespace vif::cpu_ref
+} // namespace vif::cpu_fast
