@@ -23,12 +23,9 @@ void require_gpu(const Options &o, CudaWarmup &warmup) {
     g_timeline.mark("waited for the CUDA start-up");
     if (st == VIF_OK) return;
     const std::string why = warmup.message().empty() ? "" : " (" + warmup.message() + ")";
-    throw Failure{o.check_parity ? "--check-parity needs the cuda backend: this build has no CUDA "
-                                   "backend or no usable GPU was found" +
-                                       why
-                                 : "--backend cuda: this build has no CUDA backend or no usable "
-                                   "GPU was found" +
-                                       why};
+    const char *who = o.check_parity ? "--check-parity needs the cuda backend" : "--backend cuda";
+    throw Failure{std::string(who) + ": this build has no CUDA backend or no usable GPU was found" +
+                  why};
 }
 
 // The contexts every variant starts with: the CPU and CUDA for --check-parity, the CPU while
