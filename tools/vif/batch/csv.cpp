@@ -29,4 +29,4 @@ std::vector<CsvField> split_csv_line(const std::string& line, bool* unterminated
     return out;
 }
 
-}  // namespace vif::batch
+} // namespace vif::batch

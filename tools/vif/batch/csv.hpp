@@ -18,6 +18,6 @@ struct CsvField {
 /** The fields of `line`; *unterminated (if given) says whether a quote was left open. */
 std::vector<CsvField> split_csv_line(const std::string& line, bool* unterminated = nullptr);
 
-}  // namespace vif::batch
+} // namespace vif::batch
 
 #endif

@@ -115,8 +115,7 @@ int score_on_device(const Options &o, HwDecodeInputs &hw, const PairRequests &rq
     progress.finish();
     if (res.submitted == 0) throw Failure{"no frames to score"};
     if (!res.short_input.empty())
-        warn_input_ended_early(res.short_input == "reference", res.short_frames,
-                               res.short_frames);
+        warn_input_ended_early(res.short_input == "reference", res.short_frames, res.short_frames);
     if (o.verbose) {
         if (ri.decoder)
             std::fprintf(stderr, "vif: hwdec: reference: %llu segments\n",

@@ -25,7 +25,7 @@ void open_output(const Options &o, const StdStreams &streams, std::optional<Outp
     if (!o.read_only && (!o.output.empty() || o.format_given)) {
         try {
             out->emplace(o.output.empty() ? std::string("-") : o.output,
-                        std::vector<std::string>{o.reference, o.distorted});
+                         std::vector<std::string>{o.reference, o.distorted});
         } catch (const OutputError &e) {
             throw Failure{e.what()};
         }
