@@ -45,6 +45,14 @@ TEST(Manifest, CsvWithOptionalColumnsInAnyOrder) {
     EXPECT_EQ(rows[1].pixel_format, "");
 }
 
+// Unquoted fields lose their surrounding spaces; quoted ones keep what the quotes hold.
+TEST(Manifest, CsvSpacesAreTrimmedOutsideQuotesOnly) {
+    const auto rows = parse("reference , distorted\n  src.yuv\t,\"  r 1.yuv \"\n");
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].reference, "src.yuv");
+    EXPECT_EQ(rows[0].distorted, "  r 1.yuv ");
+}
+
 TEST(Manifest, JsonLines) {
     const auto rows =
         parse("{\"reference\": \"a.y4m\", \"distorted\": \"b\\\"q.mp4\"}\n"

@@ -1,5 +1,5 @@
 // `--hwdec auto|cuda|none`: whether the inputs are decoded by NVDEC straight into GPU memory
-// (device_pairs.hpp scores them there) or on the CPU (the host path of main.cpp).
+// (device_pairs.hpp scores them there) or on the CPU (the host path, pair/host_scoring.hpp).
 //
 //   none: software decoding, host path.
 //   cuda: every encoded input (not raw/Y4M, not stdin) is decoded with NVDEC; a GPU, a CUDA

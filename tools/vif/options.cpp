@@ -389,4 +389,10 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
     return result;
 }
 
+void apply_variant(const VariantSpec &spec, VifConfig *cfg) {
+    cfg->variant = spec.variant;
+    cfg->enhn_gain_limit = spec.enhn_gain_limit;
+    cfg->kernelscale = spec.kernelscale;
+}
+
 } // namespace vifcli

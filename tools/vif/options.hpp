@@ -1,6 +1,6 @@
 // The `vif` command line: every option (with libvmaf's `vmaf` spellings as aliases), parsed and
 // checked into Options without touching any file, printing anything or exiting, so that it can be
-// tested and fuzzed on its own (parse_options). main.cpp acts on the result.
+// tested and fuzzed on its own (parse_options). main.cpp acts on the result (pair/run_pair.hpp).
 #ifndef VIF_TOOLS_OPTIONS_HPP
 #define VIF_TOOLS_OPTIONS_HPP
 
@@ -30,6 +30,10 @@ struct VariantSpec {
     double enhn_gain_limit = 100.0; ///< vif_enhn_gain_limit (libvmaf's default)
     double kernelscale = 1.0;       ///< vif_kernelscale (float only)
 };
+
+/** Sets cfg's variant and that variant's options from `spec`; the rest of cfg is left as it is
+ *  (the single-pair command and the ladder configure their contexts alike). */
+void apply_variant(const VariantSpec &spec, VifConfig *cfg);
 
 /** What the command line asked for, checked (values in range, no contradictions). */
 struct Options {

@@ -150,6 +150,23 @@ Pooled pool(const Report &r, size_t key) {
     return p;
 }
 
+VifStatus add_variant_columns(Report &r, const VifConfig &cfg, const std::vector<VifScores> &scores,
+                              int metrics) {
+    const char *vname = cfg.variant == VIF_VARIANT_INTEGER ? "integer" : "float";
+    r.variant += (r.variant.empty() ? "" : "+") + std::string(vname);
+    for (int m = 0; m < metrics; ++m) {
+        char name[64];
+        const VifStatus st = vif_metric_name(&cfg, VifMetric(m), name, sizeof name);
+        if (st != VIF_OK) return st;
+        r.keys.emplace_back(name);
+        std::vector<double> column(scores.size());
+        for (size_t i = 0; i < column.size(); ++i)
+            column[i] = vif_metric_value(&scores[i], VifMetric(m));
+        r.columns.push_back(std::move(column));
+    }
+    return VIF_OK;
+}
+
 namespace {
 
 // libvmaf's choice between %.6f and %.16f: how many times the fractional part of a non-negative

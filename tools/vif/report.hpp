@@ -28,6 +28,14 @@ struct Report {
     double value(size_t frame, size_t key) const { return columns[key][frame]; }
 };
 
+/**
+ * Appends one variant's scores to `r`: a column per metric 0 .. metrics-1 (VifMetric order) under
+ * libvmaf's key for `cfg` (vif_metric_name), and the variant's name to r.variant ("integer",
+ * "float", joined by '+'). VIF_OK, or the status of a key name that could not be had.
+ */
+VifStatus add_variant_columns(Report &r, const VifConfig &cfg, const std::vector<VifScores> &scores,
+                              int metrics);
+
 struct Pooled {
     double min = 0, max = 0, mean = 0, harmonic_mean = 0;
     double p1 = 0, p5 = 0, p10 = 0, median = 0;

@@ -1,5 +1,7 @@
 #include "batch/manifest.hpp"
 
+#include "batch/csv.hpp"
+
 #include <cctype>
 #include <filesystem>
 #include <fstream>
@@ -20,32 +22,13 @@ std::string trim(const std::string& s) {
     return s.substr(a, b - a);
 }
 
-// RFC 4180 fields: quotes around a field, "" for a quote inside one.
+// A line's fields (batch/csv.hpp): unquoted ones trimmed, an open quote refused.
 std::vector<std::string> csv_fields(const std::string& line, const std::string& name, size_t n) {
+    bool unterminated = false;
     std::vector<std::string> out;
-    std::string cur;
-    bool quoted = false, was_quoted = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-                cur += '"', ++i;
-            else if (c == '"')
-                quoted = false;
-            else
-                cur += c;
-        } else if (c == '"') {
-            quoted = was_quoted = true;
-        } else if (c == ',') {
-            out.push_back(was_quoted ? cur : trim(cur));
-            cur.clear();
-            was_quoted = false;
-        } else if (c != '\r') {
-            cur += c;
-        }
-    }
-    if (quoted) bad(name, n, "unterminated quote");
-    out.push_back(was_quoted ? cur : trim(cur));
+    for (CsvField& f : split_csv_line(line, &unterminated))
+        out.push_back(f.quoted ? std::move(f.text) : trim(f.text));
+    if (unterminated) bad(name, n, "unterminated quote");
     return out;
 }
 

@@ -1,5 +1,7 @@
 #include "batch/summary.hpp"
 
+#include "batch/csv.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -32,29 +34,10 @@ std::string number(double v) {
     return std::string(buf, r.ptr);
 }
 
+// A line's fields as written (batch/csv.hpp).
 std::vector<std::string> fields(const std::string& line) {
     std::vector<std::string> out;
-    std::string cur;
-    bool q = false;
-    for (size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (q) {
-            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-                cur += '"', ++i;
-            else if (c == '"')
-                q = false;
-            else
-                cur += c;
-        } else if (c == '"') {
-            q = true;
-        } else if (c == ',') {
-            out.push_back(cur);
-            cur.clear();
-        } else if (c != '\r') {
-            cur += c;
-        }
-    }
-    out.push_back(cur);
+    for (CsvField& f : split_csv_line(line)) out.push_back(std::move(f.text));
     return out;
 }
 

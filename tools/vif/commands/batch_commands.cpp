@@ -120,6 +120,21 @@ int parse(CLI::App &app, int argc, const char *const *argv) {
     return -1;
 }
 
+// Runs a subcommand once its options are parsed: its exit code, or one "vif: error:" line and
+// kExitUsage for a bad option value (std::invalid_argument), kExitError for anything else.
+template <typename Body>
+int exit_code_of(Body &&body) {
+    try {
+        return body();
+    } catch (const std::invalid_argument &e) {
+        std::fprintf(stderr, "vif: error: %s\n", e.what());
+        return kExitUsage;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "vif: error: %s\n", e.what());
+        return kExitError;
+    }
+}
+
 void make_dir(const std::string &dir) {
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -226,7 +241,7 @@ int ladder_main(int argc, const char *const *argv) {
     app.add_flag("--resume", resume, "Skip rungs whose complete output is already in DIR");
     add_common(app, c);
     if (int code = parse(app, argc, argv); code >= 0) return code;
-    try {
+    return exit_code_of([&] {
         std::vector<vif::batch::ManifestRow> rows;
         for (size_t i = 0; i < rungs.size(); ++i) {
             vif::batch::ManifestRow r;
@@ -246,13 +261,7 @@ int ladder_main(int argc, const char *const *argv) {
         make_dir(out_dir);
         s.resume = resume;
         return run_groups({group}, s, {}, 1, (fs::path(out_dir) / "summary.csv").string(), c.quiet);
-    } catch (const std::invalid_argument &e) {
-        std::fprintf(stderr, "vif: error: %s\n", e.what());
-        return kExitUsage;
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "vif: error: %s\n", e.what());
-        return kExitError;
-    }
+    });
 }
 
 int batch_main(int argc, const char *const *argv) {
@@ -276,7 +285,7 @@ int batch_main(int argc, const char *const *argv) {
     app.add_flag("--overwrite", overwrite, "Score every row again, even with complete outputs");
     add_common(app, c);
     if (int code = parse(app, argc - 1, argv + 1); code >= 0) return code;
-    try {
+    return exit_code_of([&] {
         vif::batch::Shard sh;
         std::string err;
         if (!vif::batch::resolve_shard(
@@ -328,13 +337,7 @@ int batch_main(int argc, const char *const *argv) {
         return run_groups(
             groups, s, devices, workers,
             (fs::path(out_dir) / vif::batch::summary_name(sh.index, sh.count)).string(), c.quiet);
-    } catch (const std::invalid_argument &e) {
-        std::fprintf(stderr, "vif: error: %s\n", e.what());
-        return kExitUsage;
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "vif: error: %s\n", e.what());
-        return kExitError;
-    }
+    });
 }
 
 int merge_main(int argc, const char *const *argv) {

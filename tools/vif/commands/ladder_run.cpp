@@ -161,9 +161,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
 
     VifConfig cfg;
     vif_default_config(&cfg);
-    cfg.variant = s.variant.variant;
-    cfg.enhn_gain_limit = s.variant.enhn_gain_limit;
-    cfg.kernelscale = s.variant.kernelscale;
+    apply_variant(s.variant, &cfg);
     cfg.backend = s.backend;
     cfg.cuda_device = s.cuda_device;
     cfg.threads = s.threads;
@@ -298,19 +296,15 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         rep.height = ri.height;
         rep.bitdepth = ri.bitdepth;
         rep.backend = vif_backend_name(ctx);
-        rep.variant = cfg.variant == VIF_VARIANT_INTEGER ? "integer" : "float";
         rep.reference = r.job.row.reference;
         rep.distorted = r.job.row.distorted;
-        for (int m = VIF_METRIC_SCALE0; m <= VIF_METRIC_SCALE3; ++m) {
-            char name[64];
-            vif_metric_name(&cfg, VifMetric(m), name, sizeof name);
-            rep.keys.emplace_back(name);
-            std::vector<double> col(r.scores.size());
-            for (size_t i = 0; i < col.size(); ++i)
-                col[i] = vif_metric_value(&r.scores[i], VifMetric(m));
-            r.summary.scale[size_t(m - VIF_METRIC_SCALE0)] = mean(col);
-            rep.columns.push_back(std::move(col));
+        if (add_variant_columns(rep, cfg, r.scores, VIF_METRIC_SCALE3 + 1) != VIF_OK) {
+            fail(r, vif_last_error());
+            report(r);
+            continue;
         }
+        for (int m = VIF_METRIC_SCALE0; m <= VIF_METRIC_SCALE3; ++m)
+            r.summary.scale[size_t(m - VIF_METRIC_SCALE0)] = mean(rep.columns[size_t(m)]);
         std::vector<double> combined(r.scores.size());
         for (size_t i = 0; i < combined.size(); ++i) {
             combined[i] = r.scores[i].combined;

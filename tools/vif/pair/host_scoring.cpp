@@ -1,0 +1,190 @@
+#include "pair/host_scoring.hpp"
+
+#include "pair/failure.hpp"
+#include "pair/pair_report.hpp"
+#include "pair/progress.hpp"
+#include "pair/timeline.hpp"
+#include "pair/variants.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <unistd.h>
+
+namespace vifcli {
+namespace {
+
+// --check-parity and --backend cuda need a GPU: wait for CUDA's start-up and say clearly if
+// there is none.
+void require_gpu(const Options &o, CudaWarmup &warmup) {
+    const VifStatus st = warmup.wait();
+    g_timeline.mark("waited for the CUDA start-up");
+    if (st == VIF_OK) return;
+    const std::string why = warmup.message().empty() ? "" : " (" + warmup.message() + ")";
+    const char *who = o.check_parity ? "--check-parity needs the cuda backend" : "--backend cuda";
+    throw Failure{std::string(who) + ": this build has no CUDA backend or no usable GPU was found" +
+                  why};
+}
+
+// The contexts every variant starts with: the CPU and CUDA for --check-parity, the CPU while
+// a hand-over is pending, else the backend asked for.
+void create_contexts(const Options &o, Variants &variants, CudaWarmup &warmup, bool hand_over,
+                     std::optional<uint64_t> expected) {
+    for (auto &v : variants) {
+        if (o.check_parity) {
+            v->primary.create(v->cfg, VIF_BACKEND_CPU);
+            v->secondary.create(v->cfg, VIF_BACKEND_CUDA);
+        } else if (hand_over) {
+            v->primary.create(v->cfg, VIF_BACKEND_CPU);
+        } else {
+            if (o.backend == VIF_BACKEND_AUTO) warmup.wait(); // done already: no wait
+            v->primary.create(v->cfg, o.backend);
+        }
+        if (expected) {
+            v->primary.scores.reserve(size_t(*expected));
+            if (o.check_parity) v->secondary.scores.reserve(size_t(*expected));
+        }
+    }
+    g_timeline.mark("scoring contexts created");
+}
+
+// The hand-over, once CUDA's start-up has finished: a CUDA context for every variant, or for
+// none (then everything stays on the CPU; nothing was sent to CUDA yet).
+void hand_over_to_gpu(Variants &variants, CudaWarmup &warmup, std::optional<uint64_t> expected,
+                      bool verbose) {
+    if (warmup.wait() != VIF_OK) return;
+    try {
+        for (auto &v : variants) {
+            v->gpu.create(v->cfg, VIF_BACKEND_CUDA);
+            v->gpu.scores.reserve(expected ? size_t(*expected) : 0);
+        }
+        g_timeline.mark("GPU ready: frames from here on go to cuda");
+    } catch (const Failure &f) {
+        for (auto &v : variants) {
+            vif_destroy(v->gpu.ctx);
+            v->gpu.ctx = nullptr;
+        }
+        if (verbose) std::fprintf(stderr, "vif: staying on the cpu: %s\n", f.message.c_str());
+    }
+}
+
+void drain_all(const Options &o, Variants &variants, bool block) {
+    for (auto &v : variants) {
+        v->primary.drain(block);
+        if (o.check_parity) v->secondary.drain(block);
+        if (v->gpu.ctx) v->gpu.drain(block);
+    }
+}
+
+} // namespace
+
+int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
+                     std::optional<OutputFile> &out) {
+    const VideoInfo &ri = in.ref->info(), &di = in.dist->info();
+    Prefetcher &rpf = *in.ref_reader, &dpf = *in.dist_reader;
+    auto variants = make_variants(o, ri, in.expected);
+
+    if (!o.read_only && (o.check_parity || o.backend == VIF_BACKEND_CUDA)) require_gpu(o, warmup);
+    // --backend auto while CUDA is still starting: score on the CPU at once and hand the frames
+    // over to the GPU as soon as it is ready. Short clips are then done before CUDA's 0.2-0.3 s
+    // start-up is.
+    const bool hand_over =
+        !o.read_only && !o.check_parity && o.backend == VIF_BACKEND_AUTO && warmup.running();
+    bool handed_over = false;
+    if (!o.read_only) create_contexts(o, variants, warmup, hand_over, in.expected);
+
+    const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
+    Progress progress(show_progress, in.expected);
+    std::vector<uint64_t> frame_nums;
+    if (in.expected) frame_nums.reserve(size_t(*in.expected));
+    const auto t0 = std::chrono::steady_clock::now();
+    uint64_t submitted = 0;
+    std::vector<uint8_t> scratch(o.read_only ? ri.luma_bytes() + di.luma_bytes() : 0);
+    VifPicture rpic{nullptr,     ptrdiff_t(ri.row_bytes()), ri.width, ri.height,
+                    ri.bitdepth, ri.picture_flags};
+    VifPicture dpic{nullptr,     ptrdiff_t(di.row_bytes()), di.width, di.height,
+                    di.bitdepth, di.picture_flags};
+    auto scored = [&] {
+        return variants[0]->primary.scores.size() + variants[0]->gpu.scores.size();
+    };
+    for (;;) {
+        Prefetcher::Frame fa, fb;
+        auto sa = rpf.next(&fa);
+        auto sb = dpf.next(&fb);
+        if (sa == Prefetcher::Status::kFrame && sb == Prefetcher::Status::kFrame) {
+            if (hand_over && !handed_over && !warmup.running()) {
+                handed_over = true; // asked once, whatever the outcome
+                hand_over_to_gpu(variants, warmup, in.expected, o.verbose);
+            }
+            if (!o.read_only) {
+                rpic.data = fa.data;
+                dpic.data = fb.data;
+                for (auto &v : variants) {
+                    (v->gpu.ctx ? v->gpu : v->primary).submit(rpic, dpic);
+                    if (o.check_parity) v->secondary.submit(rpic, dpic);
+                }
+            } else {
+                // Stand in for vif_submit's copy, so that the speed is that of real input.
+                std::memcpy(scratch.data(), fa.data, ri.luma_bytes());
+                std::memcpy(scratch.data() + ri.luma_bytes(), fb.data, di.luma_bytes());
+            }
+            frame_nums.push_back(fa.pair);
+            rpf.release();
+            dpf.release();
+            ++submitted;
+            if (submitted == 1) g_timeline.mark("first frame pair read and submitted");
+            if (!o.read_only) drain_all(o, variants, false);
+            progress.update(o.read_only ? submitted : scored());
+            continue;
+        }
+        if (sa == Prefetcher::Status::kError) throw Failure{rpf.error()};
+        if (sb == Prefetcher::Status::kError) throw Failure{dpf.error()};
+        if (sa != sb && !in.counts_differ) {
+            const bool ref_short = sa == Prefetcher::Status::kEnd;
+            const uint64_t common = submitted ? frame_nums.back() + 1 : 0;
+            warn_input_ended_early(ref_short, (ref_short ? o.skip_ref : o.skip_dist) + common,
+                                   common);
+        }
+        break;
+    }
+    rpf.stop();
+    dpf.stop();
+    if (!o.read_only) drain_all(o, variants, true);
+    // Frames scored on the CPU before the hand-over come first: submission order is kept.
+    const bool on_gpu = variants[0]->gpu.ctx != nullptr;
+    const size_t cpu_frames = on_gpu ? variants[0]->primary.scores.size() : 0;
+    if (on_gpu) {
+        if (o.verbose)
+            std::fprintf(stderr, "vif: %zu frames on the cpu while CUDA started, %zu on cuda\n",
+                         cpu_frames, variants[0]->gpu.scores.size());
+        for (auto &v : variants)
+            v->primary.scores.insert(v->primary.scores.end(), v->gpu.scores.begin(),
+                                     v->gpu.scores.end());
+    }
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    g_timeline.mark("all frames scored");
+    progress.update(o.read_only ? submitted : variants[0]->primary.scores.size(), true);
+    progress.finish();
+    if (submitted == 0) throw Failure{"no frames to score"};
+
+    if (o.read_only) {
+        double mb = double(submitted) * double(ri.luma_bytes() + di.luma_bytes()) / 1e6;
+        std::printf("read %llu frame pairs (luma only, %s) in %.3f s: %.1f fps, %.1f MB/s\n",
+                    (unsigned long long)submitted, rpf.mapped() ? "mapped" : "pread", secs,
+                    double(submitted) / secs, mb / secs);
+        flush_stdout();
+        return 0;
+    }
+    check_all_scored(variants, submitted);
+    return write_report(o, variants, std::move(frame_nums), secs > 0 ? double(submitted) / secs : 0,
+                        ri,
+                        !on_gpu      ? variants[0]->primary.backend
+                        : cpu_frames ? "cpu+cuda"
+                                     : "cuda",
+                        out);
+}
+
+} // namespace vifcli
