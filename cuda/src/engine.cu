@@ -141,6 +141,13 @@ struct Engine::Impl {
         allocations.push_back(*p);
         return {};
     }
+    Status alloc_zeroed(void** p, size_t bytes) {
+        if (Status x = alloc(p, bytes)) return x;
+        // On the default stream, waited for here: the engine's own streams do not order after it.
+        VIF_CUDA_TRY(cudaMemsetAsync(*p, 0, bytes, nullptr));
+        VIF_CUDA_TRY(cudaStreamSynchronize(nullptr));
+        return {};
+    }
 };
 
 bool device_present() {
@@ -200,8 +207,11 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
         if (!is_int) {
             d.pix_pitch[s] = pitch;
             const size_t bytes = size_t(pitch) * hs * sizeof(float);
-            if (Status x = d.alloc(reinterpret_cast<void**>(&d.num[s]), bytes)) return fail(x);
-            if (Status x = d.alloc(reinterpret_cast<void**>(&d.den[s]), bytes)) return fail(x);
+            // The row sums copy 16-byte pieces, so the last piece of a row may read up to 3
+            // columns of padding past w (never summed): zeroed once, so that no read ever sees
+            // uninitialised memory (compute-sanitizer initcheck reported those reads).
+            for (float** buf : {&d.num[s], &d.den[s]})
+                if (Status x = d.alloc_zeroed(reinterpret_cast<void**>(buf), bytes)) return fail(x);
         }
     }
     if (!is_int) {
