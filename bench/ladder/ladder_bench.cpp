@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "synthetic_plane.hpp"
 #include "vif/vif.h"
 
 namespace {
@@ -33,25 +34,7 @@ struct Options {
 };
 
 std::vector<uint8_t> plane(int w, int h, int bpc, int seed, int noise_amp) {
-    const int bps = bpc == 8 ? 1 : 2, maxv = (1 << bpc) - 1;
-    std::vector<uint8_t> out(size_t(w) * h * bps);
-    std::mt19937 rng(1234);
-    std::mt19937 rng2(99 + seed);
-    std::uniform_int_distribution<int> noise(-6, 6), extra(-noise_amp, noise_amp);
-    for (int i = 0; i < h; ++i)
-        for (int j = 0; j < w; ++j) {
-            const double base = 0.5 + 0.35 * std::sin(i * 0.02) * std::cos(j * 0.013) +
-                                0.1 * (((i / 32) + (j / 32)) % 2);
-            int v = int(base * maxv) + noise(rng) * (maxv / 255);
-            if (noise_amp) v += extra(rng2) * (maxv / 255);
-            v = std::clamp(v, 0, maxv);
-            const size_t k = size_t(i) * w + j;
-            if (bps == 1)
-                out[k] = uint8_t(v);
-            else
-                reinterpret_cast<uint16_t*>(out.data())[k] = uint16_t(v);
-        }
-    return out;
+    return vif::bench::ladder_plane(w, h, bpc, seed, noise_amp);
 }
 
 // Process CPU time: on a shared machine it is steadier than wall time, and with one worker

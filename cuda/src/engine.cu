@@ -95,6 +95,22 @@ KernelLaunch final_launch() {
     return k;
 }
 
+// The scale-3 arguments of the fused scales 2+3 launch: its tiles read the scale-2 images (of
+// each of the `frames` frames of a batched launch) and derive their samples from them.
+IntScaleArgs fused_scale3_args(const IntScaleArgs& s2, IntScaleArgs s3, int frames) {
+    s3.ref = s2.ref;
+    s3.dis = s2.dis;
+    s3.ref_pitch = s2.ref_pitch;
+    s3.dis_pitch = s2.dis_pitch;
+    s3.src_w = s2.w;
+    s3.src_h = s2.h;
+    for (int z = 0; z < frames; ++z) {
+        s3.batch.ref[z] = s2.batch.ref[z];
+        s3.batch.dis[z] = s2.batch.dis[z];
+    }
+    return s3;
+}
+
 } // namespace
 
 struct Engine::Impl {
@@ -508,14 +524,7 @@ Status Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, in
             if (s == 0 && input_consumed) VIF_CUDA_TRY(cudaEventRecord(input_consumed, stream));
         }
         if (params_.cuda.fuse23) {
-            // Scale 3 tiles read scale 2 and derive their samples from it.
-            IntScaleArgs a3 = args[3];
-            a3.ref = args[2].ref;
-            a3.dis = args[2].dis;
-            a3.ref_pitch = args[2].ref_pitch;
-            a3.dis_pitch = args[2].dis_pitch;
-            a3.src_w = args[2].w;
-            a3.src_h = args[2].h;
+            IntScaleArgs a3 = fused_scale3_args(args[2], args[3], 0);
             const KernelLaunch& k = launches[li]; // its launcher split the grid
             int blocks2 = k.fused_blocks2, g2x = k.fused_grid2_x, g3x = k.fused_grid3_x;
             void* kargs[] = {&args[2], &a3, &blocks2, &g2x, &g3x};
@@ -672,17 +681,7 @@ Status Engine::enqueue_batch(const DevPlane* ref, const DevPlane* dis, int n, in
         if (s == 0 && input_consumed) VIF_CUDA_TRY(cudaEventRecord(input_consumed, stream));
     }
     if (fuse) {
-        IntScaleArgs a3 = args[3]; // scale-3 tiles derive their samples from scale 2
-        a3.ref = args[2].ref;
-        a3.dis = args[2].dis;
-        a3.ref_pitch = args[2].ref_pitch;
-        a3.dis_pitch = args[2].dis_pitch;
-        a3.src_w = args[2].w;
-        a3.src_h = args[2].h;
-        for (int z = 0; z < n; ++z) {
-            a3.batch.ref[z] = args[2].batch.ref[z];
-            a3.batch.dis[z] = args[2].batch.dis[z];
-        }
+        IntScaleArgs a3 = fused_scale3_args(args[2], args[3], n);
         const KernelLaunch& k = d.plan[li];
         int blocks2 = k.fused_blocks2, g2x = k.fused_grid2_x, g3x = k.fused_grid3_x;
         void* kargs[] = {&args[2], &a3, &blocks2, &g2x, &g3x};
