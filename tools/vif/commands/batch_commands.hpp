@@ -3,6 +3,7 @@
 //   vif batch MANIFEST --out-dir DIR       a catalogue: every manifest row, one start-up
 //   vif merge DIR... [-o FILE]             the summaries of a sharded batch joined
 // main.cpp dispatches here (is_ladder_command_line / the first argument) before its own parser.
+// One file each: ladder_command.cpp, batch_command.cpp, merge_command.cpp.
 #ifndef VIF_TOOLS_BATCH_COMMANDS_HPP
 #define VIF_TOOLS_BATCH_COMMANDS_HPP
 

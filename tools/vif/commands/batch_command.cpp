@@ -1,0 +1,103 @@
+// `vif batch MANIFEST --out-dir DIR`: every row of a manifest (or of this machine's shard).
+#include "commands/batch_commands.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "batch/manifest.hpp"
+#include "batch/outputs.hpp"
+#include "batch/shard.hpp"
+#include "batch/summary.hpp"
+#include "commands/group_runner.hpp"
+#include "commands/subcommand_options.hpp"
+
+namespace vifcli {
+
+int batch_main(int argc, const char *const *argv) {
+    CLI::App app{"vif batch: score every pair of a manifest (CSV with reference,distorted "
+                 "[,width,height,pixel_format,bitdepth], or JSON lines) with one start-up; rows "
+                 "sharing a reference decode it once. One output per row in DIR and "
+                 "DIR/summary.csv; re-running skips rows whose complete output exists."};
+    app.name("vif batch");
+    std::string manifest, out_dir, shard, devices_text;
+    size_t workers = 0;
+    bool overwrite = false;
+    CommonOptions c;
+    app.add_option("manifest", manifest, "The manifest (CSV or JSON lines)")->required();
+    app.add_option("--out-dir", out_dir, "Output folder")->required();
+    app.add_option("--shard", shard,
+                   "I/N: this machine's share (or N, the index coming from SLURM_ARRAY_TASK_ID, "
+                   "JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX)");
+    app.add_option("--devices", devices_text, "CUDA devices to spread the work over, e.g. 0,1");
+    app.add_option("--workers", workers,
+                   "Scoring contexts at once (default: one per device, or 1 on the CPU)");
+    app.add_flag("--overwrite", overwrite, "Score every row again, even with complete outputs");
+    add_common(app, c);
+    if (int code = parse_subcommand(app, argc - 1, argv + 1); code >= 0) return code;
+    return exit_code_of([&] {
+        vif::batch::Shard sh;
+        std::string err;
+        if (!vif::batch::resolve_shard(
+                shard, [](const char *n) { return std::getenv(n); }, &sh, &err)) {
+            std::fprintf(stderr, "vif: error: %s\n", err.c_str());
+            return kExitUsage;
+        }
+        std::vector<int> devices;
+        if (!devices_text.empty()) {
+            std::stringstream ss(devices_text);
+            for (std::string d; std::getline(ss, d, ',');) {
+                char *end = nullptr;
+                const long v = std::strtol(d.c_str(), &end, 10);
+                if (d.empty() || *end || v < 0 || v > 1024) {
+                    std::fprintf(stderr,
+                                 "vif: error: --devices '%s': expected device numbers "
+                                 "such as 0,1\n",
+                                 devices_text.c_str());
+                    return kExitUsage;
+                }
+                devices.push_back(int(v));
+            }
+            if (c.backend == "cpu") {
+                std::fprintf(stderr, "vif: error: --devices needs --backend cuda or auto\n");
+                return kExitUsage;
+            }
+            c.backend = "cuda";
+        }
+        const auto rows = vif::batch::read_manifest(manifest);
+        const auto stems = vif::batch::output_stems(rows); // the whole manifest: shards agree
+        std::map<size_t, std::string> stem_of;
+        for (size_t i = 0; i < rows.size(); ++i) stem_of[rows[i].row] = stems[i];
+        const auto mine = vif::batch::shard_groups(vif::batch::group_by_reference(rows), sh);
+        std::vector<std::vector<RungJob>> groups;
+        for (const auto &g : mine) {
+            std::vector<RungJob> jobs;
+            for (const auto &r : g.rows) jobs.push_back({r, stem_of[r.row]});
+            groups.push_back(std::move(jobs));
+        }
+        LadderSettings s = settings_from(c, out_dir);
+        make_dir(out_dir);
+        s.resume = !overwrite;
+        if (workers == 0) workers = devices.empty() ? 1 : devices.size();
+        if (s.threads == 0 && workers > 1 && s.backend == VIF_BACKEND_CPU)
+            s.threads = std::max(1u, std::thread::hardware_concurrency() / unsigned(workers));
+        if (c.verbose && sh.count > 1)
+            std::fprintf(stderr, "vif: shard %u of %u (%s): %zu reference groups\n", sh.index,
+                         sh.count, sh.source.c_str(), groups.size());
+        return run_groups(
+            groups, s, devices, workers,
+            (std::filesystem::path(out_dir) / vif::batch::summary_name(sh.index, sh.count))
+                .string(),
+            c.quiet);
+    });
+}
+
+} // namespace vifcli

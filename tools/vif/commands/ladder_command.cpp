@@ -1,0 +1,71 @@
+// `vif -r SRC -d R1 -d R2 ... -o DIR`: a ladder, every rung against one reference.
+#include "commands/batch_commands.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "batch/manifest.hpp"
+#include "batch/outputs.hpp"
+#include "commands/group_runner.hpp"
+#include "commands/subcommand_options.hpp"
+
+namespace vifcli {
+
+bool is_ladder_command_line(int argc, const char *const *argv) {
+    int n = 0;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        n += a == "-d" || a == "--distorted" || a.rfind("--distorted=", 0) == 0;
+    }
+    return n > 1;
+}
+
+int ladder_main(int argc, const char *const *argv) {
+    CLI::App app{"vif ladder: every rung (-d, several) against one reference (-r), the reference "
+                 "decoded once; rungs of another size upscaled to the reference's (FFmpeg's "
+                 "scale filter, bicubic by default). Writes DIR/<rung>.json and DIR/summary.csv."};
+    app.name("vif");
+    std::string reference, out_dir, pix;
+    std::vector<std::string> rungs;
+    uint32_t width = 0, height = 0, bitdepth = 0;
+    bool resume = false;
+    CommonOptions c;
+    app.set_help_flag("--help", "Print this help"); // -h is the raw height, as in `vif`
+    app.add_option("-r,--reference", reference, "Reference video")->required();
+    app.add_option("-d,--distorted", rungs, "A rung (give -d once per rung)")->required();
+    app.add_option("-o,--output", out_dir, "Output folder")->required();
+    app.add_option("-w,--width", width, "Raw YUV: width");
+    app.add_option("-h,--height", height, "Raw YUV: height");
+    app.add_option("-b,--bitdepth", bitdepth, "Raw YUV: bit depth");
+    app.add_option("-p,--pixel-format", pix, "Raw YUV: 420, 422, 444 or 400");
+    app.add_flag("--resume", resume, "Skip rungs whose complete output is already in DIR");
+    add_common(app, c);
+    if (int code = parse_subcommand(app, argc, argv); code >= 0) return code;
+    return exit_code_of([&] {
+        std::vector<vif::batch::ManifestRow> rows;
+        for (size_t i = 0; i < rungs.size(); ++i) {
+            vif::batch::ManifestRow r;
+            r.row = i + 1;
+            r.reference = reference;
+            r.distorted = rungs[i];
+            r.width = width;
+            r.height = height;
+            r.bitdepth = bitdepth;
+            r.pixel_format = pix;
+            rows.push_back(r);
+        }
+        const auto stems = vif::batch::output_stems(rows);
+        std::vector<RungJob> group;
+        for (size_t i = 0; i < rows.size(); ++i) group.push_back({rows[i], stems[i]});
+        LadderSettings s = settings_from(c, out_dir);
+        make_dir(out_dir);
+        s.resume = resume;
+        return run_groups({group}, s, {}, 1,
+                          (std::filesystem::path(out_dir) / "summary.csv").string(), c.quiet);
+    });
+}
+
+} // namespace vifcli

@@ -1,0 +1,78 @@
+#include "commands/subcommand_options.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "batch/luma_scaler.hpp"
+
+namespace vifcli {
+
+void add_common(CLI::App &app, CommonOptions &c) {
+    app.add_option("--backend", c.backend, "cpu, cuda or auto")
+        ->check(CLI::IsMember({"cpu", "cuda", "auto"}));
+    app.add_option("--scaler", c.scaler,
+                   "Kernel for rungs of another size, as FFmpeg's scale filter (libswscale)")
+        ->check(CLI::IsMember({"bicubic", "lanczos", "bilinear"}));
+    app.add_option("--variant", c.variant, "integer (libvmaf's vif) or float (float_vif)")
+        ->check(CLI::IsMember({"integer", "float"}));
+    app.add_option("--threads", c.threads, "CPU worker threads per scoring context (0: all)");
+    app.add_flag("--json", c.json, "Per-pair outputs as JSON (the default)");
+    app.add_flag("--csv", c.csv, "Per-pair outputs as CSV");
+    app.add_flag("--xml", c.xml, "Per-pair outputs as XML");
+    app.add_option("--precision", c.precision,
+                   "Digits after the point in the per-pair outputs, or max (every bit); "
+                   "default: libvmaf's");
+    app.add_flag("-q,--quiet", c.quiet, "No progress bar");
+    app.add_flag("-v,--verbose", c.verbose, "Say more");
+}
+
+LadderSettings settings_from(const CommonOptions &c, const std::string &out_dir) {
+    LadderSettings s;
+    s.out_dir = out_dir;
+    if (int(c.json) + int(c.csv) + int(c.xml) > 1)
+        throw std::invalid_argument("give only one of --json, --csv and --xml");
+    s.format = c.csv ? Format::kCsv : c.xml ? Format::kXml : Format::kJson;
+    if (c.precision == "max") {
+        s.precision = kPrecisionMax;
+    } else if (!c.precision.empty()) {
+        char *end = nullptr;
+        const long p = std::strtol(c.precision.c_str(), &end, 10);
+        if (*end || p < 0 || p > 17)
+            throw std::invalid_argument("--precision '" + c.precision + "': 0 to 17, or max");
+        s.precision = int(p);
+    }
+    s.backend = c.backend == "cpu"    ? VIF_BACKEND_CPU
+                : c.backend == "cuda" ? VIF_BACKEND_CUDA
+                                      : VIF_BACKEND_AUTO;
+    s.variant.variant = c.variant == "float" ? VIF_VARIANT_FLOAT : VIF_VARIANT_INTEGER;
+    s.threads = c.threads;
+    vif::batch::parse_scaler(c.scaler, &s.scaler);
+    s.verbose = c.verbose;
+    return s;
+}
+
+int parse_subcommand(CLI::App &app, int argc, const char *const *argv) {
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp &) {
+        std::fputs(app.help().c_str(), stdout);
+        return 0;
+    } catch (const CLI::ParseError &e) {
+        std::fprintf(stderr, "vif: error: %s\n", e.what());
+        return kExitUsage;
+    }
+    return -1;
+}
+
+void make_dir(const std::string &dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir))
+        throw std::runtime_error(fmt::format("cannot create the output folder '{}': {}", dir,
+                                             ec ? ec.message() : "not a folder"));
+}
+
+} // namespace vifcli

@@ -1,0 +1,53 @@
+// What the many-pair subcommands (ladder, batch, merge) share: their common options, parsing,
+// and the one way a subcommand turns its failures into an exit code.
+#ifndef VIF_TOOLS_COMMANDS_SUBCOMMAND_OPTIONS_HPP
+#define VIF_TOOLS_COMMANDS_SUBCOMMAND_OPTIONS_HPP
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "commands/ladder_run.hpp"
+#include "options.hpp"
+
+namespace vifcli {
+
+/** The options `vif -r SRC -d R1 -d R2 ...` and `vif batch` have in common. */
+struct CommonOptions {
+    std::string backend = "auto", scaler = "bicubic", variant = "integer", precision;
+    uint32_t threads = 0;
+    bool json = false, csv = false, xml = false, quiet = false, verbose = false;
+};
+
+void add_common(CLI::App &app, CommonOptions &c);
+
+/** The scoring settings of a run (throws std::invalid_argument for a bad value). */
+LadderSettings settings_from(const CommonOptions &c, const std::string &out_dir);
+
+/** Parses argv: -1 to go on, else the exit code (0 after --help, kExitUsage after an error). */
+int parse_subcommand(CLI::App &app, int argc, const char *const *argv);
+
+// Runs a subcommand once its options are parsed: its exit code, or one "vif: error:" line and
+// kExitUsage for a bad option value (std::invalid_argument), kExitError for anything else.
+template <typename Body>
+int exit_code_of(Body &&body) {
+    try {
+        return body();
+    } catch (const std::invalid_argument &e) {
+        std::fprintf(stderr, "vif: error: %s\n", e.what());
+        return kExitUsage;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "vif: error: %s\n", e.what());
+        return kExitError;
+    }
+}
+
+/** Creates the output folder (and its parents); throws with the reason if it cannot. */
+void make_dir(const std::string &dir);
+
+} // namespace vifcli
+
+#endif
