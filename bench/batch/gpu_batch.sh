@@ -2,9 +2,9 @@
 # Issue 10's GPU batch figures, in one call on the GPU machine (no ffmpeg there):
 #   A. the batch of 100 short pairs (bench/batch/make_compact_clips.sh, carried): one
 #      `vif batch --backend cuda` against 100 separate `vif --backend cuda` runs;
-#   B. one GPU against two on a batch of large frames (the most kernel time per pair): 64 pairs of 3840x2160 raw
-#      8-bit 4:2:0, 48 frames each, made on the machine by numpy (page cache), scored with the
-#      same number of workers on --devices 0 and on --devices 0,1;
+#   B. one GPU against two on a batch of large frames (the most kernel time per pair): 64 pairs
+#      of 3840x2160 raw 8-bit 4:2:0, 48 frames each, made on the machine by numpy (page cache),
+#      scored with the same number of workers on --devices 0 and on --devices 0,1;
 #   C. part B's rows in float VIF (more kernel time per byte read), one GPU against two.
 # Every way's per-pair scores are compared (they must be equal); times are wall clock.
 #
