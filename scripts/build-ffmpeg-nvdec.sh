@@ -21,12 +21,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$(realpath -m "${1:-$root/.deps/ffmpeg-nvdec}")
 src=${FFMPEG_SRC:-}
 if [[ -z $src ]]; then
-  src=$(ls -d "$root"/.deps/src/ffmpeg-5.1* 2>/dev/null | head -1 || true)
+  src=$(ls -d "$root"/.deps/src/ffmpeg-5.1*/ 2>/dev/null | head -1 || true); src=${src%/}
 fi
 if [[ -z $src || ! -x $src/configure ]]; then
   mkdir -p "$root/.deps/src"
   (cd "$root/.deps/src" && apt-get source ffmpeg)
-  src=$(ls -d "$root"/.deps/src/ffmpeg-5.1* | grep -v '\.' | head -1)
+  src=$(ls -d "$root"/.deps/src/ffmpeg-5.1*/ | head -1); src=${src%/}
 fi
 jobs=${JOBS:-2}
 build=$root/.deps/build-ffmpeg-nvdec
