@@ -2,11 +2,14 @@
 # The whole validation of a tree on the GPU machine in one call (what closes a session): the
 # test, parity, golden, sanitizer and Nsight Compute stages of scripts/gpu-check.sh, the ladder
 # kernel bench, and the CLI batch against separate runs on the clips of
-# bench/batch/make_compact_clips.sh (carried). Results are packed into one
-# archive after every step (a call brings back only a few files).
-#   scripts/gpu-final.sh CLIPS_DIR   (carry .gpu-deps/prefix, .deps/ffmpeg-nvdec and CLIPS_DIR)
+# bench/batch/make_compact_clips.sh (carried), and the whole-process ladder against 6 separate
+# runs on the clips of bench/ladder/make_ladder_clips.sh (carried, when LADDER_DIR is given).
+# Results are packed into one archive after every step (a call brings back only a few files).
+#   scripts/gpu-final.sh CLIPS_DIR [LADDER_DIR]
+#   (carry .gpu-deps/prefix, .deps/ffmpeg-nvdec, CLIPS_DIR and LADDER_DIR)
 set -u
-CLIPS=$(realpath "${1:?usage: gpu-final.sh CLIPS_DIR}")
+CLIPS=$(realpath "${1:?usage: gpu-final.sh CLIPS_DIR [LADDER_DIR]}")
+LADDER=${2:+$(realpath "$2")}
 cd "$(dirname "$0")/.."
 ROOT=$PWD FINAL=$OUT R=/tmp/final-res; mkdir -p "$R"
 export PATH=/usr/local/cuda/bin:$PATH
@@ -32,5 +35,11 @@ export PKG_CONFIG_PATH=$ff/lib/pkgconfig LIBRARY_PATH=$ff/lib LD_LIBRARY_PATH=$f
   cmake --build build-ff -j16 --target vif_cli > "$R/ff-build.log" 2>&1 ) && say "ff build ok"
 PARTS=A timeout 110 bash bench/batch/gpu_batch.sh build-ff/tools/vif/vif "$CLIPS" /tmp/gb > "$R/gpu_batch.txt" 2>&1
 say "batch rc=$?"; pack
+# 4. the whole-process ladder: one `vif -r SRC -d R1..R6 -o DIR` against 6 separate processes
+if [ -n "$LADDER" ]; then
+  timeout 120 bash bench/ladder/gpu_ladder_process.sh build-ff/tools/vif/vif "$LADDER" /tmp/glp \
+    > "$R/ladder_process.txt" 2>&1
+  say "ladder process rc=$?"; pack
+fi
 grep -h "(Failed)\|(Timeout)" "$R"/ctest.log 2>/dev/null | head -20
-head -150 "$R/summary.md"; tail -20 "$R/ladder_kernels.txt"; cat "$R/gpu_batch.txt"
+head -150 "$R/summary.md"; tail -20 "$R/ladder_kernels.txt"; cat "$R/gpu_batch.txt"; cat "$R/ladder_process.txt" 2>/dev/null
