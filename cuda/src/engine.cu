@@ -112,8 +112,8 @@ KernelLaunch select_float_spec(int s, int bpc, int w, int h) {
     }
 }
 
-// The float kernel sets (CudaOptions::float_kernels). Set 1 is the default for the default
-// widths: docs/perf/h200-sweep-float-3.md.
+// The float kernel sets (CudaOptions::float_kernels); which one the engine picks by itself:
+// float_auto_set.
 using FloatSetLaunch = KernelLaunch (*)(int s, int bpc, int w, int h, int radius);
 struct FloatSet {
     FloatVariant v;
@@ -135,7 +135,18 @@ const std::vector<FloatSet>& float_sets() {
     };
     return sets;
 }
-constexpr int kDefaultFloatSet = 1;
+
+// The set picked when none is forced: the generic kernels unless the widths are the default
+// ones; then 64x16 scale-0 tiles, except below kFloatSmallPixels, where their grid is under
+// one wave and the 32x16 tiles finish sooner (H100, docs/perf/h100-sweep-float-3.md: 576x324
+// 32.5 vs 33.4 us per frame, 1920x1080 119.0 vs 108.2 us, 3840x2160 384.3 vs 340.2 us; the
+// threshold lies between the measured 0.19 and 2.07 Mpx).
+constexpr int kFloatSetS32 = 1, kFloatSetS64 = 2;
+constexpr long kFloatSmallPixels = 500000;
+int float_auto_set(bool default_widths, int w, int h) {
+    if (!default_widths) return 0;
+    return long(w) * h < kFloatSmallPixels ? kFloatSetS32 : kFloatSetS64;
+}
 
 // Whether the filter widths of kernelscale ks are those the specialised kernels are built for.
 bool default_float_widths(float ks) {
@@ -204,7 +215,8 @@ struct Engine::Impl {
     float* row_den = nullptr;
     int row_offset[4] = {};
     FloatTaps taps[4];
-    int float_set = 0; // index into float_sets()
+    int float_forced = CudaOptions::kAuto; // index into float_sets(), or float_auto_set's
+    bool float_default_widths = false;
     std::vector<void*> allocations;
     // Launches of the last frame size (frames rarely change size; no allocation per frame).
     int plan_w = -1, plan_h = -1;
@@ -332,7 +344,8 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
     }
     if (!is_int) {
         const int f = p.cuda.float_kernels;
-        d.float_set = f != CudaOptions::kAuto ? f : spec_widths ? kDefaultFloatSet : 0;
+        d.float_forced = f;
+        d.float_default_widths = spec_widths;
         int rows = 0;
         for (int s = 0; s < 4; ++s) {
             d.row_offset[s] = rows;
@@ -405,6 +418,13 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
         if (!is_int) {
             for (const KernelLaunch& k : e->plan(W, H))
                 if (Status x = opt_in(k)) return x;
+            // A smaller frame may get the other set float_auto_set picks.
+            if (d.float_forced == CudaOptions::kAuto && d.float_default_widths)
+                for (int set : {kFloatSetS32, kFloatSetS64})
+                    for (int s = 0; s < kNumScales; ++s)
+                        if (Status x = opt_in(float_sets()[set].launch(s, p.bitdepth, W >> s,
+                                                                       H >> s, d.taps[s].n / 2)))
+                            return x;
             return {};
         }
         const int bpc = static_cast<int>(p.bitdepth);
@@ -555,10 +575,12 @@ std::vector<KernelLaunch> Engine::plan(int w, int h) const {
         for (int s = 0; s < (o.fuse23 ? 2 : 4); ++s) add(s, s);
         if (o.fuse23) add(kFusedSlot, 2);
     } else {
+        const int set = d_->float_forced != CudaOptions::kAuto
+                            ? d_->float_forced
+                            : float_auto_set(d_->float_default_widths, w, h);
         int groups = 0;
         for (int s = 0; s < 4; ++s) {
-            out.push_back(
-                float_sets()[d_->float_set].launch(s, bpc, w >> s, h >> s, d_->taps[s].n / 2));
+            out.push_back(float_sets()[set].launch(s, bpc, w >> s, h >> s, d_->taps[s].n / 2));
             groups += ceil_div(h >> s, 32);
         }
         out.push_back(row_sum_launch(groups));

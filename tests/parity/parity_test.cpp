@@ -1143,6 +1143,17 @@ INSTANTIATE_TEST_SUITE_P(Sets, FloatKernelSet, ::testing::ValuesIn(all_float_set
                                     "_" + std::to_string(i.param.bpc) + "bit";
                          });
 
+// The engine's own choice changes with the frame size (float_auto_set in engine.cu: 32x16
+// scale-0 tiles below 0.5 Mpx, 64x16 above): frames of both kinds through one backend.
+TEST(FloatKernelSetAuto, FrameSizesAcrossTheRule) {
+    SKIP_WITHOUT_GPU();
+    auto frames = synthetic_frames(1280, 720, 8, 2, 60);
+    for (auto& f : synthetic_frames(577, 323, 8, 2, 61)) frames.push_back(std::move(f));
+    for (auto& f : synthetic_frames(1279, 719, 8, 1, 62)) frames.push_back(std::move(f));
+    compare_backends(params_of(VIF_VARIANT_FLOAT, 8, 1280, 720), frames,
+                     "float auto set, mixed frame sizes");
+}
+
 TEST(FloatKernelSetErrors, ASpecialisedSetNeedsTheDefaultWidths) {
     SKIP_WITHOUT_GPU();
     ASSERT_GE(vif::cuda::float_variants().size(), 2u);
