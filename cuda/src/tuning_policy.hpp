@@ -66,7 +66,7 @@ namespace policy {
 
 // ---- Float path -----------------------------------------------------------------------------
 using Float = FloatTile<32, 16, 256>;
-// The specialised sets (CudaOptions::float_kernels, engine.cu float_variants): scale 0's shape,
+// The specialised sets (CudaOptions::float_kernels, engine.cu float_sets): scale 0's shape,
 // then the one of scales 1-3.
 using FloatSpec32 = FloatSpecTile<32, 16, 256, 4, 3>;
 using FloatSpec64 = FloatSpecTile<64, 16, 256, 4, 3>;
