@@ -1,5 +1,5 @@
 // The device pipeline of one frame: buffers, the launch plan (integer kernels from the kernel
-// table, kernel_table.cu; the float path's kernels here), CUDA graphs.
+// table, kernel_table.cu; the float path's kernel sets here), CUDA graphs.
 #include "engine.hpp"
 
 #include <algorithm>
@@ -73,6 +73,88 @@ KernelLaunch select_float(int s, int bpc, int w, int h, int radius) {
     }
 }
 
+// The specialised kernels (default widths: scale s has (1 << (4 - s)) + 1 taps, its next scale's
+// filter half that plus one). P0: scale 0's tile, P: the tile of scales 1-3.
+template <int S, int BPC, class P>
+KernelLaunch float_spec_launch(int w, int h) {
+    constexpr int N = (1 << (4 - S)) + 1, ND = S < 3 ? (1 << (3 - S)) + 1 : 1;
+    KernelLaunch k;
+    k.func = reinterpret_cast<const void*>(&float_scale_spec_kernel<S, BPC, N, ND, P>);
+    k.grid = dim3(ceil_div(w, P::kTileW), ceil_div(h, P::kTileH));
+    k.block = dim3(P::kThreads);
+    k.smem = float_spec_smem_floats<P, N>() * sizeof(float);
+    k.name = "float_s" + std::to_string(S) + (S == 0 ? "_" + std::to_string(BPC) + "b" : "");
+    k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads) + "/v" + std::to_string(P::kVertRows) +
+              "h4/" + std::to_string(N) + "taps";
+    return k;
+}
+
+template <class P0, class P>
+KernelLaunch select_float_spec(int s, int bpc, int w, int h) {
+    switch (s) {
+    case 0:
+        switch (bpc) {
+        case 8:
+            return float_spec_launch<0, 8, P0>(w, h);
+        case 10:
+            return float_spec_launch<0, 10, P0>(w, h);
+        case 12:
+            return float_spec_launch<0, 12, P0>(w, h);
+        default:
+            return float_spec_launch<0, 16, P0>(w, h);
+        }
+    case 1:
+        return float_spec_launch<1, 16, P>(w, h);
+    case 2:
+        return float_spec_launch<2, 16, P>(w, h);
+    default:
+        return float_spec_launch<3, 16, P>(w, h);
+    }
+}
+
+// The float kernel sets (CudaOptions::float_kernels); which one the engine picks by itself:
+// float_auto_set.
+using FloatSetLaunch = KernelLaunch (*)(int s, int bpc, int w, int h, int radius);
+struct FloatSet {
+    FloatVariant v;
+    FloatSetLaunch launch;
+};
+template <class P0, class P>
+KernelLaunch float_set(int s, int bpc, int w, int h, int) {
+    return select_float_spec<P0, P>(s, bpc, w, h);
+}
+const std::vector<FloatSet>& float_sets() {
+    using namespace policy;
+    static const std::vector<FloatSet> sets = {
+        {{"generic", "any width, 32x16/256t"}, &select_float},
+        {{"s32", "32x16/v4h4, scales 1-3 32x16"}, &float_set<FloatSpec32, FloatSpec32>},
+        {{"s64", "64x16/v4h4, scales 1-3 32x16"}, &float_set<FloatSpec64, FloatSpec32>},
+        {{"s32x32", "32x32/v8h4, scales 1-3 32x16"}, &float_set<FloatSpec32x32, FloatSpec32>},
+        {{"s32o", "32x16/v4h4 <= 51 registers, scales 1-3 the same"},
+         &float_set<FloatSpec32Occ, FloatSpec32Occ>},
+    };
+    return sets;
+}
+
+// The set picked when none is forced: the generic kernels unless the widths are the default
+// ones; then 64x16 scale-0 tiles, except below kFloatSmallPixels, where their grid is under
+// one wave and the 32x16 tiles finish sooner (H100, docs/perf/h100-sweep-float-3.md: 576x324
+// 32.5 vs 33.4 us per frame, 1920x1080 119.0 vs 108.2 us, 3840x2160 384.3 vs 340.2 us; the
+// threshold lies between the measured 0.19 and 2.07 Mpx).
+constexpr int kFloatSetS32 = 1, kFloatSetS64 = 2;
+constexpr long kFloatSmallPixels = 500000;
+int float_auto_set(bool default_widths, int w, int h) {
+    if (!default_widths) return 0;
+    return long(w) * h < kFloatSmallPixels ? kFloatSetS32 : kFloatSetS64;
+}
+
+// Whether the filter widths of kernelscale ks are those the specialised kernels are built for.
+bool default_float_widths(float ks) {
+    for (int s = 0; s < kNumScales; ++s)
+        if (float_filter_width(s, ks) != (1 << (4 - s)) + 1) return false;
+    return true;
+}
+
 KernelLaunch row_sum_launch(int groups) {
     constexpr int kW = policy::kRowSumWarps;
     KernelLaunch k;
@@ -133,6 +215,8 @@ struct Engine::Impl {
     float* row_den = nullptr;
     int row_offset[4] = {};
     FloatTaps taps[4];
+    int float_forced = CudaOptions::kAuto; // index into float_sets(), or float_auto_set's
+    bool float_default_widths = false;
     std::vector<void*> allocations;
     // Launches of the last frame size (frames rarely change size; no allocation per frame).
     int plan_w = -1, plan_h = -1;
@@ -165,6 +249,22 @@ struct Engine::Impl {
         return {};
     }
 };
+
+const std::vector<FloatVariant>& float_variants() {
+    static const std::vector<FloatVariant> v = [] {
+        std::vector<FloatVariant> out;
+        for (const FloatSet& f : float_sets()) out.push_back(f.v);
+        return out;
+    }();
+    return v;
+}
+
+int float_variant_index(const std::string& id) {
+    const auto& v = float_variants();
+    for (size_t i = 0; i < v.size(); ++i)
+        if (id == v[i].id) return static_cast<int>(i);
+    return -1;
+}
 
 bool device_present() {
     int n = 0;
@@ -202,6 +302,18 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
             }
         }
     }
+    const bool spec_widths = default_float_widths(p.kernelscale);
+    if (p.variant == VIF_VARIANT_FLOAT) {
+        const int f = p.cuda.float_kernels;
+        const int n = static_cast<int>(float_sets().size());
+        if (f != CudaOptions::kAuto && (f < 0 || f >= n || (f > 0 && !spec_widths))) {
+            *err = Status{VIF_ERROR_INVALID_ARGUMENT,
+                          "CUDA: no float kernel set " + std::to_string(f) +
+                              (f > 0 && f < n ? " for kernelscale " + std::to_string(p.kernelscale)
+                                              : std::string())};
+            return nullptr;
+        }
+    }
     e->d_ = new Impl();
     auto fail = [&](Status x) {
         *err = std::move(x);
@@ -231,6 +343,9 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
         }
     }
     if (!is_int) {
+        const int f = p.cuda.float_kernels;
+        d.float_forced = f;
+        d.float_default_widths = spec_widths;
         int rows = 0;
         for (int s = 0; s < 4; ++s) {
             d.row_offset[s] = rows;
@@ -303,6 +418,13 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
         if (!is_int) {
             for (const KernelLaunch& k : e->plan(W, H))
                 if (Status x = opt_in(k)) return x;
+            // A smaller frame may get the other set float_auto_set picks.
+            if (d.float_forced == CudaOptions::kAuto && d.float_default_widths)
+                for (int set : {kFloatSetS32, kFloatSetS64})
+                    for (int s = 0; s < kNumScales; ++s)
+                        if (Status x = opt_in(float_sets()[set].launch(s, p.bitdepth, W >> s,
+                                                                       H >> s, d.taps[s].n / 2)))
+                            return x;
             return {};
         }
         const int bpc = static_cast<int>(p.bitdepth);
@@ -453,9 +575,12 @@ std::vector<KernelLaunch> Engine::plan(int w, int h) const {
         for (int s = 0; s < (o.fuse23 ? 2 : 4); ++s) add(s, s);
         if (o.fuse23) add(kFusedSlot, 2);
     } else {
+        const int set = d_->float_forced != CudaOptions::kAuto
+                            ? d_->float_forced
+                            : float_auto_set(d_->float_default_widths, w, h);
         int groups = 0;
         for (int s = 0; s < 4; ++s) {
-            out.push_back(select_float(s, bpc, w >> s, h >> s, d_->taps[s].n / 2));
+            out.push_back(float_sets()[set].launch(s, bpc, w >> s, h >> s, d_->taps[s].n / 2));
             groups += ceil_div(h >> s, 32);
         }
         out.push_back(row_sum_launch(groups));

@@ -106,6 +106,15 @@ private:
 
 bool device_present();
 
+// The float path's per-scale kernel sets (CudaOptions::float_kernels): index 0 the generic
+// kernels (any filter width), then the sets specialised for the default widths.
+struct FloatVariant {
+    const char* id;    // e.g. "s32" (vif-sweep --float-kernels, test names)
+    const char* shape; // scale 0's tile, then the one of scales 1-3
+};
+const std::vector<FloatVariant>& float_variants();
+int float_variant_index(const std::string& id); // -1 when there is none
+
 // Holds `stream` until the host writes a non-zero int to *flag (device-visible, e.g. mapped
 // pinned memory), at most ~10 s. vif-sweep queues a batch of frames behind it so that kernel
 // timings are not limited by how fast the host can launch.

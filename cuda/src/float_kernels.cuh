@@ -8,8 +8,10 @@
 // sums the row totals sequentially in row order: exactly libvmaf's order (§7.6), so the
 // totals are bit-identical to the CPU reference.
 //
-// The filter width is a run-time value (3..65 taps, §5.3), so these kernels do not unroll
-// over taps; the float path is the compatibility path, not the speed target.
+// The filter width is a run-time value (3..65 taps, §5.3): float_scale_kernel takes any width
+// and loops over the taps; float_scale_spec_kernel is the same computation for the default
+// widths (kernelscale 1), unrolled and blocked in registers, which the engine picks when the
+// widths match.
 #pragma once
 
 #include <cuda_pipeline.h>
@@ -163,6 +165,199 @@ __global__ void __launch_bounds__(P::kThreads)
                     acc = __fadd_rn(acc, __fmul_rn(taps.down[k], row[k]));
                 (q == 0 ? a.next_ref : a.next_dis)[static_cast<size_t>(gy) * a.next_pitch + gx] =
                     acc;
+            }
+        }
+    }
+}
+
+// The same computation for one filter width known at compile time (N statistics taps, ND
+// downsampling taps: 17/9, 9/5, 5/3, 3/- at scales 0..3 with kernelscale 1). Every tap loop is
+// unrolled, so each tap is a constant-bank operand (the kernel parameter at a fixed offset), and
+// work is blocked in registers: a thread filters P::kVertRows rows of one column vertically
+// (each input sample and its three products computed once for all of them) and 4 columns of one
+// row horizontally from 16-byte shared-memory reads. Each output still starts at 0 and adds its
+// taps in order k = 0..N-1 with __fmul_rn/__fadd_rn, the products as in float_scale_kernel: the
+// same bits.
+template <class P, int N>
+__host__ __device__ constexpr int float_spec_row_stride() {
+    return (P::kTileW + 2 * (N / 2) + 3) / 4 * 4; // multiple of 4 floats: 16-byte reads
+}
+template <class P, int N>
+__host__ __device__ constexpr size_t float_spec_smem_floats() {
+    constexpr size_t iw = float_spec_row_stride<P, N>(), ih = P::kTileH + 2 * (N / 2);
+    return 2 * ih * iw + 5 * size_t(P::kTileH) * iw + 2 * size_t(P::kTileH / 2) * iw;
+}
+
+template <int S, int BPC, int N, int ND, class P>
+__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
+    float_scale_spec_kernel(const FloatScaleArgs a, const FloatTaps taps) {
+    constexpr int TW = P::kTileW, TH = P::kTileH, NT = P::kThreads, R = P::kVertRows;
+    constexpr int r = N / 2, rd = ND / 2;
+    constexpr int IW = float_spec_row_stride<P, N>(), IH = TH + 2 * r;
+    constexpr bool kNext = S < 3;
+    extern __shared__ __align__(16) float fsm[];
+    float* s_in = fsm;               // [2][IH][IW]
+    float* s_v = s_in + 2 * IH * IW; // [5][TH][IW]
+    float* s_d = s_v + 5 * TH * IW;  // [2][TH/2][IW]
+
+    const int tid = threadIdx.x;
+    const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
+    const int w = a.w, h = a.h;
+
+    // Every column of the padded rows is loaded and filtered (the 16-byte reads below cover
+    // up to IW - 1; columns past TW + 2r only feed outputs outside the tile).
+    for (int i = tid; i < IH * IW; i += NT) {
+        const int rr = i / IW, c = i - rr * IW;
+        const int gy = reflect_clamp(y0 - r + rr, h), gx = reflect_clamp(x0 - r + c, w);
+        s_in[i] = float_load<S, BPC>(a.ref, a.ref_pitch, gy, gx, a.ref_shift);
+        s_in[IH * IW + i] = float_load<S, BPC>(a.dis, a.dis_pitch, gy, gx, a.dis_shift);
+    }
+    __syncthreads();
+
+    // Vertical passes (§7.2) and the vertical half of the downsampling (§7.3, even rows).
+    // Input row t of the group feeds output row o with tap k = t - o: walking t upwards, every
+    // output takes its taps in order.
+    for (int i = tid; i < (TH / R) * IW; i += NT) {
+        const int g = i / IW, c = i - g * IW;
+        const float* px = s_in + g * R * IW + c;
+        const float* py = px + IH * IW;
+        float mx[R], my[R], xx[R], yy[R], xy[R], dx[R / 2], dy[R / 2];
+#pragma unroll
+        for (int o = 0; o < R; ++o) mx[o] = my[o] = xx[o] = yy[o] = xy[o] = 0.f;
+#pragma unroll
+        for (int o = 0; o < R / 2; ++o) dx[o] = dy[o] = 0.f;
+#pragma unroll
+        for (int t = 0; t < R + N - 1; ++t) {
+            const float xv = px[t * IW], yv = py[t * IW];
+            const float x2 = __fmul_rn(xv, xv), y2 = __fmul_rn(yv, yv), p2 = __fmul_rn(xv, yv);
+#pragma unroll
+            for (int o = 0; o < R; ++o) {
+                const int k = t - o;
+                if (k < 0 || k >= N) continue;
+                const float f = taps.stat[k];
+                mx[o] = __fadd_rn(mx[o], __fmul_rn(f, xv));
+                my[o] = __fadd_rn(my[o], __fmul_rn(f, yv));
+                xx[o] = __fadd_rn(xx[o], __fmul_rn(f, x2));
+                yy[o] = __fadd_rn(yy[o], __fmul_rn(f, y2));
+                xy[o] = __fadd_rn(xy[o], __fmul_rn(f, p2));
+            }
+            if constexpr (kNext) {
+#pragma unroll
+                for (int o = 0; o < R; o += 2) {
+                    const int k = t - o - (r - rd); // row o + r - rd + k of the input
+                    if (k < 0 || k >= ND) continue;
+                    const float f = taps.down[k];
+                    dx[o / 2] = __fadd_rn(dx[o / 2], __fmul_rn(f, xv));
+                    dy[o / 2] = __fadd_rn(dy[o / 2], __fmul_rn(f, yv));
+                }
+            }
+        }
+#pragma unroll
+        for (int o = 0; o < R; ++o) {
+            const int rr = g * R + o;
+            s_v[(0 * TH + rr) * IW + c] = mx[o];
+            s_v[(1 * TH + rr) * IW + c] = my[o];
+            s_v[(2 * TH + rr) * IW + c] = xx[o];
+            s_v[(3 * TH + rr) * IW + c] = yy[o];
+            s_v[(4 * TH + rr) * IW + c] = xy[o];
+        }
+        if constexpr (kNext) {
+#pragma unroll
+            for (int o = 0; o < R / 2; ++o) {
+                const int m = g * (R / 2) + o;
+                s_d[m * IW + c] = dx[o];
+                s_d[(TH / 2 + m) * IW + c] = dy[o];
+            }
+        }
+    }
+    __syncthreads();
+
+    // Horizontal passes and per-pixel statistics: 4 consecutive pixels of one row per thread.
+    constexpr int kNV = (N + 3 + 3) / 4; // 16-byte reads per plane: columns j .. j + N + 2
+    static_assert(TW - 4 + 4 * kNV <= IW, "the reads stay inside the row");
+    for (int i = tid; i < TH * (TW / 4); i += NT) {
+        const int rr = i / (TW / 4), j = (i - rr * (TW / 4)) * 4;
+        const int gy = y0 + rr, gx = x0 + j;
+        if (gy >= h || gx >= w) continue;
+        float v[5][4];
+#pragma unroll
+        for (int q = 0; q < 5; ++q) {
+            const float4* row = reinterpret_cast<const float4*>(s_v + (q * TH + rr) * IW + j);
+            float in[4 * kNV];
+#pragma unroll
+            for (int m = 0; m < kNV; ++m) {
+                const float4 t = row[m];
+                in[4 * m] = t.x;
+                in[4 * m + 1] = t.y;
+                in[4 * m + 2] = t.z;
+                in[4 * m + 3] = t.w;
+            }
+#pragma unroll
+            for (int c = 0; c < 4; ++c) {
+                float acc = 0.f;
+#pragma unroll
+                for (int k = 0; k < N; ++k)
+                    acc = __fadd_rn(acc, __fmul_rn(taps.stat[k], in[c + k]));
+                v[q][c] = acc;
+            }
+        }
+        float nv[4], dv[4];
+#pragma unroll
+        for (int c = 0; c < 4; ++c)
+            float_pixel_stat(v[0][c], v[1][c], v[2][c], v[3][c], v[4][c], a.gain_limit, &nv[c],
+                             &dv[c]);
+        float* num = a.num + static_cast<size_t>(gy) * a.pix_pitch + gx;
+        float* den = a.den + static_cast<size_t>(gy) * a.pix_pitch + gx;
+        if (gx + 3 < w) { // rows start on 256-byte boundaries (pitch of 64 floats), gx % 4 == 0
+            *reinterpret_cast<float4*>(num) = make_float4(nv[0], nv[1], nv[2], nv[3]);
+            *reinterpret_cast<float4*>(den) = make_float4(dv[0], dv[1], dv[2], dv[3]);
+        } else {
+#pragma unroll
+            for (int c = 0; c < 4; ++c)
+                if (gx + c < w) {
+                    num[c] = nv[c];
+                    den[c] = dv[c];
+                }
+        }
+    }
+
+    // Horizontal half of the downsampling: outputs 2p and 2p + 1 of a row of the next scale per
+    // thread, i.e. columns j = 4p and j + 2 of the tile, taps at j + r - rd + k (and + 2).
+    if constexpr (kNext) {
+        constexpr int off = r - rd, base = off & ~3;
+        constexpr int kND4 = (off - base + ND + 1 + 4) / 4; // 16-byte reads covering them
+        static_assert(TW - 4 + base + 4 * kND4 <= IW, "the reads stay inside the row");
+        const int wn = w / 2, hn = h / 2;
+        for (int i = tid; i < (TH / 2) * (TW / 4); i += NT) {
+            const int m = i / (TW / 4), p = i - m * (TW / 4);
+            const int gy = y0 / 2 + m, gx = x0 / 2 + 2 * p;
+            if (gy >= hn || gx >= wn) continue;
+#pragma unroll
+            for (int q = 0; q < 2; ++q) {
+                const float4* row =
+                    reinterpret_cast<const float4*>(s_d + (q * (TH / 2) + m) * IW + 4 * p + base);
+                float in[4 * kND4];
+#pragma unroll
+                for (int u = 0; u < kND4; ++u) {
+                    const float4 t = row[u];
+                    in[4 * u] = t.x;
+                    in[4 * u + 1] = t.y;
+                    in[4 * u + 2] = t.z;
+                    in[4 * u + 3] = t.w;
+                }
+                float o0 = 0.f, o1 = 0.f;
+#pragma unroll
+                for (int k = 0; k < ND; ++k) {
+                    o0 = __fadd_rn(o0, __fmul_rn(taps.down[k], in[off - base + k]));
+                    o1 = __fadd_rn(o1, __fmul_rn(taps.down[k], in[off - base + 2 + k]));
+                }
+                float* out = (q == 0 ? a.next_ref : a.next_dis) +
+                             static_cast<size_t>(gy) * a.next_pitch + gx;
+                if (gx + 1 < wn) { // next_pitch a multiple of 64 floats, gx even
+                    *reinterpret_cast<float2*>(out) = make_float2(o0, o1);
+                } else {
+                    out[0] = o0;
+                }
             }
         }
     }

@@ -33,13 +33,31 @@ struct IntTile {
     static_assert(TileW % HorizCols == 0, "horizontal groups tile the columns");
 };
 
-// Float kernels: plain one-output-per-thread tiles (the float path is not the speed target;
-// its filter width is a run-time value up to 65 taps).
+// Float kernels of any filter width (up to 65 taps, a run-time value): plain one-output-per-thread
+// tiles, taps looped over.
 template <int TileW, int TileH, int Threads>
 struct FloatTile {
     static constexpr int kTileW = TileW;
     static constexpr int kTileH = TileH;
     static constexpr int kThreads = Threads;
+};
+
+// Float kernels specialised for one filter width (float_kernels.cuh, float_scale_spec_kernel):
+// the taps are compile-time indices into the kernel parameters (constant-bank operands), every
+// tap loop unrolled.
+//   kVertRows : vertical-pass outputs per thread, consecutive rows of one column (each input
+//               sample and its three products are loaded and computed once for all of them)
+//   kMinBlocks: __launch_bounds__ minimum resident blocks per SM (caps registers per thread)
+// The horizontal pass always computes 4 consecutive columns per thread from 16-byte reads.
+template <int TileW, int TileH, int Threads, int VertRows, int MinBlocks>
+struct FloatSpecTile {
+    static constexpr int kTileW = TileW;
+    static constexpr int kTileH = TileH;
+    static constexpr int kThreads = Threads;
+    static constexpr int kVertRows = VertRows;
+    static constexpr int kMinBlocks = MinBlocks;
+    static_assert(TileW % 4 == 0, "4-column horizontal groups, 16-byte reads");
+    static_assert(TileH % VertRows == 0 && VertRows % 2 == 0, "row groups start on even rows");
 };
 
 namespace policy {
@@ -48,6 +66,12 @@ namespace policy {
 
 // ---- Float path -----------------------------------------------------------------------------
 using Float = FloatTile<32, 16, 256>;
+// The specialised sets (CudaOptions::float_kernels, engine.cu float_sets): scale 0's shape,
+// then the one of scales 1-3.
+using FloatSpec32 = FloatSpecTile<32, 16, 256, 4, 3>;
+using FloatSpec64 = FloatSpecTile<64, 16, 256, 4, 3>;
+using FloatSpec32x32 = FloatSpecTile<32, 32, 256, 8, 2>;
+using FloatSpec32Occ = FloatSpecTile<32, 16, 256, 4, 5>; // registers capped for 5 blocks/SM
 
 // Row reduction of the float path: a block per 32 rows (one row per lane of the summing warp),
 // the other kRowSumWarps - 1 warps copying the next chunks of columns.

@@ -54,6 +54,12 @@ struct CudaOptions {
     // Ladders: scale 0's tile at 8 bits (0: 48x16, the default; 1: 64x16, engine_multi.cu);
     // for the benchmark's comparisons.
     int ladder_shape0 = 0;
+    // Float path's per-scale kernels, an index into float_variants() of cuda/src/engine.hpp:
+    // kAuto: the kernels specialised for the default filter widths (17, 9, 5, 3 taps:
+    // kernelscale 1) when the widths are those, else the generic ones; 0: always the generic
+    // kernels (any width; A/B timing, the parity gate); i >= 1: specialised set i, which needs
+    // the default widths (else create fails with VIF_ERROR_INVALID_ARGUMENT).
+    int float_kernels = kAuto;
 };
 
 // Options of the CPU backend, set by the tests only (the public API leaves them at their defaults).

@@ -1101,6 +1101,76 @@ TEST(KernelVariantErrors, AVariantNotCompiledForTheDepthIsRefused) {
     EXPECT_EQ(err.status, VIF_ERROR_INVALID_ARGUMENT);
 }
 
+// Every float kernel set (CudaOptions::float_kernels: the generic kernels at the default widths
+// too, each set specialised for them), forced, against the CPU reference: odd sizes (partial
+// tiles, reflections on every side), a tiny frame, a large odd one; both gain limits.
+struct FloatSetCase {
+    int index, bpc;
+};
+std::vector<FloatSetCase> all_float_set_cases() {
+    std::vector<FloatSetCase> out;
+    for (size_t i = 0; i < vif::cuda::float_variants().size(); ++i)
+        for (int bpc : {8, 10, 12, 16}) out.push_back({static_cast<int>(i), bpc});
+    return out;
+}
+void PrintTo(const FloatSetCase& c, std::ostream* os) {
+    *os << vif::cuda::float_variants()[c.index].id << "_" << c.bpc << "bit";
+}
+class FloatKernelSet : public ::testing::TestWithParam<FloatSetCase> {};
+
+TEST_P(FloatKernelSet, TotalsBitIdentical) {
+    SKIP_WITHOUT_GPU();
+    const FloatSetCase c = GetParam();
+    const std::string id = vif::cuda::float_variants()[c.index].id;
+    const SizeCase sizes[] = {{16, 16, 3},   {17, 19, 3},   {33, 31, 3},   {175, 143, 3},
+                              {481, 271, 2}, {64, 1000, 1}, {1000, 40, 1}, {1919, 1079, 1}};
+    for (const SizeCase& sz : sizes)
+        for (double egl : {100.0, 1.0}) {
+            if (egl != 100.0 && sz.w * sz.h > 500000) continue; // the large frame once
+            vif::Params p = params_of(VIF_VARIANT_FLOAT, c.bpc, sz.w, sz.h, egl);
+            p.cuda.float_kernels = c.index;
+            const auto frames = synthetic_frames(sz.w, sz.h, c.bpc, sz.frames, 50 + c.index);
+            compare_backends(p, frames,
+                             "float set " + id + " " + std::to_string(c.bpc) + "-bit " +
+                                 std::to_string(sz.w) + "x" + std::to_string(sz.h) + " egl " +
+                                 std::to_string(egl));
+            if (HasFatalFailure()) return;
+        }
+}
+INSTANTIATE_TEST_SUITE_P(Sets, FloatKernelSet, ::testing::ValuesIn(all_float_set_cases()),
+                         [](const ::testing::TestParamInfo<FloatSetCase>& i) {
+                             return std::string(vif::cuda::float_variants()[i.param.index].id) +
+                                    "_" + std::to_string(i.param.bpc) + "bit";
+                         });
+
+// The engine's own choice changes with the frame size (float_auto_set in engine.cu: 32x16
+// scale-0 tiles below 0.5 Mpx, 64x16 above): frames of both kinds through one backend.
+TEST(FloatKernelSetAuto, FrameSizesAcrossTheRule) {
+    SKIP_WITHOUT_GPU();
+    auto frames = synthetic_frames(1280, 720, 8, 2, 60);
+    for (auto& f : synthetic_frames(577, 323, 8, 2, 61)) frames.push_back(std::move(f));
+    for (auto& f : synthetic_frames(1279, 719, 8, 1, 62)) frames.push_back(std::move(f));
+    compare_backends(params_of(VIF_VARIANT_FLOAT, 8, 1280, 720), frames,
+                     "float auto set, mixed frame sizes");
+}
+
+TEST(FloatKernelSetErrors, ASpecialisedSetNeedsTheDefaultWidths) {
+    SKIP_WITHOUT_GPU();
+    ASSERT_GE(vif::cuda::float_variants().size(), 2u);
+    vif::Params p = params_of(VIF_VARIANT_FLOAT, 8, 128, 128, 100.0, 2.0f);
+    p.cuda.float_kernels = 1; // specialised for 17/9/5/3 taps; kernelscale 2 has 35/19/9/5
+    vif::Status err;
+    EXPECT_EQ(vif::create_cuda_backend(p, &err), nullptr);
+    EXPECT_EQ(err.status, VIF_ERROR_INVALID_ARGUMENT);
+    p.cuda.float_kernels = 0; // the generic kernels take any width
+    auto b = vif::create_cuda_backend(p, &err);
+    EXPECT_NE(b, nullptr) << err.message;
+    p.kernelscale = 1.0f;
+    p.cuda.float_kernels = 99;
+    EXPECT_EQ(vif::create_cuda_backend(p, &err), nullptr);
+    EXPECT_EQ(err.status, VIF_ERROR_INVALID_ARGUMENT);
+}
+
 // The other launch paths of CudaOptions: no CUDA graphs, the table-only log lookup, a
 // synchronisation after every launch, scales 2 and 3 unfused.
 enum class PathOption { NoGraphs, LogTableOnly, SyncEachLaunch, Unfused, BatchedUnfused };

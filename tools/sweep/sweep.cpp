@@ -49,6 +49,7 @@ struct Options {
     bool verbose = false;
     bool gate = true;         // queue frames behind a gate kernel (off under a profiler)
     std::vector<int> batches; // --batch: frames per launch to time (1: one-frame launches)
+    std::vector<std::string> float_kernels; // --float-kernels: float kernel sets to time too
 };
 
 void usage() {
@@ -57,15 +58,17 @@ void usage() {
         "integer|float]\n"
         "                 [--candidates] [--tiles s0,s1,s2,s3,s23[,fuse]]... [--log-table] "
         "[--verbose]\n"
-        "                 [--no-gate] [--batch F[,F...]] [--runs N] [--warmup N] [--device N] "
-        "[--out DIR]\n"
+        "                 [--no-gate] [--batch F[,F...]] [--float-kernels ID[,ID...]] [--runs N] "
+        "[--warmup N] [--device N] [--out DIR]\n"
         "Times every CUDA kernel of libvif per resolution and bit depth; writes "
         "sweep.md/.json/.csv/.svg.\n"
         "--tiles: one kernel-table variant id per launch slot (scales 0-3, fused 2+3; e.g. "
         "0b,1s,2,3,23b)\n"
         "or 'auto' for the table's rule, then 1 (default) or 0 for the fused 2+3 launch.\n"
         "--batch: frames per launch to time (default 1; F > 1: grid.z = frame, "
-        "Engine::enqueue_batch; times per frame).");
+        "Engine::enqueue_batch; times per frame).\n"
+        "--float-kernels: float kernel sets to time beside the chosen one (generic, s32, ...; "
+        "'all' for every set).");
 }
 
 bool parse(int argc, char** argv, Options* o) {
@@ -108,6 +111,22 @@ bool parse(int argc, char** argv, Options* o) {
                 const int f = std::atoi(item.c_str());
                 if (f < 1 || f > vif::cuda::Engine::kMaxBatchFrames) return false;
                 o->batches.push_back(f);
+            }
+        } else if (a == "--float-kernels") {
+            const char* v = next();
+            if (!v) return false;
+            std::stringstream ss(v);
+            std::string item;
+            while (std::getline(ss, item, ',')) {
+                if (item == "all") {
+                    for (const auto& f : vif::cuda::float_variants())
+                        o->float_kernels.push_back(f.id);
+                } else if (vif::cuda::float_variant_index(item) < 0) {
+                    std::fprintf(stderr, "vif-sweep: no float kernel set '%s'\n", item.c_str());
+                    return false;
+                } else {
+                    o->float_kernels.push_back(item);
+                }
             }
         } else if (a == "--candidates") {
             o->candidates = true;
@@ -619,6 +638,14 @@ int main(int argc, char** argv) {
                     return 2;
                 }
                 results.push_back(run_one(o, prop, w, h, bpc, cand, "tiles " + t));
+            }
+            for (const std::string& f : o.float_kernels) {
+                if (!single || o.variant != VIF_VARIANT_FLOAT) break;
+                vif::CudaOptions cand;
+                cand.float_kernels = vif::cuda::float_variant_index(f);
+                results.push_back(run_one(o, prop, w, h, bpc, cand, "float " + f));
+                std::fprintf(stderr, "vif-sweep: %dx%d %d-bit float %s: %.1f us/frame pipelined\n",
+                             w, h, bpc, f.c_str(), results.back().pipelined_us);
             }
             // Batched launches (integer): the rules' tiles, then each --tiles combination.
             for (int f : o.batches) {
