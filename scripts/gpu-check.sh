@@ -80,9 +80,9 @@ if has test; then
 fi
 if has parity && [ -x "$PT" ]; then
   # The same tests run inside `test` (CTest); here on their own, with their own log and count.
-  stamp "parity: every kernel-table variant and launch path"
+  stamp "parity: every kernel-table variant and launch path, every float kernel set"
   timeout 400 "$PT" --gtest_brief=1 \
-    --gtest_filter='KernelTableRules.*:Table/KernelVariant.*:KernelVariantErrors.*:Options/LaunchPath.*:Depths/Batching.*:BatchingMixed.*:BatchingErrors.*:Ladder/*' \
+    --gtest_filter='KernelTableRules.*:Table/KernelVariant.*:KernelVariantErrors.*:Options/LaunchPath.*:Depths/Batching.*:BatchingMixed.*:BatchingErrors.*:Ladder/*:Sets/FloatKernelSet.*:FloatKernelSetAuto.*:FloatKernelSetErrors.*' \
     > "$RES/parity_table.log" 2>&1
   rc=$?; [ $rc -ne 0 ] && fail=1
   note "## parity, kernel table, launch paths and batching: rc=$rc $(grep -E 'PASSED|FAILED  \]' "$RES/parity_table.log" | tail -2 | tr '\n' ' ')"
@@ -98,7 +98,7 @@ if has sanitize && [ -x "$PT" ]; then
   CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
   for tool in ${SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
     case $tool in
-      memcheck)  filt='Small/SyntheticInteger.*/?:Small/SyntheticFloat.*/?:All/DevicePointer.*:Pipeline.*:DevicePointerErrors.*:BatchingMixed.*:BatchingErrors.*' ;;
+      memcheck)  filt='Small/SyntheticInteger.*/?:Small/SyntheticFloat.*/?:Sets/FloatKernelSet.*/?:All/DevicePointer.*:Pipeline.*:DevicePointerErrors.*:BatchingMixed.*:BatchingErrors.*' ;;
       racecheck) filt='Small/SyntheticInteger.*/1:Small/SyntheticInteger.*/5:Small/SyntheticFloat.*/2:Pipeline.*:BatchingMixed.*' ;;
       *)         filt='Small/SyntheticInteger.*/3:Small/SyntheticFloat.*/1' ;;
     esac
