@@ -18,9 +18,15 @@ namespace {
 // and batches"): scale 0 48x16/v2h3 (the pair's "0"; for a 6-rung ladder its scale-0 launch took
 // 237.6 us at 1080p and 882.5 at 2160p against 261.0 and 930.5 with the pair's large-frame choice
 // 64x16/v4h4, which CudaOptions::ladder_shape0 = 1 still selects at 8 bits), scale 1 56x16 and
-// scales 2+3 60x16+62x8 (the pair's "1" and "23b").
+// scales 2+3 60x16+62x8 (the pair's "1" and "23b"). At 8 bits scale 0 runs its vertical passes
+// (the reference's once, each rung's y, y*y and x*y) on the integer tensor cores, the pair's
+// "0t" tile (Multi0t; docs/performance.md, "H200, the CUDA ladder kernels"); ladder_shape0 = 2
+// keeps the CUDA-core 48x16 rung loop (every other depth's), 3 the tensor-core pass with 5
+// blocks per SM (the pair's "0w").
 using Multi0 = IntTile<48, 16, 256, 2, 3, 4>;
 using Multi0Wide = IntTile<64, 16, 256, 4, 4, 3>;
+using Multi0t = IntTile<48, 16, 256, 2, 3, 4, false, true>;
+using Multi0t5 = IntTile<48, 16, 256, 2, 3, 5, false, true>;
 using Multi1 = IntTile<56, 16, 256, 4, 4, 3>;
 using Multi23_2 = IntTile<60, 16, 256, 4, 4, 2>;
 using Multi23_3 = IntTile<62, 8, 256, 2, 2, 2>;
@@ -40,12 +46,15 @@ KernelLaunch multi_launch(int w, int h) {
     return k;
 }
 
-// Scale 0 per bit depth (its samples' type and shifts differ).
+// Scale 0 per bit depth (its samples' type and shifts differ); `shape`: CudaOptions::
+// ladder_shape0 (8 bits: 0 tensor cores, 1 64x16, 2 48x16 CUDA cores, 3 tensor cores 5 blocks/SM).
 KernelLaunch multi_launch0(int bpc, int w, int h, int shape) {
     switch (bpc) {
     case 8:
         if (shape == 1) return multi_launch<0, 8, Multi0Wide>(w, h);
-        return multi_launch<0, 8, Multi0>(w, h);
+        if (shape == 2) return multi_launch<0, 8, Multi0>(w, h);
+        if (shape == 3) return multi_launch<0, 8, Multi0t5>(w, h);
+        return multi_launch<0, 8, Multi0t>(w, h);
     case 10:
         return multi_launch<0, 10, Multi0>(w, h);
     case 12:

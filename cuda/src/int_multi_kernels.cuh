@@ -49,15 +49,15 @@ struct IntMultiArgs {
     int src_w, src_h; // fused scale 3: size of the scale-2 images that ref/dis point to
 };
 
-// Stages one picture's tile + halo (reflect-101) into dst (kIH x kIW 16-bit samples): the
-// single-picture form of int_scale_tile's step 1 (vector loads for interior tiles of aligned
+// Stages one picture's tile + halo (reflect-101) into dst (kIH rows of kIW 16-bit samples, kSI
+// apart): the single-picture form of int_scale_tile's step 1 (vector loads for interior tiles of aligned
 // rows, else one warp per row with all loads issued before the stores).
 template <int S, int BPC, class P, bool kFromFiner>
 __device__ __forceinline__ void multi_stage(const void* src_v, ptrdiff_t pitch, int shift,
                                             const IntMultiArgs& a, int x0, int y0, uint16_t* dst) {
     using L = IntSmemLayout<S, P>;
     using InT = typename std::conditional<S == 0 && BPC == 8, uint8_t, uint16_t>::type;
-    constexpr int R = L::kR, IW = L::kIW, IH = L::kIH;
+    constexpr int R = L::kR, IW = L::kIW, IH = L::kIH, SI = L::kSI;
     constexpr int TW = P::kTileW, TH = P::kTileH, NT = P::kThreads;
     const int tid = threadIdx.x, w = a.w, h = a.h;
     const unsigned char* src = static_cast<const unsigned char*>(src_v);
@@ -65,7 +65,8 @@ __device__ __forceinline__ void multi_stage(const void* src_v, ptrdiff_t pitch, 
         for (int i = tid; i < IH * IW; i += NT) {
             const int r = i / IW, c = i - r * IW;
             const int gy = reflect_clamp(y0 - R + r, h), gx = reflect_clamp(x0 - R + c, w);
-            dst[i] = static_cast<uint16_t>(down_from_finer(src, pitch, gy, gx, a.src_w, a.src_h));
+            dst[r * SI + c] =
+                static_cast<uint16_t>(down_from_finer(src, pitch, gy, gx, a.src_w, a.src_h));
         }
         return;
     } else {
@@ -96,7 +97,7 @@ __device__ __forceinline__ void multi_stage(const void* src_v, ptrdiff_t pitch, 
                 const int i = tid + it * NT;
                 if (kChunks % NT == 0 || i < kChunks) {
                     const int r = i / kCPR, c = (i - r * kCPR) * kEPC;
-                    uint16_t* d = dst + r * IW + c;
+                    uint16_t* d = dst + r * SI + c;
                     if constexpr (sizeof(InT) == 1 && kEPC == 4) {
                         *reinterpret_cast<uint2*>(d) = make_uint2(__byte_perm(v[it], 0, 0x4140),
                                                                   __byte_perm(v[it], 0, 0x4342));
@@ -137,7 +138,7 @@ __device__ __forceinline__ void multi_stage(const void* src_v, ptrdiff_t pitch, 
 #pragma unroll
                 for (int ci = 0; ci < kColIt; ++ci) {
                     const int r = warp + it * kWarps, c = lane + 32 * ci;
-                    if (r < IH && c < IW) dst[r * IW + c] = v[it][ci];
+                    if (r < IH && c < IW) dst[r * SI + c] = v[it][ci];
                 }
         }
     }
@@ -171,28 +172,38 @@ __device__ __forceinline__ uint32_t multi_moment_v(const uint32_t* p, int o) {
 
 // Vertical passes of one picture. kRef: the reference (mean of x -> means[0], x*x -> moments[0],
 // downsampling rows -> down[0]); else the rung (mean of y -> means[1], y*y -> moments[1], x*y ->
-// moments[2], downsampling rows -> down[1]).
+// moments[2], downsampling rows -> down[1]). P::kVertMma (8-bit scale 0): the same values from the
+// integer tensor cores (int_tensor_passes.cuh, int_vertical_mma_8b_one); else CUDA cores, one
+// thread per column and VR rows.
 template <int S, int BPC, class P, bool kRef, bool kWriteNext>
 __device__ __forceinline__ void multi_vertical(unsigned char* smem) {
     using Info = IntScaleInfo<S>;
     using L = IntSmemLayout<S, P>;
     constexpr int N = Info::kN, R = Info::kR;
     constexpr int TH = P::kTileH, NT = P::kThreads, VR = P::kVertRows;
-    constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM;
+    constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM, SI = L::kSI;
     constexpr int VM = S == 0 ? BPC : 16;
     constexpr int pic = kRef ? 0 : 1;
     double* s_mom = reinterpret_cast<double*>(smem + L::kOffMoments);
     const uint16_t* s_in = reinterpret_cast<const uint16_t*>(smem + L::kOffIn);
     uint16_t* s_mu = reinterpret_cast<uint16_t*>(smem + L::kOffMeans);
     uint16_t* s_dn = reinterpret_cast<uint16_t*>(smem + L::kOffDown);
+    if constexpr (P::kVertMma) {
+        static_assert(S == 0 && BPC == 8 && TH == 16 && !P::kHorizMma,
+                      "ladder tensor-core pass: 8-bit scale 0, 16 rows, CUDA-core horizontal");
+        static_assert(L::kOffIn % 16 == 0 && (IH * SI * 2) % 16 == 0, "ldmatrix rows aligned");
+        int_vertical_mma_8b_one<IW, SI, SM, SD, L::kDW, L::kDH, NT, Info::kHasNext && kWriteNext,
+                                !kRef>(s_in, s_mu, s_mom, s_dn);
+        return;
+    }
     constexpr int kGroups = TH / VR;
     for (int t = threadIdx.x; t < IW * kGroups; t += NT) {
         const int c = t % IW, r0 = (t / IW) * VR;
         uint32_t x[VR + 2 * R], y[VR + 2 * R];
 #pragma unroll
         for (int i = 0; i < VR + 2 * R; ++i) {
-            x[i] = s_in[(r0 + i) * IW + c];
-            if constexpr (!kRef) y[i] = s_in[IH * IW + (r0 + i) * IW + c];
+            x[i] = s_in[(r0 + i) * SI + c];
+            if constexpr (!kRef) y[i] = s_in[IH * SI + (r0 + i) * SI + c];
         }
         // The picture whose mean and square this pass makes (a compile-time choice).
         const uint32_t(&v)[VR + 2 * R] = kRef ? x : y;
@@ -306,7 +317,7 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
                                                unsigned char* smem) {
     using L = IntSmemLayout<S, P>;
     constexpr int TW = P::kTileW, TH = P::kTileH, NT = P::kThreads, HC = P::kHorizCols;
-    constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM;
+    constexpr int IH = L::kIH, SI = L::kSI, SD = L::kSD, SM = L::kSM;
     constexpr bool kNext = IntScaleInfo<S>::kHasNext && kWriteNext;
     constexpr int kTasks = TH * (TW / HC);       // horizontal tasks of a tile
     constexpr int kHIt = (kTasks + NT - 1) / NT; // per thread
@@ -355,7 +366,7 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
         // moments and the reduction slots are past the barriers that follow them.
         __syncthreads();
         multi_stage<S, BPC, P, kFromFiner>(a.dis[k], a.dis_pitch, S == 0 ? a.dis_shift[k] : 0, a,
-                                           x0, y0, s_in + IH * IW);
+                                           x0, y0, s_in + IH * SI);
         __syncthreads();
         multi_vertical<S, BPC, P, false, kWriteNext>(smem);
         __syncthreads();
