@@ -53,7 +53,8 @@ struct CudaOptions {
     int ladder_rungs_per_block[3] = {0, 0, 0};
     // Ladders: scale 0's kernel at 8 bits (engine_multi.cu; 0: 48x16 with the vertical passes
     // on the integer tensor cores, the default; 1: 64x16, 2: 48x16 on CUDA cores, as at the
-    // other depths; 3: as 0 with 5 blocks per SM); for the tests' and the benchmark's comparisons.
+    // other depths; 3: as 0 with 5 blocks per SM; 4: as 0 with the next rung's loads issued
+    // early); for the tests' and the benchmark's comparisons.
     int ladder_shape0 = 0;
 };
 
