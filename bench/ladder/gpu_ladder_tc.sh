@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device call for the ladder's tensor-core rung loop (8-bit scale 0, CudaOptions::
 # ladder_shape0: 0 = tensor-core vertical passes, the default; 2 = the CUDA-core 48x16 rung loop it
-# replaces; 3 = tensor cores at 5 blocks/SM). Build (preset gpu), then, the GPU otherwise idle,
+# replaces; 3 = tensor cores at 5 blocks/SM; 4 = tensor cores, the next rung's loads issued before
+# the current rung's passes). Build (preset gpu), then, the GPU otherwise idle,
 # the GPU time of a 6-rung ladder against one pair and 6 separate pairs per scale-0 kernel
 # (vif_bench_ladder_kernels --shape0 N --per-launch; 1080p and 2160p), one Nsight Compute profile
 # of the ladder's scale-0 kernel per path (instructions, stall reasons, pipes), then the ladder
@@ -29,10 +30,10 @@ grep spill "$L/build.log" | grep -o "int_multi_kernelILi0ELi8E[^']*'.*" | sed 's
 # Timings (nothing else on the GPU).
 K=$B/bench/ladder/vif_bench_ladder_kernels
 T=$O/ladder_kernels.txt
-for s in 0 2 3 0; do
+for s in 0 2 3 4 0 2; do
   timeout 60 $K --size 1920x1080 --rungs 6 --frames 20 --reps 7 --per-launch --shape0 $s
 done >> "$T" 2>&1
-for s in 0 2; do
+for s in 0 2 4; do
   timeout 90 $K --size 3840x2160 --rungs 6 --frames 20 --reps 5 --per-launch --shape0 $s
 done >> "$T" 2>&1
 say "timings done"
@@ -59,7 +60,7 @@ timeout 90 $B/tests/api/vif_api_tests --gtest_brief=1 --gtest_filter='*Multi*' >
 CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
 for tool in memcheck racecheck; do
   timeout 150 "$CS" --tool $tool --error-exitcode 9 $P --gtest_brief=1 \
-    --gtest_filter='Ladder/*176x144_8bit_K6:Ladder/*17x19_8bit_K2_shape3:Ladder/*17x19_16bit_K2:Ladder/*1000x40_10bit_K2' \
+    --gtest_filter='Ladder/*176x144_8bit_K6:Ladder/*17x19_8bit_K2_shape3:Ladder/*17x19_16bit_K2:Ladder/*1000x40_10bit_K2:Ladder/*481x271_8bit_K6_shape4' \
     > "$L/sanitize_$tool.log" 2>&1 &
 done
 wait
