@@ -161,6 +161,35 @@ struct MultiPrefetch : Base {
     static constexpr bool kPrefetch = true;
 };
 
+// Two barriers a rung (a tile shape P with kLean, MultiLean<P>): each warp adds its NL and NN of a
+// rung to the block's per-rung sums in shared memory (integer atomics: the order does not matter)
+// instead of a block reduction per rung, and the barrier before a rung's staging goes (the
+// barrier after the previous rung's vertical pass already orders the staging after its readers);
+// the sums go to the accumulators after the last rung.
+template <class P, class = void>
+struct MultiLeanOf {
+    static constexpr bool value = false;
+};
+template <class P>
+struct MultiLeanOf<P, decltype(void(P::kLean))> {
+    static constexpr bool value = P::kLean;
+};
+template <class Base>
+struct MultiLean : Base {
+    static constexpr bool kLean = true;
+};
+
+// The warp's sums of nl and nn (block_sum_stats's warp step: nn in 24-bit parts), in every lane.
+__device__ __forceinline__ void warp_sum_num(int32_t nl, int64_t nn, int64_t& wnl, int64_t& wnn) {
+    const unsigned full = 0xffffffffu;
+    const uint64_t un = static_cast<uint64_t>(nn);
+    wnl = static_cast<int32_t>(__reduce_add_sync(full, static_cast<uint32_t>(nl)));
+    const uint32_t lo = __reduce_add_sync(full, static_cast<uint32_t>(un & 0xFFFFFFu));
+    const uint32_t mid = __reduce_add_sync(full, static_cast<uint32_t>((un >> 24) & 0xFFFFFFu));
+    const uint32_t hi = __reduce_add_sync(full, static_cast<uint32_t>(un >> 48)); // sign bits
+    wnn = static_cast<int64_t>(uint64_t(lo) + (uint64_t(mid) << 24) + (uint64_t(hi) << 48));
+}
+
 template <class P>
 struct MultiTileRegs8 {
     static constexpr int kR = 8, kIH = P::kTileH + 2 * kR;
@@ -387,6 +416,13 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
     const int x0 = bx * TW, y0 = by * TH;
     const int w = a.w, h = a.h;
     const DeviceLog lt{a.log};
+    constexpr bool kLean = MultiLeanOf<P>::value;
+    [[maybe_unused]] unsigned long long* s_num = nullptr; // kLean: [rung of the block][nl, nn]
+    if constexpr (kLean) {
+        __shared__ unsigned long long s_num_buf[2 * kMultiMaxRungs];
+        s_num = s_num_buf;
+        for (int i = tid; i < 2 * kMultiMaxRungs; i += NT) s_num[i] = 0; // before 3 barriers
+    }
 
     // R. The reference, once.
     multi_stage<S, BPC, P, kFromFiner>(a.ref, a.ref_pitch, S == 0 ? a.ref_shift : 0, a, x0, y0,
@@ -428,7 +464,7 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
     for (int k = g * a.rungs_per_block; k < k_end; ++k) {
         // The previous rung's (or the reference's) readers of the second picture buffer, the
         // moments and the reduction slots are past the barriers that follow them.
-        __syncthreads();
+        if constexpr (!kLean) __syncthreads();
         if constexpr (kPrefetch) {
             if (next.held)
                 next.template store<SI>(s_in + IH * SI);
@@ -466,15 +502,37 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
         if constexpr (kNext)
             multi_down_h<S, P>(smem, 1, x0, y0, w, h, a.next_dis + k * a.next_rung_elems,
                                a.next_pitch);
-        int64_t num[4];
-        block_sum_stats<NT>(nl, 0, nn, 0, num, s_red);
-        if (tid == 0) {
-            unsigned long long* acc = a.acc + k * 16 + S * 4;
-            atomicAdd(acc + 0, static_cast<unsigned long long>(num[0]));
-            atomicAdd(acc + 1, static_cast<unsigned long long>(den[1]));
-            atomicAdd(acc + 2, static_cast<unsigned long long>(num[2]));
-            atomicAdd(acc + 3, static_cast<unsigned long long>(den[3]));
+        if constexpr (kLean) {
+            int64_t wnl, wnn;
+            warp_sum_num(nl, nn, wnl, wnn);
+            if ((tid & 31) == 0) {
+                unsigned long long* sn = s_num + 2 * (k - g * a.rungs_per_block);
+                atomicAdd(sn + 0, static_cast<unsigned long long>(wnl));
+                atomicAdd(sn + 1, static_cast<unsigned long long>(wnn));
+            }
+        } else {
+            int64_t num[4];
+            block_sum_stats<NT>(nl, 0, nn, 0, num, s_red);
+            if (tid == 0) {
+                unsigned long long* acc = a.acc + k * 16 + S * 4;
+                atomicAdd(acc + 0, static_cast<unsigned long long>(num[0]));
+                atomicAdd(acc + 1, static_cast<unsigned long long>(den[1]));
+                atomicAdd(acc + 2, static_cast<unsigned long long>(num[2]));
+                atomicAdd(acc + 3, static_cast<unsigned long long>(den[3]));
+            }
         }
+    }
+    if constexpr (kLean) {
+        __syncthreads(); // every warp's shared atomics are done
+        if (tid == 0)
+            for (int k = g * a.rungs_per_block; k < k_end; ++k) {
+                const unsigned long long* sn = s_num + 2 * (k - g * a.rungs_per_block);
+                unsigned long long* acc = a.acc + k * 16 + S * 4;
+                atomicAdd(acc + 0, sn[0]);
+                atomicAdd(acc + 1, static_cast<unsigned long long>(den[1]));
+                atomicAdd(acc + 2, sn[1]);
+                atomicAdd(acc + 3, static_cast<unsigned long long>(den[3]));
+            }
     }
 }
 

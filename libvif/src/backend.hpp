@@ -54,7 +54,8 @@ struct CudaOptions {
     // Ladders: scale 0's kernel at 8 bits (engine_multi.cu; 0: 48x16 with the vertical passes
     // on the integer tensor cores, the default; 1: 64x16, 2: 48x16 on CUDA cores, as at the
     // other depths; 3: as 0 with 5 blocks per SM; 4: as 0 with the next rung's loads issued
-    // early); for the tests' and the benchmark's comparisons.
+    // early; 5 and 6: as 0 and 2 with two barriers a rung); for the tests' and the benchmark's
+    // comparisons.
     int ladder_shape0 = 0;
 };
 

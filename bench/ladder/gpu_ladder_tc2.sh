@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Second device call for the ladder's tensor-core rung loop: the two-barriers-a-rung variants
+# (CudaOptions::ladder_shape0 5 = tensor cores, 6 = CUDA cores; MultiLean in
+# cuda/src/int_multi_kernels.cuh) against 0 (tensor cores, 4 barriers a rung) and 2 (the CUDA-core
+# rung loop). Build (preset gpu); the ladder parity tests (8 shards at once), the vif_submit_multi
+# API tests and compute-sanitizer memcheck/racecheck on small ladders of the new variants; then,
+# the GPU otherwise idle, vif_bench_ladder_kernels --shape0 N (1080p, 2160p); then Nsight Compute:
+# instructions of the ladder's scale-0 kernel at 1 and 6 rungs (per rung = the difference / 5)
+# and of the pair's scale 0, and the profile (stall reasons) of shape 5. Run from the repository
+# root of the carried tree; results in $OUT (summary.txt).
+set -u
+O=${OUT:-/tmp/out}; mkdir -p "$O"
+L=/tmp/ladder-tc-logs; rm -rf "$L"; mkdir -p "$L"
+trap 'tar -C /tmp -czf "$O/logs.tgz" ladder-tc-logs 2>/dev/null' EXIT
+command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
+t0=$(date +%s)
+S=$O/summary.txt
+say() { echo "[$(( $(date +%s) - t0 ))s] $*" | tee -a "$S"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee -a "$S"
+B=build-gpu
+timeout 60 cmake --preset gpu -B $B -DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_TOOLS=OFF -DVIF_BUILD_PYTHON=OFF \
+  -DVIF_BUILD_BENCHMARKS=ON -DCMAKE_PREFIX_PATH="$PWD/.gpu-deps/prefix" > "$L/configure.log" 2>&1 \
+  || { tail -20 "$L/configure.log"; exit 1; }
+timeout 240 cmake --build $B -j"$(nproc)" --target vif_parity_tests vif_api_tests \
+  vif_bench_ladder_kernels > "$L/build.log" 2>&1 || { grep -E "error|FAILED" -A4 "$L/build.log" | head -40; exit 1; }
+say "built; ptxas spill warnings: $(grep -c spill "$L/build.log")"
+grep spill "$L/build.log" | grep -o "int_multi_kernelILi0ELi8E[^']*'.*" | sed 's/^/  /' | tee -a "$S"
+
+P=$B/tests/parity/vif_parity_tests
+for i in 0 1 2 3 4 5 6 7; do
+  GTEST_TOTAL_SHARDS=8 GTEST_SHARD_INDEX=$i timeout 120 $P --gtest_brief=1 \
+    --gtest_filter="Ladder/*:Small/SyntheticInteger.*/1*:Pipeline.*" > "$L/parity_$i.log" 2>&1 &
+done
+timeout 60 $B/tests/api/vif_api_tests --gtest_brief=1 --gtest_filter='*Multi*' > "$L/api_multi.log" 2>&1 &
+CS=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+for tool in memcheck racecheck; do
+  timeout 100 "$CS" --tool $tool --error-exitcode 9 $P --gtest_brief=1 \
+    --gtest_filter='Ladder/*17x19_8bit_K2_shape5:Ladder/*17x19_8bit_K2_shape6:Ladder/*67x45_8bit_K64_shape5:Ladder/*481x271_8bit_K6_shape5_rpb4:Ladder/*176x144_8bit_K6' \
+    > "$L/sanitize_$tool.log" 2>&1 &
+done
+wait
+for i in 0 1 2 3 4 5 6 7; do grep -hE "^\[  (PASSED|FAILED) |FAILED  \]" "$L/parity_$i.log"; done | sed 's/^/parity shard: /' | tee -a "$S"
+grep -hE "^\[  (PASSED|FAILED) " "$L/api_multi.log" | sed 's/^/api multi: /' | tee -a "$S"
+for tool in memcheck racecheck; do
+  say "compute-sanitizer $tool: $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$L/sanitize_$tool.log" | tail -1) $(grep -E '^\[  (PASSED|FAILED) ' "$L/sanitize_$tool.log" | tr '\n' ' ')"
+done
+
+K=$B/bench/ladder/vif_bench_ladder_kernels
+T=$O/ladder_kernels.txt
+for s in 0 5 6 2 0 5; do
+  timeout 60 $K --size 1920x1080 --rungs 6 --frames 20 --reps 7 --per-launch --shape0 $s
+done >> "$T" 2>&1
+for s in 0 5; do
+  timeout 90 $K --size 3840x2160 --rungs 6 --frames 20 --reps 5 --per-launch --shape0 $s
+done >> "$T" 2>&1
+say "timings done"
+grep -E "shape0|one pair|ladder \(multi\)|scale 0 |equal" "$T" | tee -a "$S"
+
+NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+for r in 1 6; do
+  timeout 60 "$NCU" --clock-control none --kernel-name-base function --kernel-name regex:'^int_(multi|scale)_kernel' \
+    --launch-count 3 --metrics gpu__time_duration.sum,smsp__thread_inst_executed.sum,smsp__inst_executed.sum \
+    $K --size 1920x1080 --rungs $r --check-only --shape0 0 > "$O/ncu_inst_k$r.txt" 2>&1
+  say "ncu shape0 0 rungs $r rc=$?"; grep -E "^  void|gpu__time|thread_inst" "$O/ncu_inst_k$r.txt" | cut -c1-110 | tee -a "$S"
+done
+timeout 60 "$NCU" --clock-control none --kernel-name-base function --kernel-name regex:'^int_multi_kernel' \
+  --launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis --section InstructionStats \
+  --section WarpStateStats --section Occupancy --section LaunchStats \
+  --metrics gpu__time_duration.sum,smsp__thread_inst_executed.sum,smsp__inst_executed.sum,regex:'smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio',regex:'sm__inst_executed_pipe_.*\.avg\.pct_of_peak_sustained_active' \
+  $K --size 1920x1080 --rungs 6 --check-only --shape0 5 > "$O/ncu_shape5.txt" 2>&1
+say "ncu shape0 5 rc=$? $(grep -E 'gpu__time_duration.sum|smsp__thread_inst_executed.sum|stalled_barrier' "$O/ncu_shape5.txt" | tr -s ' ' | tr '\n' ' ')"
+say "total"
