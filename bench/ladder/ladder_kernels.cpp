@@ -10,8 +10,8 @@
 //   vif_bench_ladder_kernels [--size 1920x1080] [--rungs 6] [--frames 20] [--bitdepth 8]
 //                            [--reps 5] [--rpb A,B,C] [--shape0 N] [--per-launch] [--check-only]
 // --rpb forces the rungs per block of the ladder's three launches, --shape0 the 8-bit scale-0
-// kernel (CudaOptions::ladder_shape0: 0 tensor-core vertical pass, 1 64x16, 2 48x16 on CUDA
-// cores, 3 tensor cores at 5 blocks/SM); --per-launch also prints each launch's time (events
+// kernel (CudaOptions::ladder_shape0: 0 tensor-core vertical pass with two barriers a rung, 1
+// 64x16, 2 48x16 on CUDA cores, 3 as 0 with four barriers a rung, 4 as 2 with two); --per-launch also prints each launch's time (events
 // between the launches of a frame, mean over a batch); --check-only skips the timings (no gate
 // kernel: for a profiler, which serialises launches) and only compares one ladder with its pairs.
 #include <cuda_runtime_api.h>

@@ -144,23 +144,6 @@ __device__ __forceinline__ void multi_stage(const void* src_v, ptrdiff_t pitch, 
     }
 }
 
-// Early loads (a tile shape P with kPrefetch, MultiPrefetch<P>): the next rung's tile + halo is
-// loaded into registers before the current rung's passes and stored to shared memory after them,
-// so its global-memory latency is hidden behind the rung's arithmetic instead of stalling the
-// block. 8-bit scale 0 only (4-byte chunks); border tiles and unaligned rows stage directly.
-template <class P, class = void>
-struct MultiPrefetchOf {
-    static constexpr bool value = false;
-};
-template <class P>
-struct MultiPrefetchOf<P, decltype(void(P::kPrefetch))> {
-    static constexpr bool value = P::kPrefetch;
-};
-template <class Base>
-struct MultiPrefetch : Base {
-    static constexpr bool kPrefetch = true;
-};
-
 // Two barriers a rung (a tile shape P with kLean, MultiLean<P>): each warp adds its NL and NN of a
 // rung to the block's per-rung sums in shared memory (integer atomics: the order does not matter)
 // instead of a block reduction per rung, and the barrier before a rung's staging goes (the
@@ -189,47 +172,6 @@ __device__ __forceinline__ void warp_sum_num(int32_t nl, int64_t nn, int64_t& wn
     const uint32_t hi = __reduce_add_sync(full, static_cast<uint32_t>(un >> 48)); // sign bits
     wnn = static_cast<int64_t>(uint64_t(lo) + (uint64_t(mid) << 24) + (uint64_t(hi) << 48));
 }
-
-template <class P>
-struct MultiTileRegs8 {
-    static constexpr int kR = 8, kIH = P::kTileH + 2 * kR;
-    static constexpr int kCPR = (P::kTileW + 2 * kR) / 4; // 4-byte chunks per row
-    static constexpr int kChunks = kIH * kCPR;
-    static constexpr int kIt = (kChunks + P::kThreads - 1) / P::kThreads;
-    static_assert(P::kTileW % 4 == 0, "4-byte chunks");
-    uint32_t v[kIt];
-    bool held; // v holds the tile (interior tile, aligned rows)
-
-    __device__ __forceinline__ void load(const void* src_v, ptrdiff_t pitch, int x0, int y0, int w,
-                                         int h) {
-        const unsigned char* src = static_cast<const unsigned char*>(src_v);
-        held = x0 >= kR && y0 >= kR && x0 + P::kTileW + kR <= w && y0 + P::kTileH + kR <= h &&
-               ((reinterpret_cast<uintptr_t>(src) | static_cast<uintptr_t>(pitch)) & 3) == 0;
-        if (!held) return;
-        const unsigned char* base = src + (y0 - kR) * pitch + (x0 - kR);
-#pragma unroll
-        for (int it = 0; it < kIt; ++it) {
-            const int i = threadIdx.x + it * P::kThreads;
-            if (kChunks % P::kThreads == 0 || i < kChunks) {
-                const int r = i / kCPR, c = (i - r * kCPR) * 4;
-                v[it] = __ldg(reinterpret_cast<const uint32_t*>(base + r * pitch + c));
-            }
-        }
-    }
-    // dst: kIH rows of SI 16-bit samples.
-    template <int SI>
-    __device__ __forceinline__ void store(uint16_t* dst) const {
-#pragma unroll
-        for (int it = 0; it < kIt; ++it) {
-            const int i = threadIdx.x + it * P::kThreads;
-            if (kChunks % P::kThreads == 0 || i < kChunks) {
-                const int r = i / kCPR, c = (i - r * kCPR) * 4;
-                *reinterpret_cast<uint2*>(dst + r * SI + c) =
-                    make_uint2(__byte_perm(v[it], 0, 0x4140), __byte_perm(v[it], 0, 0x4342));
-            }
-        }
-    }
-};
 
 // Vertical second moment of one output row o from the products p (the three forms of
 // int_scale_tile's step 2: 32-bit sums for 8-bit scale 0, paired 32-bit squares for 10/12-bit,
@@ -454,30 +396,17 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
     block_sum_stats<NT>(0, dl, 0, dn, den, s_red);
 
     // k. Each rung against the reference held in shared memory and registers.
-    constexpr bool kPrefetch = MultiPrefetchOf<P>::value;
-    static_assert(!kPrefetch || (S == 0 && BPC == 8 && !kFromFiner), "early loads: 8-bit scale 0");
     const int k_end = min(a.rungs, (g + 1) * a.rungs_per_block);
-    [[maybe_unused]] typename std::conditional<kPrefetch, MultiTileRegs8<P>, char>::type next;
-    if constexpr (kPrefetch)
-        if (g * a.rungs_per_block < k_end)
-            next.load(a.dis[g * a.rungs_per_block], a.dis_pitch, x0, y0, w, h);
     for (int k = g * a.rungs_per_block; k < k_end; ++k) {
         // The previous rung's (or the reference's) readers of the second picture buffer, the
-        // moments and the reduction slots are past the barriers that follow them.
+        // moments and the reduction slots are past the barriers that follow them. kLean: the
+        // staging writes only the second picture buffer, whose readers (the previous vertical
+        // pass) are past the barrier after that pass; the moments and means are rewritten only
+        // after the barrier below, and no reduction slots are used.
         if constexpr (!kLean) __syncthreads();
-        if constexpr (kPrefetch) {
-            if (next.held)
-                next.template store<SI>(s_in + IH * SI);
-            else
-                multi_stage<S, BPC, P, kFromFiner>(a.dis[k], a.dis_pitch, a.dis_shift[k], a, x0, y0,
-                                                   s_in + IH * SI);
-            __syncthreads();
-            if (k + 1 < k_end) next.load(a.dis[k + 1], a.dis_pitch, x0, y0, w, h);
-        } else {
-            multi_stage<S, BPC, P, kFromFiner>(a.dis[k], a.dis_pitch, S == 0 ? a.dis_shift[k] : 0,
-                                               a, x0, y0, s_in + IH * SI);
-            __syncthreads();
-        }
+        multi_stage<S, BPC, P, kFromFiner>(a.dis[k], a.dis_pitch, S == 0 ? a.dis_shift[k] : 0, a,
+                                           x0, y0, s_in + IH * SI);
+        __syncthreads();
         multi_vertical<S, BPC, P, false, kWriteNext>(smem);
         __syncthreads();
         int32_t nl = 0;
