@@ -21,8 +21,8 @@ namespace {
 // scales 2+3 60x16+62x8 (the pair's "1" and "23b"). At 8 bits scale 0 runs its vertical passes
 // (the reference's once, each rung's y, y*y and x*y) on the integer tensor cores, the pair's "0t"
 // tile, with two barriers a rung (MultiLean, int_multi_kernels.cuh): 1080p ladder of 6 on the
-// H100 298-303 us against 323-330 with the CUDA-core rung loop (docs/performance.md, "The ladder's
-// rung loop on the tensor cores"). CudaOptions::ladder_shape0 selects the others at 8 bits.
+// H100 298-303 us against 323-330 with the CUDA-core rung loop (docs/performance.md, "H100, the
+// ladder's rung loop on the tensor cores"). CudaOptions::ladder_shape0 selects the others.
 using Multi0 = IntTile<48, 16, 256, 2, 3, 4>;
 using Multi0Wide = IntTile<64, 16, 256, 4, 4, 3>;
 using Multi0t = IntTile<48, 16, 256, 2, 3, 4, false, true>;
