@@ -8,10 +8,12 @@
 // separate pair's.
 //
 //   vif_bench_ladder_kernels [--size 1920x1080] [--rungs 6] [--frames 20] [--bitdepth 8]
-//                            [--reps 5] [--rpb A,B,C] [--shape0 N] [--per-launch]
-// --rpb forces the rungs per block of the ladder's three launches, --shape0 1 the 64x16 scale-0
-// tile at 8 bits (CudaOptions); --per-launch
-// also prints each launch's time (events between the launches of a frame, mean over a batch).
+//                            [--reps 5] [--rpb A,B,C] [--shape0 N] [--per-launch] [--check-only]
+// --rpb forces the rungs per block of the ladder's three launches, --shape0 the 8-bit scale-0
+// kernel (CudaOptions::ladder_shape0: 0 tensor-core vertical pass with two barriers a rung, 1
+// 64x16, 2 48x16 on CUDA cores, 3 as 0 with four barriers a rung, 4 as 2 with two); --per-launch also prints each launch's time (events
+// between the launches of a frame, mean over a batch); --check-only skips the timings (no gate
+// kernel: for a profiler, which serialises launches) and only compares one ladder with its pairs.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -50,11 +52,11 @@ std::vector<uint8_t> plane(int w, int h, int bpc, int seed, int noise_amp) {
 int main(int argc, char** argv) {
     int w = 1920, h = 1080, rungs = 6, frames = 20, bpc = 8, reps = 5;
     int rpb[3] = {0, 0, 0};
-    bool per_launch = false;
+    bool per_launch = false, check_only = false;
     int shape0 = 0;
     for (int i = 1; i < argc; i += 2) {
-        if (std::string(argv[i]) == "--per-launch") {
-            per_launch = true;
+        if (std::string(argv[i]) == "--per-launch" || std::string(argv[i]) == "--check-only") {
+            (std::string(argv[i]) == "--per-launch" ? per_launch : check_only) = true;
             --i;
             continue;
         }
@@ -164,11 +166,16 @@ int main(int argc, char** argv) {
         std::sort(t.begin(), t.end());
         return t[t.size() / 2]; // median
     };
-    const double one = time_mode(0), sep = time_mode(1), lad = time_mode(2);
+    double one = 0, sep = 0, lad = 0;
+    if (!check_only) {
+        one = time_mode(0);
+        sep = time_mode(1);
+        lad = time_mode(2);
+    }
 
     // Per launch (scale 0, scale 1, scales 2+3): events between the launches of each frame.
     double launch_us[2][3] = {};
-    if (per_launch) {
+    if (per_launch && !check_only) {
         std::vector<cudaEvent_t> ev(size_t(frames) * 4);
         for (auto& e : ev) cudaEventCreate(&e);
         for (int mode = 0; mode < 2; ++mode) {
@@ -210,9 +217,15 @@ int main(int argc, char** argv) {
         for (int k = 0; k < rungs; ++k)
             same = same && std::memcmp(hr[k].acc, hr[64 + k].acc, sizeof(hr[k].acc)) == 0;
     }
-    std::printf("%dx%d %d-bit, %d rungs, GPU time per reference frame (median of %d batches of "
-                "%d frames, %d input sets)\n",
-                w, h, bpc, rungs, reps, frames, sets);
+    if (check_only) {
+        std::printf("%dx%d %d-bit, %d rungs, shape0 %d: rung sums equal to separate pairs: %s\n", w,
+                    h, bpc, rungs, shape0, same ? "yes" : "NO");
+        return same ? 0 : 1;
+    }
+    std::printf(
+        "%dx%d %d-bit, %d rungs, shape0 %d, GPU time per reference frame (median of %d batches of "
+        "%d frames, %d input sets)\n",
+        w, h, bpc, rungs, shape0, reps, frames, sets);
     std::printf("one pair            %8.1f us\n", one);
     std::printf("%2d separate pairs   %8.1f us  (%.2f pair-equivalents)\n", rungs, sep, sep / one);
     std::printf("ladder (multi)      %8.1f us  (%.2f pair-equivalents, %.2f per extra rung)\n", lad,

@@ -18,9 +18,16 @@ namespace {
 // and batches"): scale 0 48x16/v2h3 (the pair's "0"; for a 6-rung ladder its scale-0 launch took
 // 237.6 us at 1080p and 882.5 at 2160p against 261.0 and 930.5 with the pair's large-frame choice
 // 64x16/v4h4, which CudaOptions::ladder_shape0 = 1 still selects at 8 bits), scale 1 56x16 and
-// scales 2+3 60x16+62x8 (the pair's "1" and "23b").
+// scales 2+3 60x16+62x8 (the pair's "1" and "23b"). At 8 bits scale 0 runs its vertical passes
+// (the reference's once, each rung's y, y*y and x*y) on the integer tensor cores, the pair's "0t"
+// tile, with two barriers a rung (MultiLean, int_multi_kernels.cuh): 1080p ladder of 6 on the
+// H100 298-303 us against 323-330 with the CUDA-core rung loop (docs/performance.md, "H100, the
+// ladder's rung loop on the tensor cores"). CudaOptions::ladder_shape0 selects the others.
 using Multi0 = IntTile<48, 16, 256, 2, 3, 4>;
 using Multi0Wide = IntTile<64, 16, 256, 4, 4, 3>;
+using Multi0t = IntTile<48, 16, 256, 2, 3, 4, false, true>;
+using Multi0tLean = MultiLean<Multi0t>;
+using Multi0Lean = MultiLean<Multi0>;
 using Multi1 = IntTile<56, 16, 256, 4, 4, 3>;
 using Multi23_2 = IntTile<60, 16, 256, 4, 4, 2>;
 using Multi23_3 = IntTile<62, 8, 256, 2, 2, 2>;
@@ -40,12 +47,24 @@ KernelLaunch multi_launch(int w, int h) {
     return k;
 }
 
-// Scale 0 per bit depth (its samples' type and shifts differ).
+// Scale 0 per bit depth (its samples' type and shifts differ); `shape`: CudaOptions::
+// ladder_shape0 at 8 bits (0 tensor cores, two barriers a rung; 1 64x16; 2 48x16 on CUDA cores, as
+// at the other depths; 3 tensor cores, four barriers a rung; 4 CUDA cores, two barriers a rung).
 KernelLaunch multi_launch0(int bpc, int w, int h, int shape) {
     switch (bpc) {
     case 8:
-        if (shape == 1) return multi_launch<0, 8, Multi0Wide>(w, h);
-        return multi_launch<0, 8, Multi0>(w, h);
+        switch (shape) {
+        case 1:
+            return multi_launch<0, 8, Multi0Wide>(w, h);
+        case 2:
+            return multi_launch<0, 8, Multi0>(w, h);
+        case 3:
+            return multi_launch<0, 8, Multi0t>(w, h);
+        case 4:
+            return multi_launch<0, 8, Multi0Lean>(w, h);
+        default:
+            return multi_launch<0, 8, Multi0tLean>(w, h);
+        }
     case 10:
         return multi_launch<0, 10, Multi0>(w, h);
     case 12:

@@ -49,15 +49,15 @@ struct IntMultiArgs {
     int src_w, src_h; // fused scale 3: size of the scale-2 images that ref/dis point to
 };
 
-// Stages one picture's tile + halo (reflect-101) into dst (kIH x kIW 16-bit samples): the
-// single-picture form of int_scale_tile's step 1 (vector loads for interior tiles of aligned
+// Stages one picture's tile + halo (reflect-101) into dst (kIH rows of kIW 16-bit samples, kSI
+// apart): the single-picture form of int_scale_tile's step 1 (vector loads for interior tiles of aligned
 // rows, else one warp per row with all loads issued before the stores).
 template <int S, int BPC, class P, bool kFromFiner>
 __device__ __forceinline__ void multi_stage(const void* src_v, ptrdiff_t pitch, int shift,
                                             const IntMultiArgs& a, int x0, int y0, uint16_t* dst) {
     using L = IntSmemLayout<S, P>;
     using InT = typename std::conditional<S == 0 && BPC == 8, uint8_t, uint16_t>::type;
-    constexpr int R = L::kR, IW = L::kIW, IH = L::kIH;
+    constexpr int R = L::kR, IW = L::kIW, IH = L::kIH, SI = L::kSI;
     constexpr int TW = P::kTileW, TH = P::kTileH, NT = P::kThreads;
     const int tid = threadIdx.x, w = a.w, h = a.h;
     const unsigned char* src = static_cast<const unsigned char*>(src_v);
@@ -65,7 +65,8 @@ __device__ __forceinline__ void multi_stage(const void* src_v, ptrdiff_t pitch, 
         for (int i = tid; i < IH * IW; i += NT) {
             const int r = i / IW, c = i - r * IW;
             const int gy = reflect_clamp(y0 - R + r, h), gx = reflect_clamp(x0 - R + c, w);
-            dst[i] = static_cast<uint16_t>(down_from_finer(src, pitch, gy, gx, a.src_w, a.src_h));
+            dst[r * SI + c] =
+                static_cast<uint16_t>(down_from_finer(src, pitch, gy, gx, a.src_w, a.src_h));
         }
         return;
     } else {
@@ -96,7 +97,7 @@ __device__ __forceinline__ void multi_stage(const void* src_v, ptrdiff_t pitch, 
                 const int i = tid + it * NT;
                 if (kChunks % NT == 0 || i < kChunks) {
                     const int r = i / kCPR, c = (i - r * kCPR) * kEPC;
-                    uint16_t* d = dst + r * IW + c;
+                    uint16_t* d = dst + r * SI + c;
                     if constexpr (sizeof(InT) == 1 && kEPC == 4) {
                         *reinterpret_cast<uint2*>(d) = make_uint2(__byte_perm(v[it], 0, 0x4140),
                                                                   __byte_perm(v[it], 0, 0x4342));
@@ -137,10 +138,39 @@ __device__ __forceinline__ void multi_stage(const void* src_v, ptrdiff_t pitch, 
 #pragma unroll
                 for (int ci = 0; ci < kColIt; ++ci) {
                     const int r = warp + it * kWarps, c = lane + 32 * ci;
-                    if (r < IH && c < IW) dst[r * IW + c] = v[it][ci];
+                    if (r < IH && c < IW) dst[r * SI + c] = v[it][ci];
                 }
         }
     }
+}
+
+// Two barriers a rung (a tile shape P with kLean, MultiLean<P>): each warp adds its NL and NN of a
+// rung to the block's per-rung sums in shared memory (integer atomics: the order does not matter)
+// instead of a block reduction per rung, and the barrier before a rung's staging goes (the
+// barrier after the previous rung's vertical pass already orders the staging after its readers);
+// the sums go to the accumulators after the last rung.
+template <class P, class = void>
+struct MultiLeanOf {
+    static constexpr bool value = false;
+};
+template <class P>
+struct MultiLeanOf<P, decltype(void(P::kLean))> {
+    static constexpr bool value = P::kLean;
+};
+template <class Base>
+struct MultiLean : Base {
+    static constexpr bool kLean = true;
+};
+
+// The warp's sums of nl and nn (block_sum_stats's warp step: nn in 24-bit parts), in every lane.
+__device__ __forceinline__ void warp_sum_num(int32_t nl, int64_t nn, int64_t& wnl, int64_t& wnn) {
+    const unsigned full = 0xffffffffu;
+    const uint64_t un = static_cast<uint64_t>(nn);
+    wnl = static_cast<int32_t>(__reduce_add_sync(full, static_cast<uint32_t>(nl)));
+    const uint32_t lo = __reduce_add_sync(full, static_cast<uint32_t>(un & 0xFFFFFFu));
+    const uint32_t mid = __reduce_add_sync(full, static_cast<uint32_t>((un >> 24) & 0xFFFFFFu));
+    const uint32_t hi = __reduce_add_sync(full, static_cast<uint32_t>(un >> 48)); // sign bits
+    wnn = static_cast<int64_t>(uint64_t(lo) + (uint64_t(mid) << 24) + (uint64_t(hi) << 48));
 }
 
 // Vertical second moment of one output row o from the products p (the three forms of
@@ -171,28 +201,38 @@ __device__ __forceinline__ uint32_t multi_moment_v(const uint32_t* p, int o) {
 
 // Vertical passes of one picture. kRef: the reference (mean of x -> means[0], x*x -> moments[0],
 // downsampling rows -> down[0]); else the rung (mean of y -> means[1], y*y -> moments[1], x*y ->
-// moments[2], downsampling rows -> down[1]).
+// moments[2], downsampling rows -> down[1]). P::kVertMma (8-bit scale 0): the same values from the
+// integer tensor cores (int_tensor_passes.cuh, int_vertical_mma_8b_one); else CUDA cores, one
+// thread per column and VR rows.
 template <int S, int BPC, class P, bool kRef, bool kWriteNext>
 __device__ __forceinline__ void multi_vertical(unsigned char* smem) {
     using Info = IntScaleInfo<S>;
     using L = IntSmemLayout<S, P>;
     constexpr int N = Info::kN, R = Info::kR;
     constexpr int TH = P::kTileH, NT = P::kThreads, VR = P::kVertRows;
-    constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM;
+    constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM, SI = L::kSI;
     constexpr int VM = S == 0 ? BPC : 16;
     constexpr int pic = kRef ? 0 : 1;
     double* s_mom = reinterpret_cast<double*>(smem + L::kOffMoments);
     const uint16_t* s_in = reinterpret_cast<const uint16_t*>(smem + L::kOffIn);
     uint16_t* s_mu = reinterpret_cast<uint16_t*>(smem + L::kOffMeans);
     uint16_t* s_dn = reinterpret_cast<uint16_t*>(smem + L::kOffDown);
+    if constexpr (P::kVertMma) {
+        static_assert(S == 0 && BPC == 8 && TH == 16 && !P::kHorizMma,
+                      "ladder tensor-core pass: 8-bit scale 0, 16 rows, CUDA-core horizontal");
+        static_assert(L::kOffIn % 16 == 0 && (IH * SI * 2) % 16 == 0, "ldmatrix rows aligned");
+        int_vertical_mma_8b_one<IW, SI, SM, SD, L::kDW, L::kDH, NT, Info::kHasNext && kWriteNext,
+                                !kRef>(s_in, s_mu, s_mom, s_dn);
+        return;
+    }
     constexpr int kGroups = TH / VR;
     for (int t = threadIdx.x; t < IW * kGroups; t += NT) {
         const int c = t % IW, r0 = (t / IW) * VR;
         uint32_t x[VR + 2 * R], y[VR + 2 * R];
 #pragma unroll
         for (int i = 0; i < VR + 2 * R; ++i) {
-            x[i] = s_in[(r0 + i) * IW + c];
-            if constexpr (!kRef) y[i] = s_in[IH * IW + (r0 + i) * IW + c];
+            x[i] = s_in[(r0 + i) * SI + c];
+            if constexpr (!kRef) y[i] = s_in[IH * SI + (r0 + i) * SI + c];
         }
         // The picture whose mean and square this pass makes (a compile-time choice).
         const uint32_t(&v)[VR + 2 * R] = kRef ? x : y;
@@ -306,7 +346,7 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
                                                unsigned char* smem) {
     using L = IntSmemLayout<S, P>;
     constexpr int TW = P::kTileW, TH = P::kTileH, NT = P::kThreads, HC = P::kHorizCols;
-    constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM;
+    constexpr int IH = L::kIH, SI = L::kSI, SD = L::kSD, SM = L::kSM;
     constexpr bool kNext = IntScaleInfo<S>::kHasNext && kWriteNext;
     constexpr int kTasks = TH * (TW / HC);       // horizontal tasks of a tile
     constexpr int kHIt = (kTasks + NT - 1) / NT; // per thread
@@ -318,6 +358,13 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
     const int x0 = bx * TW, y0 = by * TH;
     const int w = a.w, h = a.h;
     const DeviceLog lt{a.log};
+    constexpr bool kLean = MultiLeanOf<P>::value;
+    [[maybe_unused]] unsigned long long* s_num = nullptr; // kLean: [rung of the block][nl, nn]
+    if constexpr (kLean) {
+        __shared__ unsigned long long s_num_buf[2 * kMultiMaxRungs];
+        s_num = s_num_buf;
+        for (int i = tid; i < 2 * kMultiMaxRungs; i += NT) s_num[i] = 0; // before 3 barriers
+    }
 
     // R. The reference, once.
     multi_stage<S, BPC, P, kFromFiner>(a.ref, a.ref_pitch, S == 0 ? a.ref_shift : 0, a, x0, y0,
@@ -352,10 +399,13 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
     const int k_end = min(a.rungs, (g + 1) * a.rungs_per_block);
     for (int k = g * a.rungs_per_block; k < k_end; ++k) {
         // The previous rung's (or the reference's) readers of the second picture buffer, the
-        // moments and the reduction slots are past the barriers that follow them.
-        __syncthreads();
+        // moments and the reduction slots are past the barriers that follow them. kLean: the
+        // staging writes only the second picture buffer, whose readers (the previous vertical
+        // pass) are past the barrier after that pass; the moments and means are rewritten only
+        // after the barrier below, and no reduction slots are used.
+        if constexpr (!kLean) __syncthreads();
         multi_stage<S, BPC, P, kFromFiner>(a.dis[k], a.dis_pitch, S == 0 ? a.dis_shift[k] : 0, a,
-                                           x0, y0, s_in + IH * IW);
+                                           x0, y0, s_in + IH * SI);
         __syncthreads();
         multi_vertical<S, BPC, P, false, kWriteNext>(smem);
         __syncthreads();
@@ -381,15 +431,37 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
         if constexpr (kNext)
             multi_down_h<S, P>(smem, 1, x0, y0, w, h, a.next_dis + k * a.next_rung_elems,
                                a.next_pitch);
-        int64_t num[4];
-        block_sum_stats<NT>(nl, 0, nn, 0, num, s_red);
-        if (tid == 0) {
-            unsigned long long* acc = a.acc + k * 16 + S * 4;
-            atomicAdd(acc + 0, static_cast<unsigned long long>(num[0]));
-            atomicAdd(acc + 1, static_cast<unsigned long long>(den[1]));
-            atomicAdd(acc + 2, static_cast<unsigned long long>(num[2]));
-            atomicAdd(acc + 3, static_cast<unsigned long long>(den[3]));
+        if constexpr (kLean) {
+            int64_t wnl, wnn;
+            warp_sum_num(nl, nn, wnl, wnn);
+            if ((tid & 31) == 0) {
+                unsigned long long* sn = s_num + 2 * (k - g * a.rungs_per_block);
+                atomicAdd(sn + 0, static_cast<unsigned long long>(wnl));
+                atomicAdd(sn + 1, static_cast<unsigned long long>(wnn));
+            }
+        } else {
+            int64_t num[4];
+            block_sum_stats<NT>(nl, 0, nn, 0, num, s_red);
+            if (tid == 0) {
+                unsigned long long* acc = a.acc + k * 16 + S * 4;
+                atomicAdd(acc + 0, static_cast<unsigned long long>(num[0]));
+                atomicAdd(acc + 1, static_cast<unsigned long long>(den[1]));
+                atomicAdd(acc + 2, static_cast<unsigned long long>(num[2]));
+                atomicAdd(acc + 3, static_cast<unsigned long long>(den[3]));
+            }
         }
+    }
+    if constexpr (kLean) {
+        __syncthreads(); // every warp's shared atomics are done
+        if (tid == 0)
+            for (int k = g * a.rungs_per_block; k < k_end; ++k) {
+                const unsigned long long* sn = s_num + 2 * (k - g * a.rungs_per_block);
+                unsigned long long* acc = a.acc + k * 16 + S * 4;
+                atomicAdd(acc + 0, sn[0]);
+                atomicAdd(acc + 1, static_cast<unsigned long long>(den[1]));
+                atomicAdd(acc + 2, sn[1]);
+                atomicAdd(acc + 3, static_cast<unsigned long long>(den[3]));
+            }
     }
 }
 

@@ -165,6 +165,102 @@ __device__ __forceinline__ void int_vertical_mma_8b(const uint16_t* s_in, uint16
     }
 }
 
+// The ladder's share of int_vertical_mma_8b (int_multi_kernels.cuh: the reference's passes once,
+// then each rung's against the reference kept in s_in[0]), same layouts, same values:
+//   kRung false, the reference: mean of x -> s_mu[0], x*x -> s_mom[0], decimated rows -> s_dn[0]
+//                               (7 mma per column block);
+//   kRung true, a rung:         mean of y -> s_mu[1], y*y -> s_mom[1], x*y -> s_mom[2],
+//                               decimated rows -> s_dn[1] (11 mma per column block).
+// Moments in the row order mma::m_to_row (SD = 1 mod 16; no FP64 horizontal pass here).
+template <int IW, int SI, int SM, int SD, int DW, int DH, int NT, bool kDown, bool kRung>
+__device__ __forceinline__ void int_vertical_mma_8b_one(const uint16_t* s_in, uint16_t* s_mu,
+                                                        double* s_mom, uint16_t* s_dn) {
+    constexpr int IH = 32, TH = 16;
+    static_assert(IW % 8 == 0 && SI >= IW && SI % 16 == 8, "8-column blocks, padded rows");
+    static_assert(SM % 2 == 0 && DW % 2 == 0, "u16 pairs stored as one word");
+    constexpr int kPic = kRung ? 1 : 0; // the picture whose mean, square and rows are made
+    constexpr int kMoments = kRung ? 2 : 1;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int g = lane >> 2, t = lane & 3;
+    uint32_t a_lo[4], a_hi[4], a_dn[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        a_lo[j] = __ldg(&g_int_mma_a.v[mma::kMeanLo][j][lane]);
+        a_hi[j] = __ldg(&g_int_mma_a.v[mma::kMeanHi][j][lane]);
+        if constexpr (kDown) a_dn[j] = __ldg(&g_int_mma_a.v[mma::kDown][j][lane]);
+    }
+    const int32_t zero[4] = {0, 0, 0, 0};
+    const int32_t half[4] = {128, 128, 128, 128}; // rounding constant of rs(., 8)
+    for (int cb = warp; cb < IW / 8; cb += NT / 32) {
+        uint32_t xr[4], vr[4];
+        ldmatrix_x4_trans(s_in + lane * SI + cb * 8, xr);
+        if constexpr (kRung) {
+            ldmatrix_x4_trans(s_in + IH * SI + lane * SI + cb * 8, vr);
+        } else {
+#pragma unroll
+            for (int j = 0; j < 4; ++j) vr[j] = xr[j];
+        }
+        const uint32_t bv[2] = {__byte_perm(vr[0], vr[1], 0x6420),
+                                __byte_perm(vr[2], vr[3], 0x6420)};
+        // Products of the row pairs as in int_vertical_mma_8b: q = 0 the square of v, q = 1
+        // (rungs) x*y.
+        uint32_t pl[kMoments][2], ph[kMoments][2];
+#pragma unroll
+        for (int j = 0; j < 2; ++j) {
+            uint32_t p[kMoments][2];
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const uint32_t wv = vr[2 * j + h], va = wv & 0xFFFFu, vb = wv >> 16;
+                p[0][h] = __byte_perm(wv * va, wv * vb, 0x7610);
+                if constexpr (kRung) {
+                    const uint32_t wx = xr[2 * j + h];
+                    p[kMoments - 1][h] = __byte_perm(wx * va, wx * vb, 0x7610);
+                }
+            }
+#pragma unroll
+            for (int q = 0; q < kMoments; ++q) {
+                pl[q][j] = __byte_perm(p[q][0], p[q][1], 0x6420);
+                ph[q][j] = __byte_perm(p[q][0], p[q][1], 0x7531);
+            }
+        }
+        const int oc = cb * 8 + 2 * t;
+        const int r0 = mma::m_to_row(g); // second output row: r0 + 4
+        {
+            int32_t lo[4], hi[4];
+            mma_u8_16x8x32(a_lo, bv[0], bv[1], half, lo);
+            mma_u8_16x8x32(a_hi, bv[0], bv[1], zero, hi);
+            uint32_t m[4];
+#pragma unroll
+            for (int i = 0; i < 4; ++i) m[i] = mma::combine2(lo[i], hi[i]) >> 8;
+            uint16_t* base = s_mu + kPic * TH * SM + oc;
+            *reinterpret_cast<uint32_t*>(base + r0 * SM) = m[0] | m[1] << 16;
+            *reinterpret_cast<uint32_t*>(base + (r0 + 4) * SM) = m[2] | m[3] << 16;
+        }
+#pragma unroll
+        for (int q = 0; q < kMoments; ++q) {
+            int32_t ll[4], lh[4], mid[4], hh[4];
+            mma_u8_16x8x32(a_lo, pl[q][0], pl[q][1], zero, ll);
+            mma_u8_16x8x32(a_lo, ph[q][0], ph[q][1], zero, lh);
+            mma_u8_16x8x32(a_hi, pl[q][0], pl[q][1], lh, mid);
+            mma_u8_16x8x32(a_hi, ph[q][0], ph[q][1], zero, hh);
+            double* dst = s_mom + ((q == 0 ? kPic : 2) * TH + r0) * SD + oc;
+            dst[0] = static_cast<double>(mma::combine3(ll[0], mid[0], hh[0]));
+            dst[1] = static_cast<double>(mma::combine3(ll[1], mid[1], hh[1]));
+            dst[4 * SD] = static_cast<double>(mma::combine3(ll[2], mid[2], hh[2]));
+            dst[4 * SD + 1] = static_cast<double>(mma::combine3(ll[3], mid[3], hh[3]));
+        }
+        if constexpr (kDown) {
+            const int dc = oc - 4;
+            int32_t d[4];
+            mma_u8_16x8x32(a_dn, bv[0], bv[1], zero, d);
+            const uint32_t d0 = (mma::combine2(d[0], d[2]) + 128u) >> 8;
+            const uint32_t d1 = (mma::combine2(d[1], d[3]) + 128u) >> 8;
+            if (dc >= 0 && dc < DW)
+                *reinterpret_cast<uint32_t*>(s_dn + kPic * DH * DW + g * DW + dc) = d0 | d1 << 16;
+        }
+    }
+}
+
 // ---- Step 3 on the FP64 tensor cores (8-bit scale 0) ---------------------------------------
 static __device__ const mma::DmmaTaps g_int_dmma_taps = mma::make_dmma_taps();
 

@@ -51,8 +51,10 @@ struct CudaOptions {
     // Ladders (Engine::enqueue_multi): rungs per block of the scale 0, scale 1 and scales 2+3
     // launches; 0: automatic (cuda/src/engine_multi.cu, rung_groups).
     int ladder_rungs_per_block[3] = {0, 0, 0};
-    // Ladders: scale 0's tile at 8 bits (0: 48x16, the default; 1: 64x16, engine_multi.cu);
-    // for the benchmark's comparisons.
+    // Ladders: scale 0's kernel at 8 bits (engine_multi.cu; 0: 48x16, vertical passes on the
+    // integer tensor cores, two barriers a rung, the default; 1: 64x16; 2: 48x16 on CUDA cores,
+    // as at the other depths; 3: as 0 with four barriers a rung; 4: as 2 with two); for the tests'
+    // and the benchmark's comparisons.
     int ladder_shape0 = 0;
     // Float path's per-scale kernels, an index into float_variants() of cuda/src/engine.hpp:
     // kAuto: the kernels specialised for the default filter widths (17, 9, 5, 3 taps:

@@ -2,9 +2,10 @@
 // one reference against K rungs through the CUDA backend's submit_multi, each rung's raw
 // per-scale accumulators (NL, DL, NN, DN) equal to the CPU reference's for that pair, submitted
 // on its own. Every bit depth, odd, tiny, tall and wide sizes, 1080p and 2160p, K = 1, 2, 6 and
-// 64, a gain limit of 1, an MSB-aligned rung (its own load shift), both 8-bit scale-0 tiles,
-// forced rung groups, and a second call with fewer rungs in another order (no state left from the
-// first). Skips without a GPU.
+// 64, a gain limit of 1, an MSB-aligned rung (its own load shift), every 8-bit scale-0 kernel
+// (the tensor-core vertical pass with two barriers a rung by default, with four, the CUDA-core
+// 48x16 tile with four and two, the 64x16 tile), forced rung groups, and a second call with fewer
+// rungs in another order (no state left from the first). Skips without a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,7 +24,7 @@ namespace {
 struct LadderCase {
     int w, h, bpc, rungs;
     double gain_limit;
-    int shape0 = 0; // CudaOptions::ladder_shape0 (8-bit scale-0 tile of engine_multi.cu)
+    int shape0 = 0; // CudaOptions::ladder_shape0 (8-bit scale-0 kernel of engine_multi.cu)
     int rpb = 0;    // CudaOptions::ladder_rungs_per_block, all three launches (0: automatic)
 };
 void PrintTo(const LadderCase& c, std::ostream* os) {
@@ -190,13 +191,22 @@ std::vector<LadderCase> ladder_cases() {
     for (int bpc : {8, 10, 12, 16}) v.push_back({1920, 1080, bpc, 6, 100.0});
     v.push_back({1919, 1079, 8, 2, 100.0});
     v.push_back({3840, 2160, 8, 2, 100.0});
-    // The 64x16 scale-0 tile and forced rung groups (1 rung per block: as many groups as rungs;
-    // 4 of 6: a partial last group).
-    for (const auto& s : {std::make_pair(481, 271), std::make_pair(1919, 1079)})
-        v.push_back({s.first, s.second, 8, 6, 100.0, 1});
+    // The other 8-bit scale-0 kernels (CudaOptions::ladder_shape0; 8-bit cases above use 0, the
+    // tensor-core vertical pass with two barriers a rung) and forced rung groups (1 rung per
+    // block: as many groups as rungs; 4 of 6: a partial last group).
+    for (int shape : {1, 2, 3, 4})
+        for (const auto& s : {std::make_pair(481, 271), std::make_pair(1919, 1079)})
+            v.push_back({s.first, s.second, 8, 6, 100.0, shape});
+    for (int shape : {2, 3, 4}) {
+        v.push_back({17, 19, 8, 2, 100.0, shape});
+        v.push_back({67, 45, 8, 64, 100.0, shape});
+        v.push_back({1920, 1080, 8, 6, 100.0, shape});
+    }
     for (int rpb : {1, 4}) {
         v.push_back({175, 143, 10, 6, 100.0, 0, rpb});
         v.push_back({1920, 1080, 8, 6, 100.0, 0, rpb});
+        v.push_back({481, 271, 8, 6, 100.0, 2, rpb});
+        v.push_back({481, 271, 8, 6, 100.0, 3, rpb});
     }
     return v;
 }
