@@ -43,7 +43,26 @@ using Int0i = IntTile<32, 16, 256, 2, 2, 4, false, true, true>;
 using Int0j = IntTile<48, 16, 256, 2, 3, 4, false, true, true>;
 using Int0k = IntTile<32, 16, 128, 2, 2, 8, false, true, true>;
 
+// The per-pixel statistic's options (stat_mode, tuning_policy.hpp; docs/cuda.md "The per-pixel
+// statistic") on the shapes the rules pick at 1080p and 2160p: suffix c = exact conversions,
+// d = the division without its branch, q = both, l = both + the 6 KB two-level log table in
+// shared memory, p = both + the 8 KB packed one.
+constexpr unsigned kQ = stat_mode::kExactConv | stat_mode::kDivNoBranch;
+constexpr unsigned kQL = kQ | stat_mode::kLogTable2;
+constexpr unsigned kQP = kQ | stat_mode::kLogPacked;
+using Int0tc = IntTile<48, 16, 256, 2, 3, 4, false, true, false, stat_mode::kExactConv>;
+using Int0td = IntTile<48, 16, 256, 2, 3, 4, false, true, false, stat_mode::kDivNoBranch>;
+using Int0tq = IntTile<48, 16, 256, 2, 3, 4, false, true, false, kQ>;
+using Int0tl = IntTile<48, 16, 256, 2, 3, 4, false, true, false, kQL>;
+using Int0tp = IntTile<48, 16, 256, 2, 3, 4, false, true, false, kQP>;
+using Int0q = IntTile<48, 16, 256, 2, 3, 4, false, false, false, kQ>;
+using Int0l = IntTile<48, 16, 256, 2, 3, 4, false, false, false, kQL>;
+using Int0p = IntTile<48, 16, 256, 2, 3, 4, false, false, false, kQP>;
+
 using Int1 = IntTile<56, 16, 256, 4, 4, 3>;
+using Int1q = IntTile<56, 16, 256, 4, 4, 3, false, false, false, kQ>;
+using Int1l = IntTile<56, 16, 256, 4, 4, 3, false, false, false, kQL>;
+using Int1p = IntTile<56, 16, 256, 4, 4, 3, false, false, false, kQP>;
 using Int1s = IntTile<24, 16, 256, 2, 2, 4>;
 using Int1b = IntTile<64, 16, 288, 4, 4, 2>;
 using Int1c = IntTile<64, 16, 288, 4, 4, 2, true>;
@@ -66,10 +85,17 @@ using Int23b_2 = IntTile<60, 16, 256, 4, 4, 2>;
 using Int23b_3 = IntTile<62, 8, 256, 2, 2, 2>;
 using Int23c_2 = IntTile<28, 16, 256, 2, 2, 4, true>;
 using Int23c_3 = IntTile<62, 8, 256, 2, 2, 4, true>;
+using Int23bq_2 = IntTile<60, 16, 256, 4, 4, 2, false, false, false, kQ>;
+using Int23bq_3 = IntTile<62, 8, 256, 2, 2, 2, false, false, false, kQ>;
+using Int23bl_2 = IntTile<60, 16, 256, 4, 4, 2, false, false, false, kQL>;
+using Int23bl_3 = IntTile<62, 8, 256, 2, 2, 2, false, false, false, kQL>;
+using Int23bp_2 = IntTile<60, 16, 256, 4, 4, 2, false, false, false, kQP>;
+using Int23bp_3 = IntTile<62, 8, 256, 2, 2, 2, false, false, false, kQP>;
 
 constexpr unsigned kAllDepths = (1u << 8) | (1u << 10) | (1u << 12) | (1u << 16);
 constexpr unsigned k8And10 = (1u << 8) | (1u << 10);
 constexpr unsigned k8 = 1u << 8;
+constexpr unsigned k10 = 1u << 10;
 
 // ---- Typed launchers -----------------------------------------------------------------------
 int ceil_div(int a, int b) {
@@ -78,6 +104,18 @@ int ceil_div(int a, int b) {
 
 std::string tile_shape(int tw, int th, int threads) {
     return std::to_string(tw) + "x" + std::to_string(th) + "/" + std::to_string(threads) + "t";
+}
+
+// The statistic's options in a shape name: "" (none), else "/s" + c (exact conversions), d (the
+// division without its branch), l / p (the shared-memory log tables).
+std::string stat_suffix(unsigned f) {
+    if (!f) return "";
+    std::string s = "/s";
+    if (f & stat_mode::kExactConv) s += "c";
+    if (f & stat_mode::kDivNoBranch) s += "d";
+    if (f & stat_mode::kLogTable2) s += "l";
+    if (f & stat_mode::kLogPacked) s += "p";
+    return s;
 }
 
 template <int S, int BPC, class P>
@@ -91,7 +129,7 @@ KernelLaunch int_launch(int w, int h) {
     k.name = "int_s" + std::to_string(S) + (S == 0 ? "_" + std::to_string(BPC) + "b" : "");
     k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads) +
               (P::kVertMma ? "/mma" : "/v" + std::to_string(P::kVertRows)) +
-              (P::kHorizMma ? "dmma" : "h" + std::to_string(P::kHorizCols));
+              (P::kHorizMma ? "dmma" : "h" + std::to_string(P::kHorizCols)) + stat_suffix(P::kStat);
     return k;
 }
 
@@ -133,7 +171,7 @@ KernelLaunch launch_fused23(int, int w2, int h2) {
     k.smem = std::max(L2::kBytes, L3::kBytes);
     k.name = "int_s23";
     k.shape = tile_shape(P2::kTileW, P2::kTileH, P2::kThreads) + "+" +
-              tile_shape(P3::kTileW, P3::kTileH, P3::kThreads);
+              tile_shape(P3::kTileW, P3::kTileH, P3::kThreads) + stat_suffix(P2::kStat);
     return k;
 }
 
@@ -156,6 +194,14 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
         {"0i", 0, k8, &launch_scale0<Int0i, k8>},
         {"0j", 0, k8, &launch_scale0<Int0j, k8>},
         {"0k", 0, k8, &launch_scale0<Int0k, k8>},
+        {"0tc", 0, k8, &launch_scale0<Int0tc, k8>},
+        {"0td", 0, k8, &launch_scale0<Int0td, k8>},
+        {"0tq", 0, k8, &launch_scale0<Int0tq, k8>},
+        {"0tl", 0, k8, &launch_scale0<Int0tl, k8>},
+        {"0tp", 0, k8, &launch_scale0<Int0tp, k8>},
+        {"0q", 0, k10, &launch_scale0<Int0q, k10>},
+        {"0l", 0, k10, &launch_scale0<Int0l, k10>},
+        {"0p", 0, k10, &launch_scale0<Int0p, k10>},
     },
     {
         {"1", 1, kAllDepths, &launch_scale<1, Int1>},
@@ -163,6 +209,9 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
         {"1b", 1, kAllDepths, &launch_scale<1, Int1b>},
         {"1c", 1, kAllDepths, &launch_scale<1, Int1c>},
         {"1d", 1, kAllDepths, &launch_scale<1, Int1d>},
+        {"1q", 1, kAllDepths, &launch_scale<1, Int1q>},
+        {"1l", 1, kAllDepths, &launch_scale<1, Int1l>},
+        {"1p", 1, kAllDepths, &launch_scale<1, Int1p>},
     },
     {
         {"2", 2, kAllDepths, &launch_scale<2, Int2>},
@@ -180,6 +229,9 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
         {"23", 4, kAllDepths, &launch_fused23<Int23_2, Int23_3>},
         {"23b", 4, kAllDepths, &launch_fused23<Int23b_2, Int23b_3>},
         {"23c", 4, kAllDepths, &launch_fused23<Int23c_2, Int23c_3>},
+        {"23bq", 4, kAllDepths, &launch_fused23<Int23bq_2, Int23bq_3>},
+        {"23bl", 4, kAllDepths, &launch_fused23<Int23bl_2, Int23bl_3>},
+        {"23bp", 4, kAllDepths, &launch_fused23<Int23bp_2, Int23bp_3>},
     },
 };
 
