@@ -11,33 +11,34 @@ UNITS = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "mse
 STAT = {0: "-", 1: "c", 2: "d", 3: "cd", 7: "cdl", 11: "cdp"}
 
 
-def label(mangled):
-    # int_scale_kernel<S, BPC, IntTile<...>, batched> or int_scale23_kernel<IntTile, IntTile, b>
-    tiles = re.findall(r"IntTileIL(.*?)EEE?", mangled)
-    out = []
-    for t in re.findall(r"IntTileI((?:L[ibj]\d+E)+)E", mangled):
-        a = re.findall(r"L[ibj](\d+)E", t)
-        a = [int(x) for x in a]
-        tw, th, nt = a[0], a[1], a[2]
-        mma = "mma" if len(a) > 7 and a[7] else ""
-        stat = STAT.get(a[9], str(a[9])) if len(a) > 9 else "-"
-        out.append(f"{tw}x{th}{'/' + mma if mma else ''}/stat {stat}")
-    kind = "s23" if "int_scale23" in mangled else "s" + (re.search(r"int_scale_kernelILi(\d)ELi(\d+)", mangled).group(1) + "_" + re.search(r"int_scale_kernelILi(\d)ELi(\d+)", mangled).group(2) + "b" if "int_scale_kernelILi" in mangled else "?")
-    return kind + " " + (out[0] if out else mangled[:40])
+def label(name):
+    """Short key of a demangled kernel name: scale, depth, the first tile's shape and flags."""
+    kind = "s23" if "int_scale23" in name else "?"
+    m = re.search(r"int_scale_kernel<(\d+), (\d+),", name)
+    if m:
+        kind = f"s{m.group(1)}_{m.group(2)}b"
+    t = re.search(r"IntTile<([^>]*)>", name)
+    if not t:
+        return kind
+    a = [int(x) for x in t.group(1).split(",")]
+    mma = "/mma" if len(a) > 7 and a[7] else ""
+    stat = STAT.get(a[9], str(a[9])) if len(a) > 9 else "-"
+    return f"{kind} {a[0]}x{a[1]}{mma} stat {stat}"
 
 
 def main(paths):
-    head = re.compile(r"^\s*(?:void\s+)?(_Z\w+).*?\s\((\d+),\s*(\d+),\s*(\d+)\)x\((\d+),")
+    head = re.compile(r"^\s*void\s+(int_scale\w*<.*>)\(.*?\)\s\((\d+),\s*(\d+),\s*(\d+)\)x\((\d+),")
     metric = re.compile(r"(gpu__time_duration\.sum|smsp__inst_executed\.sum|smsp__thread_inst_executed\.sum)\s+(\S+)\s+([\d.,]+)")
     rows = {}
     order = []
     for path in paths:
         cur = None
+        run = re.sub(r".*/", "", path)
         with open(path, errors="replace") as f:
             for line in f:
                 m = head.match(line)
                 if m:
-                    cur = (label(m.group(1)), int(m.group(2)) * int(m.group(3)))
+                    cur = (run, label(m.group(1)), int(m.group(2)) * int(m.group(3)))
                     if cur not in rows:
                         rows[cur] = {}
                         order.append(cur)
@@ -48,8 +49,8 @@ def main(paths):
                     if m.group(1).startswith("gpu__time"):
                         v *= UNITS.get(m.group(2), 1.0)
                     rows[cur].setdefault(m.group(1), []).append(v)
-    print("| kernel (tile / statistic flags) | blocks | launches | median us | warp inst (M) | thread inst (M) |")
-    print("|---|---|---|---|---|---|")
+    print("| log | kernel (tile / statistic flags) | blocks | launches | median us | warp inst (M) | thread inst (M) |")
+    print("|---|---|---|---|---|---|---|")
     for key in order:
         r = rows[key]
         t = r.get("gpu__time_duration.sum", [])
@@ -57,7 +58,7 @@ def main(paths):
             continue
         wi = statistics.median(r.get("smsp__inst_executed.sum", [0])) / 1e6
         ti = statistics.median(r.get("smsp__thread_inst_executed.sum", [0])) / 1e6
-        print(f"| {key[0]} | {key[1]} | {len(t)} | {statistics.median(t):.2f} | {wi:.3f} | {ti:.2f} |")
+        print(f"| {key[0]} | {key[1]} | {key[2]} | {len(t)} | {statistics.median(t):.2f} | {wi:.3f} | {ti:.2f} |")
     return 0
 
 

@@ -43,6 +43,7 @@ __device__ __forceinline__ uint32_t draw(uint64_t r, uint32_t lo) {
 
 struct Mismatch {
     unsigned long long count;
+    unsigned long long done; // triples or quotients checked (one atomic per thread)
     int32_t sx, sy, sxy;
     unsigned flags;
 };
@@ -62,6 +63,7 @@ __global__ void div_check(uint64_t seed, int iters, Mismatch* m) {
             }
         }
     }
+    atomicAdd(&m->done, static_cast<unsigned long long>(iters));
 }
 
 template <unsigned F>
@@ -113,6 +115,7 @@ __global__ void args_check(uint64_t seed, int iters, double gl, Mismatch* m) {
             m->flags = bad;
         }
     }
+    atomicAdd(&m->done, static_cast<unsigned long long>(iters));
 }
 
 bool have_gpu() {
@@ -140,10 +143,11 @@ TEST(StatCheck, DivisionWithoutBranchEqualsIeeeDivision) {
     Mismatch* d = zeroed();
     constexpr int kIters = 2048; // 2^30 quotients
     div_check<<<kBlocks, kThreads>>>(12345, kIters, d);
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess); // the launch itself (resources)
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     const Mismatch m = fetch(d);
-    std::printf("[stat] division: %llu of %lld differ\n", m.count,
-                static_cast<long long>(kBlocks) * kThreads * kIters);
+    std::printf("[stat] division: %llu of %llu differ\n", m.count, m.done);
+    EXPECT_EQ(m.done, static_cast<unsigned long long>(kBlocks) * kThreads * kIters);
     EXPECT_EQ(m.count, 0ull) << "first: " << m.sxy << " / (" << m.sx << " + eps)";
     cudaFree(d);
 }
@@ -154,10 +158,12 @@ TEST(StatCheck, NumeratorArgsFlagsEqualPlainCode) {
         Mismatch* d = zeroed();
         const int iters = gl == 100.0 ? 1024 : 128; // 2^29 triples at the default limit
         args_check<<<kBlocks, kThreads>>>(777 + static_cast<uint64_t>(gl), iters, gl, d);
+        ASSERT_EQ(cudaGetLastError(), cudaSuccess);
         ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
         const Mismatch m = fetch(d);
-        std::printf("[stat] numerator_args, gain limit %g: %llu of %lld triples differ\n", gl,
-                    m.count, static_cast<long long>(kBlocks) * kThreads * iters);
+        std::printf("[stat] numerator_args, gain limit %g: %llu of %llu triples differ\n", gl,
+                    m.count, m.done);
+        EXPECT_EQ(m.done, static_cast<unsigned long long>(kBlocks) * kThreads * iters);
         EXPECT_EQ(m.count, 0ull) << "first: sx " << m.sx << " sy " << m.sy << " sxy " << m.sxy
                                  << " flags " << m.flags;
         cudaFree(d);
