@@ -46,27 +46,23 @@ using Int0k = IntTile<32, 16, 128, 2, 2, 8, false, true, true>;
 // The per-pixel statistic's options (stat_mode, tuning_policy.hpp; docs/cuda.md "The per-pixel
 // statistic") on the shapes the rules pick at 1080p and 2160p: suffix c = exact conversions,
 // d = the division without its branch, q = both, l = both + the 6 KB two-level log table in
-// shared memory, p = both + the 8 KB packed one, dp = the division and the packed table.
+// shared memory, p = both + the 8 KB packed one.
 constexpr unsigned kQ = stat_mode::kExactConv | stat_mode::kDivNoBranch;
 constexpr unsigned kQL = kQ | stat_mode::kLogTable2;
 constexpr unsigned kQP = kQ | stat_mode::kLogPacked;
-constexpr unsigned kDP = stat_mode::kDivNoBranch | stat_mode::kLogPacked; // without conversions
 using Int0tc = IntTile<48, 16, 256, 2, 3, 4, false, true, false, stat_mode::kExactConv>;
 using Int0td = IntTile<48, 16, 256, 2, 3, 4, false, true, false, stat_mode::kDivNoBranch>;
 using Int0tq = IntTile<48, 16, 256, 2, 3, 4, false, true, false, kQ>;
 using Int0tl = IntTile<48, 16, 256, 2, 3, 4, false, true, false, kQL>;
 using Int0tp = IntTile<48, 16, 256, 2, 3, 4, false, true, false, kQP>;
-using Int0tdp = IntTile<48, 16, 256, 2, 3, 4, false, true, false, kDP>;
 using Int0q = IntTile<48, 16, 256, 2, 3, 4, false, false, false, kQ>;
 using Int0l = IntTile<48, 16, 256, 2, 3, 4, false, false, false, kQL>;
 using Int0p = IntTile<48, 16, 256, 2, 3, 4, false, false, false, kQP>;
-using Int0dp = IntTile<48, 16, 256, 2, 3, 4, false, false, false, kDP>;
 
 using Int1 = IntTile<56, 16, 256, 4, 4, 3>;
 using Int1q = IntTile<56, 16, 256, 4, 4, 3, false, false, false, kQ>;
 using Int1l = IntTile<56, 16, 256, 4, 4, 3, false, false, false, kQL>;
 using Int1p = IntTile<56, 16, 256, 4, 4, 3, false, false, false, kQP>;
-using Int1dp = IntTile<56, 16, 256, 4, 4, 3, false, false, false, kDP>;
 using Int1s = IntTile<24, 16, 256, 2, 2, 4>;
 using Int1b = IntTile<64, 16, 288, 4, 4, 2>;
 using Int1c = IntTile<64, 16, 288, 4, 4, 2, true>;
@@ -95,8 +91,6 @@ using Int23bl_2 = IntTile<60, 16, 256, 4, 4, 2, false, false, false, kQL>;
 using Int23bl_3 = IntTile<62, 8, 256, 2, 2, 2, false, false, false, kQL>;
 using Int23bp_2 = IntTile<60, 16, 256, 4, 4, 2, false, false, false, kQP>;
 using Int23bp_3 = IntTile<62, 8, 256, 2, 2, 2, false, false, false, kQP>;
-using Int23bdp_2 = IntTile<60, 16, 256, 4, 4, 2, false, false, false, kDP>;
-using Int23bdp_3 = IntTile<62, 8, 256, 2, 2, 2, false, false, false, kDP>;
 
 constexpr unsigned kAllDepths = (1u << 8) | (1u << 10) | (1u << 12) | (1u << 16);
 constexpr unsigned k8And10 = (1u << 8) | (1u << 10);
@@ -205,11 +199,9 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
         {"0tq", 0, k8, &launch_scale0<Int0tq, k8>},
         {"0tl", 0, k8, &launch_scale0<Int0tl, k8>},
         {"0tp", 0, k8, &launch_scale0<Int0tp, k8>},
-        {"0tdp", 0, k8, &launch_scale0<Int0tdp, k8>},
         {"0q", 0, k10, &launch_scale0<Int0q, k10>},
         {"0l", 0, k10, &launch_scale0<Int0l, k10>},
         {"0p", 0, k10, &launch_scale0<Int0p, k10>},
-        {"0dp", 0, k10, &launch_scale0<Int0dp, k10>},
     },
     {
         {"1", 1, kAllDepths, &launch_scale<1, Int1>},
@@ -220,7 +212,6 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
         {"1q", 1, kAllDepths, &launch_scale<1, Int1q>},
         {"1l", 1, kAllDepths, &launch_scale<1, Int1l>},
         {"1p", 1, kAllDepths, &launch_scale<1, Int1p>},
-        {"1dp", 1, kAllDepths, &launch_scale<1, Int1dp>},
     },
     {
         {"2", 2, kAllDepths, &launch_scale<2, Int2>},
@@ -241,20 +232,21 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
         {"23bq", 4, kAllDepths, &launch_fused23<Int23bq_2, Int23bq_3>},
         {"23bl", 4, kAllDepths, &launch_fused23<Int23bl_2, Int23bl_3>},
         {"23bp", 4, kAllDepths, &launch_fused23<Int23bp_2, Int23bp_3>},
-        {"23bdp", 4, kAllDepths, &launch_fused23<Int23bdp_2, Int23bdp_3>},
     },
 };
 
 // ---- Selection rules -------------------------------------------------------------------------
 // Pixel counts are of the slot's own scale (slot 4: scale 2). T1 = docs/perf/h200-tile-candidates.md
 // (sweep 4, commit 594a4f5), T2 = docs/perf/h200-tile-candidates-2.md (sweep 5, after the vector
-// tile loads), both "Fastest tile candidate per kernel", 8-bit, H200.
+// tile loads), both "Fastest tile candidate per kernel", 8-bit, H200. S1 =
+// docs/perf/h100-stat-options.md (the statistic's options, Nsight Compute and CUDA events, H100).
 constexpr long kNoMax = LONG_MAX;
 const std::vector<IntRule> kRulesSm90 = {
     {0, "0tp", 1500000, kNoMax, k8,
      "S1 (docs/perf/h100-stat-options.md, H100, Nsight Compute) int_s0_8b 1920x1080: 0t with the "
-     "division without its branch and the packed log table in shared memory 45.8 us vs 47.3 (0t), "
-     "26.9 vs 29.0 M warp instructions; whole frame (events, S2) in the same file."},
+     "exact conversions, the division without its branch and the packed log table in shared "
+     "memory 45.8 us vs 47.3 (0t), 26.9 vs 29.0 M warp instructions. 3840x2160 not measured at "
+     "8 bits (the same statistic gains 4% at 10 bits there)."},
     {0, "0p", 1500000, kNoMax, k10,
      "S1 int_s0_10b: 48x16 with the statistic's options and the packed table 56.4 vs 58.2 us "
      "(1920x1080), 202.4 vs 210.8 (3840x2160); frame (events, pipelined) 77.1 vs 80.9 us, 254.0 "
