@@ -33,7 +33,7 @@ T10=(--tiles auto,auto,auto,auto,auto --tiles 0q,1q,auto,auto,23bq --tiles 0l,1l
 M=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__thread_inst_executed.sum
 for b in 8 10; do
   if [ $b = 8 ]; then T=("${T8[@]}"); else T=("${T10[@]}"); fi
-  timeout 70 ncu --clock-control none --kernel-name-base mangled --kernel-name regex:int_scale \
+  timeout 150 ncu --clock-control none --kernel-name-base mangled --kernel-name regex:int_scale \
     --metrics $M "$BIN/vif-sweep" --no-gate --sizes 1920x1080,3840x2160 --bitdepths $b \
     --runs 3 --warmup 1 --out "$OUT/ncu_sweep_$b" "${T[@]}" > "$OUT/ncu_$b.log" 2>&1
   echo "ncu $b-bit rc=$?" | tee -a "$S"
@@ -44,7 +44,7 @@ cat "$OUT/ncu_table.md" >> "$S"
 stamp "vif-sweep events"
 for b in 8 10; do
   if [ $b = 8 ]; then T=("${T8[@]}"); else T=("${T10[@]}"); fi
-  timeout 50 "$BIN/vif-sweep" --sizes 1920x1080,3840x2160 --bitdepths $b --runs 200 --warmup 20 \
+  timeout 80 "$BIN/vif-sweep" --sizes 1920x1080,3840x2160 --bitdepths $b --runs 200 --warmup 20 \
     --out "$OUT/sweep_$b" "${T[@]}" > "$OUT/sweep_$b.log" 2>&1
   echo "sweep $b-bit rc=$?" | tee -a "$S"
   awk '/^## Per frame/{p=1;next} /^## /{p=0} p' "$OUT/sweep_$b/sweep.md" | head -40 >> "$S"
