@@ -72,6 +72,10 @@ __device__ __forceinline__ uint64_t rshift_round64(uint64_t v) {
 struct LogLookup {
     const uint16_t* __restrict__ table; // T[32768..65535]
     float eps;                          // rounding margin; >= 0.5 means always the table
+    // The two-level forms of T (pixel_math.hpp LogTable2, LogTablePacked) in global memory, for
+    // the kernels that copy one into shared memory (stat_mode::kLogTable2, kLogPacked).
+    const uint4* __restrict__ table2; // sizeof(LogTable2) bytes
+    const uint4* __restrict__ packed; // sizeof(LogTablePacked) bytes
 };
 
 __device__ __forceinline__ int32_t log_t(const LogLookup& lk, uint32_t i) {
@@ -92,6 +96,24 @@ struct DeviceLog {
     const LogLookup& lk;
     __device__ __forceinline__ int32_t operator()(uint32_t i) const { return log_t(lk, i); }
 };
+
+// T from a two-level table in shared memory (stat_mode::kLogTable2 / kLogPacked): every entry
+// is checked on the host when the table is built and on the device at create (engine.cu).
+template <class Table>
+struct SharedLog {
+    const Table* t; // shared memory
+    __device__ __forceinline__ uint32_t operator()(uint32_t i) const { return (*t)(i); }
+};
+
+// Copies a two-level table (16-byte multiple) from global into shared memory; the caller
+// synchronises before the first lookup.
+template <int kThreads, class Table>
+__device__ __forceinline__ void stage_log_table(const uint4* __restrict__ src, Table* dst) {
+    static_assert(sizeof(Table) % 16 == 0, "whole 16-byte pieces");
+    constexpr int kPieces = static_cast<int>(sizeof(Table) / 16);
+    uint4* d = reinterpret_cast<uint4*>(dst);
+    for (int i = threadIdx.x; i < kPieces; i += kThreads) d[i] = __ldg(src + i);
+}
 
 // The four per-block sums of the integer kernels, valid in thread 0 as int64 {nl, dl, nn, dn}.
 // Within a warp one REDUX per 32-bit value (__reduce_add_sync); NN is split into 24-bit pieces

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "cuda_check.hpp"
@@ -30,6 +31,20 @@ __global__ void __launch_bounds__(256) log_lookup_kernel(LogLookup lk, uint16_t*
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < static_cast<uint32_t>(kLogTableSize))
         out[i] = static_cast<uint16_t>(log_t(lk, static_cast<uint32_t>(kLogTableFirst) + i));
+}
+
+// T[i] from a two-level table staged in shared memory exactly as the kernels stage it
+// (stat_mode::kLogTable2 / kLogPacked), for every i of the table.
+template <class Table>
+__global__ void __launch_bounds__(256) shared_log_kernel(const uint4* src, uint16_t* out) {
+    __shared__ __align__(16) unsigned char s[sizeof(Table)];
+    Table* t = reinterpret_cast<Table*>(s);
+    stage_log_table<256>(src, t);
+    __syncthreads();
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < static_cast<uint32_t>(kLogTableSize))
+        out[i] =
+            static_cast<uint16_t>(SharedLog<Table>{t}(static_cast<uint32_t>(kLogTableFirst) + i));
 }
 
 // The margin log_t uses around rounding boundaries: 2^-8 in units of T, where the hardware log2's
@@ -197,6 +212,9 @@ IntScaleArgs fused_scale3_args(const IntScaleArgs& s2, IntScaleArgs s3, int fram
 
 struct Engine::Impl {
     uint16_t* log_table = nullptr;
+    // The two-level forms of T (pixel_math.hpp), each checked entry by entry at create.
+    pixel::LogTable2* log_table2 = nullptr;
+    pixel::LogTablePacked* log_packed = nullptr;
     float log_eps = 1.0f;              // see verify_log_lookup
     unsigned long long* acc = nullptr; // [kMaxBatch frames][16]: frame z of a batch at 16 z
     unsigned int* counter = nullptr;   // [kMaxBatch]
@@ -392,6 +410,7 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
     if (Status x = init()) return fail(x);
     if (is_int) {
         if (Status x = e->verify_log_lookup(table.data())) return fail(x);
+        if (Status x = e->make_two_level_tables(table.data())) return fail(x);
     }
 
     // Opt every kernel this engine may launch into the shared memory it needs: the float
@@ -474,8 +493,51 @@ Status Engine::verify_log_lookup(const uint16_t* expected) {
     return {};
 }
 
+Status Engine::make_two_level_tables(const uint16_t* expected) {
+    // Built and checked on the host (every entry), then checked again on the device, read from
+    // shared memory by the kernels' own code: a mismatch fails create (the kernels that use
+    // them have no fallback).
+    Impl& d = *d_;
+    auto t2 = std::make_unique<pixel::LogTable2>();
+    auto tp = std::make_unique<pixel::LogTablePacked>();
+    if (!pixel::build_log_table2(expected, t2.get()) ||
+        !pixel::build_log_table_packed(expected, tp.get()))
+        return Status{VIF_ERROR_INTERNAL, "CUDA: the two-level log tables do not reproduce T"};
+    if (Status x = d.alloc(reinterpret_cast<void**>(&d.log_table2), sizeof(pixel::LogTable2)))
+        return x;
+    if (Status x = d.alloc(reinterpret_cast<void**>(&d.log_packed), sizeof(pixel::LogTablePacked)))
+        return x;
+    VIF_CUDA_TRY(cudaMemcpy(d.log_table2, t2.get(), sizeof *t2, cudaMemcpyHostToDevice));
+    VIF_CUDA_TRY(cudaMemcpy(d.log_packed, tp.get(), sizeof *tp, cudaMemcpyHostToDevice));
+    uint16_t* dev_out = nullptr;
+    VIF_CUDA_TRY(
+        cudaMalloc(reinterpret_cast<void**>(&dev_out), 2 * kLogTableSize * sizeof(uint16_t)));
+    std::vector<uint16_t> got(2 * kLogTableSize);
+    const int blocks = ceil_div(kLogTableSize, 256);
+    shared_log_kernel<pixel::LogTable2>
+        <<<blocks, 256>>>(reinterpret_cast<const uint4*>(d.log_table2), dev_out);
+    shared_log_kernel<pixel::LogTablePacked>
+        <<<blocks, 256>>>(reinterpret_cast<const uint4*>(d.log_packed), dev_out + kLogTableSize);
+    cudaError_t ce = cudaGetLastError();
+    if (ce == cudaSuccess)
+        ce = cudaMemcpy(got.data(), dev_out, got.size() * sizeof(uint16_t), cudaMemcpyDeviceToHost);
+    cudaFree(dev_out);
+    if (ce != cudaSuccess) return cuda_error(ce, "two-level log table check", __FILE__, __LINE__);
+    for (int k = 0; k < 2; ++k)
+        if (!std::equal(expected, expected + kLogTableSize, got.begin() + k * kLogTableSize))
+            return Status{VIF_ERROR_INTERNAL,
+                          std::string("CUDA: the ") + (k ? "packed" : "two-level") +
+                              " log table read from shared memory differs from T"};
+    return {};
+}
+
 bool Engine::log_computed() const {
     return d_ && d_->log_eps < 0.5f;
+}
+
+LogLookup Engine::log_args() const {
+    return LogLookup{d_->log_table, d_->log_eps, reinterpret_cast<const uint4*>(d_->log_table2),
+                     reinterpret_cast<const uint4*>(d_->log_packed)};
 }
 
 void Engine::log_lookup(const uint16_t** table, float* eps) const {
@@ -636,7 +698,7 @@ Status Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, in
                 a.next_dis = static_cast<uint16_t*>(d.img[1][s + 1]);
                 a.next_pitch = d.img_pitch[s + 1];
             }
-            a.log = LogLookup{d.log_table, d.log_eps};
+            a.log = log_args();
             a.acc = d.acc;
             a.done_counter = d.counter;
             a.out = out->acc;
@@ -774,7 +836,7 @@ Status Engine::enqueue_batch(const DevPlane* ref, const DevPlane* dis, int n, in
         a.ref_shift = s == 0 ? ref[0].shift : 0;
         a.dis_shift = s == 0 ? dis[0].shift : 0;
         if (s < 3) a.next_pitch = d.img_pitch[s + 1];
-        a.log = LogLookup{d.log_table, d.log_eps};
+        a.log = log_args();
         a.acc = d.acc;
         a.done_counter = d.counter;
         a.out = out[0]->acc;

@@ -14,6 +14,8 @@
 
 namespace vif::cuda {
 
+struct LogLookup; // device_helpers.cuh
+
 // A luma plane in device memory: 8-bit bytes or 16-bit words; `shift` is applied to each 16-bit
 // word on load (16 - bitdepth for MSB-aligned data such as P010, else 0).
 struct DevPlane {
@@ -93,6 +95,8 @@ private:
                          cudaStream_t stream, cudaEvent_t input_consumed,
                          const cudaEvent_t* events);
     Status verify_log_lookup(const uint16_t* expected);
+    Status make_two_level_tables(const uint16_t* expected);
+    LogLookup log_args() const; // the integer kernels' IntScaleArgs::log
     Status ensure_batch_images(int n);
     void log_lookup(const uint16_t** table, float* eps) const; // for engine_multi.cu
     struct Multi;                                              // engine_multi.cu

@@ -25,6 +25,7 @@
 
 #include "device_helpers.cuh"
 #include "int_tensor_passes.cuh"
+#include "tuning_policy.hpp"
 
 namespace vif::cuda {
 
@@ -102,18 +103,44 @@ struct IntSmemLayout {
     static constexpr size_t kOffMeans =
         kOffIn + sizeof(uint16_t) * 2 * kIH * kSI; // u16 [2][H][kSM]
     static constexpr size_t kOffDown = kOffMeans + sizeof(uint16_t) * 2 * P::kTileH * kSM;
-    static constexpr size_t kBytes =
+    static constexpr size_t kEnd =
         kOffDown + (Info::kHasNext ? sizeof(uint16_t) * 2 * kDH * kDW : 0);
+    // stat_mode::kLogTable2 / kLogPacked: the two-level log table, 16-byte aligned, last.
+    static constexpr size_t kLogBytes =
+        (P::kStat & stat_mode::kLogTable2)   ? sizeof(pixel::LogTable2)
+        : (P::kStat & stat_mode::kLogPacked) ? sizeof(pixel::LogTablePacked)
+                                             : 0;
+    static constexpr size_t kOffLog = (kEnd + 15) / 16 * 16;
+    static constexpr size_t kBytes = kLogBytes ? kOffLog + kLogBytes : kEnd;
 };
 
+static_assert(stat_mode::kExactConv == pixel::stat::kExactConv &&
+                  stat_mode::kDivNoBranch == pixel::stat::kDivNoBranch,
+              "tuning_policy.hpp and pixel_math.hpp agree");
+
+// Where the statistic of tile shape P reads T (§6.4): the hardware log2 (log_t) or the
+// two-level table staged in shared memory at `smem + L::kOffLog`.
+template <class P, class L>
+__device__ __forceinline__ auto int_log_of(const LogLookup& lk, unsigned char* smem) {
+    if constexpr ((P::kStat & stat_mode::kLogTable2) != 0)
+        return SharedLog<pixel::LogTable2>{
+            reinterpret_cast<const pixel::LogTable2*>(smem + L::kOffLog)};
+    else if constexpr ((P::kStat & stat_mode::kLogPacked) != 0)
+        return SharedLog<pixel::LogTablePacked>{
+            reinterpret_cast<const pixel::LogTablePacked*>(smem + L::kOffLog)};
+    else
+        return DeviceLog{lk};
+}
+
 // Statistics of one pixel (§6.3 moments onwards, §6.5) added to the thread's accumulators: the
-// variances and the contribution of pixel_math.hpp, the same functions as cpu_ref's.
-__device__ __forceinline__ void int_pixel_stat(uint32_t mux, uint32_t muy, uint32_t exx,
-                                               uint32_t eyy, uint32_t exy, const LogLookup& lk,
-                                               double gain_limit, int32_t& nl, int32_t& dl,
-                                               int64_t& nn, int32_t& dn) {
-    pixel::add_pixel(pixel::variance(exx, mux, mux), pixel::variance(eyy, muy, muy),
-                     pixel::variance(exy, mux, muy), DeviceLog{lk}, gain_limit, nl, dl, nn, dn);
+// variances and the contribution of pixel_math.hpp, the same functions as cpu_ref's (F: its
+// pixel::stat flags; LogT: int_log_of).
+template <unsigned F, class LogT>
+__device__ __forceinline__ void
+int_pixel_stat(uint32_t mux, uint32_t muy, uint32_t exx, uint32_t eyy, uint32_t exy, const LogT& lt,
+               double gain_limit, int32_t& nl, int32_t& dl, int64_t& nn, int32_t& dn) {
+    pixel::add_pixel<F>(pixel::variance(exx, mux, mux), pixel::variance(eyy, muy, muy),
+                        pixel::variance(exy, mux, muy), lt, gain_limit, nl, dl, nn, dn);
 }
 
 // Scale-3 samples made on the fly from the scale-2 image (§6.7 with scale-3 taps and
@@ -145,11 +172,11 @@ __device__ __forceinline__ uint32_t down_from_finer(const unsigned char* src, pt
 // independent chains (table loads, divisions) overlap: every pixel runs the same instructions
 // with safe operands where a branch of §6.5 does not apply, and the masks pick what is
 // added. Bit-identical to int_pixel_stat on the pixels it counts.
-template <int HC>
-__device__ __forceinline__ void
-int_pixel_stats_ilp(const uint32_t (&mu)[2][HC], const uint32_t (&e)[3][HC], uint32_t valid,
-                    const LogLookup& lk, double gain_limit, int32_t& nl, int32_t& dl, int64_t& nn,
-                    int32_t& dn) {
+template <int HC, unsigned F, class LogT>
+__device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC],
+                                                    const uint32_t (&e)[3][HC], uint32_t valid,
+                                                    const LogT& lt, double gain_limit, int32_t& nl,
+                                                    int32_t& dl, int64_t& nn, int32_t& dn) {
     int32_t sxx[HC], syy[HC], sxy[HC];
 #pragma unroll
     for (int o = 0; o < HC; ++o) {
@@ -158,7 +185,6 @@ int_pixel_stats_ilp(const uint32_t (&mu)[2][HC], const uint32_t (&e)[3][HC], uin
         syy[o] = t < 0 ? 0 : t;
         sxy[o] = pixel::variance(e[2][o], mu[0][o], mu[1][o]);
     }
-    const DeviceLog lt{lk};
     int32_t ld[HC], ln[HC];
 #pragma unroll
     for (int o = 0; o < HC; ++o) {
@@ -166,7 +192,7 @@ int_pixel_stats_ilp(const uint32_t (&mu)[2][HC], const uint32_t (&e)[3][HC], uin
         const bool lp = big && sxy[o] > 0 && syy[o] > 0;
         ld[o] = pixel::log_l32(lt, big ? static_cast<uint32_t>(sxx[o]) + kNsq : kNsq);
         // Safe operands where the numerator term does not apply (sigma_x^2 = NSQ, 0, 0).
-        const pixel::NumeratorArgs n = pixel::numerator_args(
+        const pixel::NumeratorArgs n = pixel::numerator_args<F>(
             lp ? sxx[o] : static_cast<int32_t>(kNsq), lp ? syy[o] : 0, lp ? sxy[o] : 0, gain_limit);
         ln[o] = pixel::log_l64(lt, n.n2) - pixel::log_l32(lt, n.n1);
     }
@@ -206,6 +232,20 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     const int tid = threadIdx.x;
     const int x0 = bx * TW, y0 = by * TH;
     const int w = a.w, h = a.h;
+    constexpr unsigned F = P::kStat & stat_mode::kNumerics; // pixel::stat flags
+
+    // The two-level log table (stat_mode::kLogTable2 / kLogPacked): its loads are issued first
+    // and stored to shared memory after the tile's, so that both wait for one memory latency.
+    constexpr int kLogPieces = static_cast<int>(L::kLogBytes / 16);
+    constexpr int kLogIt = (kLogPieces + NT - 1) / NT;
+    uint4 log_v[kLogIt > 0 ? kLogIt : 1];
+    if constexpr (kLogPieces > 0) {
+        const uint4* src = (P::kStat & stat_mode::kLogTable2) ? a.log.table2 : a.log.packed;
+#pragma unroll
+        for (int it = 0; it < kLogIt; ++it)
+            if (kLogPieces % NT == 0 || tid + it * NT < kLogPieces)
+                log_v[it] = __ldg(src + tid + it * NT);
+    }
 
     // 1. Tile + halo of both pictures: one warp per row, lanes along the row (no divisions);
     //    interior tiles skip the border arithmetic.
@@ -325,6 +365,12 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                 }
         }
     }
+    if constexpr (kLogPieces > 0) {
+        uint4* dst = reinterpret_cast<uint4*>(smem + L::kOffLog);
+#pragma unroll
+        for (int it = 0; it < kLogIt; ++it)
+            if (kLogPieces % NT == 0 || tid + it * NT < kLogPieces) dst[tid + it * NT] = log_v[it];
+    }
     __syncthreads();
 
     // 2. Vertical passes. One thread: one column, VR consecutive rows (or, P::kVertMma, the same
@@ -418,6 +464,7 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     // per pixel, at most 1024 pixels a block); NN (a variance per pixel) needs 64.
     int32_t nl = 0, dl = 0, dn = 0;
     int64_t nn = 0;
+    const auto lt = int_log_of<P, L>(a.log, smem);
     if constexpr (P::kHorizMma) {
         // The same sums from the FP64 tensor cores (int_tensor_passes.cuh), two pixels a lane.
         int_horizontal_dmma<TW, TH, SM, SD, NT>(
@@ -427,7 +474,7 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                 uint32_t valid = 0;
 #pragma unroll
                 for (int o = 0; o < 2; ++o) valid |= (x0 + col + o < w && gy < h) ? 1u << o : 0u;
-                int_pixel_stats_ilp<2>(mu, e, valid, a.log, a.gain_limit, nl, dl, nn, dn);
+                int_pixel_stats_ilp<2, F>(mu, e, valid, lt, a.gain_limit, nl, dl, nn, dn);
             });
     } else {
         constexpr int kGroups = TW / HC;
@@ -471,14 +518,14 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                 uint32_t valid = 0;
 #pragma unroll
                 for (int o = 0; o < HC; ++o) valid |= (x0 + j0 + o < w && gy < h) ? 1u << o : 0u;
-                int_pixel_stats_ilp<HC>(mu, e, valid, a.log, a.gain_limit, nl, dl, nn, dn);
+                int_pixel_stats_ilp<HC, F>(mu, e, valid, lt, a.gain_limit, nl, dl, nn, dn);
             } else {
 #pragma unroll
                 for (int o = 0; o < HC; ++o) {
                     const int gx = x0 + j0 + o;
                     if (gx < w && gy < h)
-                        int_pixel_stat(mu[0][o], mu[1][o], e[0][o], e[1][o], e[2][o], a.log,
-                                       a.gain_limit, nl, dl, nn, dn);
+                        int_pixel_stat<F>(mu[0][o], mu[1][o], e[0][o], e[1][o], e[2][o], lt,
+                                          a.gain_limit, nl, dl, nn, dn);
                 }
             }
         }

@@ -43,7 +43,26 @@ using Int0i = IntTile<32, 16, 256, 2, 2, 4, false, true, true>;
 using Int0j = IntTile<48, 16, 256, 2, 3, 4, false, true, true>;
 using Int0k = IntTile<32, 16, 128, 2, 2, 8, false, true, true>;
 
+// The per-pixel statistic's options (stat_mode, tuning_policy.hpp; docs/cuda.md "The per-pixel
+// statistic") on the shapes the rules pick at 1080p and 2160p: suffix c = exact conversions,
+// d = the division without its branch, q = both, l = both + the 6 KB two-level log table in
+// shared memory, p = both + the 8 KB packed one.
+constexpr unsigned kQ = stat_mode::kExactConv | stat_mode::kDivNoBranch;
+constexpr unsigned kQL = kQ | stat_mode::kLogTable2;
+constexpr unsigned kQP = kQ | stat_mode::kLogPacked;
+using Int0tc = IntTile<48, 16, 256, 2, 3, 4, false, true, false, stat_mode::kExactConv>;
+using Int0td = IntTile<48, 16, 256, 2, 3, 4, false, true, false, stat_mode::kDivNoBranch>;
+using Int0tq = IntTile<48, 16, 256, 2, 3, 4, false, true, false, kQ>;
+using Int0tl = IntTile<48, 16, 256, 2, 3, 4, false, true, false, kQL>;
+using Int0tp = IntTile<48, 16, 256, 2, 3, 4, false, true, false, kQP>;
+using Int0q = IntTile<48, 16, 256, 2, 3, 4, false, false, false, kQ>;
+using Int0l = IntTile<48, 16, 256, 2, 3, 4, false, false, false, kQL>;
+using Int0p = IntTile<48, 16, 256, 2, 3, 4, false, false, false, kQP>;
+
 using Int1 = IntTile<56, 16, 256, 4, 4, 3>;
+using Int1q = IntTile<56, 16, 256, 4, 4, 3, false, false, false, kQ>;
+using Int1l = IntTile<56, 16, 256, 4, 4, 3, false, false, false, kQL>;
+using Int1p = IntTile<56, 16, 256, 4, 4, 3, false, false, false, kQP>;
 using Int1s = IntTile<24, 16, 256, 2, 2, 4>;
 using Int1b = IntTile<64, 16, 288, 4, 4, 2>;
 using Int1c = IntTile<64, 16, 288, 4, 4, 2, true>;
@@ -66,10 +85,17 @@ using Int23b_2 = IntTile<60, 16, 256, 4, 4, 2>;
 using Int23b_3 = IntTile<62, 8, 256, 2, 2, 2>;
 using Int23c_2 = IntTile<28, 16, 256, 2, 2, 4, true>;
 using Int23c_3 = IntTile<62, 8, 256, 2, 2, 4, true>;
+using Int23bq_2 = IntTile<60, 16, 256, 4, 4, 2, false, false, false, kQ>;
+using Int23bq_3 = IntTile<62, 8, 256, 2, 2, 2, false, false, false, kQ>;
+using Int23bl_2 = IntTile<60, 16, 256, 4, 4, 2, false, false, false, kQL>;
+using Int23bl_3 = IntTile<62, 8, 256, 2, 2, 2, false, false, false, kQL>;
+using Int23bp_2 = IntTile<60, 16, 256, 4, 4, 2, false, false, false, kQP>;
+using Int23bp_3 = IntTile<62, 8, 256, 2, 2, 2, false, false, false, kQP>;
 
 constexpr unsigned kAllDepths = (1u << 8) | (1u << 10) | (1u << 12) | (1u << 16);
 constexpr unsigned k8And10 = (1u << 8) | (1u << 10);
 constexpr unsigned k8 = 1u << 8;
+constexpr unsigned k10 = 1u << 10;
 
 // ---- Typed launchers -----------------------------------------------------------------------
 int ceil_div(int a, int b) {
@@ -78,6 +104,18 @@ int ceil_div(int a, int b) {
 
 std::string tile_shape(int tw, int th, int threads) {
     return std::to_string(tw) + "x" + std::to_string(th) + "/" + std::to_string(threads) + "t";
+}
+
+// The statistic's options in a shape name: "" (none), else "/s" + c (exact conversions), d (the
+// division without its branch), l / p (the shared-memory log tables).
+std::string stat_suffix(unsigned f) {
+    if (!f) return "";
+    std::string s = "/s";
+    if (f & stat_mode::kExactConv) s += "c";
+    if (f & stat_mode::kDivNoBranch) s += "d";
+    if (f & stat_mode::kLogTable2) s += "l";
+    if (f & stat_mode::kLogPacked) s += "p";
+    return s;
 }
 
 template <int S, int BPC, class P>
@@ -91,7 +129,7 @@ KernelLaunch int_launch(int w, int h) {
     k.name = "int_s" + std::to_string(S) + (S == 0 ? "_" + std::to_string(BPC) + "b" : "");
     k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads) +
               (P::kVertMma ? "/mma" : "/v" + std::to_string(P::kVertRows)) +
-              (P::kHorizMma ? "dmma" : "h" + std::to_string(P::kHorizCols));
+              (P::kHorizMma ? "dmma" : "h" + std::to_string(P::kHorizCols)) + stat_suffix(P::kStat);
     return k;
 }
 
@@ -133,7 +171,7 @@ KernelLaunch launch_fused23(int, int w2, int h2) {
     k.smem = std::max(L2::kBytes, L3::kBytes);
     k.name = "int_s23";
     k.shape = tile_shape(P2::kTileW, P2::kTileH, P2::kThreads) + "+" +
-              tile_shape(P3::kTileW, P3::kTileH, P3::kThreads);
+              tile_shape(P3::kTileW, P3::kTileH, P3::kThreads) + stat_suffix(P2::kStat);
     return k;
 }
 
@@ -156,6 +194,14 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
         {"0i", 0, k8, &launch_scale0<Int0i, k8>},
         {"0j", 0, k8, &launch_scale0<Int0j, k8>},
         {"0k", 0, k8, &launch_scale0<Int0k, k8>},
+        {"0tc", 0, k8, &launch_scale0<Int0tc, k8>},
+        {"0td", 0, k8, &launch_scale0<Int0td, k8>},
+        {"0tq", 0, k8, &launch_scale0<Int0tq, k8>},
+        {"0tl", 0, k8, &launch_scale0<Int0tl, k8>},
+        {"0tp", 0, k8, &launch_scale0<Int0tp, k8>},
+        {"0q", 0, k10, &launch_scale0<Int0q, k10>},
+        {"0l", 0, k10, &launch_scale0<Int0l, k10>},
+        {"0p", 0, k10, &launch_scale0<Int0p, k10>},
     },
     {
         {"1", 1, kAllDepths, &launch_scale<1, Int1>},
@@ -163,6 +209,9 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
         {"1b", 1, kAllDepths, &launch_scale<1, Int1b>},
         {"1c", 1, kAllDepths, &launch_scale<1, Int1c>},
         {"1d", 1, kAllDepths, &launch_scale<1, Int1d>},
+        {"1q", 1, kAllDepths, &launch_scale<1, Int1q>},
+        {"1l", 1, kAllDepths, &launch_scale<1, Int1l>},
+        {"1p", 1, kAllDepths, &launch_scale<1, Int1p>},
     },
     {
         {"2", 2, kAllDepths, &launch_scale<2, Int2>},
@@ -180,15 +229,28 @@ const std::vector<IntVariant> kVariants[kIntSlots] = {
         {"23", 4, kAllDepths, &launch_fused23<Int23_2, Int23_3>},
         {"23b", 4, kAllDepths, &launch_fused23<Int23b_2, Int23b_3>},
         {"23c", 4, kAllDepths, &launch_fused23<Int23c_2, Int23c_3>},
+        {"23bq", 4, kAllDepths, &launch_fused23<Int23bq_2, Int23bq_3>},
+        {"23bl", 4, kAllDepths, &launch_fused23<Int23bl_2, Int23bl_3>},
+        {"23bp", 4, kAllDepths, &launch_fused23<Int23bp_2, Int23bp_3>},
     },
 };
 
 // ---- Selection rules -------------------------------------------------------------------------
 // Pixel counts are of the slot's own scale (slot 4: scale 2). T1 = docs/perf/h200-tile-candidates.md
 // (sweep 4, commit 594a4f5), T2 = docs/perf/h200-tile-candidates-2.md (sweep 5, after the vector
-// tile loads), both "Fastest tile candidate per kernel", 8-bit, H200.
+// tile loads), both "Fastest tile candidate per kernel", 8-bit, H200. S1 =
+// docs/perf/h100-stat-options.md (the statistic's options, Nsight Compute and CUDA events, H100).
 constexpr long kNoMax = LONG_MAX;
 const std::vector<IntRule> kRulesSm90 = {
+    {0, "0tp", 1500000, kNoMax, k8,
+     "S1 (docs/perf/h100-stat-options.md, H100, Nsight Compute) int_s0_8b 1920x1080: 0t with the "
+     "exact conversions, the division without its branch and the packed log table in shared "
+     "memory 45.8 us vs 47.3 (0t), 26.9 vs 29.0 M warp instructions. 3840x2160 not measured at "
+     "8 bits (the same statistic gains 4% at 10 bits there)."},
+    {0, "0p", 1500000, kNoMax, k10,
+     "S1 int_s0_10b: 48x16 with the statistic's options and the packed table 56.4 vs 58.2 us "
+     "(1920x1080), 202.4 vs 210.8 (3840x2160); frame (events, pipelined) 77.1 vs 80.9 us, 254.0 "
+     "vs 271.0."},
     {0, "0t", 0, kNoMax, k8,
      "T3 (docs/perf/h200-tensor-ncu.md, Nsight Compute) int_s0_8b, 48x16 with the vertical pass "
      "on the integer tensor cores: 1920x1080 46.6 us vs 50.7 (0b, chosen before) and 50.9 (0); "
@@ -197,11 +259,17 @@ const std::vector<IntRule> kRulesSm90 = {
     {1, "1s", 0, 200000, kAllDepths,
      "sweep 3 (docs/performance.md): 576x324 scale 1 24x16/v2h2 8.4 vs 10.3 us; T2 576x324 int_s1: "
      "24x16/256t/v2h2 7.0-7.2 us"},
+    {1, "1p", 400000, kNoMax, kAllDepths,
+     "S1 int_s1 (16-bit samples at every depth): 56x16 with the packed log table 14.0 vs 15.4 us "
+     "(1920x1080), 39.7 vs 43.5 (3840x2160)."},
     {1, "1", 0, kNoMax, kAllDepths,
      "T2 1920x1080 int_s1: 56x16/256t/v4h4 16.3 vs 16.8 (64x16/288t); 3840x2160 43.9 vs 45.4"},
     {2, "2", 0, kNoMax, kAllDepths,
      "unfused only (sweeps); T2 3840x2160 int_s2: 60x16 15.0 us fastest"},
     {3, "3", 0, kNoMax, kAllDepths, "unfused only (sweeps and the parity gate)"},
+    {kFusedSlot, "23bp", 100000, kNoMax, kAllDepths,
+     "S1 int_s23: 60x16+62x8 with the packed log table 9.0 vs 9.8 us (1920x1080), 16.6 vs 20.2 "
+     "(3840x2160; 4 blocks/SM at 64 registers instead of 3 at 66)."},
     {kFusedSlot, "23b", 100000, kNoMax, kAllDepths,
      "T1 1920x1080 int_s23: 60x16+62x8 11.4 vs 12.4 us; 3840x2160 23.0 vs 25.1"},
     {kFusedSlot, "23", 0, kNoMax, kAllDepths,

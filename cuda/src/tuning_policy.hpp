@@ -15,9 +15,11 @@ namespace vif::cuda {
 //               kTileH 16; sm_80 and newer)
 //   kHorizMma : with kVertMma, the horizontal pass on the FP64 tensor cores too (8 x 8 output
 //               blocks per warp, two pixels per lane; kHorizCols unused)
+//   kStat     : how the per-pixel statistic computes (StatMode flags below; 0: as before)
 template <int TileW, int TileH, int Threads, int VertRows, int HorizCols, int MinBlocks,
-          bool StatsILP = false, bool VertMma = false, bool HorizMma = false>
+          bool StatsILP = false, bool VertMma = false, bool HorizMma = false, unsigned Stat = 0>
 struct IntTile {
+    static constexpr unsigned kStat = Stat;
     static constexpr bool kStatsILP = StatsILP;
     static constexpr bool kVertMma = VertMma;
     static constexpr bool kHorizMma = HorizMma;
@@ -32,6 +34,18 @@ struct IntTile {
     static_assert(TileH % VertRows == 0 && VertRows % 2 == 0, "vertical groups tile the rows");
     static_assert(TileW % HorizCols == 0, "horizontal groups tile the columns");
 };
+
+// The per-pixel statistic's options (IntTile::kStat; docs/cuda.md "The per-pixel statistic").
+// The first two are pixel::stat's flags (pixel_math.hpp) and go to its functions; the log flags
+// choose where T of §6.4 comes from (none: the hardware log2 with table reads near rounding
+// boundaries, device_helpers.cuh log_t).
+namespace stat_mode {
+constexpr unsigned kExactConv = 1u;   // int <-> double by exact 2^52 additions
+constexpr unsigned kDivNoBranch = 2u; // the division's fast path without its branch
+constexpr unsigned kLogTable2 = 4u;   // T from the 6 KB two-level table in shared memory
+constexpr unsigned kLogPacked = 8u;   // T from the 8 KB one-word-per-16 table in shared memory
+constexpr unsigned kNumerics = kExactConv | kDivNoBranch;
+} // namespace stat_mode
 
 // Float kernels of any filter width (up to 65 taps, a run-time value): plain one-output-per-thread
 // tiles, taps looped over.

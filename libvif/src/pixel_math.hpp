@@ -79,8 +79,9 @@ struct TableLog {
 // per b (bit j: the step T[32768 + 32b + j] - T[32768 + 32b + j - 1], j >= 1) reproduce all
 // 32,768 entries: T[32768 + 32b + j] = base[b] + popcount(mask[b] & (2^(j+1) - 1)). 6 KB instead
 // of 64 KB, small enough for shared memory. build_log_table2 checks every entry against the
-// reference table; not yet used by the scoring paths (measure first: docs/cuda.md, "Not done"; the
-// CPU's AVX-512 statistic measured no faster with it, docs/performance.md).
+// reference table. The CUDA kernels can read it from shared memory (the `l` variants of
+// cuda/src/kernel_table.cu, docs/cuda.md "The per-pixel statistic"); the CPU's AVX-512 statistic
+// measured no faster with it (docs/performance.md).
 struct LogTable2 {
     static constexpr int kBlocks = kLogTableSize / 32;
     uint16_t base[kBlocks];
@@ -113,6 +114,40 @@ inline bool build_log_table2(const uint16_t* table, LogTable2* out) {
     return true;
 }
 
+// The same two levels with blocks of 16 packed in one 32-bit word (8 KB), so that a lookup is one
+// load: word b holds T[32768 + 16b] (<= 32768) in bits 16-31 and the steps of entries 1-15 of
+// the block in bits 1-15 (bit 0 is always 0): T[32768 + 16b + j] = (w >> 16) +
+// popcount(w & (2^(j+1) - 1)), with j = i mod 16 (32768 is a multiple of 16).
+struct LogTablePacked {
+    static constexpr int kBlocks = kLogTableSize / 16;
+    uint32_t word[kBlocks];
+    VIF_HD uint32_t operator()(uint32_t i) const {
+        const uint32_t w = word[(i >> 4) - static_cast<uint32_t>(kLogTableFirst / 16)];
+        const uint32_t below = ~(0xFFFFFFFEu << (i & 15u)); // bits 0..j
+#if defined(__CUDA_ARCH__)
+        return (w >> 16) + static_cast<uint32_t>(__popc(w & below));
+#else
+        return (w >> 16) + static_cast<uint32_t>(__builtin_popcount(w & below));
+#endif
+    }
+};
+
+// Fills *out from T[32768..65535]; false when a step is not 0 or 1 or an entry differs.
+inline bool build_log_table_packed(const uint16_t* table, LogTablePacked* out) {
+    for (int b = 0; b < LogTablePacked::kBlocks; ++b) {
+        uint32_t w = static_cast<uint32_t>(table[16 * b]) << 16;
+        for (int j = 1; j < 16; ++j) {
+            const int step = table[16 * b + j] - table[16 * b + j - 1];
+            if (step != 0 && step != 1) return false;
+            w |= static_cast<uint32_t>(step) << j;
+        }
+        out->word[b] = w;
+    }
+    for (int k = 0; k < kLogTableSize; ++k)
+        if ((*out)(static_cast<uint32_t>(kLogTableFirst + k)) != table[k]) return false;
+    return true;
+}
+
 // max(trunc(t), 0) for the double t of §6.5 (the device's conversion saturates; the host's
 // would be undefined below the int32 range, so it tests the sign first: same result).
 VIF_HD int32_t trunc_nonneg(double t) {
@@ -124,17 +159,102 @@ VIF_HD int32_t trunc_nonneg(double t) {
 #endif
 }
 
+// How the device computes the double steps of §6.5 (template argument F of numerator_args,
+// add_pixel_num, add_pixel): bit flags, 0 = the plain code below (the CPU always uses it). Each
+// flag gives the same bits as the plain code on every input VIF can produce; docs/cuda.md,
+// "The per-pixel statistic", has the proofs and the measurements.
+//   kExactConv:   int <-> double by exact additions of 2^52 on the FP64 pipe instead of the
+//                 conversion unit (I2F.F64 / F2I.F64 issue at a quarter of the FP64 rate).
+//   kDivNoBranch: the division g = sigma_xy / (sigma_x^2 + eps) as the compiler's own fast
+//                 path of div.rn.f64 without its range check and slow-path branch (the operands
+//                 never leave the range where the fast path is the IEEE result).
+namespace stat {
+constexpr unsigned kExactConv = 1u;
+constexpr unsigned kDivNoBranch = 2u;
+} // namespace stat
+
+#if defined(__CUDACC__)
+// 2^52 as a double: hi word 0x43300000. For an integer 0 <= v < 2^32, the double with hi word
+// 0x43300000 and lo word v is exactly 2^52 + v (v fits the 52-bit mantissa), so subtracting
+// 2^52 leaves exactly v: one DADD instead of I2F.F64.
+constexpr double kTwo52 = 4503599627370496.0;
+__device__ __forceinline__ double u32_to_double_exact(uint32_t v) {
+    return __dsub_rn(__hiloint2double(0x43300000, static_cast<int>(v)), kTwo52);
+}
+
+// a / b rounded to nearest, for 0 <= a < 2^31 and 2^17 <= b < 2^31 (integers and sigma_x^2 +
+// eps). The instructions nvcc emits for div.rn.f64 (--prec-div=true; docs/cuda.md shows the
+// SASS): a reciprocal seed from MUFU.RCP64H with the low word 1, two Newton steps, the quotient
+// and one correction with the exact remainder; then a check that sends operands near the ends
+// of the exponent range (b's exponent below about -1000 or above 1000, a quotient below 2^-1022
+// or not finite) to a slow path. Here b, a / b in [2^-31, 2^14] and a are far from those ends, so
+// that check always passes and the fast path's result is the one `/` returns: the same
+// instructions without the check and its branch (a = 0 gives +0 both ways: the compiler's path
+// takes the slow branch for a zero quotient, which returns 0 / b = +0; here q = r = 0).
+__device__ __forceinline__ double div_rn_no_branch(double a, double b) {
+    double y;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(y) : "d"(b));
+    y = __hiloint2double(__double2hiint(y), 1); // the seed as div.rn.f64 forms it
+    double e = __fma_rn(-b, y, 1.0);
+    e = __fma_rn(e, e, e);
+    y = __fma_rn(y, e, y);
+    e = __fma_rn(-b, y, 1.0);
+    y = __fma_rn(y, e, y);
+    const double q = __dmul_rn(a, y);
+    const double r = __fma_rn(-b, q, a);
+    return __fma_rn(y, r, q);
+}
+#endif
+
 // §6.5, a pixel with sigma_x^2 >= NSQ, sigma_xy > 0 and sigma_y^2 > 0: the two arguments of the
 // numerator's log term, n1 = max(sigma_v^2, 0) + NSQ and n2 = trunc(g^2 sigma_x^2) + n1, with
 // g = sigma_xy / (sigma_x^2 + eps) capped at the gain limit. The double steps in libvmaf's order.
+// The callers also pass (NSQ, 0, 0) as safe operands where the term does not apply (the
+// branch-free kernels): n1 = NSQ, n2 = NSQ.
 struct NumeratorArgs {
     uint32_t n1;
     uint64_t n2;
 };
+template <unsigned F = 0>
 VIF_HD NumeratorArgs numerator_args(int32_t sx, int32_t sy, int32_t sxy, double gain_limit) {
     const double eps = 65536 * 1.0e-10;
+#if defined(__CUDA_ARCH__)
+    if constexpr ((F & stat::kExactConv) != 0) {
+        // Ranges: NSQ <= sx < 2^31, 0 <= sy < 2^31, 0 <= sxy < 2^31 (int32 values, positive
+        // here), so u32_to_double_exact is exact for all three.
+        const double dsx = u32_to_double_exact(static_cast<uint32_t>(sx));
+        const double dsxy = u32_to_double_exact(static_cast<uint32_t>(sxy));
+        const double den = dsx + eps;
+        double g = (F & stat::kDivNoBranch) ? div_rn_no_branch(dsxy, den) : dsxy / den;
+        const double t = u32_to_double_exact(static_cast<uint32_t>(sy)) - g * dsxy;
+        // n1 = max(trunc(t), 0) + NSQ. t < 2^31 (g * sxy >= 0, so t <= sy), and t is finite.
+        // max(trunc(t), 0) = floor(max(t, 0)); max(t, 0) without a conversion: a negative t
+        // (sign bit in the hi word) gets hi word 0, leaving a non-negative subnormal or zero.
+        // Adding C1 = 2^52 + NSQ rounding down then gives exactly 2^52 + NSQ + floor(max(t, 0))
+        // (an integer < 2^53, so representable; a subnormal rounds down to C1): D1 = 2^52 + n1,
+        // whose lo word is n1 (< 2^32).
+        const double tp = __hiloint2double(max(__double2hiint(t), 0), __double2loint(t));
+        const double d1 = __dadd_rd(tp, kTwo52 + static_cast<double>(kNsq));
+        const uint32_t n1 = static_cast<uint32_t>(__double2loint(d1));
+        g = g < gain_limit ? g : gain_limit;
+        // x = g^2 sx >= 0 and x <= (sxy / sx)^2 sx (1 + 2^-50) < 2^45 (g is at most the
+        // uncapped quotient, sxy < 2^31, sx >= 2^17). Adding D1 rounding down gives exactly
+        // 2^52 + n1 + floor(x) = 2^52 + n2 (< 2^53): n2 = the bits of D2 minus those of 2^52.
+        const double x = (g * g) * dsx;
+        const double d2 = __dadd_rd(x, d1);
+        const uint32_t hi = static_cast<uint32_t>(__double2hiint(d2)) - 0x43300000u;
+        const uint32_t lo = static_cast<uint32_t>(__double2loint(d2));
+        return {n1, (static_cast<uint64_t>(hi) << 32) | lo};
+    }
+#endif
     const double dsx = static_cast<double>(sx), dsxy = static_cast<double>(sxy);
-    double g = dsxy / (dsx + eps);
+    double g;
+#if defined(__CUDA_ARCH__)
+    if constexpr ((F & stat::kDivNoBranch) != 0)
+        g = div_rn_no_branch(dsxy, dsx + eps);
+    else
+#endif
+        g = dsxy / (dsx + eps);
     const int32_t sv = trunc_nonneg(static_cast<double>(sy) - g * dsxy);
     g = g < gain_limit ? g : gain_limit;
     const uint32_t n1 = static_cast<uint32_t>(sv) + kNsq;
@@ -155,13 +275,13 @@ VIF_HD void add_pixel_den(int32_t sx, const T& t, Acc32& dl, Acc32& dn) {
     else
         dn += 1;
 }
-template <class T, class Acc32, class Acc64>
+template <unsigned F = 0, class T, class Acc32, class Acc64>
 VIF_HD void add_pixel_num(int32_t sx, int32_t sy, int32_t sxy, const T& t, double gain_limit,
                           Acc32& nl, Acc64& nn) {
     sy = sy < 0 ? 0 : sy;
     if (sx >= static_cast<int32_t>(kNsq)) {
         if (sxy > 0 && sy > 0) {
-            const NumeratorArgs a = numerator_args(sx, sy, sxy, gain_limit);
+            const NumeratorArgs a = numerator_args<F>(sx, sy, sxy, gain_limit);
             nl += log_l64(t, a.n2) - log_l32(t, a.n1);
         }
     } else {
@@ -171,11 +291,11 @@ VIF_HD void add_pixel_num(int32_t sx, int32_t sy, int32_t sxy, const T& t, doubl
 
 // §6.5: one pixel's contribution to the four sums, from its variances (sy not yet clamped).
 // Acc32 holds NL, DL and DN (int32_t per GPU thread, int64_t on the CPU), Acc64 NN.
-template <class T, class Acc32, class Acc64>
+template <unsigned F = 0, class T, class Acc32, class Acc64>
 VIF_HD void add_pixel(int32_t sx, int32_t sy, int32_t sxy, const T& t, double gain_limit, Acc32& nl,
                       Acc32& dl, Acc64& nn, Acc32& dn) {
     add_pixel_den(sx, t, dl, dn);
-    add_pixel_num(sx, sy, sxy, t, gain_limit, nl, nn);
+    add_pixel_num<F>(sx, sy, sxy, t, gain_limit, nl, nn);
 }
 
 // ---- Float path (§7.4) -----------------------------------------------------------------------

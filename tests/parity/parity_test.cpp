@@ -977,7 +977,8 @@ TEST(KernelTableRules, EverySlotDepthAndSizeGetsACompiledVariant) {
 
 // The choices of the H200 before the table existed (tuning_policy.hpp and engine.cu's switch at
 // commit 4bb1f35), so that moving them into the table did not move performance; since then 8-bit
-// scale 0 moved to the tensor-core 0t at every size (docs/perf/h200-tensor-ncu.md).
+// scale 0 moved to the tensor-core 0t at every size (docs/perf/h200-tensor-ncu.md), and frames of
+// 1080p and up to the statistic's options with the packed log table (docs/perf/h100-stat-options.md).
 TEST(KernelTableRules, Sm90KeepsItsChoices) {
     using namespace vif::cuda;
     struct Want {
@@ -990,12 +991,12 @@ TEST(KernelTableRules, Sm90KeepsItsChoices) {
     const Want wants[] = {
         {576, 324, 8, "0t", "1s", "23", "48x16/256t/mmah3"},
         {1280, 720, 8, "0t", "1", "23", "48x16/256t/mmah3"},
-        {1920, 1080, 8, "0t", "1", "23b", "48x16/256t/mmah3"},
-        {1919, 1079, 8, "0t", "1", "23b", "48x16/256t/mmah3"},
-        {1920, 1080, 10, "0", "1", "23b", "48x16/256t/v2h3"},
-        {1920, 1080, 12, "0", "1", "23b", "48x16/256t/v2h3"},
-        {3840, 2160, 8, "0t", "1", "23b", "48x16/256t/mmah3"},
-        {3840, 2160, 16, "0", "1", "23b", "48x16/256t/v2h3"},
+        {1920, 1080, 8, "0tp", "1p", "23bp", "48x16/256t/mmah3/scdp"},
+        {1919, 1079, 8, "0tp", "1p", "23bp", "48x16/256t/mmah3/scdp"},
+        {1920, 1080, 10, "0p", "1p", "23bp", "48x16/256t/v2h3/scdp"},
+        {1920, 1080, 12, "0", "1p", "23bp", "48x16/256t/v2h3"},
+        {3840, 2160, 8, "0tp", "1p", "23bp", "48x16/256t/mmah3/scdp"},
+        {3840, 2160, 16, "0", "1p", "23bp", "48x16/256t/v2h3"},
         {16, 16, 8, "0t", "1s", "23", "48x16/256t/mmah3"},
     };
     for (const Want& x : wants) {

@@ -84,6 +84,23 @@ TEST(LogTable, TwoLevelFormReproducesEveryEntry) {
     EXPECT_FALSE(vif::pixel::build_log_table2(bad.data(), two.get()));
 }
 
+// The packed form (one 32-bit word per 16 entries, what the CUDA `p` variants read from shared
+// memory) too.
+TEST(LogTable, PackedFormReproducesEveryEntry) {
+    std::vector<uint16_t> t(vif::kLogTableSize);
+    vif::build_log_table(t.data());
+    auto packed = std::make_unique<vif::pixel::LogTablePacked>();
+    ASSERT_TRUE(vif::pixel::build_log_table_packed(t.data(), packed.get()));
+    static_assert(sizeof(vif::pixel::LogTablePacked) == 8192, "8 KB");
+    static_assert(sizeof(vif::pixel::LogTable2) == 6144, "6 KB");
+    for (int k = 0; k < vif::kLogTableSize; ++k)
+        ASSERT_EQ((*packed)(static_cast<uint32_t>(vif::kLogTableFirst + k)), t[k])
+            << "i = " << 32768 + k;
+    std::vector<uint16_t> bad = t;
+    bad[1000] += 2;
+    EXPECT_FALSE(vif::pixel::build_log_table_packed(bad.data(), packed.get()));
+}
+
 // The shared per-pixel maths (pixel_math.hpp), on values worked out by hand from
 // docs/algorithm.md §6.3 and §6.5.
 TEST(PixelMath, VarianceRoundingAndNumeratorArguments) {
