@@ -23,7 +23,9 @@ OUT=$R VIF_FFMPEG_PREFIX=.none SAN_TOOLS="memcheck racecheck synccheck initcheck
   > "$R/gpucheck.out" 2>&1
 say "gpu-check rc=$?"; pack
 # 2. ladder kernel time
-for s in 1920x1080 3840x2160; do timeout 30 build-gpu/bench/ladder/vif_bench_ladder_kernels --size $s; done \
+# (both statistics of the ladder kernels, CudaOptions::ladder_stat_packed; one pair in each run)
+for s in 1920x1080 3840x2160; do for st in 1 0 1; do
+  timeout 40 build-gpu/bench/ladder/vif_bench_ladder_kernels --size $s --stat $st --per-launch; done; done \
   > "$R/ladder_kernels.txt" 2>&1
 say "ladder bench rc=$?"; pack
 # 3. the CLI with FFmpeg: 100 short pairs, one batch (ladder kernels for each reference's 5 rungs)
@@ -42,4 +44,4 @@ if [ -n "$LADDER" ]; then
   say "ladder process rc=$?"; pack
 fi
 grep -h "(Failed)\|(Timeout)" "$R"/ctest.log 2>/dev/null | head -20
-head -150 "$R/summary.md"; tail -20 "$R/ladder_kernels.txt"; cat "$R/gpu_batch.txt"; cat "$R/ladder_process.txt" 2>/dev/null
+head -150 "$R/summary.md"; grep -E "^[0-9]+x|pair|ladder" "$R/ladder_kernels.txt" | head -60; cat "$R/gpu_batch.txt"; cat "$R/ladder_process.txt" 2>/dev/null

@@ -8,10 +8,13 @@
 // separate pair's.
 //
 //   vif_bench_ladder_kernels [--size 1920x1080] [--rungs 6] [--frames 20] [--bitdepth 8]
-//                            [--reps 5] [--rpb A,B,C] [--shape0 N] [--per-launch] [--check-only]
+//                            [--reps 5] [--rpb A,B,C] [--shape0 N] [--stat 0|1] [--per-launch]
+//                            [--check-only]
 // --rpb forces the rungs per block of the ladder's three launches, --shape0 the 8-bit scale-0
 // kernel (CudaOptions::ladder_shape0: 0 tensor-core vertical pass with two barriers a rung, 1
-// 64x16, 2 48x16 on CUDA cores, 3 as 0 with four barriers a rung, 4 as 2 with two); --per-launch also prints each launch's time (events
+// 64x16, 2 48x16 on CUDA cores, 3 as 0 with four barriers a rung, 4 as 2 with two), --stat the
+// ladder's statistic (CudaOptions::ladder_stat_packed: 1 the packed log table and exact numerics,
+// the default; 0 the hardware log2, as before); --per-launch also prints each launch's time (events
 // between the launches of a frame, mean over a batch); --check-only skips the timings (no gate
 // kernel: for a profiler, which serialises launches) and only compares one ladder with its pairs.
 #include <cuda_runtime_api.h>
@@ -53,7 +56,7 @@ int main(int argc, char** argv) {
     int w = 1920, h = 1080, rungs = 6, frames = 20, bpc = 8, reps = 5;
     int rpb[3] = {0, 0, 0};
     bool per_launch = false, check_only = false;
-    int shape0 = 0;
+    int shape0 = 0, stat = 1;
     for (int i = 1; i < argc; i += 2) {
         if (std::string(argv[i]) == "--per-launch" || std::string(argv[i]) == "--check-only") {
             (std::string(argv[i]) == "--per-launch" ? per_launch : check_only) = true;
@@ -67,6 +70,8 @@ int main(int argc, char** argv) {
         const std::string a = argv[i], v = argv[i + 1];
         if (a == "--shape0")
             shape0 = std::atoi(v.c_str());
+        else if (a == "--stat")
+            stat = std::atoi(v.c_str());
         else if (a == "--rpb")
             std::sscanf(v.c_str(), "%d,%d,%d", &rpb[0], &rpb[1], &rpb[2]);
         else if (a == "--size")
@@ -96,6 +101,7 @@ int main(int argc, char** argv) {
     p.cuda.graphs = false; // both paths launch their kernels directly (the ladder has no graph)
     for (int i = 0; i < 3; ++i) p.cuda.ladder_rungs_per_block[i] = rpb[i];
     p.cuda.ladder_shape0 = shape0;
+    p.cuda.ladder_stat_packed = stat != 0;
     vif::Status err;
     auto eng = vif::cuda::Engine::create(p, &err);
     check(err, "Engine::create");
@@ -218,14 +224,15 @@ int main(int argc, char** argv) {
             same = same && std::memcmp(hr[k].acc, hr[64 + k].acc, sizeof(hr[k].acc)) == 0;
     }
     if (check_only) {
-        std::printf("%dx%d %d-bit, %d rungs, shape0 %d: rung sums equal to separate pairs: %s\n", w,
-                    h, bpc, rungs, shape0, same ? "yes" : "NO");
+        std::printf("%dx%d %d-bit, %d rungs, shape0 %d, stat %d: rung sums equal to separate "
+                    "pairs: %s\n",
+                    w, h, bpc, rungs, shape0, stat, same ? "yes" : "NO");
         return same ? 0 : 1;
     }
     std::printf(
-        "%dx%d %d-bit, %d rungs, shape0 %d, GPU time per reference frame (median of %d batches of "
-        "%d frames, %d input sets)\n",
-        w, h, bpc, rungs, shape0, reps, frames, sets);
+        "%dx%d %d-bit, %d rungs, shape0 %d, stat %d, GPU time per reference frame (median of %d "
+        "batches of %d frames, %d input sets)\n",
+        w, h, bpc, rungs, shape0, stat, reps, frames, sets);
     std::printf("one pair            %8.1f us\n", one);
     std::printf("%2d separate pairs   %8.1f us  (%.2f pair-equivalents)\n", rungs, sep, sep / one);
     std::printf("ladder (multi)      %8.1f us  (%.2f pair-equivalents, %.2f per extra rung)\n", lad,

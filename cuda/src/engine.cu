@@ -540,11 +540,6 @@ LogLookup Engine::log_args() const {
                      reinterpret_cast<const uint4*>(d_->log_packed)};
 }
 
-void Engine::log_lookup(const uint16_t** table, float* eps) const {
-    *table = d_->log_table;
-    *eps = d_->log_eps;
-}
-
 Engine::~Engine() {
     destroy_multi(); // engine_multi.cu
     if (!d_) return;

@@ -98,8 +98,7 @@ private:
     Status make_two_level_tables(const uint16_t* expected);
     LogLookup log_args() const; // the integer kernels' IntScaleArgs::log
     Status ensure_batch_images(int n);
-    void log_lookup(const uint16_t** table, float* eps) const; // for engine_multi.cu
-    struct Multi;                                              // engine_multi.cu
+    struct Multi; // engine_multi.cu
     Multi* multi_ = nullptr;
     void destroy_multi();
     struct Impl;

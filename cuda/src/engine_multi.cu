@@ -23,6 +23,7 @@ namespace {
 // tile, with two barriers a rung (MultiLean, int_multi_kernels.cuh): 1080p ladder of 6 on the
 // H100 298-303 us against 323-330 with the CUDA-core rung loop (docs/performance.md, "H100, the
 // ladder's rung loop on the tensor cores"). CudaOptions::ladder_shape0 selects the others.
+// Every shape comes in two statistics (Shapes below, CudaOptions::ladder_stat_packed).
 using Multi0 = IntTile<48, 16, 256, 2, 3, 4>;
 using Multi0Wide = IntTile<64, 16, 256, 4, 4, 3>;
 using Multi0t = IntTile<48, 16, 256, 2, 3, 4, false, true>;
@@ -31,6 +32,42 @@ using Multi0Lean = MultiLean<Multi0>;
 using Multi1 = IntTile<56, 16, 256, 4, 4, 3>;
 using Multi23_2 = IntTile<60, 16, 256, 4, 4, 2>;
 using Multi23_3 = IntTile<62, 8, 256, 2, 2, 2>;
+// The same shapes with the pair's large-frame statistic (CudaOptions::ladder_stat_packed; the
+// pair's 0tp, 0p, 1p and 23bp: exact conversions, the branch-free division, the packed log table
+// in shared memory; docs/cuda.md "The per-pixel statistic").
+constexpr unsigned kStatP = stat_mode::kNumerics | stat_mode::kLogPacked;
+using Multi0P = IntTile<48, 16, 256, 2, 3, 4, false, false, false, kStatP>;
+using Multi0WideP = IntTile<64, 16, 256, 4, 4, 3, false, false, false, kStatP>;
+using Multi0tP = IntTile<48, 16, 256, 2, 3, 4, false, true, false, kStatP>;
+using Multi0tLeanP = MultiLean<Multi0tP>;
+using Multi0LeanP = MultiLean<Multi0P>;
+using Multi1P = IntTile<56, 16, 256, 4, 4, 3, false, false, false, kStatP>;
+using Multi23_2P = IntTile<60, 16, 256, 4, 4, 2, false, false, false, kStatP>;
+using Multi23_3P = IntTile<62, 8, 256, 2, 2, 2, false, false, false, kStatP>;
+
+// The shapes of one statistic: Shapes<false> the plain ones, Shapes<true> those of kStatP.
+template <bool Packed>
+struct Shapes {
+    using S0 = Multi0;
+    using S0Wide = Multi0Wide;
+    using S0t = Multi0t;
+    using S0tLean = Multi0tLean;
+    using S0Lean = Multi0Lean;
+    using S1 = Multi1;
+    using S23_2 = Multi23_2;
+    using S23_3 = Multi23_3;
+};
+template <>
+struct Shapes<true> {
+    using S0 = Multi0P;
+    using S0Wide = Multi0WideP;
+    using S0t = Multi0tP;
+    using S0tLean = Multi0tLeanP;
+    using S0Lean = Multi0LeanP;
+    using S1 = Multi1P;
+    using S23_2 = Multi23_2P;
+    using S23_3 = Multi23_3P;
+};
 
 int ceil_div(int a, int b) {
     return (a + b - 1) / b;
@@ -50,27 +87,28 @@ KernelLaunch multi_launch(int w, int h) {
 // Scale 0 per bit depth (its samples' type and shifts differ); `shape`: CudaOptions::
 // ladder_shape0 at 8 bits (0 tensor cores, two barriers a rung; 1 64x16; 2 48x16 on CUDA cores, as
 // at the other depths; 3 tensor cores, four barriers a rung; 4 CUDA cores, two barriers a rung).
+template <class Sh>
 KernelLaunch multi_launch0(int bpc, int w, int h, int shape) {
     switch (bpc) {
     case 8:
         switch (shape) {
         case 1:
-            return multi_launch<0, 8, Multi0Wide>(w, h);
+            return multi_launch<0, 8, typename Sh::S0Wide>(w, h);
         case 2:
-            return multi_launch<0, 8, Multi0>(w, h);
+            return multi_launch<0, 8, typename Sh::S0>(w, h);
         case 3:
-            return multi_launch<0, 8, Multi0t>(w, h);
+            return multi_launch<0, 8, typename Sh::S0t>(w, h);
         case 4:
-            return multi_launch<0, 8, Multi0Lean>(w, h);
+            return multi_launch<0, 8, typename Sh::S0Lean>(w, h);
         default:
-            return multi_launch<0, 8, Multi0tLean>(w, h);
+            return multi_launch<0, 8, typename Sh::S0tLean>(w, h);
         }
     case 10:
-        return multi_launch<0, 10, Multi0>(w, h);
+        return multi_launch<0, 10, typename Sh::S0>(w, h);
     case 12:
-        return multi_launch<0, 12, Multi0>(w, h);
+        return multi_launch<0, 12, typename Sh::S0>(w, h);
     default:
-        return multi_launch<0, 16, Multi0>(w, h);
+        return multi_launch<0, 16, typename Sh::S0>(w, h);
     }
 }
 
@@ -170,9 +208,18 @@ Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int cou
         m.rungs = count;
     }
     if (w != m.plan_w || h != m.plan_h) {
-        m.launches[0] = multi_launch0(bpc, w, h, params_.cuda.ladder_shape0);
-        m.launches[1] = multi_launch<1, 16, Multi1>(w >> 1, h >> 1);
-        m.launches[2] = multi_launch23_t<Multi23_2, Multi23_3>(w >> 2, h >> 2);
+        const int shape = params_.cuda.ladder_shape0;
+        if (params_.cuda.ladder_stat_packed) {
+            using Sh = Shapes<true>;
+            m.launches[0] = multi_launch0<Sh>(bpc, w, h, shape);
+            m.launches[1] = multi_launch<1, 16, Sh::S1>(w >> 1, h >> 1);
+            m.launches[2] = multi_launch23_t<Sh::S23_2, Sh::S23_3>(w >> 2, h >> 2);
+        } else {
+            using Sh = Shapes<false>;
+            m.launches[0] = multi_launch0<Sh>(bpc, w, h, shape);
+            m.launches[1] = multi_launch<1, 16, Sh::S1>(w >> 1, h >> 1);
+            m.launches[2] = multi_launch23_t<Sh::S23_2, Sh::S23_3>(w >> 2, h >> 2);
+        }
         int dev = 0, optin = 0, sms = 0;
         VIF_CUDA_TRY(cudaGetDevice(&dev));
         VIF_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
@@ -196,9 +243,7 @@ Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int cou
         m.plan_h = h;
     }
 
-    const uint16_t* table = nullptr;
-    float eps = 1.0f;
-    log_lookup(&table, &eps);
+    const LogLookup log = log_args();
     IntMultiArgs args[4];
     for (int s = 0; s < 4; ++s) {
         IntMultiArgs& a = args[s];
@@ -228,7 +273,7 @@ Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int cou
             a.next_rung_elems = m.rung_elems[s + 1];
             a.next_pitch = m.pitch[s + 1];
         }
-        a.log = LogLookup{table, eps};
+        a.log = log; // the table, and its two-level forms for kStatP's shared copy
         a.acc = m.acc;
         a.done_counter = m.counter;
         for (int k = 0; k < count; ++k) a.out[k] = outs[k]->acc;

@@ -357,13 +357,23 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
     const int tid = threadIdx.x;
     const int x0 = bx * TW, y0 = by * TH;
     const int w = a.w, h = a.h;
-    const DeviceLog lt{a.log};
+    constexpr unsigned F = P::kStat & stat_mode::kNumerics; // pixel::stat flags
+    const auto lt = int_log_of<P, L>(a.log, smem);
     constexpr bool kLean = MultiLeanOf<P>::value;
     [[maybe_unused]] unsigned long long* s_num = nullptr; // kLean: [rung of the block][nl, nn]
     if constexpr (kLean) {
         __shared__ unsigned long long s_num_buf[2 * kMultiMaxRungs];
         s_num = s_num_buf;
         for (int i = tid; i < 2 * kMultiMaxRungs; i += NT) s_num[i] = 0; // before 3 barriers
+    }
+
+    // The two-level log table (P::kStat's kLogTable2 / kLogPacked) into shared memory, once per
+    // block; the barrier after the reference's staging orders it before every lookup.
+    constexpr int kLogPieces = static_cast<int>(L::kLogBytes / 16);
+    if constexpr (kLogPieces > 0) {
+        const uint4* src = (P::kStat & stat_mode::kLogTable2) ? a.log.table2 : a.log.packed;
+        uint4* dst = reinterpret_cast<uint4*>(smem + L::kOffLog);
+        for (int i = tid; i < kLogPieces; i += NT) dst[i] = __ldg(src + i);
     }
 
     // R. The reference, once.
@@ -423,9 +433,9 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
 #pragma unroll
                 for (int o = 0; o < HC; ++o)
                     if (x0 + j0 + o < w && y0 + row < h)
-                        pixel::add_pixel_num(sxx[it][o], pixel::variance(eyy[o], muy[o], muy[o]),
-                                             pixel::variance(exy[o], mux[it][o], muy[o]), lt,
-                                             a.gain_limit, nl, nn);
+                        pixel::add_pixel_num<F>(sxx[it][o], pixel::variance(eyy[o], muy[o], muy[o]),
+                                                pixel::variance(exy[o], mux[it][o], muy[o]), lt,
+                                                a.gain_limit, nl, nn);
             }
         }
         if constexpr (kNext)

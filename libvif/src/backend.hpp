@@ -56,6 +56,11 @@ struct CudaOptions {
     // as at the other depths; 3: as 0 with four barriers a rung; 4: as 2 with two); for the tests'
     // and the benchmark's comparisons.
     int ladder_shape0 = 0;
+    // Ladders: the per-pixel statistic of all three launches (docs/cuda.md "The per-pixel
+    // statistic"): true, the pair's large-frame choice (exact 2^52 conversions, the division
+    // without its branch, the packed log table in shared memory); false, the hardware log2 with
+    // table reads near rounding boundaries, as before. Both give the same bits (parity gate).
+    bool ladder_stat_packed = true;
     // Float path's per-scale kernels, an index into float_variants() of cuda/src/engine.hpp:
     // kAuto: the kernels specialised for the default filter widths (17, 9, 5, 3 taps:
     // kernelscale 1) when the widths are those, else the generic ones; 0: always the generic

@@ -26,6 +26,8 @@ struct LadderCase {
     double gain_limit;
     int shape0 = 0; // CudaOptions::ladder_shape0 (8-bit scale-0 kernel of engine_multi.cu)
     int rpb = 0;    // CudaOptions::ladder_rungs_per_block, all three launches (0: automatic)
+    bool plain_stat =
+        false; // CudaOptions::ladder_stat_packed = false (the hardware-log2 statistic)
 };
 void PrintTo(const LadderCase& c, std::ostream* os) {
     *os << c.w << "x" << c.h << "_" << c.bpc << "bit_K" << c.rungs << "_egl" << c.gain_limit;
@@ -132,6 +134,7 @@ TEST_P(MultiParity, EveryRungEqualsItsPairOnTheCpu) {
     p.gain_limit = c.gain_limit;
     p.queue_depth = uint32_t(c.rungs);
     p.cuda.ladder_shape0 = c.shape0;
+    p.cuda.ladder_stat_packed = !c.plain_stat;
     for (int& r : p.cuda.ladder_rungs_per_block) r = c.rpb;
     vif::Status err;
     auto cpu = vif::create_cpu_backend(p, &err);
@@ -202,6 +205,13 @@ std::vector<LadderCase> ladder_cases() {
         v.push_back({67, 45, 8, 64, 100.0, shape});
         v.push_back({1920, 1080, 8, 6, 100.0, shape});
     }
+    // The statistic before the packed table (CudaOptions::ladder_stat_packed = false): every
+    // 8-bit scale-0 kernel and every depth, gain limits 100 and 1.
+    for (int shape : {0, 1, 2, 3, 4}) v.push_back({481, 271, 8, 6, 100.0, shape, 0, true});
+    for (int bpc : {8, 10, 12, 16}) {
+        v.push_back({1920, 1080, bpc, 6, 100.0, 0, 0, true});
+        v.push_back({175, 143, bpc, 6, 1.0, 0, 0, true});
+    }
     for (int rpb : {1, 4}) {
         v.push_back({175, 143, 10, 6, 100.0, 0, rpb});
         v.push_back({1920, 1080, 8, 6, 100.0, 0, rpb});
@@ -218,7 +228,8 @@ INSTANTIATE_TEST_SUITE_P(Ladder, MultiParity, ::testing::ValuesIn(ladder_cases()
                                     std::to_string(c.bpc) + "bit_K" + std::to_string(c.rungs) +
                                     (c.gain_limit != 100.0 ? "_egl1" : "") +
                                     (c.shape0 ? "_shape" + std::to_string(c.shape0) : "") +
-                                    (c.rpb ? "_rpb" + std::to_string(c.rpb) : "");
+                                    (c.rpb ? "_rpb" + std::to_string(c.rpb) : "") +
+                                    (c.plain_stat ? "_plainstat" : "");
                          });
 
 } // namespace
