@@ -23,7 +23,7 @@ namespace {
 // tile, with two barriers a rung (MultiLean, int_multi_kernels.cuh): 1080p ladder of 6 on the
 // H100 298-303 us against 323-330 with the CUDA-core rung loop (docs/performance.md, "H100, the
 // ladder's rung loop on the tensor cores"). CudaOptions::ladder_shape0 selects the others.
-// Every shape comes in two statistics (Shapes below, CudaOptions::ladder_stat_packed).
+// Every shape comes with two statistics (WithStat below, CudaOptions::ladder_stat_packed).
 using Multi0 = IntTile<48, 16, 256, 2, 3, 4>;
 using Multi0Wide = IntTile<64, 16, 256, 4, 4, 3>;
 using Multi0t = IntTile<48, 16, 256, 2, 3, 4, false, true>;
@@ -32,42 +32,24 @@ using Multi0Lean = MultiLean<Multi0>;
 using Multi1 = IntTile<56, 16, 256, 4, 4, 3>;
 using Multi23_2 = IntTile<60, 16, 256, 4, 4, 2>;
 using Multi23_3 = IntTile<62, 8, 256, 2, 2, 2>;
-// The same shapes with the pair's large-frame statistic (CudaOptions::ladder_stat_packed; the
-// pair's 0tp, 0p, 1p and 23bp: exact conversions, the branch-free division, the packed log table
-// in shared memory; docs/cuda.md "The per-pixel statistic").
+// The pair's large-frame statistic (CudaOptions::ladder_stat_packed; the pair's 0tp, 0p, 1p and
+// 23bp: exact conversions, the branch-free division, the packed log table in shared memory;
+// docs/cuda.md "The per-pixel statistic"), and any shape above with statistic flags St instead
+// of its own: WithStat<P, St>.
 constexpr unsigned kStatP = stat_mode::kNumerics | stat_mode::kLogPacked;
-using Multi0P = IntTile<48, 16, 256, 2, 3, 4, false, false, false, kStatP>;
-using Multi0WideP = IntTile<64, 16, 256, 4, 4, 3, false, false, false, kStatP>;
-using Multi0tP = IntTile<48, 16, 256, 2, 3, 4, false, true, false, kStatP>;
-using Multi0tLeanP = MultiLean<Multi0tP>;
-using Multi0LeanP = MultiLean<Multi0P>;
-using Multi1P = IntTile<56, 16, 256, 4, 4, 3, false, false, false, kStatP>;
-using Multi23_2P = IntTile<60, 16, 256, 4, 4, 2, false, false, false, kStatP>;
-using Multi23_3P = IntTile<62, 8, 256, 2, 2, 2, false, false, false, kStatP>;
-
-// The shapes of one statistic: Shapes<false> the plain ones, Shapes<true> those of kStatP.
-template <bool Packed>
-struct Shapes {
-    using S0 = Multi0;
-    using S0Wide = Multi0Wide;
-    using S0t = Multi0t;
-    using S0tLean = Multi0tLean;
-    using S0Lean = Multi0Lean;
-    using S1 = Multi1;
-    using S23_2 = Multi23_2;
-    using S23_3 = Multi23_3;
+template <class P, unsigned St>
+struct WithStatOf;
+template <int TW, int TH, int NT, int VR, int HC, int MB, bool ILP, bool VM, bool HM, unsigned S,
+          unsigned St>
+struct WithStatOf<IntTile<TW, TH, NT, VR, HC, MB, ILP, VM, HM, S>, St> {
+    using type = IntTile<TW, TH, NT, VR, HC, MB, ILP, VM, HM, St>;
 };
-template <>
-struct Shapes<true> {
-    using S0 = Multi0P;
-    using S0Wide = Multi0WideP;
-    using S0t = Multi0tP;
-    using S0tLean = Multi0tLeanP;
-    using S0Lean = Multi0LeanP;
-    using S1 = Multi1P;
-    using S23_2 = Multi23_2P;
-    using S23_3 = Multi23_3P;
+template <class B, unsigned St>
+struct WithStatOf<MultiLean<B>, St> {
+    using type = MultiLean<typename WithStatOf<B, St>::type>;
 };
+template <class P, unsigned St>
+using WithStat = typename WithStatOf<P, St>::type;
 
 int ceil_div(int a, int b) {
     return (a + b - 1) / b;
@@ -87,28 +69,28 @@ KernelLaunch multi_launch(int w, int h) {
 // Scale 0 per bit depth (its samples' type and shifts differ); `shape`: CudaOptions::
 // ladder_shape0 at 8 bits (0 tensor cores, two barriers a rung; 1 64x16; 2 48x16 on CUDA cores, as
 // at the other depths; 3 tensor cores, four barriers a rung; 4 CUDA cores, two barriers a rung).
-template <class Sh>
+template <unsigned St>
 KernelLaunch multi_launch0(int bpc, int w, int h, int shape) {
     switch (bpc) {
     case 8:
         switch (shape) {
         case 1:
-            return multi_launch<0, 8, typename Sh::S0Wide>(w, h);
+            return multi_launch<0, 8, WithStat<Multi0Wide, St>>(w, h);
         case 2:
-            return multi_launch<0, 8, typename Sh::S0>(w, h);
+            return multi_launch<0, 8, WithStat<Multi0, St>>(w, h);
         case 3:
-            return multi_launch<0, 8, typename Sh::S0t>(w, h);
+            return multi_launch<0, 8, WithStat<Multi0t, St>>(w, h);
         case 4:
-            return multi_launch<0, 8, typename Sh::S0Lean>(w, h);
+            return multi_launch<0, 8, WithStat<Multi0Lean, St>>(w, h);
         default:
-            return multi_launch<0, 8, typename Sh::S0tLean>(w, h);
+            return multi_launch<0, 8, WithStat<Multi0tLean, St>>(w, h);
         }
     case 10:
-        return multi_launch<0, 10, typename Sh::S0>(w, h);
+        return multi_launch<0, 10, WithStat<Multi0, St>>(w, h);
     case 12:
-        return multi_launch<0, 12, typename Sh::S0>(w, h);
+        return multi_launch<0, 12, WithStat<Multi0, St>>(w, h);
     default:
-        return multi_launch<0, 16, typename Sh::S0>(w, h);
+        return multi_launch<0, 16, WithStat<Multi0, St>>(w, h);
     }
 }
 
@@ -124,6 +106,14 @@ KernelLaunch multi_launch23_t(int w2, int h2) {
     k.smem = std::max(IntSmemLayout<2, P2>::kBytes, IntSmemLayout<3, P3>::kBytes);
     k.name = "int_multi_s23";
     return k;
+}
+
+// A ladder's three launches (scale 0, scale 1, scales 2+3) with statistic flags St.
+template <unsigned St>
+void multi_launches(int bpc, int w, int h, int shape0, KernelLaunch* out) {
+    out[0] = multi_launch0<St>(bpc, w, h, shape0);
+    out[1] = multi_launch<1, 16, WithStat<Multi1, St>>(w >> 1, h >> 1);
+    out[2] = multi_launch23_t<WithStat<Multi23_2, St>, WithStat<Multi23_3, St>>(w >> 2, h >> 2);
 }
 
 // Rungs per block of a launch of `blocks` tiles. A grid smaller than one wave of the blocks the
@@ -208,18 +198,10 @@ Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int cou
         m.rungs = count;
     }
     if (w != m.plan_w || h != m.plan_h) {
-        const int shape = params_.cuda.ladder_shape0;
-        if (params_.cuda.ladder_stat_packed) {
-            using Sh = Shapes<true>;
-            m.launches[0] = multi_launch0<Sh>(bpc, w, h, shape);
-            m.launches[1] = multi_launch<1, 16, Sh::S1>(w >> 1, h >> 1);
-            m.launches[2] = multi_launch23_t<Sh::S23_2, Sh::S23_3>(w >> 2, h >> 2);
-        } else {
-            using Sh = Shapes<false>;
-            m.launches[0] = multi_launch0<Sh>(bpc, w, h, shape);
-            m.launches[1] = multi_launch<1, 16, Sh::S1>(w >> 1, h >> 1);
-            m.launches[2] = multi_launch23_t<Sh::S23_2, Sh::S23_3>(w >> 2, h >> 2);
-        }
+        if (params_.cuda.ladder_stat_packed)
+            multi_launches<kStatP>(bpc, w, h, params_.cuda.ladder_shape0, m.launches);
+        else
+            multi_launches<0>(bpc, w, h, params_.cuda.ladder_shape0, m.launches);
         int dev = 0, optin = 0, sms = 0;
         VIF_CUDA_TRY(cudaGetDevice(&dev));
         VIF_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
