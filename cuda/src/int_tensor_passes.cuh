@@ -37,6 +37,35 @@ __device__ __forceinline__ void mma_u8_16x8x32(const uint32_t (&a)[4], uint32_t 
 #endif
 }
 
+// The two C fragments shared by the vertical passes below (A: the low and high byte planes of
+// the taps; B: one 16x8 block of samples or of a product's byte plane).
+// Means: rs(sum, 8) of the samples (V_m = 8), the rounding constant in C; each value < 2^16.
+__device__ __forceinline__ void mma_mean_block(const uint32_t (&a_lo)[4], const uint32_t (&a_hi)[4],
+                                               uint32_t b0, uint32_t b1, uint32_t (&m)[4]) {
+    const int32_t zero[4] = {0, 0, 0, 0};
+    const int32_t half[4] = {128, 128, 128, 128}; // rounding constant of rs(., 8)
+    int32_t lo[4], hi[4];
+    mma_u8_16x8x32(a_lo, b0, b1, half, lo);
+    mma_u8_16x8x32(a_hi, b0, b1, zero, hi);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) m[i] = mma::combine2(lo[i], hi[i]) >> 8;
+}
+// Second moments: the exact sums (< 2^32; no shift at 8 bits, V_q = 0) of a product whose low
+// and high bytes are the planes (pl0, pl1) and (ph0, ph1), as doubles.
+__device__ __forceinline__ void mma_moment_block(const uint32_t (&a_lo)[4],
+                                                 const uint32_t (&a_hi)[4], uint32_t pl0,
+                                                 uint32_t pl1, uint32_t ph0, uint32_t ph1,
+                                                 double (&v)[4]) {
+    const int32_t zero[4] = {0, 0, 0, 0};
+    int32_t ll[4], lh[4], mid[4], hh[4];
+    mma_u8_16x8x32(a_lo, pl0, pl1, zero, ll);
+    mma_u8_16x8x32(a_lo, ph0, ph1, zero, lh);
+    mma_u8_16x8x32(a_hi, pl0, pl1, lh, mid);
+    mma_u8_16x8x32(a_hi, ph0, ph1, zero, hh);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) v[i] = static_cast<double>(mma::combine3(ll[i], mid[i], hh[i]));
+}
+
 // Four 8x8 blocks of 16-bit values, transposed: lane 4g + t gets, from block j (rows given by
 // lanes 8j .. 8j + 7), the values of rows 2t and 2t + 1 of column g (low half: row 2t).
 __device__ __forceinline__ void ldmatrix_x4_trans(const uint16_t* row_addr, uint32_t (&r)[4]) {
@@ -74,7 +103,6 @@ __device__ __forceinline__ void int_vertical_mma_8b(const uint16_t* s_in, uint16
         if constexpr (kDown) a_dn[j] = __ldg(&g_int_mma_a.v[mma::kDown][j][lane]);
     }
     const int32_t zero[4] = {0, 0, 0, 0};
-    const int32_t half[4] = {128, 128, 128, 128}; // rounding constant of rs(., 8)
     for (int cb = warp; cb < IW / 8; cb += NT / 32) {
         // Lane L gives the address of input row L (block L / 8); xr[j] = rows 8j + 2t, 8j + 2t + 1.
         uint32_t xr[4], yr[4];
@@ -114,12 +142,8 @@ __device__ __forceinline__ void int_vertical_mma_8b(const uint16_t* s_in, uint16
 #pragma unroll
         for (int q = 0; q < 2; ++q) {
             const uint32_t* b = q == 0 ? bx : by;
-            int32_t lo[4], hi[4];
-            mma_u8_16x8x32(a_lo, b[0], b[1], half, lo);
-            mma_u8_16x8x32(a_hi, b[0], b[1], zero, hi);
             uint32_t m[4];
-#pragma unroll
-            for (int i = 0; i < 4; ++i) m[i] = mma::combine2(lo[i], hi[i]) >> 8;
+            mma_mean_block(a_lo, a_hi, b[0], b[1], m);
             uint16_t* base = s_mu + q * TH * SM + oc;
             *reinterpret_cast<uint32_t*>(base + r0 * SM) = m[0] | m[1] << 16;
             *reinterpret_cast<uint32_t*>(base + (r0 + kSecond) * SM) = m[2] | m[3] << 16;
@@ -127,15 +151,8 @@ __device__ __forceinline__ void int_vertical_mma_8b(const uint16_t* s_in, uint16
         // Second moments: exact sums (< 2^32), no shift at 8 bits (V_q = 0).
 #pragma unroll
         for (int q = 0; q < 3; ++q) {
-            int32_t ll[4], lh[4], mid[4], hh[4];
-            mma_u8_16x8x32(a_lo, pl[q][0], pl[q][1], zero, ll);
-            mma_u8_16x8x32(a_lo, ph[q][0], ph[q][1], zero, lh);
-            mma_u8_16x8x32(a_hi, pl[q][0], pl[q][1], lh, mid);
-            mma_u8_16x8x32(a_hi, ph[q][0], ph[q][1], zero, hh);
             double v[4];
-#pragma unroll
-            for (int i = 0; i < 4; ++i)
-                v[i] = static_cast<double>(mma::combine3(ll[i], mid[i], hh[i]));
+            mma_moment_block(a_lo, a_hi, pl[q][0], pl[q][1], ph[q][0], ph[q][1], v);
             double* dst = s_mom + (q * TH + r0) * SD + oc;
             if constexpr (kWide) {
                 *reinterpret_cast<double2*>(dst) = make_double2(v[0], v[1]);
@@ -190,7 +207,6 @@ __device__ __forceinline__ void int_vertical_mma_8b_one(const uint16_t* s_in, ui
         if constexpr (kDown) a_dn[j] = __ldg(&g_int_mma_a.v[mma::kDown][j][lane]);
     }
     const int32_t zero[4] = {0, 0, 0, 0};
-    const int32_t half[4] = {128, 128, 128, 128}; // rounding constant of rs(., 8)
     for (int cb = warp; cb < IW / 8; cb += NT / 32) {
         uint32_t xr[4], vr[4];
         ldmatrix_x4_trans(s_in + lane * SI + cb * 8, xr);
@@ -226,28 +242,21 @@ __device__ __forceinline__ void int_vertical_mma_8b_one(const uint16_t* s_in, ui
         const int oc = cb * 8 + 2 * t;
         const int r0 = mma::m_to_row(g); // second output row: r0 + 4
         {
-            int32_t lo[4], hi[4];
-            mma_u8_16x8x32(a_lo, bv[0], bv[1], half, lo);
-            mma_u8_16x8x32(a_hi, bv[0], bv[1], zero, hi);
             uint32_t m[4];
-#pragma unroll
-            for (int i = 0; i < 4; ++i) m[i] = mma::combine2(lo[i], hi[i]) >> 8;
+            mma_mean_block(a_lo, a_hi, bv[0], bv[1], m);
             uint16_t* base = s_mu + kPic * TH * SM + oc;
             *reinterpret_cast<uint32_t*>(base + r0 * SM) = m[0] | m[1] << 16;
             *reinterpret_cast<uint32_t*>(base + (r0 + 4) * SM) = m[2] | m[3] << 16;
         }
 #pragma unroll
         for (int q = 0; q < kMoments; ++q) {
-            int32_t ll[4], lh[4], mid[4], hh[4];
-            mma_u8_16x8x32(a_lo, pl[q][0], pl[q][1], zero, ll);
-            mma_u8_16x8x32(a_lo, ph[q][0], ph[q][1], zero, lh);
-            mma_u8_16x8x32(a_hi, pl[q][0], pl[q][1], lh, mid);
-            mma_u8_16x8x32(a_hi, ph[q][0], ph[q][1], zero, hh);
+            double v[4];
+            mma_moment_block(a_lo, a_hi, pl[q][0], pl[q][1], ph[q][0], ph[q][1], v);
             double* dst = s_mom + ((q == 0 ? kPic : 2) * TH + r0) * SD + oc;
-            dst[0] = static_cast<double>(mma::combine3(ll[0], mid[0], hh[0]));
-            dst[1] = static_cast<double>(mma::combine3(ll[1], mid[1], hh[1]));
-            dst[4 * SD] = static_cast<double>(mma::combine3(ll[2], mid[2], hh[2]));
-            dst[4 * SD + 1] = static_cast<double>(mma::combine3(ll[3], mid[3], hh[3]));
+            dst[0] = v[0];
+            dst[1] = v[1];
+            dst[4 * SD] = v[2];
+            dst[4 * SD + 1] = v[3];
         }
         if constexpr (kDown) {
             const int dc = oc - 4;
