@@ -26,8 +26,8 @@ struct LadderCase {
     double gain_limit;
     int shape0 = 0; // CudaOptions::ladder_shape0 (8-bit scale-0 kernel of engine_multi.cu)
     int rpb = 0;    // CudaOptions::ladder_rungs_per_block, all three launches (0: automatic)
-    bool plain_stat =
-        false; // CudaOptions::ladder_stat_packed = false (the hardware-log2 statistic)
+    // CudaOptions::ladder_stat_packed = false: the hardware-log2 statistic.
+    bool plain_stat = false;
 };
 void PrintTo(const LadderCase& c, std::ostream* os) {
     *os << c.w << "x" << c.h << "_" << c.bpc << "bit_K" << c.rungs << "_egl" << c.gain_limit;
