@@ -76,6 +76,19 @@ __device__ __forceinline__ float float_load(const void* base, ptrdiff_t pitch, i
     }
 }
 
+// Both pictures' tile + halo (reflect-101) into s_in: ih rows of iw floats each, the distorted
+// picture's ih * iw after the reference's. Tile origin (x0, y0), filter radius r.
+template <int S, int BPC, int NT>
+__device__ __forceinline__ void float_stage_tile(const FloatScaleArgs& a, int x0, int y0, int r,
+                                                 int ih, int iw, float* s_in) {
+    for (int i = threadIdx.x; i < ih * iw; i += NT) {
+        const int rr = i / iw, c = i - rr * iw;
+        const int gy = reflect_clamp(y0 - r + rr, a.h), gx = reflect_clamp(x0 - r + c, a.w);
+        s_in[i] = float_load<S, BPC>(a.ref, a.ref_pitch, gy, gx, a.ref_shift);
+        s_in[ih * iw + i] = float_load<S, BPC>(a.dis, a.dis_pitch, gy, gx, a.dis_shift);
+    }
+}
+
 template <int S, int BPC, class P>
 __global__ void __launch_bounds__(P::kThreads)
     float_scale_kernel(const FloatScaleArgs a, const FloatTaps taps) {
@@ -91,12 +104,7 @@ __global__ void __launch_bounds__(P::kThreads)
     const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH;
     const int w = a.w, h = a.h;
 
-    for (int i = tid; i < ih * iw; i += NT) {
-        const int rr = i / iw, c = i - rr * iw;
-        const int gy = reflect_clamp(y0 - r + rr, h), gx = reflect_clamp(x0 - r + c, w);
-        s_in[i] = float_load<S, BPC>(a.ref, a.ref_pitch, gy, gx, a.ref_shift);
-        s_in[ih * iw + i] = float_load<S, BPC>(a.dis, a.dis_pitch, gy, gx, a.dis_shift);
-    }
+    float_stage_tile<S, BPC, NT>(a, x0, y0, r, ih, iw, s_in);
     __syncthreads();
 
     // Vertical passes (§7.2), accumulators start at 0, taps in order.
@@ -206,12 +214,7 @@ __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
 
     // Every column of the padded rows is loaded and filtered (the 16-byte reads below cover
     // up to IW - 1; columns past TW + 2r only feed outputs outside the tile).
-    for (int i = tid; i < IH * IW; i += NT) {
-        const int rr = i / IW, c = i - rr * IW;
-        const int gy = reflect_clamp(y0 - r + rr, h), gx = reflect_clamp(x0 - r + c, w);
-        s_in[i] = float_load<S, BPC>(a.ref, a.ref_pitch, gy, gx, a.ref_shift);
-        s_in[IH * IW + i] = float_load<S, BPC>(a.dis, a.dis_pitch, gy, gx, a.dis_shift);
-    }
+    float_stage_tile<S, BPC, NT>(a, x0, y0, r, IH, IW, s_in);
     __syncthreads();
 
     // Vertical passes (§7.2) and the vertical half of the downsampling (§7.3, even rows).

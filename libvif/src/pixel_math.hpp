@@ -97,21 +97,34 @@ struct LogTable2 {
     }
 };
 
+// The steps T[first + j] - T[first + j - 1] for j = 1 .. n - 1 as bits 1 .. n - 1 of *bits; false
+// when one is not 0 or 1. Shared by both two-level forms below.
+inline bool log_table_steps(const uint16_t* first, int n, uint32_t* bits) {
+    uint32_t m = 0;
+    for (int j = 1; j < n; ++j) {
+        const int step = first[j] - first[j - 1];
+        if (step != 0 && step != 1) return false;
+        m |= static_cast<uint32_t>(step) << j;
+    }
+    *bits = m;
+    return true;
+}
+
+// Whether the two-level form t gives every entry of T[32768..65535].
+template <class Table>
+bool log_table_matches(const Table& t, const uint16_t* table) {
+    for (int k = 0; k < kLogTableSize; ++k)
+        if (t(static_cast<uint32_t>(kLogTableFirst + k)) != table[k]) return false;
+    return true;
+}
+
 // Fills *out from T[32768..65535]; false when a step is not 0 or 1 or an entry differs.
 inline bool build_log_table2(const uint16_t* table, LogTable2* out) {
     for (int b = 0; b < LogTable2::kBlocks; ++b) {
         out->base[b] = table[32 * b];
-        uint32_t m = 0;
-        for (int j = 1; j < 32; ++j) {
-            const int step = table[32 * b + j] - table[32 * b + j - 1];
-            if (step != 0 && step != 1) return false;
-            m |= static_cast<uint32_t>(step) << j;
-        }
-        out->mask[b] = m;
+        if (!log_table_steps(table + 32 * b, 32, &out->mask[b])) return false;
     }
-    for (int k = 0; k < kLogTableSize; ++k)
-        if ((*out)(static_cast<uint32_t>(kLogTableFirst + k)) != table[k]) return false;
-    return true;
+    return log_table_matches(*out, table);
 }
 
 // The same two levels with blocks of 16 packed in one 32-bit word (8 KB), so that a lookup is one
@@ -135,17 +148,11 @@ struct LogTablePacked {
 // Fills *out from T[32768..65535]; false when a step is not 0 or 1 or an entry differs.
 inline bool build_log_table_packed(const uint16_t* table, LogTablePacked* out) {
     for (int b = 0; b < LogTablePacked::kBlocks; ++b) {
-        uint32_t w = static_cast<uint32_t>(table[16 * b]) << 16;
-        for (int j = 1; j < 16; ++j) {
-            const int step = table[16 * b + j] - table[16 * b + j - 1];
-            if (step != 0 && step != 1) return false;
-            w |= static_cast<uint32_t>(step) << j;
-        }
-        out->word[b] = w;
+        uint32_t steps = 0;
+        if (!log_table_steps(table + 16 * b, 16, &steps)) return false;
+        out->word[b] = (static_cast<uint32_t>(table[16 * b]) << 16) | steps;
     }
-    for (int k = 0; k < kLogTableSize; ++k)
-        if ((*out)(static_cast<uint32_t>(kLogTableFirst + k)) != table[k]) return false;
-    return true;
+    return log_table_matches(*out, table);
 }
 
 // max(trunc(t), 0) for the double t of §6.5 (the device's conversion saturates; the host's
