@@ -1,29 +1,44 @@
 #!/usr/bin/env bash
-# The GPU checks, in one place. Run on a machine with an NVIDIA GPU and the CUDA Toolkit, from the
-# repository root:
+# The GPU checks, in one place (the only GPU session driver; docs/cuda.md, "Checking on a GPU").
+# Run on a machine with an NVIDIA GPU and the CUDA Toolkit, from the repository root:
 #   bash scripts/gpu-check.sh [stages]
 # stages (default: build test parity golden sanitize sweep e2e):
-#   build     configure (CMake preset `gpu`: native architecture) and build into build-gpu/
+#   build     configure (CMake preset `gpu`: native architecture) and build into $BUILD_DIR
+#             (TARGETS="a b": only those targets, e.g. "vif_parity_tests vif_golden_tests vif-sweep")
 #   test      the whole CTest suite (GPU tests included: label gpu)
 #   parity    the parity gate's kernel-table part on its own: every variant of the table (one
 #             frame a launch and batched), the launches without CUDA graphs, table-only log,
 #             per-launch sync, unfused, batched (CudaOptions), the batching tests, the ladder
-#             kernels (Ladder/*)
+#             kernels (Ladder/*); with TUNING=1 the table holds every tuning candidate too
+#   parity_all  the whole parity binary (every shipped kernel and path against the CPU reference)
 #   golden    libvmaf's golden cases through the default backend (CUDA)
-#   sanitize  compute-sanitizer memcheck, racecheck, synccheck and initcheck on the parity tests
+#   sanitize  compute-sanitizer (SAN_TOOLS, default memcheck racecheck synccheck initcheck) on
+#             the parity tests
 #   sweep     vif-sweep: occupancy and duration per resolution, integer and float
 #   bench     Google Benchmark suite of the CUDA backend
-#   ncu       Nsight Compute kernel durations per resolution (clocks left alone); NCU_BATCH
+#   ncu       Nsight Compute kernel durations at 576x324, 1920x1080 and 3840x2160 (clocks left
+#             alone), each with the sum of its kernels' medians per frame; NCU_BATCH
 #             ("576x324:16/8 ..." = size:frames per launch/bits) adds batched launches, per frame
+#   cubin     kernels per architecture in the built libvif (cuobjdump --list-elf, -res-usage)
 #   e2e       the vif CLI end to end (tests/cli/device_e2e.sh)
+# Environment: VIF_SRC (source tree, default this repository; a baseline tree carried along
+# works too), BUILD_DIR (default build-gpu), TUNING=1 (-DVIF_BUILD_TUNING=ON: the kernel
+# candidates of cuda/tuning/ compiled in, so the parity gate checks every one), OUT (results).
+# Old and new side by side in one call (the same card; compare the "sum ... per frame" lines):
+#   VIF_SRC=$PWD/../baseline BUILD_DIR=build-old OUT=$OUT/old TARGETS="vif vif-sweep" \
+#     bash scripts/gpu-check.sh build ncu
+#   BUILD_DIR=build-new OUT=$OUT/new bash scripts/gpu-check.sh build parity_all golden sanitize ncu cubin
+#   TUNING=1 BUILD_DIR=build-tuning OUT=$OUT/tuning TARGETS=vif_parity_tests \
+#     bash scripts/gpu-check.sh build parity
 # Dependencies the GPU machine lacks (GoogleTest, Google Benchmark, CLI11, fmt, nlohmann-json)
 # come from .gpu-deps/prefix, made by scripts/gpu-deps.sh on the development machine; a static
 # FFmpeg with NVDEC from ${VIF_FFMPEG_PREFIX:-.deps/ffmpeg-nvdec} when present (else FFmpeg off).
-# Results: one folder, ${OUT:-build-gpu/results}: summary.md (also printed last), logs, tables.
+# Results: one folder, ${OUT:-$BUILD_DIR/results}: summary.md (also printed last), logs, tables.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-B=$ROOT/build-gpu
+SRC=$(cd "${VIF_SRC:-$ROOT}" && pwd)
+B=$(realpath -m "${BUILD_DIR:-$ROOT/build-gpu}")
 RES=${OUT:-$B/results}
 STAGES=${*:-build test parity golden sanitize sweep e2e}
 mkdir -p "$RES"
@@ -56,10 +71,15 @@ if has build; then
   if pyb=$(python3 -m pybind11 --cmakedir 2>/dev/null); then
     pyargs=(-Dpybind11_DIR="$pyb" -DPython_EXECUTABLE="$(command -v python3)")
   fi
-  cmake --preset gpu -B "$B" "${ffargs[@]}" "${pyargs[@]}" -DCMAKE_PREFIX_PATH="$ROOT/.gpu-deps/prefix" \
+  targs=(-DVIF_BUILD_TUNING=OFF)
+  [ "${TUNING:-0}" = 1 ] && targs=(-DVIF_BUILD_TUNING=ON)
+  (cd "$SRC" && cmake --preset gpu -S "$SRC" -B "$B" "${ffargs[@]}" "${pyargs[@]}" "${targs[@]}" \
+    -DCMAKE_PREFIX_PATH="$ROOT/.gpu-deps/prefix") \
     > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; fail=1; }
-  stamp "build"
-  cmake --build "$B" -j "$(nproc)" -- -k 0 > "$RES/build.log" 2>&1  # every error, not just the first
+  stamp "build ($SRC -> $B${TARGETS:+, targets: $TARGETS}${TUNING:+, TUNING=$TUNING})"
+  btargets=()
+  for t in ${TARGETS:-}; do btargets+=(--target "$t"); done
+  cmake --build "$B" -j "$(nproc)" "${btargets[@]}" -- -k 0 > "$RES/build.log" 2>&1  # every error
   rc=$?
   note "build rc=$rc ($(grep -o 'libvif: CUDA=.*' "$RES/configure.log" | head -1); python: ${#pyargs[@]})"
   [ $rc -ne 0 ] && { grep -E "error|FAILED" -A5 "$RES/build.log" | head -60; fail=1; }
@@ -87,6 +107,13 @@ if has parity && [ -x "$PT" ]; then
   rc=$?; [ $rc -ne 0 ] && fail=1
   note "## parity, kernel table, launch paths and batching: rc=$rc $(grep -E 'PASSED|FAILED  \]' "$RES/parity_table.log" | tail -2 | tr '\n' ' ')"
   grep -E "^\[  FAILED" "$RES/parity_table.log" | head -20 >> "$SUMMARY"
+fi
+if has parity_all && [ -x "$PT" ]; then
+  stamp "parity: the whole binary"
+  timeout "${PARITY_TIMEOUT:-400}" "$PT" --gtest_brief=1 > "$RES/parity_all.log" 2>&1
+  rc=$?; [ $rc -ne 0 ] && fail=1
+  note "## parity (whole binary) rc=$rc $(grep -E 'PASSED|FAILED  \]' "$RES/parity_all.log" | tail -2 | tr '\n' ' ')"
+  grep -E "^\[  FAILED" "$RES/parity_all.log" | head -20 >> "$SUMMARY"
 fi
 if has golden && [ -x "$GT" ]; then
   stamp "golden (backend auto = cuda)"
@@ -135,7 +162,8 @@ if has ncu && [ -x "$SW" ]; then
       --launch-skip 9 --launch-count 9 "$SW" --no-gate --sizes "$sz" --bitdepths 8 --runs 5 --warmup 2 \
       --out "$RES" > "$RES/ncu_$sz.txt" 2>&1
     note "## ncu $sz rc=$? (gpu__time_duration per launch)"
-    grep -E "int_scale|float_|gpu__time_duration" "$RES/ncu_$sz.txt" | head -24 >> "$SUMMARY"
+    grep -E "int_scale|float_|gpu__time_duration" "$RES/ncu_$sz.txt" | head -24 >> "$RES/ncu_launches.txt"
+    python3 "$ROOT/scripts/ncu_per_frame.py" "$RES/ncu_$sz.txt" >> "$SUMMARY" 2>&1
   done
   # Batched launches (NCU_BATCH="sizes:F,F bpc"): vif-sweep --batch F alone times F frames per
   # launch; the launches profiled are those of the batch (per frame: divide by F).
@@ -149,6 +177,18 @@ if has ncu && [ -x "$SW" ]; then
     note "## ncu $sz batch $f ${bd}-bit rc=$? (gpu__time_duration per launch; grid z = frames)"
     python3 "$ROOT/scripts/ncu_per_frame.py" "$RES/ncu_${sz}_b${f}_${bd}.txt" >> "$SUMMARY" 2>&1
   done
+fi
+if has cubin; then
+  LIB=$(ls "$B"/libvif/libvif.so.*.*.* 2>/dev/null | head -1)
+  OBJ=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null)
+  if [ -n "$LIB" ] && [ -n "$OBJ" ]; then
+    "$OBJ" --list-elf "$LIB" > "$RES/cubin_elf.txt" 2>&1
+    "$OBJ" -res-usage "$LIB" > "$RES/cubin_res.txt" 2>&1
+    note "## kernels in $(basename "$LIB"): $(grep -c 'Function' "$RES/cubin_res.txt") functions over $(grep -c 'ELF file' "$RES/cubin_elf.txt") ELF file(s) (per architecture: cubin_res.txt)"
+    awk '/arch = /{a=$0} /Function/{n[a]++} END{for (k in n) print n[k], k}' "$RES/cubin_res.txt" >> "$SUMMARY"
+  else
+    note "## cubin: no libvif or cuobjdump"
+  fi
 fi
 if has e2e && [ -x "$CLI" ]; then
   stamp "e2e (the vif CLI, whole process)"

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "engine.hpp"
+#include "engine/engine.hpp"
 #include "vif/vif.h"
 #include "vif/vif_cuda.h"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call for the CUDA ladder kernels (cuda/src/int_multi_kernels.cuh): build the parity
+# One device call for the CUDA ladder kernels (cuda/kernels/int_multi_kernels.cuh): build the parity
 # and API tests and both ladder benches (preset gpu), run the ladder parity tests (every depth,
 # odd sizes, K = 1, 2, 6, 64, the 64x16 tile, forced rung groups), the vif_submit_multi API
 # tests, a sample of the pair parity tests and compute-sanitizer memcheck and racecheck on three
@@ -14,7 +14,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,
 t0=$(date +%s)
 B=build-gpu
 cmake --preset gpu -B $B -DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_TOOLS=OFF -DVIF_BUILD_PYTHON=OFF \
-  -DVIF_BUILD_BENCHMARKS=ON -DCMAKE_PREFIX_PATH="$PWD/.gpu-deps/prefix" > "$O/configure.log" 2>&1 \
+  -DVIF_BUILD_BENCHMARKS=ON -DVIF_BUILD_TUNING=ON -DCMAKE_PREFIX_PATH="$PWD/.gpu-deps/prefix" > "$O/configure.log" 2>&1 \
   || { tail -20 "$O/configure.log"; exit 1; }
 cmake --build $B -j"$(nproc)" --target vif_parity_tests vif_api_tests vif_bench_ladder \
   vif_bench_ladder_kernels > "$O/build.log" 2>&1 || { grep -E "error|FAILED" -A4 "$O/build.log" | head -40; exit 1; }

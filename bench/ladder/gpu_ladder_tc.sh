@@ -20,7 +20,7 @@ S=$O/summary.txt
 say() { echo "[$(( $(date +%s) - t0 ))s] $*" | tee -a "$S"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee -a "$S"
 B=build-gpu
-timeout 60 cmake --preset gpu -B $B -DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_TOOLS=OFF -DVIF_BUILD_PYTHON=OFF \
+timeout 60 cmake --preset gpu -B $B -DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_TOOLS=OFF -DVIF_BUILD_PYTHON=OFF -DVIF_BUILD_TUNING=ON \
   -DVIF_BUILD_BENCHMARKS=ON -DCMAKE_PREFIX_PATH="$PWD/.gpu-deps/prefix" > "$L/configure.log" 2>&1 \
   || { tail -20 "$L/configure.log"; exit 1; }
 timeout 240 cmake --build $B -j"$(nproc)" --target vif_parity_tests vif_api_tests \

@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "engine.hpp"
+#include "engine/engine.hpp"
 #include "synthetic_plane.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // The per-pixel maths of VIF, one definition for the CPU scorers (cpu_ref/, cpu_fast/) and the CUDA
-// kernels (cuda/src/): the integer statistic of docs/algorithm.md §6.3-6.5 (variance rounding,
+// kernels (cuda/kernels/): the integer statistic of docs/algorithm.md §6.3-6.5 (variance rounding,
 // the log lookup L(v), the numerator's double steps, one pixel's contribution) and the float
 // per-pixel terms of §7.4. Each function is `__host__ __device__` under nvcc.
 //
@@ -80,7 +80,7 @@ struct TableLog {
 // 32,768 entries: T[32768 + 32b + j] = base[b] + popcount(mask[b] & (2^(j+1) - 1)). 6 KB instead
 // of 64 KB, small enough for shared memory. build_log_table2 checks every entry against the
 // reference table. The CUDA kernels can read it from shared memory (the `l` variants of
-// cuda/src/kernel_table.cu, docs/cuda.md "The per-pixel statistic"); the CPU's AVX-512 statistic
+// cuda/dispatch/kernel_table.cu, docs/cuda.md "The per-pixel statistic"); the CPU's AVX-512 statistic
 // measured no faster with it (docs/performance.md).
 struct LogTable2 {
     static constexpr int kBlocks = kLogTableSize / 32;

@@ -1,4 +1,4 @@
-// Parity of the CUDA ladder kernels (cuda/src/int_multi_kernels.cuh, Engine::enqueue_multi):
+// Parity of the CUDA ladder kernels (cuda/kernels/int_multi_kernels.cuh, Engine::enqueue_multi):
 // one reference against K rungs through the CUDA backend's submit_multi, each rung's raw
 // per-scale accumulators (NL, DL, NN, DN) equal to the CPU reference's for that pair, submitted
 // on its own. Every bit depth, odd, tiny, tall and wide sizes, 1080p and 2160p, K = 1, 2, 6 and
@@ -194,9 +194,16 @@ std::vector<LadderCase> ladder_cases() {
     for (int bpc : {8, 10, 12, 16}) v.push_back({1920, 1080, bpc, 6, 100.0});
     v.push_back({1919, 1079, 8, 2, 100.0});
     v.push_back({3840, 2160, 8, 2, 100.0});
-    // The other 8-bit scale-0 kernels (CudaOptions::ladder_shape0; 8-bit cases above use 0, the
-    // tensor-core vertical pass with two barriers a rung) and forced rung groups (1 rung per
-    // block: as many groups as rungs; 4 of 6: a partial last group).
+    // Forced rung groups (1 rung per block: as many groups as rungs; 4 of 6: a partial last
+    // group).
+    for (int rpb : {1, 4}) {
+        v.push_back({175, 143, 10, 6, 100.0, 0, rpb});
+        v.push_back({1920, 1080, 8, 6, 100.0, 0, rpb});
+    }
+#if VIF_BUILD_TUNING
+    // The tuning candidates (cuda/tuning/README.md): the other 8-bit scale-0 kernels
+    // (CudaOptions::ladder_shape0; 8-bit cases above use 0, the tensor-core vertical pass with
+    // two barriers a rung), also with forced rung groups.
     for (int shape : {1, 2, 3, 4})
         for (const auto& s : {std::make_pair(481, 271), std::make_pair(1919, 1079)})
             v.push_back({s.first, s.second, 8, 6, 100.0, shape});
@@ -213,13 +220,37 @@ std::vector<LadderCase> ladder_cases() {
         v.push_back({175, 143, bpc, 6, 1.0, 0, 0, true});
     }
     for (int rpb : {1, 4}) {
-        v.push_back({175, 143, 10, 6, 100.0, 0, rpb});
-        v.push_back({1920, 1080, 8, 6, 100.0, 0, rpb});
         v.push_back({481, 271, 8, 6, 100.0, 2, rpb});
         v.push_back({481, 271, 8, 6, 100.0, 3, rpb});
     }
+#endif
     return v;
 }
+
+#if !VIF_BUILD_TUNING
+// Without -DVIF_BUILD_TUNING=ON the other ladder shapes and the plain statistic are not compiled:
+// asking for one is refused with a message saying how to get it, never run as the default.
+TEST(MultiParityErrors, ATuningCandidateIsRefusedInAShippedBuild) {
+    if (!vif_cuda_available()) GTEST_SKIP() << "no CUDA device present: nothing checked";
+    for (const auto& [shape, packed] : {std::make_pair(2, true), std::make_pair(0, false)}) {
+        vif::Params p;
+        p.bitdepth = 8;
+        p.max_width = 64;
+        p.max_height = 64;
+        p.queue_depth = 2;
+        p.cuda.ladder_shape0 = shape;
+        p.cuda.ladder_stat_packed = packed;
+        vif::Status err;
+        auto gpu = vif::create_cuda_backend(p, &err);
+        ASSERT_TRUE(gpu) << err.message;
+        const Plane ref = to_plane(std::vector<uint32_t>(64 * 64, 100), 64, 64, 8, 0, false);
+        const vif::HostPlane d[1] = {ref.host()};
+        const vif::Status e = gpu->submit_multi(ref.host(), d, 1, 0);
+        EXPECT_EQ(e.status, VIF_ERROR_INVALID_ARGUMENT) << shape << " " << packed;
+        EXPECT_NE(e.message.find("VIF_BUILD_TUNING"), std::string::npos) << e.message;
+    }
+}
+#endif
 
 INSTANTIATE_TEST_SUITE_P(Ladder, MultiParity, ::testing::ValuesIn(ladder_cases()),
                          [](const ::testing::TestParamInfo<LadderCase>& i) {

@@ -8,7 +8,7 @@
 // - Golden cases of testdata/ through the public API, backend cpu against backend cuda.
 // - The device-pointer entry point (vif_cuda.h), NV12-style pitched 8-bit and P010-style
 //   MSB-aligned 10-bit planes, and several frames in flight.
-// - The kernel table (cuda/src/kernel_table.cu): every variant of every launch slot at every bit
+// - The kernel table (cuda/dispatch/kernel_table.cu): every variant of every launch slot at every bit
 //   depth it is compiled for, forced through CudaOptions; the launches without CUDA graphs, with
 //   the table-only log lookup, synchronised per launch and unfused; and (no GPU needed) the
 //   rules: every slot, depth and size gets a compiled variant, and sm_90 keeps its choices.
@@ -31,8 +31,8 @@
 #include "backend.hpp"
 #include "common/golden_data.hpp"
 #include "context.hpp"
-#include "engine.hpp"
-#include "kernel_table.hpp"
+#include "engine/engine.hpp"
+#include "dispatch/kernel_table.hpp"
 #include "vif/vif.h"
 #include "vif/vif_cuda.h"
 
@@ -975,7 +975,7 @@ TEST(KernelTableRules, EverySlotDepthAndSizeGetsACompiledVariant) {
         }
 }
 
-// The choices of the H200 before the table existed (tuning_policy.hpp and engine.cu's switch at
+// The choices of the H200 before the table existed (tile_policy.hpp and engine.cu's switch at
 // commit 4bb1f35), so that moving them into the table did not move performance; since then 8-bit
 // scale 0 moved to the tensor-core 0t at every size (docs/perf/h200-tensor-ncu.md), and frames of
 // 1080p and up to the statistic's options with the packed log table (docs/perf/h100-stat-options.md).
@@ -1092,7 +1092,7 @@ INSTANTIATE_TEST_SUITE_P(Table, KernelVariant, ::testing::ValuesIn(all_variant_c
 TEST(KernelVariantErrors, AVariantNotCompiledForTheDepthIsRefused) {
     SKIP_WITHOUT_GPU();
     vif::Params p = params_of(VIF_VARIANT_INTEGER, 12, 64, 64);
-    p.cuda.tiles[0] = vif::cuda::int_variant_index(0, "0b"); // 8 and 10 bits only
+    p.cuda.tiles[0] = vif::cuda::int_variant_index(0, "0t"); // 8 bits only
     vif::Status err;
     EXPECT_EQ(vif::create_cuda_backend(p, &err), nullptr);
     EXPECT_EQ(err.status, VIF_ERROR_INVALID_ARGUMENT);

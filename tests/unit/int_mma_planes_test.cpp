@@ -1,4 +1,4 @@
-// The byte-plane arithmetic of the integer tensor-core vertical pass (cuda/src/int_mma_planes.hpp)
+// The byte-plane arithmetic of the integer tensor-core vertical pass (cuda/kernels/int_mma_planes.hpp)
 // without a GPU: the mma.m16n8k32 u8 x u8 -> s32 product is emulated from the per-lane fragments
 // (the layout functions of the header), and the recombined sums are compared with the vertical
 // sums of docs/algorithm.md §6.2 computed directly from the taps (8-bit scale 0: means and
@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <random>
 
-#include "int_mma_planes.hpp"
+#include "kernels/int_mma_planes.hpp"
 #include "vif_constants.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 // events (warm-up, then the median and spread over many frames, inputs rotated so that they do
 // not sit in L2). Per frame it reports the total kernel time, frames per second, and the rate at
 // which input bytes are consumed. With --candidates it also times every variant of the kernel
-// table (cuda/src/kernel_table.cu) per launch slot and marks the fastest; the table's selection
+// table (cuda/dispatch/kernel_table.cu) per launch slot and marks the fastest; the table's selection
 // rules for this GPU, with the sweep rows they cite, head the report.
 //
 // Writes sweep.md, sweep.json, sweep.csv and sweep.svg (duration per resolution per kernel) into
@@ -28,8 +28,8 @@
 #include <tuple>
 #include <vector>
 
-#include "engine.hpp"
-#include "kernel_table.hpp"
+#include "engine/engine.hpp"
+#include "dispatch/kernel_table.hpp"
 #include "vif/vif.h"
 
 namespace {

@@ -18,7 +18,7 @@
 
 #include <cstdint>
 
-#include "device_helpers.cuh"
+#include "kernels/device_helpers.cuh"
 
 namespace vif::cuda {
 

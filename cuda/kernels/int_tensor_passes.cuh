@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "int_mma_planes.hpp"
+#include "kernels/int_mma_planes.hpp"
 
 namespace vif::cuda {
 

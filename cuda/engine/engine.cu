@@ -1,6 +1,6 @@
 // The device pipeline of one frame: buffers, the launch plan (integer kernels from the kernel
 // table, kernel_table.cu; the float path's kernel sets here), CUDA graphs.
-#include "engine.hpp"
+#include "engine/engine.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,10 +8,10 @@
 #include <memory>
 #include <vector>
 
-#include "cuda_check.hpp"
-#include "float_kernels.cuh"
-#include "int_kernels.cuh"
-#include "tuning_policy.hpp"
+#include "engine/cuda_check.hpp"
+#include "kernels/float_kernels.cuh"
+#include "kernels/int_kernels.cuh"
+#include "kernels/tile_policy.hpp"
 #include "vif_constants.hpp"
 
 namespace vif::cuda {
@@ -144,9 +144,11 @@ const std::vector<FloatSet>& float_sets() {
         {{"generic", "any width, 32x16/256t"}, &select_float},
         {{"s32", "32x16/v4h4, scales 1-3 32x16"}, &float_set<FloatSpec32, FloatSpec32>},
         {{"s64", "64x16/v4h4, scales 1-3 32x16"}, &float_set<FloatSpec64, FloatSpec32>},
+#if VIF_BUILD_TUNING // candidates no rule picks (cuda/tuning/README.md)
         {{"s32x32", "32x32/v8h4, scales 1-3 32x16"}, &float_set<FloatSpec32x32, FloatSpec32>},
         {{"s32o", "32x16/v4h4 <= 51 registers, scales 1-3 the same"},
          &float_set<FloatSpec32Occ, FloatSpec32Occ>},
+#endif
     };
     return sets;
 }

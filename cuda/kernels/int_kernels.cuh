@@ -23,9 +23,9 @@
 
 #include <cstdint>
 
-#include "device_helpers.cuh"
-#include "int_tensor_passes.cuh"
-#include "tuning_policy.hpp"
+#include "kernels/device_helpers.cuh"
+#include "kernels/int_tensor_passes.cuh"
+#include "kernels/tile_policy.hpp"
 
 namespace vif::cuda {
 
@@ -116,7 +116,7 @@ struct IntSmemLayout {
 
 static_assert(stat_mode::kExactConv == pixel::stat::kExactConv &&
                   stat_mode::kDivNoBranch == pixel::stat::kDivNoBranch,
-              "tuning_policy.hpp and pixel_math.hpp agree");
+              "tile_policy.hpp and pixel_math.hpp agree");
 
 // Where the statistic of tile shape P reads T (§6.4): the hardware log2 (log_t) or the
 // two-level table staged in shared memory at `smem + L::kOffLog`.

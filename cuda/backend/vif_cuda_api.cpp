@@ -5,7 +5,7 @@
 #include <string>
 
 #include "context.hpp"
-#include "cuda_backend.hpp"
+#include "backend/cuda_backend.hpp"
 
 namespace {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "engine.hpp"
+#include "engine/engine.hpp"
 
 namespace vif::cuda {
 

@@ -5,16 +5,16 @@
 #include <algorithm>
 #include <string>
 
-#include "cuda_check.hpp"
-#include "engine.hpp"
-#include "int_multi_kernels.cuh"
-#include "tuning_policy.hpp"
+#include "engine/cuda_check.hpp"
+#include "engine/engine.hpp"
+#include "kernels/int_multi_kernels.cuh"
+#include "kernels/tile_policy.hpp"
 
 namespace vif::cuda {
 
 namespace {
 
-// Tile shapes (IntTile, tuning_policy.hpp), measured on the H200 (docs/performance.md, "Ladders
+// Tile shapes (IntTile, tile_policy.hpp), measured on the H200 (docs/performance.md, "Ladders
 // and batches"): scale 0 48x16/v2h3 (the pair's "0"; for a 6-rung ladder its scale-0 launch took
 // 237.6 us at 1080p and 882.5 at 2160p against 261.0 and 930.5 with the pair's large-frame choice
 // 64x16/v4h4, which CudaOptions::ladder_shape0 = 1 still selects at 8 bits), scale 1 56x16 and
@@ -74,6 +74,7 @@ KernelLaunch multi_launch0(int bpc, int w, int h, int shape) {
     switch (bpc) {
     case 8:
         switch (shape) {
+#if VIF_BUILD_TUNING
         case 1:
             return multi_launch<0, 8, WithStat<Multi0Wide, St>>(w, h);
         case 2:
@@ -82,7 +83,9 @@ KernelLaunch multi_launch0(int bpc, int w, int h, int shape) {
             return multi_launch<0, 8, WithStat<Multi0t, St>>(w, h);
         case 4:
             return multi_launch<0, 8, WithStat<Multi0Lean, St>>(w, h);
+#endif
         default:
+            (void)shape;
             return multi_launch<0, 8, WithStat<Multi0tLean, St>>(w, h);
         }
     case 10:
@@ -198,10 +201,21 @@ Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int cou
         m.rungs = count;
     }
     if (w != m.plan_w || h != m.plan_h) {
+#if VIF_BUILD_TUNING
         if (params_.cuda.ladder_stat_packed)
             multi_launches<kStatP>(bpc, w, h, params_.cuda.ladder_shape0, m.launches);
         else
             multi_launches<0>(bpc, w, h, params_.cuda.ladder_shape0, m.launches);
+#else
+        // The other shapes and the plain statistic are tuning candidates (cuda/tuning/README.md).
+        if (!params_.cuda.ladder_stat_packed || params_.cuda.ladder_shape0 != 0)
+            return Status{VIF_ERROR_INVALID_ARGUMENT,
+                          "CUDA: ladder kernel shape " +
+                              std::to_string(params_.cuda.ladder_shape0) +
+                              (params_.cuda.ladder_stat_packed ? "" : " with the plain statistic") +
+                              " is a tuning candidate: build with -DVIF_BUILD_TUNING=ON"};
+        multi_launches<kStatP>(bpc, w, h, 0, m.launches);
+#endif
         int dev = 0, optin = 0, sms = 0;
         VIF_CUDA_TRY(cudaGetDevice(&dev));
         VIF_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));

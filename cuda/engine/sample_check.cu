@@ -1,10 +1,10 @@
 // See sample_check.hpp.
-#include "sample_check.hpp"
+#include "engine/sample_check.hpp"
 
 #include <algorithm>
 #include <cstdint>
 
-#include "cuda_check.hpp"
+#include "engine/cuda_check.hpp"
 
 namespace vif::cuda {
 

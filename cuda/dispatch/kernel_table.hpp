@@ -48,8 +48,11 @@ struct IntVariant {
     bool has_depth(int bpc) const { return (depths >> bpc) & 1u; }
 };
 
-// Every variant of a slot, in a fixed order (index = candidate number).
+// Every variant of a slot, in a fixed order (index = candidate number): the shipped ones (those a
+// rule picks), then, in -DVIF_BUILD_TUNING=ON builds, the tuning candidates.
 const std::vector<IntVariant>& int_variants(int slot);
+// The tuning candidates of a slot (tuning/int_candidates.cu; empty unless VIF_BUILD_TUNING).
+const std::vector<IntVariant>& int_candidates(int slot);
 
 // One selection rule: variant `variant` of slot `slot` for pictures of that scale with
 // min_pixels <= w * h < max_pixels, at the bit depths in `depths`. The first matching rule of

@@ -7,7 +7,7 @@
 // to S frames are in flight; the copy of frame N+1 overlaps the kernels of frame N. submit
 // never blocks: with every slot holding a frame not yet received it returns VIF_AGAIN (vif.h's
 // queue rule); receive(block = false) polls with cudaEventQuery.
-#include "cuda_backend.hpp"
+#include "backend/cuda_backend.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -18,9 +18,9 @@
 #include <thread>
 #include <cstring>
 
-#include "cuda_check.hpp"
-#include "kernel_table.hpp"
-#include "sample_check.hpp"
+#include "engine/cuda_check.hpp"
+#include "dispatch/kernel_table.hpp"
+#include "engine/sample_check.hpp"
 #include "sample_range.hpp"
 
 namespace vif::cuda {

@@ -18,7 +18,7 @@
 
 #include <cstdint>
 
-#include "int_kernels.cuh"
+#include "kernels/int_kernels.cuh"
 
 namespace vif::cuda {
 

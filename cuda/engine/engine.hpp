@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backend.hpp"
-#include "kernel_table.hpp"
+#include "dispatch/kernel_table.hpp"
 
 namespace vif::cuda {
 

@@ -1,0 +1,219 @@
+// The integer kernels' table (kernel_table.hpp): the shipped variants (those a rule below picks),
+// one typed launcher each (int_launchers.cuh), and the selection rules per GPU architecture.
+// Changing a choice is one rule, which cites the sweep row that made it (docs/perf/, "Fastest
+// tile candidate per kernel" tables; docs/performance.md). The candidates no rule picks live in
+// tuning/int_candidates.cu and join the lists only in -DVIF_BUILD_TUNING=ON builds (the sweep,
+// the parity gate of every candidate); promoting one is moving its row here and adding its rule.
+#include "dispatch/kernel_table.hpp"
+
+#include <array>
+#include <climits>
+
+#include "dispatch/int_launchers.cuh"
+
+namespace vif::cuda {
+
+namespace {
+
+// ---- Tile shapes ---------------------------------------------------------------------------
+// IntTile<TileW, TileH, Threads, VertRows, HorizCols, MinBlocks, StatsILP, VertMma, HorizMma,
+// Stat> (kernels/tile_policy.hpp). Balance notes: the vertical pass has (kTileW + 2r) * kTileH /
+// kVertRows tasks and the horizontal pass kTileH * kTileW / kHorizCols; a task count just above
+// a multiple of kThreads idles threads. Small grids are latency-bound (one block per SM runs its
+// whole instruction path alone), so the small-scale shapes give each thread less work.
+using Int0 = IntTile<48, 16, 256, 2, 3, 4>;
+// Vertical pass on the integer tensor cores (8-bit only; kVertRows unused there): 48x16 has 64
+// columns of tile + halo, one 8-column block per warp.
+using Int0t = IntTile<48, 16, 256, 2, 3, 4, false, true>;
+// With the statistic's options (exact conversions, the division without its branch, the 8 KB
+// packed log table in shared memory).
+using Int0tp = IntTile<48, 16, 256, 2, 3, 4, false, true, false, kQP>;
+using Int0p = IntTile<48, 16, 256, 2, 3, 4, false, false, false, kQP>;
+
+using Int1 = IntTile<56, 16, 256, 4, 4, 3>;
+using Int1p = IntTile<56, 16, 256, 4, 4, 3, false, false, false, kQP>;
+using Int1s = IntTile<24, 16, 256, 2, 2, 4>;
+
+using Int2 = IntTile<60, 16, 256, 4, 4, 2>;
+using Int3 = IntTile<32, 16, 128, 4, 4, 4>;
+
+// Fused scales 2+3: one block size for both parts.
+using Int23_2 = IntTile<28, 16, 256, 2, 2, 4>;
+using Int23_3 = IntTile<62, 8, 256, 2, 2, 4>;
+using Int23b_2 = IntTile<60, 16, 256, 4, 4, 2>;
+using Int23b_3 = IntTile<62, 8, 256, 2, 2, 2>;
+using Int23bp_2 = IntTile<60, 16, 256, 4, 4, 2, false, false, false, kQP>;
+using Int23bp_3 = IntTile<62, 8, 256, 2, 2, 2, false, false, false, kQP>;
+
+// ---- The shipped variants ----------------------------------------------------------------------
+// Index 0 of each slot is the variant its last, always-matching rule picks.
+const std::vector<IntVariant> kShipped[kIntSlots] = {
+    {
+        {"0", 0, kAllDepths, &launch_scale0<Int0, kAllDepths>},
+        {"0t", 0, k8, &launch_scale0<Int0t, k8>},
+        {"0tp", 0, k8, &launch_scale0<Int0tp, k8>},
+        {"0p", 0, k10, &launch_scale0<Int0p, k10>},
+    },
+    {
+        {"1", 1, kAllDepths, &launch_scale<1, Int1>},
+        {"1s", 1, kAllDepths, &launch_scale<1, Int1s>},
+        {"1p", 1, kAllDepths, &launch_scale<1, Int1p>},
+    },
+    {
+        {"2", 2, kAllDepths, &launch_scale<2, Int2>},
+    },
+    {
+        {"3", 3, kAllDepths, &launch_scale<3, Int3>},
+    },
+    {
+        {"23", 4, kAllDepths, &launch_fused23<Int23_2, Int23_3>},
+        {"23b", 4, kAllDepths, &launch_fused23<Int23b_2, Int23b_3>},
+        {"23bp", 4, kAllDepths, &launch_fused23<Int23bp_2, Int23bp_3>},
+    },
+};
+
+// The shipped variants, then (tuning builds) the candidates.
+const std::array<std::vector<IntVariant>, kIntSlots>& all_variants() {
+    static const std::array<std::vector<IntVariant>, kIntSlots> all = [] {
+        std::array<std::vector<IntVariant>, kIntSlots> v;
+        for (int slot = 0; slot < kIntSlots; ++slot) {
+            v[slot] = kShipped[slot];
+            const std::vector<IntVariant>& c = int_candidates(slot);
+            v[slot].insert(v[slot].end(), c.begin(), c.end());
+        }
+        return v;
+    }();
+    return all;
+}
+
+// ---- Selection rules -------------------------------------------------------------------------
+// Pixel counts are of the slot's own scale (slot 4: scale 2). T1 = docs/perf/h200-tile-candidates.md
+// (sweep 4, commit 594a4f5), T2 = docs/perf/h200-tile-candidates-2.md (sweep 5, after the vector
+// tile loads), both "Fastest tile candidate per kernel", 8-bit, H200. S1 =
+// docs/perf/h100-stat-options.md (the statistic's options, Nsight Compute and CUDA events, H100).
+constexpr long kNoMax = LONG_MAX;
+const std::vector<IntRule> kRulesSm90 = {
+    {0, "0tp", 1500000, kNoMax, k8,
+     "S1 (docs/perf/h100-stat-options.md, H100, Nsight Compute) int_s0_8b 1920x1080: 0t with the "
+     "exact conversions, the division without its branch and the packed log table in shared "
+     "memory 45.8 us vs 47.3 (0t), 26.9 vs 29.0 M warp instructions. 3840x2160 not measured at "
+     "8 bits (the same statistic gains 4% at 10 bits there)."},
+    {0, "0p", 1500000, kNoMax, k10,
+     "S1 int_s0_10b: 48x16 with the statistic's options and the packed table 56.4 vs 58.2 us "
+     "(1920x1080), 202.4 vs 210.8 (3840x2160); frame (events, pipelined) 77.1 vs 80.9 us, 254.0 "
+     "vs 271.0."},
+    {0, "0t", 0, kNoMax, k8,
+     "T3 (docs/perf/h200-tensor-ncu.md, Nsight Compute) int_s0_8b, 48x16 with the vertical pass "
+     "on the integer tensor cores: 1920x1080 46.6 us vs 50.7 (0b, chosen before) and 50.9 (0); "
+     "3840x2160 167.0 vs 179.2 (0b); 576x324 8.7 vs 9.3 (0). Before: 0b >= 2 Mpx (T1), else 0."},
+    {0, "0", 0, kNoMax, kAllDepths, "T1/T2 576x324 int_s0_8b: 48x16/256t/v2h3 fastest (11.2 us)"},
+    {1, "1s", 0, 200000, kAllDepths,
+     "sweep 3 (docs/performance.md): 576x324 scale 1 24x16/v2h2 8.4 vs 10.3 us; T2 576x324 int_s1: "
+     "24x16/256t/v2h2 7.0-7.2 us"},
+    {1, "1p", 400000, kNoMax, kAllDepths,
+     "S1 int_s1 (16-bit samples at every depth): 56x16 with the packed log table 14.0 vs 15.4 us "
+     "(1920x1080), 39.7 vs 43.5 (3840x2160)."},
+    {1, "1", 0, kNoMax, kAllDepths,
+     "T2 1920x1080 int_s1: 56x16/256t/v4h4 16.3 vs 16.8 (64x16/288t); 3840x2160 43.9 vs 45.4"},
+    {2, "2", 0, kNoMax, kAllDepths,
+     "unfused only (sweeps); T2 3840x2160 int_s2: 60x16 15.0 us fastest"},
+    {3, "3", 0, kNoMax, kAllDepths, "unfused only (sweeps and the parity gate)"},
+    {kFusedSlot, "23bp", 100000, kNoMax, kAllDepths,
+     "S1 int_s23: 60x16+62x8 with the packed log table 9.0 vs 9.8 us (1920x1080), 16.6 vs 20.2 "
+     "(3840x2160; 4 blocks/SM at 64 registers instead of 3 at 66)."},
+    {kFusedSlot, "23b", 100000, kNoMax, kAllDepths,
+     "T1 1920x1080 int_s23: 60x16+62x8 11.4 vs 12.4 us; 3840x2160 23.0 vs 25.1"},
+    {kFusedSlot, "23", 0, kNoMax, kAllDepths,
+     "T1 576x324 int_s23: 28x16+62x8 9.2 vs 10.2 (60x16+62x8); sweep 3: fusing saves 7-9 us/frame"},
+};
+
+// Batched launches (Engine::enqueue_batch). B = docs/perf/h200-small-batch.md: Nsight Compute,
+// sum of the kernels' gpu__time_duration per frame, H200, 576x324.
+const std::vector<IntBatchRule> kBatchSm90 = {
+    {250000, 16,
+     "B 576x324 8-bit: 7.2 us/frame at 16 frames a launch vs 23.4 one by one; 10-bit: 8.8 at 8"},
+    {kNoMax, 1, "larger frames not measured batched: one launch each (1080p fills 1-2 waves)"},
+};
+
+} // namespace
+
+const std::vector<IntBatchRule>& int_batch_rules(Arch a) {
+    switch (int_rules_owner(a)) {
+    default:
+        return kBatchSm90;
+    }
+}
+
+int int_batch_frames(Arch a, int, int w, int h) {
+    const long px = long(w) * h;
+    for (const IntBatchRule& r : int_batch_rules(a))
+        if (px < r.max_pixels) return r.frames;
+    return 1;
+}
+
+Arch arch_of(int major, int minor) {
+    if (major == 8 && minor == 0) return Arch::Sm80;
+    if (major == 8 && minor == 6) return Arch::Sm86;
+    if (major == 8 && minor == 9) return Arch::Sm89;
+    if (major == 9 && minor == 0) return Arch::Sm90;
+    return Arch::Ptx;
+}
+
+const char* arch_name(Arch a) {
+    switch (a) {
+    case Arch::Sm80:
+        return "sm_80";
+    case Arch::Sm86:
+        return "sm_86";
+    case Arch::Sm89:
+        return "sm_89";
+    case Arch::Sm90:
+        return "sm_90";
+    default:
+        return "ptx";
+    }
+}
+
+const std::vector<IntVariant>& int_variants(int slot) {
+    return all_variants()[slot];
+}
+
+#if !VIF_BUILD_TUNING
+const std::vector<IntVariant>& int_candidates(int) {
+    static const std::vector<IntVariant> none;
+    return none;
+}
+#endif
+
+// Only the H200 (sm_90) has been swept; the other architectures use its rules until a sweep on
+// them adds their own vector here (the kernels and the candidate lists are the same everywhere).
+Arch int_rules_owner(Arch) {
+    return Arch::Sm90;
+}
+
+const std::vector<IntRule>& int_rules(Arch a) {
+    switch (int_rules_owner(a)) {
+    default:
+        return kRulesSm90;
+    }
+}
+
+int int_variant_index(int slot, const std::string& id) {
+    const auto& v = int_variants(slot);
+    for (size_t i = 0; i < v.size(); ++i)
+        if (id == v[i].id) return static_cast<int>(i);
+    return -1;
+}
+
+int int_select(Arch a, int slot, int bpc, int w, int h) {
+    const long px = long(w) * h;
+    for (const IntRule& r : int_rules(a)) {
+        if (r.slot != slot || px < r.min_pixels || px >= r.max_pixels || !((r.depths >> bpc) & 1u))
+            continue;
+        const int i = int_variant_index(slot, r.variant);
+        if (i >= 0 && int_variants(slot)[i].has_depth(bpc)) return i;
+    }
+    return 0; // unreachable: every slot ends with a rule that always matches (kernel_table_test)
+}
+
+} // namespace vif::cuda
