@@ -205,6 +205,28 @@ int int_variant_index(int slot, const std::string& id) {
     return -1;
 }
 
+std::string int_rules_markdown(Arch a) {
+    std::string md = "| slot | variant | pixels of the scale | depths | source |\n"
+                     "|---|---|---|---|---|\n";
+    for (const IntRule& r : int_rules(a)) {
+        std::string depths;
+        int first = 0;
+        for (int d : {8, 10, 12, 16})
+            if ((r.depths >> d) & 1u) {
+                depths += (depths.empty() ? "" : ", ") + std::to_string(d);
+                if (!first) first = d;
+            }
+        const int i = int_variant_index(r.slot, r.variant);
+        const std::string shape =
+            i >= 0 ? " " + int_variants(r.slot)[i].launch(first, 1920, 1080).shape : "";
+        md += "| " + (r.slot == kFusedSlot ? std::string("2+3") : std::to_string(r.slot)) + " | `" +
+              r.variant + "`" + shape + " | [" + std::to_string(r.min_pixels) + ", " +
+              (r.max_pixels == LONG_MAX ? std::string("inf") : std::to_string(r.max_pixels)) +
+              ") | " + depths + " | " + r.source + " |\n";
+    }
+    return md;
+}
+
 int int_select(Arch a, int slot, int bpc, int w, int h) {
     const long px = long(w) * h;
     for (const IntRule& r : int_rules(a)) {

@@ -84,6 +84,11 @@ struct IntBatchRule {
 const std::vector<IntBatchRule>& int_batch_rules(Arch a);
 int int_batch_frames(Arch a, int bpc, int w, int h);
 
+// The rules of architecture `a` as a Markdown table: slot, variant id and tile shape, pixel range
+// of the slot's scale, bit depths, the sweep row that chose it. docs/cuda.md carries sm_90's
+// and a test checks that it is this text (vif-sweep heads its report with it too).
+std::string int_rules_markdown(Arch a);
+
 // Index of the variant with this id in slot `slot`, or -1.
 int int_variant_index(int slot, const std::string& id);
 

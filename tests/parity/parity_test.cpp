@@ -940,6 +940,25 @@ TEST(BatchingErrors, BadBatchesAreRefused) {
 
 // ---- The kernel table ------------------------------------------------------------------------
 
+// Host-side only: docs/cuda.md's rules table is the dispatch table's own rendering, so the docs
+// cannot drift from what runs. On a change, paste the expected text printed below.
+TEST(KernelTableRules, TheDocsShowTheTable) {
+    std::FILE* f = std::fopen(VIF_DOCS_DIR "/cuda.md", "rb");
+    ASSERT_NE(f, nullptr) << VIF_DOCS_DIR "/cuda.md";
+    std::string doc;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) doc.append(buf, n);
+    std::fclose(f);
+    const std::string begin = "<!-- rules sm_90: begin -->\n", end = "<!-- rules sm_90: end -->";
+    const size_t a = doc.find(begin), b = doc.find(end);
+    ASSERT_TRUE(a != std::string::npos && b != std::string::npos && a < b)
+        << "docs/cuda.md lacks the markers " << begin << end;
+    const std::string want = vif::cuda::int_rules_markdown(vif::cuda::Arch::Sm90);
+    EXPECT_EQ(doc.substr(a + begin.size(), b - a - begin.size()), want)
+        << "docs/cuda.md's rules table differs from the dispatch table; it should read:\n"
+        << want;
+}
+
 // Host-side only: runs without a GPU.
 TEST(KernelTableRules, EverySlotDepthAndSizeGetsACompiledVariant) {
     using namespace vif::cuda;

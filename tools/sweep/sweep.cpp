@@ -686,19 +686,8 @@ int main(int argc, char** argv) {
         const vif::cuda::Arch arch = vif::cuda::arch_of(prop.major, prop.minor);
         std::ostringstream rules;
         rules << "\n## Kernel table rules on this GPU (" << vif::cuda::arch_name(arch)
-              << ", rules of " << vif::cuda::arch_name(vif::cuda::int_rules_owner(arch))
-              << ")\n\n| slot | variant | pixels of the scale | depths | source "
-                 "|\n|---|---|---|---|---|\n";
-        for (const auto& r : vif::cuda::int_rules(arch)) {
-            std::string depths;
-            for (int d : {8, 10, 12, 16})
-                if ((r.depths >> d) & 1u) depths += (depths.empty() ? "" : ",") + std::to_string(d);
-            rules << "| "
-                  << (r.slot == vif::cuda::kFusedSlot ? std::string("2+3") : std::to_string(r.slot))
-                  << " | " << r.variant << " | [" << r.min_pixels << ", "
-                  << (r.max_pixels == LONG_MAX ? std::string("inf") : std::to_string(r.max_pixels))
-                  << ") | " << depths << " | " << r.source << " |\n";
-        }
+              << ", rules of " << vif::cuda::arch_name(vif::cuda::int_rules_owner(arch)) << ")\n\n"
+              << vif::cuda::int_rules_markdown(arch);
         md += rules.str();
     }
     if (o.candidates) {
