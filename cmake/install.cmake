@@ -42,7 +42,8 @@ endif()
 # ---- Headers -------------------------------------------------------------------------------
 set(_vif_headers ${PROJECT_SOURCE_DIR}/libvif/include/vif/vif.h
                  ${PROJECT_BINARY_DIR}/generated/include/vif/vif_version.h
-                 ${PROJECT_SOURCE_DIR}/libvif/include/vif/vif.hpp)
+                 ${PROJECT_SOURCE_DIR}/libvif/include/vif/vif.hpp
+                 ${PROJECT_SOURCE_DIR}/libvif/include/vif/vif_log.h)
 if(VIF_ENABLE_CUDA)
   list(APPEND _vif_headers ${PROJECT_SOURCE_DIR}/libvif/include/vif/vif_cuda.h)
 endif()

@@ -1,5 +1,6 @@
-// The CLI's pieces without running it: libvmaf's number rule, the string escaping of file names
-// in JSON and XML, and the option parser (libvmaf's spellings, usage errors). Expected strings
+// The CLI's pieces without running it: libvmaf's number rule and the option parser (libvmaf's
+// spellings, usage errors); the escaping of file names is tested with the log
+// (tests/api/log_test.cpp). Expected strings
 // are written out by hand from the rule libvmaf applies (libvmaf/src/output.c: %.6f unless the
 // fractional part needs more than six multiplications by ten to reach 1, then %.16f) and from
 // libvmaf's own printed values, never produced by the code under test.
@@ -53,30 +54,6 @@ TEST(LibvmafNumbers, ExplicitPrecisionOverrides) {
     EXPECT_EQ(format_value(0.0000000270185687, 6), "2.70186e-08");
     EXPECT_EQ(format_value(0.357244123, 3), "0.357");
     EXPECT_EQ(format_value(0.1, kPrecisionMax), "0.10000000000000001");
-}
-
-TEST(Escaping, JsonStringsAreValidUtf8) {
-    EXPECT_EQ(json_string("a.yuv"), "\"a.yuv\"");
-    EXPECT_EQ(json_string("q\"b\\"), "\"q\\\"b\\\\\"");
-    EXPECT_EQ(json_string(std::string("\x01\x1f\x7f", 3)), "\"\\u0001\\u001f\\u007f\"");
-    EXPECT_EQ(json_string("t\tn\nr\r"), "\"t\\tn\\nr\\r\"");
-    // Bytes that are not UTF-8 become \ufffd, one for each byte; valid UTF-8 stays as it is.
-    EXPECT_EQ(json_string("\xff"
-                          "a\xc3"),
-              "\"\\ufffda\\ufffd\"");
-    EXPECT_EQ(json_string("\xc3\xa9t\xc3\xa9"), "\"\xc3\xa9t\xc3\xa9\"");
-    EXPECT_EQ(json_string("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\""); // a UTF-16 surrogate
-    EXPECT_EQ(json_string("\xc0\xaf"), "\"\\ufffd\\ufffd\"");            // overlong '/'
-    EXPECT_EQ(json_string(std::string("a\0b", 3)), "\"a\\u0000b\"");
-}
-
-TEST(Escaping, XmlAttributesAreWellFormed) {
-    EXPECT_EQ(xml_attr("<a&b>\"c\""), "&lt;a&amp;b&gt;&quot;c&quot;");
-    EXPECT_EQ(xml_attr("t\tn\nr\r"), "t&#9;n&#10;r&#13;");
-    // XML 1.0 cannot carry other control characters at all: U+FFFD, as for invalid bytes.
-    EXPECT_EQ(xml_attr(std::string("\x01x\xff", 3)), "\xef\xbf\xbdx\xef\xbf\xbd");
-    EXPECT_EQ(xml_attr("\xef\xbf\xbf"), "\xef\xbf\xbd"); // U+FFFF is not an XML character
-    EXPECT_EQ(xml_attr("\xc3\xa9"), "\xc3\xa9");
 }
 
 ParsedOptions parse(std::vector<std::string> args) {

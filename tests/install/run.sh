@@ -61,7 +61,7 @@ for d in lib lib64 lib/x86_64-linux-gnu lib/aarch64-linux-gnu; do
     if [[ -f "$prefix/$d/pkgconfig/vif.pc" ]]; then libdir="$prefix/$d"; break; fi
 done
 [[ -n "$libdir" ]] || fail "no vif.pc installed under $prefix"
-for f in "$prefix/include/vif/vif.h" "$libdir/libvif.so" "$libdir/libvif.a" \
+for f in "$prefix/include/vif/vif.h" "$prefix/include/vif/vif_log.h" "$libdir/libvif.so" "$libdir/libvif.a" \
          "$libdir/cmake/vif/vifConfig.cmake" "$libdir/cmake/vif/vifConfigVersion.cmake"; do
     [[ -e "$f" ]] || fail "not installed: ${f#$prefix/}"
 done
@@ -77,6 +77,7 @@ if command -v nm >/dev/null; then
     # (Captured first: grep -q closing a pipe early would fail the pipeline under pipefail.)
     exported="$(nm -D --defined-only "$libdir/libvif.so" | awk '$2 == "T" { print $3 }')"
     grep -qx 'vif_create' <<<"$exported" || fail "libvif.so does not export vif_create"
+    grep -qx 'vif_log_finish' <<<"$exported" || fail "libvif.so does not export vif_log_finish"
     others="$(grep -v '^vif_' <<<"$exported" || true)"
     [[ -z "$others" ]] || { head <<<"$others" >&2; fail "libvif.so exports symbols outside the vif_ C API"; }
 fi

@@ -290,7 +290,6 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             continue;
         }
         Report rep;
-        rep.version = vif_version();
         rep.fps = secs > 0 ? double(frames) / secs : 0;
         rep.width = ri.width;
         rep.height = ri.height;
@@ -303,8 +302,12 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             report(r);
             continue;
         }
-        for (int m = VIF_METRIC_SCALE0; m <= VIF_METRIC_SCALE3; ++m)
-            r.summary.scale[size_t(m - VIF_METRIC_SCALE0)] = mean(rep.columns[size_t(m)]);
+        for (int m = VIF_METRIC_SCALE0; m <= VIF_METRIC_SCALE3; ++m) {
+            std::vector<double> column(r.scores.size());
+            for (size_t i = 0; i < column.size(); ++i)
+                column[i] = vif_metric_value(&r.scores[i], VifMetric(m));
+            r.summary.scale[size_t(m - VIF_METRIC_SCALE0)] = mean(column);
+        }
         std::vector<double> combined(r.scores.size());
         for (size_t i = 0; i < combined.size(); ++i) {
             combined[i] = r.scores[i].combined;

@@ -36,7 +36,6 @@ int write_report(const Options &o, const Variants &variants, std::vector<uint64_
                  double fps, const VideoInfo &ri, const std::string &backend,
                  std::optional<OutputFile> &out) {
     Report r;
-    r.version = vif_version();
     r.fps = fps;
     r.width = ri.width;
     r.height = ri.height;
