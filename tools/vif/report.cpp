@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 namespace vifcli {
 
@@ -26,15 +27,18 @@ std::string render_log(const Report &r, VifLogFormat format, int precision) {
     VifLog *raw = nullptr;
     if (vif_log_create(&raw, format, &run, nullptr) != VIF_OK) throw_log_error("report");
     const std::unique_ptr<VifLog, void (*)(VifLog *)> log(raw, vif_log_destroy);
-    for (const auto &v : r.variants) {
-        int index = 0;
-        if (vif_log_add_variant(log.get(), &v.cfg, v.metrics, &index) != VIF_OK)
+    std::vector<int> index(r.variants.size()); // every variant first, then the frames
+    for (size_t k = 0; k < r.variants.size(); ++k)
+        if (vif_log_add_variant(log.get(), &r.variants[k].cfg, r.variants[k].metrics, &index[k]) !=
+            VIF_OK)
             throw_log_error("report");
-        if (v.scores.size() != r.frame_nums.size())
+    for (size_t k = 0; k < r.variants.size(); ++k) {
+        const std::vector<VifScores> &scores = r.variants[k].scores;
+        if (scores.size() != r.frame_nums.size())
             throw std::runtime_error(
                 "report: a variant's frame count differs from the frames read");
-        for (size_t i = 0; i < v.scores.size(); ++i)
-            if (vif_log_add_frame(log.get(), index, r.frame_nums[i], &v.scores[i]) != VIF_OK)
+        for (size_t i = 0; i < scores.size(); ++i)
+            if (vif_log_add_frame(log.get(), index[k], r.frame_nums[i], &scores[i]) != VIF_OK)
                 throw_log_error("report");
     }
     size_t length = 0;
