@@ -20,7 +20,14 @@ std::vector<std::string> output_stems(const std::vector<ManifestRow>& rows);
 bool output_complete(const std::string& path);
 
 // Writes `content` to `path` through a temporary file in the same folder and a rename, so that a
-// reader (or a resumed run) never sees a partial file. Throws std::runtime_error naming the path.
+// reader (or a resumed run) never sees a partial file; the file and the rename are flushed to
+// disk before it returns. Throws std::runtime_error naming the path.
 void write_atomically(const std::string& path, const std::string& content);
+
+// The first output that is already one of the inputs (same device and inode: a hard link or a
+// path spelled another way included), as a message; "" when none is. Outputs not there yet
+// cannot be. Checked before any scoring, so that no command writes over a file it reads.
+std::string output_over_input(const std::vector<std::string>& outputs,
+                              const std::vector<std::string>& inputs);
 
 } // namespace vif::batch

@@ -23,7 +23,7 @@ std::string quote(const std::string& s) {
     std::string out = "\"";
     for (char c : s) {
         if (c == '"') out += '"';
-        out += c == '\n' || c == '\r' ? ' ' : c;
+        out += c; // line breaks stay, inside the quotes (RFC 4180)
     }
     return out + '"';
 }
@@ -52,9 +52,9 @@ T parse_num(const std::string& s, const std::string& where) {
 
 } // namespace
 
-std::string format_summary(const std::vector<SummaryRow>& rows) {
-    std::string out = std::string(kHeader) + "\n";
-    for (const SummaryRow& r : rows) {
+std::string format_summary_row(const SummaryRow& r) {
+    std::string out;
+    {
         out += std::to_string(r.row) + ',' + quote(r.reference) + ',' + quote(r.distorted) + ',' +
                quote(r.output) + ',' + r.status + ',' + std::to_string(r.frames) + ',' +
                std::to_string(r.width) + ',' + std::to_string(r.height) + ',' +
@@ -65,9 +65,40 @@ std::string format_summary(const std::vector<SummaryRow>& rows) {
         } else {
             out += ",,,,";
         }
-        out += ',' + quote(r.error) + '\n';
+        out += ',' + quote(r.error);
     }
     return out;
+}
+
+std::string format_summary(const std::vector<SummaryRow>& rows) {
+    std::string out = std::string(kHeader) + "\n";
+    for (const SummaryRow& r : rows) out += format_summary_row(r) + '\n';
+    return out;
+}
+
+SummaryRow parse_summary_row(const std::string& line, const std::string& where) {
+    const auto f = fields(line);
+    if (f.size() != kColumns)
+        throw SummaryError(where + ": " + std::to_string(f.size()) + " fields, expected " +
+                           std::to_string(kColumns));
+    SummaryRow r;
+    r.row = parse_num<size_t>(f[0], where);
+    r.reference = f[1];
+    r.distorted = f[2];
+    r.output = f[3];
+    r.status = f[4];
+    r.frames = parse_num<uint64_t>(f[5], where);
+    r.width = parse_num<uint32_t>(f[6], where);
+    r.height = parse_num<uint32_t>(f[7], where);
+    r.source_width = parse_num<uint32_t>(f[8], where);
+    r.source_height = parse_num<uint32_t>(f[9], where);
+    r.has_scores = !f[10].empty();
+    if (r.has_scores) {
+        r.vif = parse_num<double>(f[10], where);
+        for (int s = 0; s < 4; ++s) r.scale[s] = parse_num<double>(f[11 + s], where);
+    }
+    r.error = f[15];
+    return r;
 }
 
 std::vector<SummaryRow> parse_summary(std::istream& in, const std::string& name) {
@@ -81,27 +112,18 @@ std::vector<SummaryRow> parse_summary(std::istream& in, const std::string& name)
         ++n;
         if (line.empty() || line == "\r") continue;
         const std::string where = name + ":" + std::to_string(n);
-        const auto f = fields(line);
-        if (f.size() != kColumns)
-            throw SummaryError(where + ": " + std::to_string(f.size()) + " fields, expected " +
-                               std::to_string(kColumns));
-        SummaryRow r;
-        r.row = parse_num<size_t>(f[0], where);
-        r.reference = f[1];
-        r.distorted = f[2];
-        r.output = f[3];
-        r.status = f[4];
-        r.frames = parse_num<uint64_t>(f[5], where);
-        r.width = parse_num<uint32_t>(f[6], where);
-        r.height = parse_num<uint32_t>(f[7], where);
-        r.source_width = parse_num<uint32_t>(f[8], where);
-        r.source_height = parse_num<uint32_t>(f[9], where);
-        r.has_scores = !f[10].empty();
-        if (r.has_scores) {
-            r.vif = parse_num<double>(f[10], where);
-            for (int s = 0; s < 4; ++s) r.scale[s] = parse_num<double>(f[11 + s], where);
+        // A quoted field may hold line breaks (a path with a newline): join its lines.
+        bool open = false;
+        split_csv_line(line, &open);
+        while (open) {
+            std::string more;
+            if (!std::getline(in, more))
+                throw SummaryError(where + ": a quoted field is not closed at the end of the file");
+            ++n;
+            line += '\n' + more;
+            split_csv_line(line, &open);
         }
-        r.error = f[15];
+        SummaryRow r = parse_summary_row(line, where);
         rows.push_back(std::move(r));
     }
     return rows;

@@ -14,7 +14,7 @@ namespace vif::batch {
 struct SummaryRow {
     size_t row = 0; // manifest row (ladder: rung number, from 1)
     std::string reference, distorted, output;
-    std::string status; // "ok", "skipped" (complete output already there), "failed"
+    std::string status; // "ok" or "failed" (older summaries may say "skipped")
     uint64_t frames = 0;
     uint32_t width = 0, height = 0;               // scored size (the reference's)
     uint32_t source_width = 0, source_height = 0; // the distorted input's own size
@@ -31,6 +31,11 @@ struct SummaryError : std::runtime_error {
 // The CSV text: a header line, then the rows in the order given. Numbers are written in the
 // shortest form that reads back as the same double.
 std::string format_summary(const std::vector<SummaryRow>& rows);
+
+// One row's line, without its line break (a field with a line break is quoted, RFC 4180), and
+// the row back from such a line (`where` names it in the SummaryError).
+std::string format_summary_row(const SummaryRow& row);
+SummaryRow parse_summary_row(const std::string& line, const std::string& where);
 
 // Parses what format_summary wrote; throws SummaryError naming `name` and the line otherwise.
 std::vector<SummaryRow> parse_summary(std::istream& in, const std::string& name);

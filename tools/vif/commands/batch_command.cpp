@@ -39,7 +39,9 @@ int batch_main(int argc, const char *const *argv) {
                    "JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX)");
     app.add_option("--devices", devices_text, "CUDA devices to spread the work over, e.g. 0,1");
     app.add_option("--workers", workers,
-                   "Scoring contexts at once (default: one per device, or 1 on the CPU)");
+                   "Scoring contexts at once, 1 to 256 (default: one per device, or 1 on the "
+                   "CPU; no more than there are groups to score)")
+        ->check(CLI::Range(size_t(0), size_t(256)));
     app.add_flag("--overwrite", overwrite, "Score every row again, even with complete outputs");
     add_common(app, c);
     if (int code = parse_subcommand(app, argc - 1, argv + 1); code >= 0) return code;
@@ -84,19 +86,18 @@ int batch_main(int argc, const char *const *argv) {
             groups.push_back(std::move(jobs));
         }
         LadderSettings s = settings_from(c, out_dir);
-        make_dir(out_dir);
         s.resume = !overwrite;
         if (workers == 0) workers = devices.empty() ? 1 : devices.size();
-        if (s.threads == 0 && workers > 1 && s.backend == VIF_BACKEND_CPU)
-            s.threads = std::max(1u, std::thread::hardware_concurrency() / unsigned(workers));
         if (c.verbose && sh.count > 1)
             std::fprintf(stderr, "vif: shard %u of %u (%s): %zu reference groups\n", sh.index,
                          sh.count, sh.source.c_str(), groups.size());
+        std::vector<std::string> inputs = {manifest};
+        for (const auto &r : rows) inputs.insert(inputs.end(), {r.reference, r.distorted});
         return run_groups(
             groups, s, devices, workers,
             (std::filesystem::path(out_dir) / vif::batch::summary_name(sh.index, sh.count))
                 .string(),
-            c.quiet);
+            inputs, c.quiet);
     });
 }
 

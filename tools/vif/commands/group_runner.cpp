@@ -1,18 +1,25 @@
 #include "commands/group_runner.hpp"
 
 #include <fmt/format.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
+#include <system_error>
 #include <thread>
 
 #include "batch/outputs.hpp"
+#include "batch/progress_log.hpp"
 #include "batch/summary.hpp"
+#include "commands/subcommand_options.hpp"
 #include "options.hpp"
 
 namespace vifcli {
@@ -50,69 +57,193 @@ private:
     std::mutex mu_;
 };
 
-// Rows skipped because their output exists keep the scores of the earlier run's summary.
-void carry_over(std::vector<SummaryRow> &rows, const std::string &summary_path) {
-    std::ifstream in(summary_path, std::ios::binary);
-    if (!in) return;
-    std::map<size_t, SummaryRow> old;
-    try {
-        for (SummaryRow &r : vif::batch::parse_summary(in, summary_path)) old[r.row] = r;
-    } catch (const std::exception &) {
-        return; // not ours or damaged: the skipped rows just say "skipped"
-    }
-    for (SummaryRow &r : rows) {
-        if (r.status != "skipped") continue;
-        auto it = old.find(r.row);
-        if (it != old.end() && it->second.status == "ok" && it->second.output == r.output &&
-            it->second.distorted == r.distorted) {
-            r = it->second; // the earlier run's scores; its output file is untouched
-            r.status = "skipped";
-            r.error = "complete output already there";
-        }
-    }
+// Test hook: VIF_TEST_KILL_AFTER=N kills the process (SIGKILL, as `kill -9` would) at the N-th
+// step of its progress, the steps being "a row's output written" and "that row recorded in the
+// progress log", so that tests can stop a catalogue at every moment that matters.
+void progress_step() {
+    static const long kill_after = [] {
+        const char *v = std::getenv("VIF_TEST_KILL_AFTER");
+        return v ? std::strtol(v, nullptr, 10) : 0L;
+    }();
+    static std::atomic<long> steps{0};
+    if (kill_after > 0 && ++steps == kill_after) ::kill(::getpid(), SIGKILL);
+}
+
+// The options a row's output depends on (not the threads, workers or devices: the scores are
+// the same on every one of them).
+std::string options_key(const LadderSettings &s) {
+    return fmt::format("format={};precision={};variant={};egl={};kernelscale={};scaler={};"
+                       "backend={}",
+                       format_extension(s.format), s.precision, int(s.variant.variant),
+                       s.variant.enhn_gain_limit, s.variant.kernelscale,
+                       vif::batch::scaler_name(s.scaler), int(s.backend));
+}
+
+// Everything a row's result depends on; "" when an input cannot be identified (never reused).
+std::string row_key(const RungJob &j, const std::string &ref_identity, const std::string &options) {
+    const std::string dist_identity = vif::batch::input_identity(j.row.distorted);
+    if (ref_identity.empty() || dist_identity.empty()) return "";
+    return fmt::format("reference={}@{};distorted={}@{};raw={}x{}:{}:{};output={};{}",
+                       j.row.reference, ref_identity, j.row.distorted, dist_identity, j.row.width,
+                       j.row.height, j.row.bitdepth, j.row.pixel_format, j.stem, options);
+}
+
+std::string list_rows(const std::vector<size_t> &rows) {
+    std::string out;
+    for (size_t i = 0; i < rows.size() && i < 20; ++i)
+        out += (i ? ", " : "") + std::to_string(rows[i]);
+    return rows.size() > 20 ? out + ", ..." : out;
 }
 
 } // namespace
 
-int run_groups(const std::vector<std::vector<RungJob>> &groups, const LadderSettings &base,
+std::string progress_log_path(const std::string &summary_path) {
+    return summary_path + ".progress";
+}
+
+std::vector<std::vector<RungJob>> split_groups(const std::vector<std::vector<RungJob>> &groups,
+                                               size_t most) {
+    std::vector<std::vector<RungJob>> out;
+    for (const auto &g : groups) {
+        const size_t parts = (g.size() + most - 1) / most;
+        for (size_t p = 0; p < parts; ++p) {
+            // Parts of even size (65 rows: 33 and 32, not 64 and 1), in manifest order.
+            const size_t begin = g.size() * p / parts, end = g.size() * (p + 1) / parts;
+            out.emplace_back(g.begin() + std::ptrdiff_t(begin), g.begin() + std::ptrdiff_t(end));
+        }
+    }
+    return out;
+}
+
+int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const LadderSettings &base,
                const std::vector<int> &devices, size_t workers, const std::string &summary_path,
-               bool quiet) {
+               const std::vector<std::string> &inputs, bool quiet) {
+    // A reference group is scored VIF_MAX_DISTORTED rows at a time at most (what one
+    // vif_submit_multi call takes): the reference is decoded once per part, and the open files
+    // and read-ahead buffers stay bounded whatever the manifest.
+    const auto groups = split_groups(whole_groups, VIF_MAX_DISTORTED);
+    workers = std::max<size_t>(1, std::min(workers, groups.size()));
+    LadderSettings shared = base;
+    if (shared.threads == 0 && workers > 1 && shared.backend == VIF_BACKEND_CPU)
+        shared.threads = std::max(1u, std::thread::hardware_concurrency() / unsigned(workers));
+    // No output may be a file the command reads: checked before anything is written.
+    const std::string log_path = progress_log_path(summary_path);
+    std::vector<std::string> outputs = {summary_path, log_path};
+    const char *ext = format_extension(base.format);
+    for (const auto &g : groups)
+        for (const RungJob &j : g)
+            outputs.push_back(
+                (std::filesystem::path(base.out_dir) / (j.stem + "." + ext)).string());
+    const std::string clash = vif::batch::output_over_input(outputs, inputs);
+    if (!clash.empty()) {
+        std::fprintf(stderr, "vif: error: %s\n", clash.c_str());
+        return kExitError;
+    }
+    make_dir(base.out_dir);
+    vif::batch::ProgressLog log(log_path);
+    const std::string options = options_key(base);
+
     size_t total = 0;
     for (const auto &g : groups) total += g.size();
     ProgressBar bar(!quiet, total);
     std::vector<SummaryRow> rows;
+    std::map<size_t, vif::batch::ProgressRecord> records; // this run's rows that are ok
+    std::vector<size_t> reused;
+    bool log_failed = false;
     std::mutex mu;
     std::atomic<size_t> next{0};
     auto work = [&](size_t w) {
-        LadderSettings s = base;
+        LadderSettings s = shared;
         if (!devices.empty()) s.cuda_device = devices[w % devices.size()];
         for (size_t g; (g = next++) < groups.size();) {
-            auto part = score_group(groups[g], s, [&] { bar.step(false); });
+            std::vector<RungJob> jobs = groups[g];
+            if (jobs.empty()) continue;
+            const std::string ref_identity = vif::batch::input_identity(jobs.front().row.reference);
+            std::map<size_t, std::string> key_of;
+            std::set<size_t> reused_rows;
+            for (RungJob &j : jobs) {
+                const std::string key = row_key(j, ref_identity, options);
+                key_of[j.row.row] = key;
+                const vif::batch::ProgressRecord *rec = log.find(j.row.row);
+                if (s.resume && rec && !key.empty() && rec->key == key && rec->row.status == "ok" &&
+                    rec->output ==
+                        vif::batch::content_identity(
+                            (std::filesystem::path(s.out_dir) / rec->row.output).string()))
+                    j.reused = rec->row, reused_rows.insert(j.row.row);
+            }
+            auto finished = [&](const SummaryRow &r) {
+                bar.step(r.status == "failed");
+                if (r.status != "ok") return;
+                vif::batch::ProgressRecord rec{key_of[r.row], "", r};
+                std::lock_guard<std::mutex> lock(mu);
+                if (const vif::batch::ProgressRecord *old = log.find(r.row);
+                    old && reused_rows.count(r.row)) {
+                    records[r.row] = *old;
+                    reused.push_back(r.row);
+                    return;
+                }
+                progress_step(); // the output is written, not yet recorded
+                rec.output = vif::batch::content_identity(
+                    (std::filesystem::path(s.out_dir) / r.output).string());
+                if (rec.key.empty() || rec.output.empty()) return; // cannot be vouched for
+                try {
+                    log.append(rec);
+                } catch (const std::exception &e) {
+                    if (!log_failed)
+                        std::fprintf(stderr,
+                                     "vif: warning: %s (a resumed run scores these rows "
+                                     "again)\n",
+                                     e.what());
+                    log_failed = true;
+                    return;
+                }
+                records[r.row] = rec;
+                progress_step(); // recorded
+            };
+            auto part = score_group(jobs, s, finished);
             std::lock_guard<std::mutex> lock(mu);
             rows.insert(rows.end(), part.begin(), part.end());
         }
     };
     std::vector<std::thread> pool;
-    for (size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+    try {
+        for (size_t w = 1; w < workers; ++w) pool.emplace_back(work, w);
+    } catch (const std::system_error &e) {
+        // No more threads to be had: the ones started (and this one) do the work.
+        std::fprintf(stderr, "vif: warning: %zu of %zu workers started (%s)\n", pool.size() + 1,
+                     workers, e.what());
+    }
     work(0);
     for (auto &t : pool) t.join();
     bar.finish();
     std::sort(rows.begin(), rows.end(),
               [](const SummaryRow &a, const SummaryRow &b) { return a.row < b.row; });
-    carry_over(rows, summary_path);
+    std::sort(reused.begin(), reused.end());
     vif::batch::write_atomically(summary_path, vif::batch::format_summary(rows));
-    size_t failed = 0, skipped = 0;
+    std::vector<vif::batch::ProgressRecord> keep;
+    for (auto &[row, rec] : records) keep.push_back(rec);
+    try {
+        log.rewrite(keep);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "vif: warning: %s\n", e.what());
+    }
+    size_t failed = 0;
     for (const SummaryRow &r : rows) {
         failed += r.status == "failed";
-        skipped += r.status == "skipped";
         if (r.status == "failed")
             std::fprintf(stderr, "vif: error: row %zu (%s): %s\n", r.row, r.distorted.c_str(),
                          r.error.c_str());
     }
-    if (!quiet)
-        std::fprintf(stderr, "vif: %zu pairs: %zu scored, %zu already done, %zu failed; %s\n",
-                     rows.size(), rows.size() - failed - skipped, skipped, failed,
+    if (!quiet) {
+        std::fprintf(stderr, "vif: %zu pairs: %zu scored, %zu reused, %zu failed; %s\n",
+                     rows.size(), rows.size() - failed - reused.size(), reused.size(), failed,
                      summary_path.c_str());
+    }
+    if (!reused.empty())
+        std::fprintf(stderr,
+                     "vif: reused rows (inputs, options and output unchanged since they were "
+                     "scored): %s\n",
+                     list_rows(reused).c_str());
     return failed ? kExitError : 0;
 }
 

@@ -61,10 +61,12 @@ int ladder_main(int argc, const char *const *argv) {
         std::vector<RungJob> group;
         for (size_t i = 0; i < rows.size(); ++i) group.push_back({rows[i], stems[i]});
         LadderSettings s = settings_from(c, out_dir);
-        make_dir(out_dir);
         s.resume = resume;
+        std::vector<std::string> inputs = {reference};
+        inputs.insert(inputs.end(), rungs.begin(), rungs.end());
         return run_groups({group}, s, {}, 1,
-                          (std::filesystem::path(out_dir) / "summary.csv").string(), c.quiet);
+                          (std::filesystem::path(out_dir) / "summary.csv").string(), inputs,
+                          c.quiet);
     });
 }
 

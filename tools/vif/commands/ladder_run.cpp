@@ -82,10 +82,10 @@ double mean(const std::vector<double> &v) {
 } // namespace
 
 std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const LadderSettings &s,
-                                    const std::function<void()> &done) {
+                                    const std::function<void(const SummaryRow &)> &done) {
     std::vector<Rung> rungs(jobs.size());
     auto report = [&](Rung &r) {
-        if (!r.reported && done) done();
+        if (!r.reported && done) done(r.summary);
         r.reported = true;
     };
     const char *ext = format_extension(s.format);
@@ -98,9 +98,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         r.summary.distorted = jobs[i].row.distorted;
         r.summary.output = jobs[i].stem + "." + ext;
         r.path = (std::filesystem::path(s.out_dir) / r.summary.output).string();
-        if (s.resume && vif::batch::output_complete(r.path)) {
-            r.summary.status = "skipped";
-            r.summary.error = "complete output already there";
+        if (jobs[i].reused) {
+            r.summary = *jobs[i].reused;
             report(r);
             continue;
         }

@@ -6,13 +6,15 @@
 //
 // A rung that cannot be scored (missing file, other bit depth, a read error) fails alone: its
 // summary row says why and the other rungs go on. Each rung's output is written atomically
-// (DIR/<stem>.<ext>); a rung whose complete output already exists is skipped when resuming.
+// (DIR/<stem>.<ext>); a rung the caller marks as reused (resume, batch/progress_log.hpp) is not
+// read at all.
 #ifndef VIF_TOOLS_LADDER_RUN_HPP
 #define VIF_TOOLS_LADDER_RUN_HPP
 
 #include <vif/vif.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,14 +34,16 @@ struct LadderSettings {
     int cuda_device = 0;
     uint32_t threads = 0; ///< CPU worker threads of the context (0: one per core)
     vif::batch::ScalerKernel scaler = vif::batch::ScalerKernel::kBicubic;
-    bool resume = true; ///< skip rows whose complete output exists
+    bool resume = true; ///< reuse rows whose output the progress log vouches for
     bool verbose = false;
 };
 
-/** One rung to score: its manifest row and the output name (batch/outputs.hpp). */
+/** One rung to score: its manifest row and the output name (batch/outputs.hpp); `reused`
+ *  holds the earlier run's summary line when the rung's output is taken as it is (resume). */
 struct RungJob {
     vif::batch::ManifestRow row;
     std::string stem;
+    std::optional<vif::batch::SummaryRow> reused;
 };
 
 /** Extension of the per-rung output files for a format: "json", "csv" or "xml". */
@@ -48,11 +52,12 @@ const char *format_extension(Format f);
 /**
  * Scores every rung of one reference group and writes their outputs. Returns one summary row
  * per rung, in the order given (never throws for a problem with an input: that becomes a failed
- * row). `done` (if set) is called once per finished rung, from this thread.
+ * row). `done` (if set) is called once per rung with its final summary row, from this thread,
+ * after the rung's output is written.
  */
-std::vector<vif::batch::SummaryRow> score_group(const std::vector<RungJob> &rungs,
-                                                const LadderSettings &settings,
-                                                const std::function<void()> &done);
+std::vector<vif::batch::SummaryRow>
+score_group(const std::vector<RungJob> &rungs, const LadderSettings &settings,
+            const std::function<void(const vif::batch::SummaryRow &)> &done);
 
 } // namespace vifcli
 

@@ -35,6 +35,10 @@ int merge_main(int argc, const char *const *argv) {
             if (f.empty()) throw std::runtime_error(fmt::format("no summary in '{}'", d));
             files.insert(files.end(), f.begin(), f.end());
         }
+        if (output != "-") {
+            const std::string clash = vif::batch::output_over_input({output}, files);
+            if (!clash.empty()) throw std::runtime_error(clash);
+        }
         const auto m = vif::batch::merge_summaries(files);
         if (!m.missing_shards.empty()) {
             std::string list;

@@ -1,0 +1,223 @@
+// A catalogue never loses, reuses or overwrites a score (issue 19): `vif batch` killed at any
+// moment and run again gives the uninterrupted run's summary, byte for byte; a row is reused only
+// when its inputs, options and output are what they were; no many-pair command writes over a
+// file it reads. Expected bytes come from uninterrupted runs of the same build on fresh folders.
+#include "cli/cli_harness.hpp"
+
+#include <csignal>
+
+namespace vif_cli_test {
+namespace {
+
+const char *const kRungs[] = {"kodim23pan_576x324_8b_crf35", "kodim23pan_576x324_8b_blur",
+                              "kodim23pan_576x324_8b_identical"};
+
+class CatalogueCli : public CliTest {
+protected:
+    // Four pairs that score (three sharing a reference) and one that fails (row 5).
+    std::string manifest(const std::string &name = "m.csv") {
+        std::string m = "reference,distorted,width,height,pixel_format,bitdepth\n";
+        for (const char *n : kRungs) {
+            const GoldenCase &c = find_case(n);
+            m += c.ref_path() + "," + c.dist_path() + ",576,324,420,8\n";
+        }
+        const GoldenCase &f = find_case("foreman_352x288_8b_crf35");
+        m += f.ref_path() + "," + f.dist_path() + ",352,288,420,8\n";
+        m += f.ref_path() + "," + path("nowhere.yuv") + ",352,288,420,8\n";
+        spit(path(name), m);
+        return path(name);
+    }
+    CliRun batch(const std::string &m, const std::string &out, std::vector<std::string> extra = {},
+                 const std::string &env = "") {
+        std::string cmd = env + " " + kCli + " batch '" + m + "' --out-dir '" + out + "' -q";
+        for (const auto &e : extra) cmd += " '" + e + "'";
+        return shell(cmd);
+    }
+    // Rows named in the "reused rows" line of stderr.
+    static std::string reused_line(const std::string &err) {
+        const size_t at = err.find("vif: reused rows");
+        if (at == std::string::npos) return "";
+        return err.substr(err.find(": ", at + 16) + 2,
+                          err.find('\n', at) - err.find(": ", at + 16) - 2);
+    }
+};
+
+// Killed (SIGKILL) at every step: after a row's output is written and before it is recorded,
+// and after it is recorded; then resumed. The summary equals the uninterrupted run's bytes, the
+// outputs hold the same frames, and the rows recorded before the kill are the ones reused.
+TEST_F(CatalogueCli, ResumeAfterAKillAtAnyStepGivesTheUninterruptedSummary) {
+    const std::string m = manifest();
+    CliRun whole = batch(m, path("whole"), {"--precision", "max"});
+    ASSERT_EQ(whole.code, 1) << whole.err; // row 5 fails
+    const std::string expected = slurp(path("whole/summary.csv"));
+    ASSERT_EQ(std::count(expected.begin(), expected.end(), '\n'), 6) << expected;
+    for (int step = 1; step <= 8; ++step) {
+        const std::string out = path("run" + std::to_string(step));
+        CliRun killed =
+            batch(m, out, {"--precision", "max"}, "VIF_TEST_KILL_AFTER=" + std::to_string(step));
+        ASSERT_EQ(killed.code, 128 + SIGKILL) << "step " << step << ": " << killed.err;
+        EXPECT_FALSE(fs::exists(out + "/summary.csv")) << "step " << step;
+        CliRun resumed = batch(m, out, {"--precision", "max"});
+        EXPECT_EQ(resumed.code, 1) << "step " << step << ": " << resumed.err;
+        EXPECT_EQ(slurp(out + "/summary.csv"), expected) << "step " << step;
+        // Rows recorded before the kill (one per two steps) are reused, no other.
+        const std::string reused = reused_line(resumed.err);
+        const int n_reused =
+            reused.empty() ? 0 : int(std::count(reused.begin(), reused.end(), ',')) + 1;
+        EXPECT_EQ(n_reused, step / 2) << "step " << step << ": " << resumed.err;
+        for (const auto &e : fs::directory_iterator(path("whole"))) {
+            const std::string n = e.path().filename().string();
+            if (e.path().extension() != ".json") continue;
+            const json a = json::parse(slurp(e.path().string()));
+            const json b = json::parse(slurp(out + "/" + n), nullptr, false);
+            ASSERT_FALSE(b.is_discarded()) << "step " << step << ": " << n;
+            EXPECT_EQ(a["frames"], b["frames"]) << "step " << step << ": " << n;
+        }
+    }
+}
+
+// A real kill -9 while the catalogue runs (wherever it happens to be), then a resume.
+TEST_F(CatalogueCli, ResumeAfterARealKillGivesTheUninterruptedSummary) {
+    const GoldenCase &c = find_case("foreman_352x288_8b_crf35");
+    std::string m = "reference,distorted,width,height,pixel_format,bitdepth\n";
+    for (int i = 0; i < 40; ++i) m += c.ref_path() + "," + c.dist_path() + ",352,288,420,8\n";
+    spit(path("many.csv"), m);
+    CliRun whole = batch(path("many.csv"), path("whole"));
+    ASSERT_EQ(whole.code, 0) << whole.err;
+    // Killed once the progress log holds a few rows (or at the end, if it is faster than that).
+    CliRun killed = bash(kCli + " batch " + path("many.csv") + " --out-dir " + path("out") +
+                         " -q & pid=$!; for i in $(seq 2000); do "
+                         "[ \"$(wc -l < " +
+                         path("out/summary.csv.progress") +
+                         " 2>/dev/null || echo 0)\" -ge 3 ] && break; sleep 0.005; done; "
+                         "kill -9 $pid; wait $pid; echo \"status $?\"");
+    EXPECT_NE(killed.out.find("status"), std::string::npos) << killed.out << killed.err;
+    CliRun resumed = batch(path("many.csv"), path("out"));
+    EXPECT_EQ(resumed.code, 0) << resumed.err;
+    EXPECT_EQ(slurp(path("out/summary.csv")), slurp(path("whole/summary.csv")));
+}
+
+// A row is reused only with the same inputs (path, size, time, first bytes), the same options
+// and its output as written; each change below is scored again and gives a fresh run's summary.
+TEST_F(CatalogueCli, StaleOutputsAreScoredAgain) {
+    const GoldenCase &a = find_case("foreman_352x288_8b_crf35");
+    const GoldenCase &b = find_case("foreman_352x288_8b_noise");
+    fs::create_directories(path("one"));
+    fs::create_directories(path("two"));
+    fs::copy_file(a.dist_path(), path("one/clip.yuv"));
+    fs::copy_file(b.dist_path(), path("two/clip.yuv"));
+    auto write_manifest = [&](const std::string &dist) {
+        spit(path("m.csv"), "reference,distorted,width,height,pixel_format,bitdepth\n" +
+                                a.ref_path() + "," + dist + ",352,288,420,8\n");
+    };
+    // The summary a fresh run gives for the manifest as it is now (in a folder of its own).
+    int fresh_runs = 0;
+    auto fresh = [&](std::vector<std::string> extra = {}) {
+        const std::string out = path("fresh" + std::to_string(++fresh_runs));
+        CliRun r = batch(path("m.csv"), out, extra);
+        EXPECT_EQ(r.code, 0) << r.err;
+        return slurp(out + "/summary.csv");
+    };
+    write_manifest(path("one/clip.yuv"));
+    ASSERT_EQ(batch(path("m.csv"), path("out")).code, 0);
+    const std::string first = slurp(path("out/summary.csv"));
+
+    // Unchanged: reused, and said so.
+    CliRun same = batch(path("m.csv"), path("out"));
+    EXPECT_EQ(same.code, 0) << same.err;
+    EXPECT_EQ(reused_line(same.err), "1") << same.err;
+    EXPECT_EQ(slurp(path("out/summary.csv")), first);
+
+    // Another file with the same name.
+    write_manifest(path("two/clip.yuv"));
+    CliRun other = batch(path("m.csv"), path("out"));
+    EXPECT_EQ(other.code, 0) << other.err;
+    EXPECT_EQ(reused_line(other.err), "") << other.err;
+    EXPECT_EQ(slurp(path("out/summary.csv")), fresh());
+    EXPECT_NE(slurp(path("out/summary.csv")), first);
+
+    // The distorted file re-encoded in place (the same size; its time set back as it was).
+    write_manifest(path("one/clip.yuv"));
+    ASSERT_EQ(batch(path("m.csv"), path("out")).code, 0);
+    const auto when = fs::last_write_time(path("one/clip.yuv"));
+    spit(path("one/clip.yuv"), slurp(b.dist_path()));
+    fs::last_write_time(path("one/clip.yuv"), when);
+    CliRun inplace = batch(path("m.csv"), path("out"));
+    EXPECT_EQ(reused_line(inplace.err), "") << inplace.err;
+    EXPECT_EQ(slurp(path("out/summary.csv")), fresh());
+    EXPECT_NE(slurp(path("out/summary.csv")), first);
+
+    // Other options: the float variant, then another precision, then CSV outputs.
+    for (std::vector<std::string> opts :
+         {std::vector<std::string>{"--variant", "float"}, {"--precision", "3"}, {"--csv"}}) {
+        ASSERT_EQ(batch(path("m.csv"), path("out")).code, 0); // the default options first
+        CliRun r = batch(path("m.csv"), path("out"), opts);
+        EXPECT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(reused_line(r.err), "") << opts[0] << ": " << r.err;
+        EXPECT_EQ(slurp(path("out/summary.csv")), fresh(opts)) << opts[0];
+    }
+
+    // The output file changed since it was written.
+    ASSERT_EQ(batch(path("m.csv"), path("out")).code, 0);
+    spit(path("out/clip.json"), "{}\n");
+    CliRun edited = batch(path("m.csv"), path("out"));
+    EXPECT_EQ(reused_line(edited.err), "") << edited.err;
+    EXPECT_NE(slurp(path("out/clip.json")), "{}\n");
+}
+
+// No command writes over a file it reads: each is refused before anything is scored, and the
+// input is left as it was.
+TEST_F(CatalogueCli, OutputsOverInputsAreRefused) {
+    const GoldenCase &c = find_case("foreman_352x288_8b_crf35");
+    fs::create_directories(path("out"));
+    // The manifest is the summary it would write.
+    const std::string m = slurp(manifest());
+    spit(path("out/summary.csv"), m);
+    CliRun r = batch(path("out/summary.csv"), path("out"));
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("refusing to overwrite an input"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(path("out/summary.csv")), m);
+    EXPECT_FALSE(fs::exists(path("out/crf35.json")));
+
+    // A reference named like a row's output in the out-dir (a Y4M whatever its name), and a hard
+    // link to a distorted input under an output's name.
+    write_y4m(c, c.ref_path(), path("out/clip.json"));
+    const std::string ref = slurp(path("out/clip.json"));
+    spit(path("m2.csv"),
+         "reference,distorted\n" + path("out/clip.json") + "," + path("clip.y4m") + "\n");
+    write_y4m(c, c.dist_path(), path("clip.y4m"));
+    r = batch(path("m2.csv"), path("out"));
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("out/clip.json"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(path("out/clip.json")), ref);
+    fs::create_directories(path("out2"));
+    fs::create_hard_link(path("clip.y4m"), path("out2/other.json"));
+    spit(path("m3.csv"), "reference,distorted\n" + path("ref.y4m") + "," + path("other.y4m") +
+                             "\n" + path("ref.y4m") + "," + path("clip.y4m") + "\n");
+    write_y4m(c, c.ref_path(), path("ref.y4m"));
+    fs::copy_file(path("clip.y4m"), path("other.y4m"));
+    const std::string dist = slurp(path("clip.y4m"));
+    r = batch(path("m3.csv"), path("out2"));
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("refusing to overwrite an input"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(path("clip.y4m")), dist);
+
+    // A ladder whose source is inside its -o folder under a rung's output name.
+    r = vif({"-r", path("out/clip.json"), "-d", path("clip.y4m"), "-d", path("other.y4m"), "-o",
+             path("out"), "-q"});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("refusing to overwrite an input"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(path("out/clip.json")), ref);
+
+    // merge pointed at one of its own inputs.
+    fs::create_directories(path("s"));
+    ASSERT_LE(batch(path("m3.csv"), path("s")).code, 1);
+    const std::string summary = slurp(path("s/summary.csv"));
+    r = vif({"merge", path("s"), "-o", path("s/summary.csv")});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("refusing to overwrite an input"), std::string::npos) << r.err;
+    EXPECT_EQ(slurp(path("s/summary.csv")), summary);
+}
+
+} // namespace
+} // namespace vif_cli_test
