@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Iterator, List, Optional
 
 import numpy as np
@@ -64,13 +65,22 @@ class Scorer:
         self._ctx: Any = None
         self._names: List[str] = []
         self._closed = False
+        # Threads making their first submit at once must share one context: it is made under
+        # this lock (the context's own calls are serialised by the extension's mutex).
+        self._start_lock = threading.Lock()
 
     # ---- context -------------------------------------------------------------------------
 
     def _context(self, frames: Any, bitdepth: int) -> Any:
         if self._closed:
             raise VifError("the scorer is closed", -6)  # VIF_ERROR_INVALID_STATE
-        if self._ctx is None:
+        if self._ctx is not None:
+            return self._ctx
+        with self._start_lock:
+            if self._closed:
+                raise VifError("the scorer is closed", -6)
+            if self._ctx is not None:
+                return self._ctx  # another thread made it meanwhile
             from . import _core
             backend = self._backend_req
             device = self._cuda_device
@@ -84,9 +94,10 @@ class Scorer:
             _, h, w = frames.shape
             width = self._size[0] or w
             height = self._size[1] or h
-            self._ctx = _core.Context(width, height, bitdepth, self._variant, backend,
-                                      cuda_device=device or 0, **self._options)
-            self._names = self._ctx.metric_names()
+            ctx = _core.Context(width, height, bitdepth, self._variant, backend,
+                                cuda_device=device or 0, **self._options)
+            self._names = ctx.metric_names()
+            self._ctx = ctx  # published last: a thread that sees it sees the names too
         return self._ctx
 
     @property
@@ -179,9 +190,11 @@ class Scorer:
 
     def close(self) -> None:
         """Waits for work in flight and frees the context (scores not received are dropped)."""
-        if self._ctx is not None:
-            self._ctx.close()
-        self._closed = True
+        with self._start_lock:
+            self._closed = True
+            ctx = self._ctx
+        if ctx is not None:
+            ctx.close()
 
     def __enter__(self) -> "Scorer":
         return self

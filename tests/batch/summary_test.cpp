@@ -27,6 +27,7 @@ SummaryRow row(size_t n, const std::string& ref) {
     r.has_scores = true;
     r.vif = 0.1 * static_cast<double>(n) + 1e-17 * static_cast<double>(n);
     r.scale = {0.3 / static_cast<double>(n), 0.7, 0.8, 0.9000000000000001};
+    r.manifest = manifest_identity("reference,distorted\n", 20);
     return r;
 }
 
@@ -35,7 +36,8 @@ bool same(const SummaryRow& a, const SummaryRow& b) {
            a.output == b.output && a.status == b.status && a.frames == b.frames &&
            a.width == b.width && a.height == b.height && a.source_width == b.source_width &&
            a.source_height == b.source_height && a.has_scores == b.has_scores &&
-           (!a.has_scores || (a.vif == b.vif && a.scale == b.scale)) && a.error == b.error;
+           (!a.has_scores || (a.vif == b.vif && a.scale == b.scale)) && a.error == b.error &&
+           a.manifest == b.manifest;
 }
 } // namespace
 
@@ -93,9 +95,7 @@ TEST(Summary, ThreeShardsTogetherEqualOneUnshardedRun) {
     const MergeResult two = merge_summaries({files[0], files[2]});
     EXPECT_EQ(two.missing_shards, std::vector<uint32_t>{1});
     EXPECT_FALSE(two.missing.empty());
-    EXPECT_EQ(two.rows.size() + two.missing.size() +
-                  (20 - (two.rows.empty() ? 0 : two.rows.back().row)),
-              20u);
+    EXPECT_EQ(two.rows.size() + two.missing_rows, 20u);
     try {
         merge_summaries({files[0], files[1], files[0]});
         ADD_FAILURE() << "overlap not reported";
@@ -108,4 +108,63 @@ TEST(Summary, ThreeShardsTogetherEqualOneUnshardedRun) {
 TEST(Summary, Names) {
     EXPECT_EQ(summary_name(0, 1), "summary.csv");
     EXPECT_EQ(summary_name(2, 3), "summary.shard-2-of-3.csv");
+}
+
+namespace {
+// Writes `rows` as a summary named `name` in a fresh folder; returns its path.
+std::string write_summary(const std::string& name, const std::vector<SummaryRow>& rows) {
+    const auto dir = std::filesystem::temp_directory_path() / "vif_merge_check";
+    std::filesystem::create_directories(dir);
+    const auto p = dir / name;
+    std::ofstream(p.string(), std::ios::binary) << format_summary(rows);
+    return p.string();
+}
+
+std::string merge_error(const std::vector<std::string>& files) {
+    try {
+        merge_summaries(files);
+    } catch (const SummaryError& e) {
+        return e.what();
+    }
+    return "";
+}
+} // namespace
+
+// Crafted summaries are refused before anything is allocated by the size of a number in them;
+// a manifest's identity travels in every row, so shards of two manifests do not merge.
+TEST(Summary, MergeValidatesEveryFieldFirst) {
+    std::filesystem::remove_all(std::filesystem::temp_directory_path() / "vif_merge_check");
+    SummaryRow zero = row(1, "a.y4m");
+    zero.row = 0;
+    EXPECT_NE(merge_error({write_summary("summary.csv", {zero})}).find("outside"),
+              std::string::npos);
+    SummaryRow huge = row(1, "a.y4m");
+    huge.row = SIZE_MAX - 1;
+    EXPECT_NE(merge_error({write_summary("summary.csv", {huge})}).find("outside"),
+              std::string::npos);
+    EXPECT_NE(merge_error({write_summary("summary.shard-0-of-0.csv", {row(1, "a")})})
+                  .find("not a shard's summary name"),
+              std::string::npos);
+    EXPECT_NE(
+        merge_error({write_summary("summary.shard-0-of-18446744073709551617.csv", {row(1, "a")})})
+            .find("not a shard's summary name"),
+        std::string::npos);
+    SummaryRow other = row(2, "a.y4m");
+    other.manifest = manifest_identity("reference,distorted\nx,y\n", 20);
+    EXPECT_NE(merge_error({write_summary("summary.shard-0-of-2.csv", {row(1, "a")}),
+                           write_summary("summary.shard-1-of-2.csv", {other})})
+                  .find("different manifests"),
+              std::string::npos);
+    SummaryRow none = row(1, "a.y4m");
+    none.manifest.clear();
+    EXPECT_NE(merge_error({write_summary("summary.csv", {none})}).find("names no manifest"),
+              std::string::npos);
+    // A manifest of a million rows with one row present: counted, 20 listed.
+    SummaryRow big = row(1, "a.y4m");
+    big.manifest = manifest_identity("m", 1000000);
+    const MergeResult m = merge_summaries({write_summary("summary.csv", {big})});
+    EXPECT_EQ(m.missing_rows, 999999u);
+    EXPECT_EQ(m.missing.size(), 20u);
+    EXPECT_EQ(m.missing.front(), 2u);
+    std::filesystem::remove_all(std::filesystem::temp_directory_path() / "vif_merge_check");
 }

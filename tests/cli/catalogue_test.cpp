@@ -221,3 +221,119 @@ TEST_F(CatalogueCli, OutputsOverInputsAreRefused) {
 
 } // namespace
 } // namespace vif_cli_test
+
+namespace vif_cli_test {
+namespace {
+
+// More rows of one reference than one vif_submit_multi call takes (64): scored in parts, each
+// row equal to the first (the same pair), with a bounded number of open files: 300 rows under a
+// limit of 128 descriptors.
+TEST_F(CatalogueCli, LargeGroupsAreSplitWithBoundedFiles) {
+    const GoldenCase &c = find_case("foreman_176x144_8b_crf45");
+    std::string m = "reference,distorted,width,height,pixel_format,bitdepth\n";
+    for (int i = 0; i < 300; ++i) m += c.ref_path() + "," + c.dist_path() + ",176,144,420,8\n";
+    spit(path("many.csv"), m);
+    CliRun r = bash("ulimit -n 128 && " + kCli + " batch " + path("many.csv") + " --out-dir " +
+                    path("out") + " -q");
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::istringstream in(slurp(path("out/summary.csv")));
+    std::string line, first_scores;
+    std::getline(in, line); // header
+    int rows = 0;
+    while (std::getline(in, line)) {
+        ++rows;
+        ASSERT_NE(line.find(",ok,3,176,144,176,144,"), std::string::npos) << line;
+        const std::string scores = line.substr(line.find(",ok,"));
+        if (first_scores.empty()) first_scores = scores;
+        EXPECT_EQ(scores, first_scores) << line;
+    }
+    EXPECT_EQ(rows, 300);
+
+    // A ladder of 65 rungs: every one scored.
+    std::vector<std::string> a = {"-r", c.ref_path()};
+    for (int i = 0; i < 65; ++i) a.insert(a.end(), {"-d", c.dist_path()});
+    auto ra = raw_args(c);
+    a.insert(a.end(), ra.begin(), ra.end());
+    a.insert(a.end(), {"-o", path("ladder"), "-q"});
+    r = vif(a);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string s = slurp(path("ladder/summary.csv"));
+    EXPECT_EQ(std::count(s.begin(), s.end(), '\n'), 66) << s;
+    EXPECT_EQ(s.find("failed"), std::string::npos) << s;
+}
+
+// --workers beyond any use is a usage error; more workers than groups is fine.
+TEST_F(CatalogueCli, WorkersAreBounded) {
+    const std::string m = manifest();
+    CliRun r = batch(m, path("o"), {"--workers", "100000"});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("--workers"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("o")));
+    r = batch(m, path("o"), {"--workers", "200"});
+    EXPECT_EQ(r.code, 1) << r.err; // row 5
+    EXPECT_EQ(r.err.find("terminate"), std::string::npos) << r.err;
+    CliRun one = batch(m, path("one"));
+    EXPECT_EQ(slurp(path("o/summary.csv")), slurp(path("one/summary.csv")));
+}
+
+} // namespace
+} // namespace vif_cli_test
+
+namespace vif_cli_test {
+namespace {
+
+// vif merge: shards of two manifests refused; standard output closed refused (not an exit 0
+// with nothing written).
+TEST_F(CatalogueCli, MergeRefusesMixedManifestsAndAClosedStdout) {
+    const std::string m1 = manifest("m1.csv");
+    std::string other = slurp(m1);
+    other.erase(other.rfind('\n', other.size() - 2) + 1); // without its last row
+    spit(path("m2.csv"), other);
+    EXPECT_LE(batch(m1, path("a"), {"--shard", "0/2"}).code, 1);
+    EXPECT_LE(batch(path("m2.csv"), path("b"), {"--shard", "1/2"}).code, 1);
+    CliRun r = vif({"merge", path("a"), path("b"), "-o", path("merged.csv")});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("different manifests"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("merged.csv")));
+    r = shell(kCli + " merge " + path("a") + " --allow-missing >&-");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("standard output is closed"), std::string::npos) << r.err;
+}
+
+} // namespace
+} // namespace vif_cli_test
+
+namespace vif_cli_test {
+namespace {
+
+std::vector<std::string> temporaries(const std::string &dir) {
+    std::vector<std::string> out;
+    for (const auto &e : fs::recursive_directory_iterator(dir))
+        if (e.path().filename().string().find(".tmp.") != std::string::npos)
+            out.push_back(e.path().string());
+    return out;
+}
+
+// SIGHUP and SIGQUIT (as SIGINT and SIGTERM) leave no temporary file: batch (raised while an
+// output is half-way: written, not yet renamed) and the pair command (while it waits for input).
+TEST_F(CatalogueCli, HangUpAndQuitLeaveNoTemporaryFiles) {
+    const std::string m = manifest();
+    for (int sig : {SIGHUP, SIGQUIT, SIGINT, SIGTERM}) {
+        const std::string out = path("out" + std::to_string(sig));
+        CliRun r = batch(m, out, {}, "VIF_TEST_RAISE_IN_WRITE=" + std::to_string(sig));
+        EXPECT_EQ(r.code, 128 + sig) << r.err;
+        EXPECT_TRUE(temporaries(out).empty()) << sig << ": " << temporaries(out)[0];
+    }
+    const GoldenCase &c = find_case("foreman_176x144_8b_crf45");
+    for (int sig : {SIGHUP, SIGQUIT}) {
+        CliRun r = bash("(sleep 3) | " + kCli + " -r " + c.ref_path() + " -d - " + raw_args_str(c) +
+                        " -o " + path("pair.json") + " -q & pid=$!; sleep 0.5; kill -" +
+                        std::to_string(sig) + " $pid; wait $pid");
+        EXPECT_EQ(r.code, 128 + sig) << r.err;
+        EXPECT_TRUE(temporaries(dir_).empty()) << sig << ": " << temporaries(dir_)[0];
+        EXPECT_FALSE(fs::exists(path("pair.json")));
+    }
+}
+
+} // namespace
+} // namespace vif_cli_test

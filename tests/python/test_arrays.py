@@ -230,6 +230,33 @@ def test_concurrent_scoring_from_two_threads(foreman):
     assert results == [want, want]
 
 
+def test_first_submits_from_many_threads_share_one_context(foreman):
+    """Threads making their first submit() at the same moment: one context, every frame kept,
+    every index given once (issue 19: each thread used to make a context of its own)."""
+    case, ref, dist = foreman
+    want = _frames(libvif.score(ref[:1], dist[:1]))[0]
+    for _ in range(5):
+        scorer = libvif.Scorer(backend="cpu", threads=1)
+        n = 8
+        start = threading.Barrier(n)
+        indices = [None] * n
+
+        def work(k):
+            start.wait()
+            indices[k] = scorer.submit(ref[0], dist[0])
+
+        threads = [threading.Thread(target=work, args=(k,)) for k in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=300)
+        assert sorted(indices) == list(range(n))
+        result = scorer.result()
+        scorer.close()
+        assert len(result) == n
+        assert all(f == want for f in _frames(result))
+
+
 def test_gil_is_released_while_scoring(foreman):
     """While one thread is inside score(), this thread keeps running Python code: the longest
     pause between its loop turns stays far below the length of the call (with the GIL held for

@@ -19,7 +19,8 @@ int main(int argc, char **argv) {
     const StdStreams streams = guard_std_streams();
 
     if (argc > 1 && std::strcmp(argv[1], "batch") == 0) return batch_main(argc, argv);
-    if (argc > 1 && std::strcmp(argv[1], "merge") == 0) return merge_main(argc, argv);
+    if (argc > 1 && std::strcmp(argv[1], "merge") == 0)
+        return merge_main(argc, argv, streams.closed[1]);
     if (is_ladder_command_line(argc, argv)) return ladder_main(argc, argv);
 
     const ParsedOptions parsed = parse_options(argc, argv);

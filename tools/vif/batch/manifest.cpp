@@ -246,4 +246,14 @@ std::vector<ReferenceGroup> group_by_reference(const std::vector<ManifestRow>& r
     return groups;
 }
 
+std::string canonical_rows(const std::vector<ManifestRow>& rows) {
+    std::string out;
+    for (const ManifestRow& r : rows) {
+        for (const std::string* f : {&r.reference, &r.distorted, &r.pixel_format}) out += *f + '\0';
+        out += std::to_string(r.row) + '\0' + std::to_string(r.width) + '\0' +
+               std::to_string(r.height) + '\0' + std::to_string(r.bitdepth) + '\n';
+    }
+    return out;
+}
+
 } // namespace vif::batch

@@ -32,6 +32,10 @@ std::vector<ManifestRow> parse_manifest(std::istream& in, const std::string& nam
 // Reads a manifest file and resolves relative paths against its folder.
 std::vector<ManifestRow> read_manifest(const std::string& path);
 
+// The rows as one text (every field, NUL-separated), whatever the manifest's format: what its
+// identity in the summaries hashes (summary.hpp, manifest_identity).
+std::string canonical_rows(const std::vector<ManifestRow>& rows);
+
 // Rows that share a reference input (same path and raw format), in order of first appearance;
 // rows keep manifest order inside a group. The reference is decoded once per group.
 struct ReferenceGroup {

@@ -4,7 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
+#include <csignal>
+#include <cstdlib>
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
@@ -17,6 +21,47 @@
 
 namespace vif::batch {
 namespace {
+
+// Temporary files being written (write_atomically on several worker threads), for the signal
+// handler: a slot is claimed with its flag; the handler only reads the flags and unlinks.
+constexpr int kTempSlots = 64;
+char g_temp_path[kTempSlots][PATH_MAX];
+std::atomic<int> g_temp_used[kTempSlots];
+
+// Registers a temporary file while it exists (-1 when every slot is taken: not removed then).
+class PendingTemp {
+public:
+    explicit PendingTemp(const std::string& path) {
+        if (path.size() >= PATH_MAX) return;
+        for (int i = 0; i < kTempSlots; ++i) {
+            int expected = 0;
+            if (g_temp_used[i].compare_exchange_strong(expected, 2)) {
+                std::memcpy(g_temp_path[i], path.c_str(), path.size() + 1);
+                g_temp_used[i].store(1); // complete: the handler may use it now
+                slot_ = i;
+                return;
+            }
+        }
+    }
+    ~PendingTemp() {
+        if (slot_ >= 0) g_temp_used[slot_].store(0);
+    }
+    PendingTemp(const PendingTemp&) = delete;
+    PendingTemp& operator=(const PendingTemp&) = delete;
+
+private:
+    int slot_ = -1;
+};
+
+// Test hook: VIF_TEST_RAISE_IN_WRITE=SIG raises that signal once a temporary file is written and
+// before it is renamed, the moment where a signal would otherwise leave it behind.
+void test_raise_in_write() {
+    static const int sig = [] {
+        const char* v = std::getenv("VIF_TEST_RAISE_IN_WRITE");
+        return v ? std::atoi(v) : 0;
+    }();
+    if (sig > 0) ::raise(sig);
+}
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -60,6 +105,7 @@ bool output_complete(const std::string& path) {
 
 void write_atomically(const std::string& path, const std::string& content) {
     const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    PendingTemp pending(tmp);
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw std::runtime_error(tmp + ": cannot create: " + std::strerror(errno));
     size_t done = 0;
@@ -79,6 +125,7 @@ void write_atomically(const std::string& path, const std::string& content) {
         ::unlink(tmp.c_str());
         throw std::runtime_error(path + ": write failed: " + std::strerror(err));
     }
+    test_raise_in_write();
     if (::rename(tmp.c_str(), path.c_str()) != 0) {
         err = errno;
         ::unlink(tmp.c_str());
@@ -92,6 +139,11 @@ void write_atomically(const std::string& path, const std::string& content) {
         ::fsync(dfd);
         ::close(dfd);
     }
+}
+
+void remove_pending_temporaries_signal_safe() {
+    for (int i = 0; i < kTempSlots; ++i)
+        if (g_temp_used[i].load() == 1) ::unlink(g_temp_path[i]);
 }
 
 std::string output_over_input(const std::vector<std::string>& outputs,

@@ -24,6 +24,10 @@ bool output_complete(const std::string& path);
 // disk before it returns. Throws std::runtime_error naming the path.
 void write_atomically(const std::string& path, const std::string& content);
 
+// Removes the temporary files write_atomically is writing now (any thread); async-signal-safe,
+// for the many-pair commands' SIGINT/SIGTERM/SIGHUP/SIGQUIT handler.
+void remove_pending_temporaries_signal_safe();
+
 // The first output that is already one of the inputs (same device and inode: a hard link or a
 // path spelled another way included), as a message; "" when none is. Outputs not there yet
 // cannot be. Checked before any scoring, so that no command writes over a file it reads.

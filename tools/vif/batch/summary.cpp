@@ -15,8 +15,8 @@ namespace {
 
 const char* const kHeader =
     "row,reference,distorted,output,status,frames,width,height,source_width,source_height,"
-    "vif,vif_scale0,vif_scale1,vif_scale2,vif_scale3,error";
-constexpr size_t kColumns = 16;
+    "vif,vif_scale0,vif_scale1,vif_scale2,vif_scale3,error,manifest";
+constexpr size_t kColumns = 17;
 
 std::string quote(const std::string& s) {
     if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
@@ -50,7 +50,44 @@ T parse_num(const std::string& s, const std::string& where) {
     return v;
 }
 
+// A decimal number of at most 9 digits (no sign, no spaces), else false.
+bool small_number(const std::string& s, uint32_t* out) {
+    if (s.empty() || s.size() > 9) return false;
+    uint32_t v = 0;
+    for (char c : s) {
+        if (c < '0' || c > '9') return false;
+        v = v * 10 + uint32_t(c - '0');
+    }
+    *out = v;
+    return true;
+}
+
+// "summary.shard-I-of-N.csv" -> I, N; false for other names. Throws for a shard name whose
+// numbers are out of range.
+bool shard_of(const std::string& file, uint32_t* index, uint32_t* count) {
+    const std::string name = std::filesystem::path(file).filename().string();
+    const std::string pre = "summary.shard-", suf = ".csv";
+    if (name.size() <= pre.size() + suf.size() || name.compare(0, pre.size(), pre) != 0 ||
+        name.compare(name.size() - suf.size(), suf.size(), suf) != 0)
+        return false;
+    const std::string mid = name.substr(pre.size(), name.size() - pre.size() - suf.size());
+    const size_t of = mid.find("-of-");
+    if (of == std::string::npos || !small_number(mid.substr(0, of), index) ||
+        !small_number(mid.substr(of + 4), count) || *count == 0 || *index >= *count)
+        throw SummaryError(file + ": not a shard's summary name (summary.shard-I-of-N.csv with "
+                                  "0 <= I < N, N at most 9 digits)");
+    return true;
+}
+
 } // namespace
+
+std::string manifest_identity(const std::string& bytes, size_t rows) {
+    uint64_t h = 0xcbf29ce484222325ull; // FNV-1a
+    for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ull;
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return std::string(buf) + ":" + std::to_string(rows);
+}
 
 std::string format_summary_row(const SummaryRow& r) {
     std::string out;
@@ -65,7 +102,7 @@ std::string format_summary_row(const SummaryRow& r) {
         } else {
             out += ",,,,";
         }
-        out += ',' + quote(r.error);
+        out += ',' + quote(r.error) + ',' + quote(r.manifest);
     }
     return out;
 }
@@ -98,6 +135,7 @@ SummaryRow parse_summary_row(const std::string& line, const std::string& where) 
         for (int s = 0; s < 4; ++s) r.scale[s] = parse_num<double>(f[11 + s], where);
     }
     r.error = f[15];
+    r.manifest = f[16];
     return r;
 }
 
@@ -135,9 +173,8 @@ MergeResult merge_summaries(const std::vector<std::string>& files) {
     std::map<uint32_t, std::string> shard_file;
     uint32_t shards = 0;
     for (const std::string& file : files) {
-        unsigned i = 0, n = 0;
-        const std::string name = std::filesystem::path(file).filename().string();
-        if (std::sscanf(name.c_str(), "summary.shard-%u-of-%u.csv", &i, &n) != 2) continue;
+        uint32_t i = 0, n = 0;
+        if (!shard_of(file, &i, &n)) continue;
         if (shards && n != shards)
             throw SummaryError(file + ": a shard of " + std::to_string(n) + ", but " +
                                shard_file.begin()->second + " is a shard of " +
@@ -148,13 +185,36 @@ MergeResult merge_summaries(const std::vector<std::string>& files) {
                                " and " + file);
     }
     MergeResult m;
-    for (uint32_t i = 0; i < shards; ++i)
+    m.missing_shard_count = shards - shard_file.size();
+    for (uint32_t i = 0; i < shards && m.missing_shards.size() < 20; ++i)
         if (!shard_file.count(i)) m.missing_shards.push_back(i);
+
     std::map<size_t, std::pair<SummaryRow, std::string>> by_row;
+    std::string manifest, manifest_file;
+    size_t manifest_rows = 0;
     for (const std::string& file : files) {
         std::ifstream in(file, std::ios::binary);
         if (!in) throw SummaryError(file + ": cannot open");
         for (SummaryRow& r : parse_summary(in, file)) {
+            if (manifest_file.empty()) {
+                const size_t colon = r.manifest.rfind(':');
+                uint32_t count = 0;
+                if (colon == std::string::npos ||
+                    !small_number(r.manifest.substr(colon + 1), &count) || count == 0)
+                    throw SummaryError(file + ": row " + std::to_string(r.row) +
+                                       " names no manifest (a summary of an older vif?)");
+                manifest = r.manifest;
+                manifest_file = file;
+                manifest_rows = count;
+            } else if (r.manifest != manifest) {
+                throw SummaryError(file + " and " + manifest_file +
+                                   " are summaries of different manifests (" + r.manifest +
+                                   " and " + manifest + ")");
+            }
+            if (r.row == 0 || r.row > manifest_rows)
+                throw SummaryError(file + ": row " + std::to_string(r.row) +
+                                   " is outside the manifest's rows 1.." +
+                                   std::to_string(manifest_rows));
             auto [it, added] = by_row.emplace(r.row, std::make_pair(r, file));
             if (!added)
                 throw SummaryError("row " + std::to_string(r.row) + " is in both " +
@@ -162,12 +222,14 @@ MergeResult merge_summaries(const std::vector<std::string>& files) {
                                    " (overlapping shards or the same summary twice)");
         }
     }
+    m.missing_rows = manifest_rows - by_row.size();
     size_t expect = 1;
     for (auto& [row, entry] : by_row) {
-        for (; expect < row; ++expect) m.missing.push_back(expect);
+        for (; expect < row && m.missing.size() < 20; ++expect) m.missing.push_back(expect);
         expect = row + 1;
         m.rows.push_back(std::move(entry.first));
     }
+    for (; expect <= manifest_rows && m.missing.size() < 20; ++expect) m.missing.push_back(expect);
     return m;
 }
 

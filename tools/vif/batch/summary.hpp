@@ -22,7 +22,13 @@ struct SummaryRow {
     double vif = 0;                               // pooled (mean over frames) combined score
     std::array<double, 4> scale{};                // pooled per-scale scores
     std::string error;                            // why it failed ("" otherwise)
+    std::string manifest; // the run's identity (manifest_identity): the same on every row
 };
+
+// "<hash>:<rows>": a hash of the manifest's rows (`bytes`: canonical_rows, manifest.hpp; a
+// ladder's rungs alike) and their number. Every shard of one manifest records the same; merge refuses a mix, and takes
+// the row count from it.
+std::string manifest_identity(const std::string& bytes, size_t rows);
 
 struct SummaryError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -40,14 +46,18 @@ SummaryRow parse_summary_row(const std::string& line, const std::string& where);
 // Parses what format_summary wrote; throws SummaryError naming `name` and the line otherwise.
 std::vector<SummaryRow> parse_summary(std::istream& in, const std::string& name);
 
-// The summaries of several shards joined: rows sorted by row number. A row present in two
-// summaries is an error (the shards overlapped), as is a file that is not a summary, or two
-// files of the same shard. `missing` lists row numbers below the largest one that no summary
-// has; `missing_shards` the shards I of N (from the names summary.shard-I-of-N.csv) absent.
+// The summaries of several shards joined: rows sorted by row number. Refused (SummaryError): a
+// file that is not a summary, two files of the same shard, a row in two summaries (the shards
+// overlapped), summaries of different manifests (or of none), a row number outside 1..the
+// manifest's row count, a shard name out of range (summary.shard-I-of-N.csv: 0 <= I < N). Rows of
+// the manifest that no summary has are counted in `missing_rows` (the first 20 listed in
+// `missing`), the shards I of N absent likewise; nothing is allocated by the size of a number read.
 struct MergeResult {
     std::vector<SummaryRow> rows;
     std::vector<size_t> missing;
+    size_t missing_rows = 0;
     std::vector<uint32_t> missing_shards;
+    size_t missing_shard_count = 0;
 };
 MergeResult merge_summaries(const std::vector<std::string>& files);
 

@@ -82,11 +82,13 @@ int batch_main(int argc, const char *const *argv) {
         std::vector<std::vector<RungJob>> groups;
         for (const auto &g : mine) {
             std::vector<RungJob> jobs;
-            for (const auto &r : g.rows) jobs.push_back({r, stem_of[r.row]});
+            for (const auto &r : g.rows) jobs.push_back({r, stem_of[r.row], std::nullopt});
             groups.push_back(std::move(jobs));
         }
         LadderSettings s = settings_from(c, out_dir);
         s.resume = !overwrite;
+        s.manifest_id =
+            vif::batch::manifest_identity(vif::batch::canonical_rows(rows), rows.size());
         if (workers == 0) workers = devices.empty() ? 1 : devices.size();
         if (c.verbose && sh.count > 1)
             std::fprintf(stderr, "vif: shard %u of %u (%s): %zu reference groups\n", sh.index,

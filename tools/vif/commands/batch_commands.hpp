@@ -15,7 +15,9 @@ bool is_ladder_command_line(int argc, const char *const *argv);
 int ladder_main(int argc, const char *const *argv);
 /** argv[0] is "batch" / "merge". */
 int batch_main(int argc, const char *const *argv);
-int merge_main(int argc, const char *const *argv);
+/** stdout_closed: standard output was closed when vif started (std_streams.hpp): "-o -" is
+ *  then refused rather than written to /dev/null. */
+int merge_main(int argc, const char *const *argv, bool stdout_closed);
 
 } // namespace vifcli
 

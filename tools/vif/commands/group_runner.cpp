@@ -219,6 +219,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     std::sort(rows.begin(), rows.end(),
               [](const SummaryRow &a, const SummaryRow &b) { return a.row < b.row; });
     std::sort(reused.begin(), reused.end());
+    for (SummaryRow &r : rows) r.manifest = base.manifest_id;
     vif::batch::write_atomically(summary_path, vif::batch::format_summary(rows));
     std::vector<vif::batch::ProgressRecord> keep;
     for (auto &[row, rec] : records) keep.push_back(rec);

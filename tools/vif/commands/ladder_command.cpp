@@ -9,6 +9,7 @@
 
 #include "batch/manifest.hpp"
 #include "batch/outputs.hpp"
+#include "batch/summary.hpp"
 #include "commands/group_runner.hpp"
 #include "commands/subcommand_options.hpp"
 
@@ -59,9 +60,11 @@ int ladder_main(int argc, const char *const *argv) {
         }
         const auto stems = vif::batch::output_stems(rows);
         std::vector<RungJob> group;
-        for (size_t i = 0; i < rows.size(); ++i) group.push_back({rows[i], stems[i]});
+        for (size_t i = 0; i < rows.size(); ++i) group.push_back({rows[i], stems[i], std::nullopt});
         LadderSettings s = settings_from(c, out_dir);
         s.resume = resume;
+        s.manifest_id =
+            vif::batch::manifest_identity(vif::batch::canonical_rows(rows), rows.size());
         std::vector<std::string> inputs = {reference};
         inputs.insert(inputs.end(), rungs.begin(), rungs.end());
         return run_groups({group}, s, {}, 1,

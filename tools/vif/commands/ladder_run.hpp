@@ -36,6 +36,7 @@ struct LadderSettings {
     vif::batch::ScalerKernel scaler = vif::batch::ScalerKernel::kBicubic;
     bool resume = true; ///< reuse rows whose output the progress log vouches for
     bool verbose = false;
+    std::string manifest_id; ///< the run's identity (vif::batch::manifest_identity), every row
 };
 
 /** One rung to score: its manifest row and the output name (batch/outputs.hpp); `reused`

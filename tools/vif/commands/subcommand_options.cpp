@@ -1,5 +1,8 @@
 #include "commands/subcommand_options.hpp"
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <system_error>
@@ -7,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "batch/luma_scaler.hpp"
+#include "batch/outputs.hpp"
 
 namespace vifcli {
 
@@ -55,6 +59,7 @@ LadderSettings settings_from(const CommonOptions &c, const std::string &out_dir)
 }
 
 int parse_subcommand(CLI::App &app, int argc, const char *const *argv) {
+    install_subcommand_signal_handlers();
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp &) {
@@ -65,6 +70,26 @@ int parse_subcommand(CLI::App &app, int argc, const char *const *argv) {
         return kExitUsage;
     }
     return -1;
+}
+
+namespace {
+// Interrupted: no temporary file is left behind (the progress log and the finished outputs are
+// complete files; a resumed run picks up from them).
+void on_signal(int sig) {
+    vif::batch::remove_pending_temporaries_signal_safe();
+    static const char msg[] = "\nvif: interrupted\n";
+    ssize_t ignored = ::write(STDERR_FILENO, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(128 + sig);
+}
+} // namespace
+
+void install_subcommand_signal_handlers() {
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &sa, nullptr);
+    signal(SIGPIPE, SIG_IGN);
 }
 
 void make_dir(const std::string &dir) {

@@ -27,6 +27,10 @@ void add_common(CLI::App &app, CommonOptions &c);
 /** The scoring settings of a run (throws std::invalid_argument for a bad value). */
 LadderSettings settings_from(const CommonOptions &c, const std::string &out_dir);
 
+/** SIGINT, SIGTERM, SIGHUP, SIGQUIT: the temporary files being written are removed and the
+ *  process ends (128 + the signal); SIGPIPE ignored. parse_subcommand installs them. */
+void install_subcommand_signal_handlers();
+
 /** Parses argv: -1 to go on, else the exit code (0 after --help, kExitUsage after an error). */
 int parse_subcommand(CLI::App &app, int argc, const char *const *argv);
 

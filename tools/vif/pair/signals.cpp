@@ -10,7 +10,7 @@
 namespace vifcli {
 namespace {
 
-// SIGINT/SIGTERM: remove the temporary output file and leave at once (the library may be busy
+// SIGINT/SIGTERM/SIGHUP/SIGQUIT: remove the temporary output file and leave at once (the library may be busy
 // inside a call; nothing else needs cleaning up).
 void on_signal(int sig) {
     remove_pending_outputs_signal_safe();
@@ -36,8 +36,7 @@ void install_signal_handlers() {
     struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &sa, nullptr);
     struct sigaction sb {};
     sb.sa_handler = on_sigbus;
     sigemptyset(&sb.sa_mask);
