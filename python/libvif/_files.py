@@ -7,7 +7,7 @@ import warnings
 from typing import Optional, Union
 
 from ._result import Result
-from ._scorer import _BACKENDS, _VARIANTS, _choice
+from ._scorer import _BACKENDS, _VARIANTS, _choice, check_count
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -39,11 +39,21 @@ def score_files(ref: PathLike, dist: PathLike, variant: str = "integer", backend
             pixel_format = pixel_format[3:6]
     if frames is not None and frames <= 0:
         raise ValueError(f"frames must be > 0 (or None for all), got {frames}")
+    paths = []
+    for name, p in (("ref", ref), ("dist", dist)):
+        text = os.fspath(p)
+        if not isinstance(text, str):
+            text = os.fsdecode(text)
+        if "\0" in text:  # the C library would read the path only up to it
+            raise ValueError(f"{name}: the path contains a NUL character: {text!r}")
+        paths.append(text)
     out = _core.score_files(
-        os.fspath(ref), os.fspath(dist), width or 0, height or 0, bitdepth or 0,
-        pixel_format or "", bool(mmap), int(frames or 0), _choice("variant", variant, _VARIANTS),
-        _choice("backend", backend, _BACKENDS), float(enhn_gain_limit), float(kernelscale),
-        int(threads), int(queue_depth), int(cuda_device))
+        paths[0], paths[1], check_count("width", width or 0, 32768),
+        check_count("height", height or 0, 32768), check_count("bitdepth", bitdepth or 0, 16),
+        pixel_format or "", bool(mmap), check_count("frames", frames or 0, 2**62),
+        _choice("variant", variant, _VARIANTS), _choice("backend", backend, _BACKENDS),
+        float(enhn_gain_limit), float(kernelscale), check_count("threads", threads),
+        check_count("queue_depth", queue_depth), check_count("cuda_device", cuda_device))
     if out["length_note"]:
         warnings.warn(f"libvif.score_files: {out['length_note']}", RuntimeWarning, stacklevel=2)
     values = out["values"]

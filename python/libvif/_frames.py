@@ -131,7 +131,12 @@ def host_frames(obj: Any, name: str) -> HostFrames:
     """obj as a numpy array that libvif can read in place (copied only when it must be)."""
     arr = obj if isinstance(obj, np.ndarray) else np.asarray(obj)
     _check_dims(name, arr.shape)
+    if not isinstance(obj, np.ndarray) and arr.dtype.kind in "iu" and arr.dtype.itemsize > 2:
+        raise TypeError(f"{name}: a {type(obj).__name__} of Python ints becomes {arr.dtype} "
+                        f"samples; pass numpy.asarray(x, dtype=numpy.uint8) (or numpy.uint16)")
     _check_dtype(name, arr.dtype.kind, arr.dtype.itemsize, str(arr.dtype))
+    if arr.shape[0] == 0 or arr.shape[-1] == 0 or arr.shape[-2] == 0:
+        raise ValueError(f"{name}: the array holds no frame (shape {tuple(arr.shape)})")
     copied = False
     if arr.dtype.byteorder == ">" or (arr.dtype.byteorder == "=" and sys.byteorder == "big"):
         arr = arr.astype("<u2")  # libvif reads little-endian 16-bit words

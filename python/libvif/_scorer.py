@@ -16,6 +16,16 @@ _VARIANTS = {"integer": 0, "float": 1}
 _BACKENDS = {"auto": 0, "cpu": 1, "cuda": 2}
 
 
+def check_count(name: str, value: Any, most: int = 2**31 - 1) -> int:
+    """value as a whole number 0..most, else a ValueError/TypeError naming the argument (rather
+    than the extension's signature dump)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be a whole number, got {value!r}")
+    if not 0 <= int(value) <= most:
+        raise ValueError(f"{name} must be between 0 and {most}, got {value}")
+    return int(value)
+
+
 def _choice(what: str, value: str, table: dict) -> int:
     try:
         return table[value]
@@ -55,11 +65,15 @@ class Scorer:
         self._backend_req = _choice("backend", backend, _BACKENDS)
         self.requested_backend = backend
         self._bitdepth = bitdepth
-        self._size = (width, height)
+        # The library's largest frame is 32768 x 32768; 0 / None: the first frame's size.
+        self._size = (None if width is None else check_count("width", width, 32768),
+                      None if height is None else check_count("height", height, 32768))
         self._options = dict(enhn_gain_limit=float(enhn_gain_limit),
-                             kernelscale=float(kernelscale), threads=int(threads),
-                             queue_depth=int(queue_depth))
-        self._cuda_device = cuda_device
+                             kernelscale=float(kernelscale),
+                             threads=check_count("threads", threads),
+                             queue_depth=check_count("queue_depth", queue_depth))
+        self._cuda_device = None if cuda_device is None else check_count("cuda_device",
+                                                                          cuda_device)
         self._flags = 1 if msb_aligned else 0  # VIF_PICTURE_MSB_ALIGNED
         self._check_range = not msb_aligned  # the library checks MSB-aligned words itself
         self._ctx: Any = None

@@ -65,14 +65,44 @@ def test_one_frame_2d_and_frame_order(foreman):
     assert _frames(reversed_stack)[::-1] == _frames(stack)
 
 
-def test_big_endian_and_lists_are_converted():
+def test_big_endian_is_converted_and_lists_need_a_sample_type():
     case = _case("cosmospan_576x324_10b_crf35")
     ref, dist = case.luma("ref", 1), case.luma("dist", 1)
     want = _frames(libvif.score(ref, dist, bitdepth=10))
     assert _frames(libvif.score(ref.astype(">u2"), dist.astype(">u2"), bitdepth=10)) == want
+    # A list of Python ints would be int64 samples: refused with the way out (docs/python.md).
     small = np.arange(32 * 32, dtype=np.uint8).reshape(32, 32)
-    assert _frames(libvif.score(small.tolist() and small, small)) == \
+    with pytest.raises(TypeError, match=r"numpy.asarray\(x, dtype=numpy.uint8\)"):
+        libvif.score(small.tolist(), small.tolist())
+    assert _frames(libvif.score(np.asarray(small.tolist(), dtype=np.uint8), small)) == \
         _frames(libvif.score(small.copy(), small.copy()))
+
+
+def test_arguments_are_checked_by_name():
+    """Negative or absurd numbers, a NUL in a path and an empty stack: a message that names the
+    argument, not the extension's signature dump (issue 19)."""
+    small = np.zeros((1, 32, 32), np.uint8)
+    for name, value in (("threads", -1), ("queue_depth", -2), ("width", -5), ("height", 10**9),
+                        ("cuda_device", -3), ("threads", 2**40)):
+        with pytest.raises(ValueError, match=f"^{name} must be between 0 and") as err:
+            libvif.Scorer(**{name: value})
+        assert "incompatible" not in str(err.value)
+        with pytest.raises(ValueError, match=f"^{name} must be"):
+            libvif.score(small, small, **{name: value})
+    with pytest.raises(TypeError, match="^threads must be a whole number"):
+        libvif.Scorer(threads="4")
+    for stack in (np.zeros((0, 32, 32), np.uint8), np.zeros((2, 0, 32), np.uint8)):
+        with pytest.raises(ValueError, match="holds no frame"):
+            libvif.score(stack, stack)
+        with libvif.Scorer() as scorer, pytest.raises(ValueError, match="holds no frame"):
+            scorer.submit(stack, stack)
+    if hasattr(libvif, "score_files"):
+        with pytest.raises(ValueError, match="ref: the path contains a NUL"):
+            libvif.score_files("/tmp/a\0b.yuv", "/tmp/b.yuv", width=32, height=32, bitdepth=8,
+                               pixel_format="420")
+        with pytest.raises(ValueError, match="^width must be"):
+            libvif.score_files("a.yuv", "b.yuv", width=-32, height=32, bitdepth=8,
+                               pixel_format="420")
 
 
 def test_msb_aligned_words_equal_lsb_aligned():
