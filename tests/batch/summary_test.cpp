@@ -46,6 +46,7 @@ TEST(Summary, RoundTripKeepsEveryBit) {
     rows[1].status = "failed";
     rows[1].has_scores = false;
     rows[1].error = "cannot open enc/d2.mp4: No such file, or directory";
+    rows[0].distorted = "line\nbreak\r\n.y4m"; // a JSON-lines path may hold one: kept, quoted
     std::istringstream in(format_summary(rows));
     const auto back = parse_summary(in, "s.csv");
     ASSERT_EQ(back.size(), 2u);

@@ -337,3 +337,58 @@ TEST_F(CatalogueCli, HangUpAndQuitLeaveNoTemporaryFiles) {
 
 } // namespace
 } // namespace vif_cli_test
+
+namespace vif_cli_test {
+namespace {
+
+// The pair command's -o folder moved while it scores: a clear failure, and no temporary file
+// left in the folder where it went.
+TEST_F(CatalogueCli, OutputFolderMovedDuringTheRunKeepsNoTemporaryFile) {
+    const GoldenCase &c = find_case("foreman_176x144_8b_crf45");
+    fs::create_directories(path("o"));
+    CliRun r =
+        bash("(sleep 1; cat " + c.dist_path() + ") | " + kCli + " -r " + c.ref_path() + " -d - " +
+             raw_args_str(c) + " -o " + path("o/pair.json") + " -q & pid=$!; sleep 0.4; mv " +
+             path("o") + " " + path("moved") + "; wait $pid");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("moved or removed"), std::string::npos) << r.err;
+    EXPECT_TRUE(temporaries(path("moved")).empty()) << temporaries(path("moved"))[0];
+    EXPECT_FALSE(fs::exists(path("moved/pair.json")));
+}
+
+// A full disk (here: a file size limit, writes failing with EFBIG): every failed row is named
+// even though the summary cannot be written either, and no temporary file is left.
+TEST_F(CatalogueCli, AFullDiskNamesTheFailedRows) {
+    const std::string m = manifest();
+    CliRun r = bash("trap '' XFSZ; ulimit -f 1; " + kCli + " batch " + m + " --out-dir " +
+                    path("out") + " --precision max -q");
+    EXPECT_EQ(r.code, 1) << r.err;
+    for (const char *row : {"row 1 ", "row 2 ", "row 3 ", "row 4 ", "row 5 "})
+        EXPECT_NE(r.err.find(row), std::string::npos) << row << r.err;
+    EXPECT_NE(r.err.find("the summary was not written"), std::string::npos) << r.err;
+    EXPECT_TRUE(temporaries(path("out")).empty()) << temporaries(path("out"))[0];
+}
+
+// Standard input twice in a ladder is a usage error; --threads above the cores is clamped with
+// a note (same scores).
+TEST_F(CatalogueCli, StdinTwiceAndTooManyThreads) {
+    const GoldenCase &c = find_case(kRungs[0]);
+    std::vector<std::string> a = {"-r", c.ref_path(), "-d", "-", "-d", "-"};
+    auto ra = raw_args(c);
+    a.insert(a.end(), ra.begin(), ra.end());
+    a.insert(a.end(), {"-o", path("l"), "-q"});
+    CliRun r = vif(a);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("standard input"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("l")));
+    const std::string m = manifest();
+    CliRun many = batch(m, path("many"), {"--threads", "100000"});
+    EXPECT_EQ(many.code, 1) << many.err;
+    EXPECT_NE(many.err.find("vif: note: --threads 100000 is more than the"), std::string::npos)
+        << many.err;
+    ASSERT_EQ(batch(m, path("one")).code, 1);
+    EXPECT_EQ(slurp(path("many/summary.csv")), slurp(path("one/summary.csv")));
+}
+
+} // namespace
+} // namespace vif_cli_test

@@ -153,6 +153,10 @@ OutputFile::OutputFile(const std::string &path, const std::vector<std::string> &
     tmp_.assign(buf.data());
     std::memcpy(g_pending_tmp, tmp_.c_str(), tmp_.size() + 1);
     g_pending = 1;
+    dir_ = dir.empty() ? "." : dir;
+    tmp_name_ = tmp_.substr(dir.size());
+    base_ = base;
+    dir_fd_ = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (exists && ::fchown(fd_, target.st_uid, target.st_gid) != 0) {
         // Not allowed (not root): the new file is ours, as with any rewrite.
     }
@@ -161,7 +165,27 @@ OutputFile::OutputFile(const std::string &path, const std::vector<std::string> &
 
 OutputFile::~OutputFile() {
     abandon();
+    if (dir_fd_ >= 0) ::close(dir_fd_);
 }
+
+namespace {
+// Removes the temporary file: through the folder's descriptor when there is one (the folder
+// may have been moved), else by its path.
+void remove_temporary(int dir_fd, const std::string &name, const std::string &path) {
+    if (dir_fd >= 0)
+        ::unlinkat(dir_fd, name.c_str(), 0);
+    else
+        ::unlink(path.c_str());
+}
+
+// Whether the folder held open is still the one at its path.
+bool folder_in_place(int dir_fd, const std::string &dir) {
+    struct stat held {
+    }, now{};
+    return dir_fd < 0 ||
+           (::fstat(dir_fd, &held) == 0 && ::stat(dir.c_str(), &now) == 0 && same_file(held, now));
+}
+} // namespace
 
 void OutputFile::abandon() {
     if (fd_ < 0) return;
@@ -169,7 +193,7 @@ void OutputFile::abandon() {
     fd_ = -1;
     if (!through_) {
         g_pending = 0;
-        ::unlink(tmp_.c_str());
+        remove_temporary(dir_fd_, tmp_name_, tmp_);
     }
 }
 
@@ -197,7 +221,14 @@ void OutputFile::commit(const std::string &content) {
         if (::close(fd) != 0)
             throw OutputError(
                 fmt::format("cannot write output {}: {}", shown, std::strerror(errno)));
-        if (::rename(tmp_.c_str(), target_.c_str()) != 0)
+        if (!folder_in_place(dir_fd_, dir_))
+            throw OutputError(fmt::format("cannot write output {}: its folder was moved or "
+                                          "removed during the run",
+                                          shown));
+        const int renamed = dir_fd_ >= 0
+                                ? ::renameat(dir_fd_, tmp_name_.c_str(), dir_fd_, base_.c_str())
+                                : ::rename(tmp_.c_str(), target_.c_str());
+        if (renamed != 0)
             throw OutputError(
                 fmt::format("cannot write output {}: {}", shown, std::strerror(errno)));
         g_pending = 0;
@@ -205,7 +236,7 @@ void OutputFile::commit(const std::string &content) {
         if (fd_ >= 0) ::close(fd_);
         fd_ = -1;
         g_pending = 0;
-        ::unlink(tmp_.c_str());
+        remove_temporary(dir_fd_, tmp_name_, tmp_);
         throw;
     }
 }

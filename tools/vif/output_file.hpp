@@ -8,7 +8,8 @@
 // - Standard output ("-", /dev/stdout, /dev/fd/N, /proc/self/fd/N), a character device
 //   (/dev/null), a FIFO or a socket: written straight through, never replaced.
 // - A directory, a block device, or one of the inputs (same device and inode): refused.
-// Anything short of commit() removes the temporary file.
+// Anything short of commit() removes the temporary file, also when the folder was moved or
+// removed during the run (commit() then fails and says so).
 #ifndef VIF_TOOLS_OUTPUT_FILE_HPP
 #define VIF_TOOLS_OUTPUT_FILE_HPP
 
@@ -45,9 +46,14 @@ private:
     std::string tmp_;
     int fd_ = -1; // the temporary file, or the descriptor written through
     bool through_ = false;
+    // The folder of the temporary file, held open: the temporary file is renamed (or removed)
+    // through it, so that a folder moved during the run neither keeps it nor gets the output.
+    int dir_fd_ = -1;
+    std::string dir_, tmp_name_, base_;
 };
 
-/** Removes every temporary output file still open; async-signal-safe (for SIGINT/SIGTERM). */
+/** Removes every temporary output file still open; async-signal-safe (for SIGINT, SIGTERM,
+ *  SIGHUP, SIGQUIT). */
 void remove_pending_outputs_signal_safe();
 
 } // namespace vifcli

@@ -220,20 +220,29 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
               [](const SummaryRow &a, const SummaryRow &b) { return a.row < b.row; });
     std::sort(reused.begin(), reused.end());
     for (SummaryRow &r : rows) r.manifest = base.manifest_id;
-    vif::batch::write_atomically(summary_path, vif::batch::format_summary(rows));
-    std::vector<vif::batch::ProgressRecord> keep;
-    for (auto &[row, rec] : records) keep.push_back(rec);
-    try {
-        log.rewrite(keep);
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "vif: warning: %s\n", e.what());
-    }
+    // The failed rows first: a summary that cannot be written (a full disk) still names them.
     size_t failed = 0;
     for (const SummaryRow &r : rows) {
         failed += r.status == "failed";
         if (r.status == "failed")
             std::fprintf(stderr, "vif: error: row %zu (%s): %s\n", r.row, r.distorted.c_str(),
                          r.error.c_str());
+    }
+    try {
+        vif::batch::write_atomically(summary_path, vif::batch::format_summary(rows));
+    } catch (const std::exception &e) {
+        std::fprintf(stderr,
+                     "vif: error: the summary was not written: %s (%zu of %zu rows scored; "
+                     "their outputs and the progress log keep them for a resumed run)\n",
+                     e.what(), rows.size() - failed, rows.size());
+        return kExitError;
+    }
+    std::vector<vif::batch::ProgressRecord> keep;
+    for (auto &[row, rec] : records) keep.push_back(rec);
+    try {
+        log.rewrite(keep);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "vif: warning: %s\n", e.what());
     }
     if (!quiet) {
         std::fprintf(stderr, "vif: %zu pairs: %zu scored, %zu reused, %zu failed; %s\n",

@@ -12,6 +12,7 @@
 #include "batch/summary.hpp"
 #include "commands/group_runner.hpp"
 #include "commands/subcommand_options.hpp"
+#include "std_streams.hpp"
 
 namespace vifcli {
 
@@ -46,6 +47,13 @@ int ladder_main(int argc, const char *const *argv) {
     add_common(app, c);
     if (int code = parse_subcommand(app, argc, argv); code >= 0) return code;
     return exit_code_of([&] {
+        // Standard input is one stream: it can be one input at most.
+        int stdin_inputs = names_std_fd(reference, 0);
+        for (const std::string &r : rungs) stdin_inputs += names_std_fd(r, 0);
+        if (stdin_inputs > 1)
+            throw std::invalid_argument("standard input ('-') is given as " +
+                                        std::to_string(stdin_inputs) +
+                                        " inputs: it can be read as one input only");
         std::vector<vif::batch::ManifestRow> rows;
         for (size_t i = 0; i < rungs.size(); ++i) {
             vif::batch::ManifestRow r;
