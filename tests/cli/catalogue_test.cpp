@@ -326,9 +326,10 @@ TEST_F(CatalogueCli, HangUpAndQuitLeaveNoTemporaryFiles) {
     }
     const GoldenCase &c = find_case("foreman_176x144_8b_crf45");
     for (int sig : {SIGHUP, SIGQUIT}) {
-        CliRun r = bash("(sleep 3) | " + kCli + " -r " + c.ref_path() + " -d - " + raw_args_str(c) +
-                        " -o " + path("pair.json") + " -q & pid=$!; sleep 0.5; kill -" +
-                        std::to_string(sig) + " $pid; wait $pid");
+        CliRun r =
+            bash("(sleep 1.5) | " + kCli + " -r " + c.ref_path() + " -d - " + raw_args_str(c) +
+                 " -o " + path("pair.json") + " -q & pid=$!; sleep 0.3; kill -" +
+                 std::to_string(sig) + " $pid; wait $pid");
         EXPECT_EQ(r.code, 128 + sig) << r.err;
         EXPECT_TRUE(temporaries(dir_).empty()) << sig << ": " << temporaries(dir_)[0];
         EXPECT_FALSE(fs::exists(path("pair.json")));
@@ -388,6 +389,25 @@ TEST_F(CatalogueCli, StdinTwiceAndTooManyThreads) {
         << many.err;
     ASSERT_EQ(batch(m, path("one")).code, 1);
     EXPECT_EQ(slurp(path("many/summary.csv")), slurp(path("one/summary.csv")));
+}
+
+} // namespace
+} // namespace vif_cli_test
+
+namespace vif_cli_test {
+namespace {
+
+// Two runs writing one folder at once would interleave their progress: the second is refused
+// while the first holds the progress log's lock.
+TEST_F(CatalogueCli, ASecondRunOnTheSameFolderIsRefused) {
+    if (shell("command -v flock").code != 0) GTEST_SKIP() << "flock (util-linux) not on PATH";
+    const std::string m = manifest();
+    fs::create_directories(path("out"));
+    CliRun r = shell("flock " + path("out/summary.csv.progress") + " " + kCli + " batch " + m +
+                     " --out-dir " + path("out") + " -q");
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("another vif run is writing this folder"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("out/summary.csv")));
 }
 
 } // namespace

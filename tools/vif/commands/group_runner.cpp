@@ -80,8 +80,8 @@ std::string options_key(const LadderSettings &s) {
 }
 
 // Everything a row's result depends on; "" when an input cannot be identified (never reused).
-std::string row_key(const RungJob &j, const std::string &ref_identity, const std::string &options) {
-    const std::string dist_identity = vif::batch::input_identity(j.row.distorted);
+std::string row_key(const RungJob &j, const std::string &ref_identity,
+                    const std::string &dist_identity, const std::string &options) {
     if (ref_identity.empty() || dist_identity.empty()) return "";
     return fmt::format("reference={}@{};distorted={}@{};raw={}x{}:{}:{};output={};{}",
                        j.row.reference, ref_identity, j.row.distorted, dist_identity, j.row.width,
@@ -152,17 +152,31 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     bool log_failed = false;
     std::mutex mu;
     std::atomic<size_t> next{0};
+    // Each input identified once per run (a file named by many rows is read once for it).
+    std::map<std::string, std::string> identities;
+    std::mutex identities_mu;
+    auto identity = [&](const std::string &path) {
+        {
+            std::lock_guard<std::mutex> lock(identities_mu);
+            const auto it = identities.find(path);
+            if (it != identities.end()) return it->second;
+        }
+        const std::string id = vif::batch::input_identity(path);
+        std::lock_guard<std::mutex> lock(identities_mu);
+        return identities.emplace(path, id).first->second;
+    };
     auto work = [&](size_t w) {
         LadderSettings s = shared;
         if (!devices.empty()) s.cuda_device = devices[w % devices.size()];
         for (size_t g; (g = next++) < groups.size();) {
             std::vector<RungJob> jobs = groups[g];
             if (jobs.empty()) continue;
-            const std::string ref_identity = vif::batch::input_identity(jobs.front().row.reference);
+            const std::string ref_identity = identity(jobs.front().row.reference);
             std::map<size_t, std::string> key_of;
             std::set<size_t> reused_rows;
             for (RungJob &j : jobs) {
-                const std::string key = row_key(j, ref_identity, options);
+                const std::string key =
+                    row_key(j, ref_identity, identity(j.row.distorted), options);
                 key_of[j.row.row] = key;
                 const vif::batch::ProgressRecord *rec = log.find(j.row.row);
                 if (s.resume && rec && !key.empty() && rec->key == key && rec->row.status == "ok" &&
