@@ -227,13 +227,13 @@ namespace {
 
 // More rows of one reference than one vif_submit_multi call takes (64): scored in parts, each
 // row equal to the first (the same pair), with a bounded number of open files: 300 rows under a
-// limit of 128 descriptors.
+// limit of 256 descriptors.
 TEST_F(CatalogueCli, LargeGroupsAreSplitWithBoundedFiles) {
     const GoldenCase &c = find_case("foreman_176x144_8b_crf45");
     std::string m = "reference,distorted,width,height,pixel_format,bitdepth\n";
     for (int i = 0; i < 300; ++i) m += c.ref_path() + "," + c.dist_path() + ",176,144,420,8\n";
     spit(path("many.csv"), m);
-    CliRun r = bash("ulimit -n 128 && " + kCli + " batch " + path("many.csv") + " --out-dir " +
+    CliRun r = bash("ulimit -n 256 && " + kCli + " batch " + path("many.csv") + " --out-dir " +
                     path("out") + " -q");
     ASSERT_EQ(r.code, 0) << r.err;
     std::istringstream in(slurp(path("out/summary.csv")));
