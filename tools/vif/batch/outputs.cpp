@@ -89,18 +89,30 @@ std::vector<std::string> output_stems(const std::vector<ManifestRow>& rows) {
     return stems;
 }
 
-bool output_complete(const std::string& path) {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) return false;
-    const std::streamoff size = in.tellg();
-    if (size <= 0) return false;
-    if (std::filesystem::path(path).extension() != ".json") return true;
-    const std::streamoff tail = std::min<std::streamoff>(size, 64);
-    in.seekg(size - tail);
-    std::string end(static_cast<size_t>(tail), '\0');
-    in.read(&end[0], tail);
-    const size_t last = end.find_last_not_of(" \t\r\n");
-    return last != std::string::npos && end[last] == '}';
+size_t remove_stale_temporaries(const std::vector<std::string>& paths) {
+    std::map<std::string, std::set<std::string>> names_in; // folder -> output names
+    for (const std::string& p : paths) {
+        const std::filesystem::path fp(p);
+        names_in[fp.parent_path().string()].insert(fp.filename().string());
+    }
+    size_t removed = 0;
+    for (const auto& [dir, names] : names_in) {
+        std::error_code ec;
+        for (const auto& e : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec)) {
+            const std::string n = e.path().filename().string();
+            const size_t at = n.rfind(".tmp.");
+            if (at == std::string::npos || !names.count(n.substr(0, at))) continue;
+            const std::string pid = n.substr(at + 5);
+            if (pid.empty() || pid.size() > 9 ||
+                pid.find_first_not_of("0123456789") != std::string::npos)
+                continue;
+            // A live process (this one, or another run) may still be writing it.
+            if (::kill(pid_t(std::stol(pid)), 0) == 0 || errno != ESRCH) continue;
+            std::error_code rm;
+            removed += std::filesystem::remove(e.path(), rm);
+        }
+    }
+    return removed;
 }
 
 void write_atomically(const std::string& path, const std::string& content) {

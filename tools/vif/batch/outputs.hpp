@@ -1,4 +1,4 @@
-// Where each pair's result goes, and whether it is already there (resume).
+// Where each pair's result goes, how it is written, and that it is not an input.
 #pragma once
 
 #include <string>
@@ -14,15 +14,14 @@ namespace vif::batch {
 // whole manifest, so every shard names a row the same way.
 std::vector<std::string> output_stems(const std::vector<ManifestRow>& rows);
 
-// Whether `path` holds a complete output of an earlier run: outputs are written to a temporary
-// name and renamed (write_atomically), so a present file is complete; as a second guard a .json
-// file must end with its closing brace.
-bool output_complete(const std::string& path);
-
 // Writes `content` to `path` through a temporary file in the same folder and a rename, so that a
 // reader (or a resumed run) never sees a partial file; the file and the rename are flushed to
 // disk before it returns. Throws std::runtime_error naming the path.
 void write_atomically(const std::string& path, const std::string& content);
+
+// Removes the temporary files an earlier run killed while writing one of `paths` left (named
+// "<path>.tmp.<pid>", the process gone); returns how many.
+size_t remove_stale_temporaries(const std::vector<std::string>& paths);
 
 // Removes the temporary files write_atomically is writing now (any thread); async-signal-safe,
 // for the many-pair commands' SIGINT/SIGTERM/SIGHUP/SIGQUIT handler.

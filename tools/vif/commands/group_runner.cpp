@@ -141,6 +141,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     }
     make_dir(base.out_dir);
     vif::batch::ProgressLog log(log_path);
+    // Temporary files of a run killed while writing (kill -9): ours to remove now that this run
+    // holds the folder's progress log.
+    vif::batch::remove_stale_temporaries(outputs);
     const std::string options = options_key(base);
 
     size_t total = 0;
