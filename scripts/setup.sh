@@ -12,7 +12,11 @@ packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmar
           libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg
           # the Python package (python/, docs/python.md) and its tests
           pybind11-dev python3-dev python3-numpy python3-pytest python3-setuptools python3-pip
-          python3-venv)
+          python3-venv
+          # the GStreamer element (integrations/gstreamer) and its tests (x264enc, avdec_h264)
+          libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
+          gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
+          gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

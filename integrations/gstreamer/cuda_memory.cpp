@@ -1,0 +1,124 @@
+#include "cuda_memory.hpp"
+
+#ifdef VIF_GST_HAVE_CUDA
+#define GST_USE_UNSTABLE_API 1
+#include <cuda.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+
+#include "vif/vif_cuda.h"
+#endif
+
+namespace gstvif {
+
+#ifdef VIF_GST_HAVE_CUDA
+
+bool cuda_memory_supported() {
+    return true;
+}
+
+bool cuda_map_luma(GstBuffer *buffer, const GstVideoInfo &info, DeviceLuma *out, const char **why) {
+    GstMemory *mem = gst_buffer_n_memory(buffer) > 0 ? gst_buffer_peek_memory(buffer, 0) : nullptr;
+    if (!mem || !gst_is_cuda_memory(mem)) {
+        *why = "the buffer is not CUDA memory although the caps say memory:CUDAMemory";
+        return false;
+    }
+    GstCudaContext *cctx = GST_CUDA_MEMORY_CAST(mem)->context;
+    guint device = 0;
+    g_object_get(cctx, "cuda-device-id", &device, nullptr);
+    // GST_MAP_CUDA: the plane pointers are device addresses (the memory's own layout).
+    if (!gst_video_frame_map(&out->frame, &info, buffer,
+                             static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA))) {
+        *why = "the CUDA memory could not be mapped";
+        return false;
+    }
+    out->mapped = true;
+    out->data = GST_VIDEO_FRAME_PLANE_DATA(&out->frame, 0);
+    out->pitch = GST_VIDEO_FRAME_PLANE_STRIDE(&out->frame, 0);
+    out->device = static_cast<int>(device);
+    return true;
+}
+
+void cuda_unmap_luma(DeviceLuma *luma) {
+    if (luma->mapped) gst_video_frame_unmap(&luma->frame);
+    luma->mapped = false;
+}
+
+VifStatus cuda_submit(VifContext *ctx, const DeviceLuma &ref, const DeviceLuma &dist,
+                      uint32_t width, uint32_t height, uint32_t bitdepth, uint32_t flags) {
+    const VifDevicePicture r = {ref.data, ref.pitch, width, height, bitdepth, flags};
+    const VifDevicePicture d = {dist.data, dist.pitch, width, height, bitdepth, flags};
+    return vif_cuda_submit(ctx, &r, &d, nullptr, nullptr);
+}
+
+CudaContextShare::~CudaContextShare() {
+    release();
+}
+
+bool CudaContextShare::ensure(GstElement *element, int device) {
+    if (gst_context_ && device_ == device) return true;
+    release();
+    if (!gst_cuda_load_library()) {
+        GST_WARNING_OBJECT(element, "the CUDA driver library could not be loaded");
+        return false;
+    }
+    CUdevice dev = 0;
+    CUcontext primary = nullptr;
+    if (cuInit(0) != CUDA_SUCCESS || cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
+        cuDevicePrimaryCtxRetain(&primary, dev) != CUDA_SUCCESS) {
+        GST_WARNING_OBJECT(element, "CUDA device %d has no usable primary context", device);
+        return false;
+    }
+    GstCudaContext *wrapped = gst_cuda_context_new_wrapped(primary, dev);
+    if (!wrapped) {
+        cuDevicePrimaryCtxRelease(dev);
+        return false;
+    }
+    gst_context_ = wrapped;
+    device_ = device;
+    return true;
+}
+
+bool CudaContextShare::handle_query(GstElement *element, GstQuery *query) {
+    if (!gst_context_) return false;
+    return gst_cuda_handle_context_query(element, query,
+                                         static_cast<GstCudaContext *>(gst_context_)) != FALSE;
+}
+
+void CudaContextShare::release() {
+    if (!gst_context_) return;
+    gst_object_unref(static_cast<GstCudaContext *>(gst_context_));
+    gst_context_ = nullptr;
+    CUdevice dev = 0;
+    if (cuDeviceGet(&dev, device_) == CUDA_SUCCESS) cuDevicePrimaryCtxRelease(dev);
+    device_ = -1;
+}
+
+#else // no CUDA in this build: CUDA memory is not in the caps, so none of this is reached.
+
+bool cuda_memory_supported() {
+    return false;
+}
+bool cuda_map_luma(GstBuffer *, const GstVideoInfo &, DeviceLuma *, const char **why) {
+    *why = "this build of the vif element has no CUDA support";
+    return false;
+}
+void cuda_unmap_luma(DeviceLuma *) {}
+VifStatus cuda_submit(VifContext *, const DeviceLuma &, const DeviceLuma &, uint32_t, uint32_t,
+                      uint32_t, uint32_t) {
+    return VIF_ERROR_UNSUPPORTED;
+}
+CudaContextShare::~CudaContextShare() = default;
+bool CudaContextShare::ensure(GstElement *, int) {
+    return false;
+}
+bool CudaContextShare::handle_query(GstElement *, GstQuery *) {
+    return false;
+}
+void CudaContextShare::release() {}
+
+#endif
+
+} // namespace gstvif
