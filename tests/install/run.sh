@@ -84,6 +84,18 @@ fi
 if [[ -x "$prefix/bin/vif" ]]; then
     "$prefix/bin/vif" --version >/dev/null || fail "installed vif CLI does not run"
 fi
+# The GStreamer plugin (when built): in GStreamer's plugin folder under the prefix, and found
+# there through GST_PLUGIN_PATH.
+plugin="$(find "$prefix" -name libgstvif.so -print -quit)"
+if [[ -n "$plugin" ]]; then
+    [[ "$(basename "$(dirname "$plugin")")" == gstreamer-1.0 ]] ||
+        fail "libgstvif.so not in a gstreamer-1.0 folder: ${plugin#$prefix/}"
+    if command -v gst-inspect-1.0 >/dev/null; then
+        GST_PLUGIN_PATH="$(dirname "$plugin")" GST_REGISTRY="$work/gst-registry.bin" \
+            gst-inspect-1.0 vif >/dev/null 2>&1 || fail "gst-inspect-1.0 does not find the installed vif"
+        step "GStreamer plugin installed: ${plugin#$prefix/}"
+    fi
+fi
 
 examples="$src/examples"
 args=(96 64 5 8)
