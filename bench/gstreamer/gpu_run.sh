@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# The GStreamer element on a GPU machine: NVDEC's CUDA memory scored in place, checked bit for bit
+# against the CPU backend and the vif CLI, and its speed against `vif --hwdec cuda --decoders 1`.
+#   bench/gstreamer/gpu_run.sh [stages]      stages (default: build inspect exact upload bench)
+#     build    configure and build libvif with CUDA and the element (build-gst-gpu/); the CLI too
+#              when a static FFmpeg with NVDEC is at .deps/ffmpeg-nvdec (else VIF=... is used)
+#     inspect  which of vif, nvh264dec, cudaupload GStreamer finds; why not, when nvcodec fails
+#     exact    the 1080p H.264 pair (1,200 frames) through filesrc ! parsebin ! nvh264dec into
+#              vif with CUDA memory on both pads (backend cuda) against the same decoder's
+#              frames in system memory scored by the CPU backend, and against the CLI
+#     upload   CUDA memory from cudaupload (videotestsrc, a two-rung ladder) against the CPU
+#              backend on the same frames in system memory (the fallback the issue names)
+#     bench    frames per second, best of 3 whole runs: the pipeline with CUDA memory against
+#              `vif --hwdec cuda --decoders 1 --backend cuda` on the same pair
+# Needs: .gst-pack from bench/gstreamer/pack.sh (GST_PACK=...), nvcc (/usr/local/cuda), cmake.
+# Writes $OUT (default /tmp/gst-gpu-out): summary.md (printed at the end) and logs.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+PACK=${GST_PACK:-$ROOT/.gst-pack}
+SYS=$PACK/sysroot
+CLIPS=${CLIPS:-$PACK/clips}
+OUT=${OUT:-/tmp/gst-gpu-out}
+B=$ROOT/build-gst-gpu
+STAGES=${*:-build inspect exact upload bench}
+A=x86_64-linux-gnu
+mkdir -p "$OUT"
+SUMMARY=$OUT/summary.md
+: > "$SUMMARY"
+has() { [[ " $STAGES " == *" $1 "* ]]; }
+say() { echo "$*" | tee -a "$SUMMARY"; }
+fail=0
+[[ -d $SYS ]] || { say "FAIL: no $SYS (run bench/gstreamer/pack.sh here and carry .gst-pack)"; exit 1; }
+command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
+
+say "## GStreamer element on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(date -u '+%Y-%m-%d %H:%M UTC')"
+
+# ---- Build ------------------------------------------------------------------------------------
+if has build; then
+  export PKG_CONFIG_SYSROOT_DIR=$SYS
+  export PKG_CONFIG_LIBDIR=$SYS/usr/lib/$A/pkgconfig:$SYS/usr/share/pkgconfig
+  pc=()
+  if ! command -v pkg-config >/dev/null; then
+    export LD_LIBRARY_PATH=$SYS/usr/lib/$A${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    pc=(-DPKG_CONFIG_EXECUTABLE="$SYS/usr/bin/pkgconf")
+  fi
+  ff=$ROOT/.deps/ffmpeg-nvdec
+  ffargs=(-DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_TOOLS=OFF)
+  if [[ -d $ff/lib/pkgconfig ]]; then
+    ffargs=(-DVIF_WITH_FFMPEG=ON -DVIF_BUILD_TOOLS=ON -DVIF_FFMPEG_ROOT="$ff"
+            -DCMAKE_PREFIX_PATH="$ROOT/.gpu-deps/prefix")
+    export LIBRARY_PATH=$ff/lib${LIBRARY_PATH:+:$LIBRARY_PATH}
+  fi
+  gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
+  cmake -S . -B "$B" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DVIF_ENABLE_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=native -DVIF_BUILD_TESTS=OFF -DVIF_BUILD_BENCHMARKS=OFF \
+    -DVIF_BUILD_PYTHON=OFF "${ffargs[@]}" "${pc[@]}" > "$OUT/configure.log" 2>&1 ||
+    { tail -30 "$OUT/configure.log"; say "FAIL: configure"; exit 1; }
+  grep -E "GStreamer element" "$OUT/configure.log" | tee -a "$SUMMARY"
+  targets=(gstvif); grep -q "VIF_BUILD_TOOLS:BOOL=ON" "$B/CMakeCache.txt" && targets+=(vif_cli)
+  cmake --build "$B" --target "${targets[@]}" -j "$(nproc)" > "$OUT/build.log" 2>&1 ||
+    { tail -40 "$OUT/build.log"; say "FAIL: build"; exit 1; }
+  say "built: ${targets[*]}"
+fi
+
+# ---- Carried GStreamer ------------------------------------------------------------------------
+export LD_LIBRARY_PATH=$SYS/usr/lib/$A:$SYS/lib/$A${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export GST_PLUGIN_SYSTEM_PATH_1_0=$SYS/usr/lib/$A/gstreamer-1.0
+export GST_PLUGIN_PATH_1_0=$B/integrations/gstreamer
+export GST_PLUGIN_SCANNER_1_0=$SYS/usr/lib/$A/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner
+export GST_REGISTRY_1_0=$OUT/registry.bin
+LAUNCH=$SYS/usr/bin/gst-launch-1.0
+INSPECT=$SYS/usr/bin/gst-inspect-1.0
+VIF=${VIF:-$B/tools/vif/vif}
+[[ -x $VIF ]] || VIF=$ROOT/dist/bin/vif
+[[ -x $VIF && -d $ROOT/dist/lib ]] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$ROOT/dist/lib
+SRC=$CLIPS/h264_src.mp4
+ENC=$CLIPS/h264_enc.mkv
+
+nvdec=0
+upload=0
+if has inspect || has exact || has upload || has bench; then
+  "$INSPECT" vif > "$OUT/inspect_vif.txt" 2>&1 || { say "FAIL: gst-inspect-1.0 does not find vif"; exit 1; }
+  grep -q "memory:CUDAMemory" "$OUT/inspect_vif.txt" && say "vif: CUDA memory in its caps" ||
+    { say "FAIL: vif was built without CUDA memory"; fail=1; }
+  "$INSPECT" nvh264dec > "$OUT/inspect_nvh264dec.txt" 2>&1 && nvdec=1
+  "$INSPECT" cudaupload > "$OUT/inspect_cudaupload.txt" 2>&1 && upload=1
+  say "nvh264dec: $([[ $nvdec = 1 ]] && echo found || echo MISSING); cudaupload: $([[ $upload = 1 ]] && echo found || echo MISSING)"
+  if [[ $nvdec = 0 ]]; then
+    # Why nvcodec registered no decoder: its own debug output while the plugin is scanned.
+    rm -f "$GST_REGISTRY_1_0"
+    GST_DEBUG=nvcodec:6,nvdec:6,cudaloader:6,cudacontext:6 "$INSPECT" nvcodec > "$OUT/nvcodec_debug.log" 2>&1
+    say "nvcodec scan (first lines mentioning CUDA/NVDEC):"
+    grep -iE "cuvid|nvcuvid|cuInit|libcuda|failed|error" "$OUT/nvcodec_debug.log" | head -12 | sed 's/^/    /' | tee -a "$SUMMARY"
+    ldconfig -p 2>/dev/null | grep -E "libnvcuvid|libcuda\.so" | sed 's/^/    /' | tee -a "$SUMMARY"
+  fi
+fi
+
+# Per-frame integer VIF of a gst-launch -m log: "frame s0 s1 s2 s3 combined" for one pad.
+frames_of() { # log pad
+  grep "(element): vif, frame=" "$1" | grep "pad=(string)$2," |
+    sed -E 's/.*frame=\(guint64\)([0-9]+).*integer_vif_scale0=\(double\)([^,;]+).*integer_vif_scale1=\(double\)([^,;]+).*integer_vif_scale2=\(double\)([^,;]+).*integer_vif_scale3=\(double\)([^,;]+).*integer_vif=\(double\)([^,;]+).*/\1 \2 \3 \4 \5 \6/'
+}
+# The same columns from a CLI JSON written with --debug-metrics --precision max.
+frames_of_json() {
+  python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for f in d["frames"]:
+    m = f["metrics"]
+    print(f["frameNum"], *(repr(float(m[k])) for k in
+          ["integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2", "integer_vif_scale3", "integer_vif"]))
+PY
+}
+# Two column files equal as numbers (the CLI prints %.17g, GStreamer the shortest exact form).
+same_numbers() {
+  python3 - "$1" "$2" <<'PY'
+import sys
+a = [l.split() for l in open(sys.argv[1]) if l.strip()]
+b = [l.split() for l in open(sys.argv[2]) if l.strip()]
+bad = [i for i, (x, y) in enumerate(zip(a, b)) if [float(v) for v in x] != [float(v) for v in y]]
+print(f"{len(a)} vs {len(b)} frames, {len(bad)} differ" + (f" (first: line {bad[0]})" if bad else ""))
+sys.exit(0 if len(a) == len(b) and len(a) > 0 and not bad else 1)
+PY
+}
+
+pipe_nvdec() { # memory-caps backend extra-vif-props
+  echo "filesrc location=$SRC ! parsebin ! nvh264dec ! $1 ! q.sink_0" \
+       "filesrc location=$ENC ! parsebin ! nvh264dec ! $1 ! q.sink_1" \
+       "vif name=q backend=$2 $3 ! fakesink"
+}
+
+if has exact; then
+  say "### exact: 1080p H.264 pair, nvh264dec, CUDA memory (backend cuda) against system memory (backend cpu)"
+  if [[ $nvdec = 1 ]]; then
+    # shellcheck disable=SC2046
+    "$LAUNCH" -m $(pipe_nvdec 'video/x-raw(memory:CUDAMemory)' cuda "result-file=$OUT/gst_cuda.json") > "$OUT/gst_cuda.log" 2>&1 ||
+      { tail -20 "$OUT/gst_cuda.log"; say "FAIL: the CUDA memory pipeline failed"; fail=1; }
+    # shellcheck disable=SC2046
+    "$LAUNCH" -m $(pipe_nvdec 'video/x-raw' cpu "") > "$OUT/gst_cpu.log" 2>&1 ||
+      { tail -20 "$OUT/gst_cpu.log"; say "FAIL: the system memory pipeline failed"; fail=1; }
+    frames_of "$OUT/gst_cuda.log" sink_1 > "$OUT/cuda.txt"
+    frames_of "$OUT/gst_cpu.log" sink_1 > "$OUT/cpu.txt"
+    r=$(same_numbers "$OUT/cuda.txt" "$OUT/cpu.txt") && say "- CUDA memory vs CPU backend: $r: PASS" ||
+      { say "- CUDA memory vs CPU backend: $r: FAIL"; fail=1; }
+    if [[ -x $VIF ]]; then
+      "$VIF" -r "$SRC" -d "$ENC" --backend cuda --hwdec cuda --decoders 1 --debug-metrics --precision max \
+        -q --json -o "$OUT/cli.json" 2> "$OUT/cli.err"
+      frames_of_json "$OUT/cli.json" > "$OUT/cli.txt"
+      r=$(same_numbers "$OUT/cuda.txt" "$OUT/cli.txt") && say "- CUDA memory vs vif --hwdec cuda: $r: PASS" ||
+        { say "- CUDA memory vs vif --hwdec cuda: $r: FAIL"; fail=1; }
+      # The result file against the CLI's default JSON (fps lines aside).
+      "$VIF" -r "$SRC" -d "$ENC" --backend cuda --hwdec cuda --decoders 1 -q --json -o "$OUT/cli_default.json" 2>/dev/null
+      if diff <(grep -v fps "$OUT/gst_cuda.json") <(grep -v fps "$OUT/cli_default.json") > "$OUT/result_file.diff"; then
+        say "- result-file equals the CLI's JSON (fps aside): PASS"
+      else
+        say "- result-file differs from the CLI's JSON: FAIL ($OUT/result_file.diff)"; fail=1
+      fi
+    else
+      say "- no vif CLI with NVDEC here (VIF=...): CLI comparison skipped"
+    fi
+  else
+    say "- skipped: nvh264dec is not available (see above); the upload stage tests CUDA memory"
+  fi
+fi
+
+if has upload; then
+  say "### upload: cudaupload CUDA memory (a two-rung ladder, 1080p NV12, 120 frames) against the CPU backend"
+  if [[ $upload = 1 ]]; then
+    up() { # memory-branch backend
+      echo "videotestsrc num-buffers=120 pattern=ball ! video/x-raw,format=NV12,width=1920,height=1080,framerate=30/1" \
+           "! tee name=t t. ! queue $1 ! q.sink_0" \
+           "t. ! queue ! videoconvertscale ! video/x-raw,width=960,height=540 ! videoconvertscale" \
+           "! video/x-raw,width=1920,height=1080,format=NV12 $1 ! q.sink_1" \
+           "t. ! queue ! videoconvertscale ! video/x-raw,width=640,height=360 ! videoconvertscale" \
+           "! video/x-raw,width=1920,height=1080,format=NV12 $1 ! q.sink_2" \
+           "vif name=q backend=$2 ! fakesink"
+    }
+    # shellcheck disable=SC2046
+    "$LAUNCH" -m $(up "! cudaupload" cuda) > "$OUT/up_cuda.log" 2>&1 || { tail -20 "$OUT/up_cuda.log"; say "FAIL: cudaupload pipeline"; fail=1; }
+    # shellcheck disable=SC2046
+    "$LAUNCH" -m $(up "" cpu) > "$OUT/up_cpu.log" 2>&1 || { tail -20 "$OUT/up_cpu.log"; say "FAIL: system memory pipeline"; fail=1; }
+    for pad in sink_1 sink_2; do
+      frames_of "$OUT/up_cuda.log" $pad > "$OUT/up_cuda_$pad.txt"
+      frames_of "$OUT/up_cpu.log" $pad > "$OUT/up_cpu_$pad.txt"
+      r=$(same_numbers "$OUT/up_cuda_$pad.txt" "$OUT/up_cpu_$pad.txt") && say "- $pad: $r: PASS" ||
+        { say "- $pad: $r: FAIL"; fail=1; }
+    done
+  else
+    say "- skipped: cudaupload is not available"
+  fi
+fi
+
+if has bench && [[ $nvdec = 1 ]]; then
+  say "### bench: frames per second, whole runs, best of 3 (1,200 frames of 1080p H.264)"
+  frames=$(wc -l < "$OUT/cuda.txt" 2>/dev/null || echo 1200)
+  [[ $frames -gt 0 ]] || frames=1200
+  best() { # command... : best wall seconds of 3 runs
+    local b=""
+    for _ in 1 2 3; do
+      local t0 t1
+      t0=$(date +%s.%N); "$@" > /dev/null 2>&1; t1=$(date +%s.%N)
+      b=$(python3 -c "t=$t1-$t0; b='$b'; print(min(t, float(b)) if b else t)")
+    done
+    echo "$b"
+  }
+  # shellcheck disable=SC2046
+  g=$(best "$LAUNCH" $(pipe_nvdec 'video/x-raw(memory:CUDAMemory)' cuda "frame-message=false"))
+  gfps=$(python3 -c "print(f'{$frames/$g:.1f}')")
+  say "- gst-launch nvh264dec -> vif (CUDA memory): ${g}s, $gfps fps"
+  if [[ -x $VIF ]]; then
+    c=$(best "$VIF" -r "$SRC" -d "$ENC" --backend cuda --hwdec cuda --decoders 1 -q -o "$OUT/bench_cli.json")
+    cfps=$(python3 -c "print(f'{$frames/$c:.1f}')")
+    ratio=$(python3 -c "print(f'{$c/$g:.3f}')")
+    say "- vif --hwdec cuda --decoders 1: ${c}s, $cfps fps; element / CLI = $ratio"
+    python3 -c "import sys; sys.exit(0 if $c/$g >= 0.9 else 1)" && say "- within 10%: PASS" ||
+      { say "- within 10%: FAIL (target: at least 0.90 of the CLI's fps)"; fail=1; }
+  fi
+  # For the record: the same decoder into system memory, scored on the GPU.
+  # shellcheck disable=SC2046
+  s=$(best "$LAUNCH" $(pipe_nvdec 'video/x-raw' cuda "frame-message=false"))
+  say "- (system memory, backend cuda: ${s}s, $(python3 -c "print(f'{$frames/$s:.1f}')") fps)"
+fi
+
+say "RESULT: $([[ $fail = 0 ]] && echo PASS || echo FAIL)"
+exit $fail
