@@ -1,13 +1,8 @@
 #include "result_file.hpp"
 
-#if __has_include("vif/vif_log.h")
 #include "vif/vif_log.h"
-#define VIF_GST_HAVE_LOG 1
-#endif
 
 namespace gstvif {
-
-#ifdef VIF_GST_HAVE_LOG
 
 struct ResultFile::Impl {
     VifLog *log = nullptr;
@@ -17,10 +12,6 @@ struct ResultFile::Impl {
 ResultFile::ResultFile() : impl_(new Impl) {}
 ResultFile::~ResultFile() {
     abandon();
-}
-
-bool result_file_supported() {
-    return true;
 }
 
 bool ResultFile::open(const std::string &path, ResultFormat format, const Scorer &scorer,
@@ -82,26 +73,5 @@ void ResultFile::abandon() {
         impl_->variants.clear();
     }
 }
-
-#else // libvif without vif_log.h: the property reports that it cannot write files.
-
-struct ResultFile::Impl {};
-ResultFile::ResultFile() = default;
-ResultFile::~ResultFile() = default;
-bool result_file_supported() {
-    return false;
-}
-bool ResultFile::open(const std::string &, ResultFormat, const Scorer &, uint32_t, uint32_t,
-                      uint32_t, const std::string &, const std::string &, std::string *error) {
-    *error = "this build of libvif has no result-log API (vif_log.h)";
-    return false;
-}
-bool ResultFile::finish(const std::vector<const std::vector<VifScores> *> &, double,
-                        std::string *) {
-    return true;
-}
-void ResultFile::abandon() {}
-
-#endif
 
 } // namespace gstvif

@@ -37,7 +37,4 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// Whether this build has the result-log API.
-bool result_file_supported();
-
 } // namespace gstvif

@@ -19,13 +19,6 @@
 
 #include "common/golden_data.hpp"
 
-// result-file needs libvif's result-log API; its tests skip in a tree without it.
-#if __has_include("vif/vif_log.h")
-#define RESULT_FILE_OR_SKIP()
-#else
-#define RESULT_FILE_OR_SKIP() GTEST_SKIP() << "libvif has no vif_log.h: result-file unsupported"
-#endif
-
 #if defined(__SANITIZE_ADDRESS__)
 // Sanitizer builds: GLib's own allocation in its library constructor is reported as a leak when a
 // pipeline stops on an error; only allocations made from a library constructor are matched (full
@@ -421,7 +414,6 @@ TEST_F(GstVif, FrameMessagesCanBeTurnedOff) {
 
 // result-file: the CLI's bytes in each format (the measured fps line aside).
 TEST_F(GstVif, ResultFileEqualsTheCliBytes) {
-    RESULT_FILE_OR_SKIP();
     const GoldenCase *c = find("foreman_176x144_8b_crf45");
     ASSERT_TRUE(c);
     const std::pair<const char *, const char *> formats[] = {
@@ -478,7 +470,6 @@ TEST_F(GstVif, DownstreamRefusingTheReferenceIsAnError) {
 }
 
 TEST_F(GstVif, UnwritableResultFileIsAnErrorBeforeScoring) {
-    RESULT_FILE_OR_SKIP();
     const GoldenCase *c = find("rav1esmall_64x64_8b_crf35");
     ASSERT_TRUE(c);
     Outcome o;
@@ -503,7 +494,6 @@ TEST_F(GstVif, LadderResultFileNeedsAPattern) {
 }
 
 TEST_F(GstVif, LadderResultFilesPerPad) {
-    RESULT_FILE_OR_SKIP();
     const GoldenCase *c = find("foreman_176x144_8b_crf45");
     ASSERT_TRUE(c);
     const std::string pattern = tmp_path("rung%u.csv");
