@@ -25,25 +25,30 @@ bool cuda_map_luma(GstBuffer *buffer, const GstVideoInfo &info, DeviceLuma *out,
         *why = "the buffer is not CUDA memory although the caps say memory:CUDAMemory";
         return false;
     }
-    GstCudaContext *cctx = GST_CUDA_MEMORY_CAST(mem)->context;
+    GstCudaMemory *cmem = GST_CUDA_MEMORY_CAST(mem);
+    if (GST_VIDEO_INFO_WIDTH(&cmem->info) < GST_VIDEO_INFO_WIDTH(&info) ||
+        GST_VIDEO_INFO_HEIGHT(&cmem->info) < GST_VIDEO_INFO_HEIGHT(&info)) {
+        *why = "the CUDA memory holds a smaller picture than the caps say";
+        return false;
+    }
     guint device = 0;
-    g_object_get(cctx, "cuda-device-id", &device, nullptr);
-    // GST_MAP_CUDA: the plane pointers are device addresses (the memory's own layout).
-    if (!gst_video_frame_map(&out->frame, &info, buffer,
-                             static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA))) {
+    g_object_get(cmem->context, "cuda-device-id", &device, nullptr);
+    // GST_MAP_CUDA: the mapped address is the device allocation (uploaded first if the host
+    // copy is newer).
+    if (!gst_memory_map(mem, &out->map, static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA))) {
         *why = "the CUDA memory could not be mapped";
         return false;
     }
-    out->mapped = true;
-    out->data = GST_VIDEO_FRAME_PLANE_DATA(&out->frame, 0);
-    out->pitch = GST_VIDEO_FRAME_PLANE_STRIDE(&out->frame, 0);
+    out->memory = mem;
+    out->data = out->map.data + GST_VIDEO_INFO_PLANE_OFFSET(&cmem->info, 0);
+    out->pitch = GST_VIDEO_INFO_PLANE_STRIDE(&cmem->info, 0);
     out->device = static_cast<int>(device);
     return true;
 }
 
 void cuda_unmap_luma(DeviceLuma *luma) {
-    if (luma->mapped) gst_video_frame_unmap(&luma->frame);
-    luma->mapped = false;
+    if (luma->memory) gst_memory_unmap(luma->memory, &luma->map);
+    luma->memory = nullptr;
 }
 
 VifStatus cuda_submit(VifContext *ctx, const DeviceLuma &ref, const DeviceLuma &dist,

@@ -22,12 +22,14 @@ struct DeviceLuma {
     const void *data = nullptr;
     ptrdiff_t pitch = 0;
     int device = -1; // the CUDA device ordinal of the memory
-    GstVideoFrame frame{};
-    bool mapped = false;
+    GstMemory *memory = nullptr;
+    GstMapInfo map{};
 };
 
-// Maps `buffer` (described by `info`) for reading on the device. False (with *why set) if it is
-// not CUDA memory or cannot be mapped.
+// Maps `buffer`'s CUDA memory for reading on the device; the luma plane's offset and pitch are
+// the memory's own layout (GstCudaMemory.info), which may differ from the caps' default strides.
+// `info`: the negotiated caps, for the size check. False (with *why set) if it is not CUDA
+// memory, is too small for the caps or cannot be mapped.
 bool cuda_map_luma(GstBuffer *buffer, const GstVideoInfo &info, DeviceLuma *out, const char **why);
 void cuda_unmap_luma(DeviceLuma *luma);
 
