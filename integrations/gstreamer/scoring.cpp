@@ -83,15 +83,22 @@ bool Scorer::drain(bool block, const Sink &sink) {
 
 bool Scorer::submit_each(const std::function<VifStatus(VifContext *)> &submit,
                          std::vector<FrameTag> tags, const Sink &sink) {
+    // On failure the frames' held resources go back at once (they will never be scored).
+    auto give_up = [&tags]() {
+        for (auto &t : tags)
+            if (t.release) t.release();
+        return false;
+    };
     for (size_t i = 0; i < count_; ++i) {
         for (;;) {
             const VifStatus st = submit(ctx_[i]);
             if (st == VIF_OK) break;
-            if (st != VIF_AGAIN) return fail("cannot queue the frame", st);
+            if (st != VIF_AGAIN) return fail("cannot queue the frame", st) || give_up();
             // The queue is full: the oldest frame's scores free a place (queue rule, vif.h).
             bool done = false;
-            if (pending_.empty()) return fail("the queue is full with nothing pending", st);
-            if (!finish_head(true, sink, &done)) return false;
+            if (pending_.empty())
+                return fail("the queue is full with nothing pending", st) || give_up();
+            if (!finish_head(true, sink, &done)) return give_up();
         }
     }
     for (auto &t : tags) {
