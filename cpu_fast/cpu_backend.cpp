@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "backend.hpp"
+#include "core/backend.hpp"
 #include "cpu_fast/cpu_fast.hpp"
 #include "cpu_ref/cpu_ref.hpp"
-#include "sample_range.hpp"
-#include "vif_constants.hpp"
+#include "core/sample_range.hpp"
+#include "core/vif_constants.hpp"
 
 namespace vif {
 namespace {

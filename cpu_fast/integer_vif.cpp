@@ -21,8 +21,8 @@
 #endif
 
 #include "cpu_fast.hpp"
-#include "pixel_math.hpp"
-#include "vif_constants.hpp"
+#include "core/pixel_math.hpp"
+#include "core/vif_constants.hpp"
 
 namespace vif::cpu_fast::VIF_ISA_NS {
 namespace {

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "backend.hpp"
+#include "core/backend.hpp"
 
 namespace vif::cpu_ref {
 
@@ -44,19 +44,5 @@ std::unique_ptr<FrameScorer> make_integer(int max_w, int max_h, int bpc, double 
 // rounding order; cpu_fast/ compiles the same file per instruction-set level).
 std::unique_ptr<FrameScorer> make_float(int max_w, int max_h, int bpc, double gain,
                                         float kernelscale);
-
-// Smallest width/height a frame may have for the given filter widths (reflection needs each
-// scale's size to exceed the half-width of every filter applied there, docs/algorithm.md §3).
-inline int min_frame_size(const int widths[4]) {
-    // Scale s sees its statistics filter and the next scale's downsampling filter; its size
-    // must exceed both half-widths: full size >= (half-width + 1) << s.
-    int need = 16;
-    for (int s = 0; s < 4; ++s) {
-        int r = widths[s] / 2;
-        if (s + 1 < 4) r = std::max(r, widths[s + 1] / 2);
-        need = std::max(need, (r + 1) << s);
-    }
-    return need;
-}
 
 } // namespace vif::cpu_ref

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "cpu_ref.hpp"
-#include "pixel_math.hpp"
-#include "vif_constants.hpp"
+#include "core/pixel_math.hpp"
+#include "core/vif_constants.hpp"
 
 // Built once as the reference (namespace vif::cpu_ref) and once per instruction-set level for the
 // fast backend (cpu_fast/CMakeLists.txt sets VIF_SCORER_NS to vif::cpu_fast::<level>).

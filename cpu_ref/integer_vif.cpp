@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "cpu_ref.hpp"
-#include "pixel_math.hpp"
-#include "vif_constants.hpp"
+#include "core/pixel_math.hpp"
+#include "core/vif_constants.hpp"
 
 namespace vif::cpu_ref {
 namespace {

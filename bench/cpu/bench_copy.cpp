@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "sample_range.hpp"
+#include "core/sample_range.hpp"
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "core/backend.hpp"
 #include "engine/engine.hpp"
 #include "vif/vif.h"
 #include "vif/vif_cuda.h"

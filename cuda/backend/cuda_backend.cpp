@@ -21,7 +21,7 @@
 #include "engine/cuda_check.hpp"
 #include "dispatch/kernel_table.hpp"
 #include "engine/sample_check.hpp"
-#include "sample_range.hpp"
+#include "core/sample_range.hpp"
 
 namespace vif::cuda {
 

@@ -1,10 +1,13 @@
-// C entry points of vif_cuda.h. They reach the backend through the context (context.hpp) and
-// share vif_submit's argument checks and frame numbering.
+// C entry points of vif_cuda.h. They reach the backend through the context (api/context.hpp) and
+// share vif_submit's argument checks and frame numbering (api/submit.hpp).
 #include "vif/vif_cuda.h"
 
 #include <string>
 
-#include "context.hpp"
+#include "api/checks.hpp"
+#include "api/context.hpp"
+#include "api/last_error.hpp"
+#include "api/submit.hpp"
 #include "backend/cuda_backend.hpp"
 
 namespace {
@@ -45,41 +48,26 @@ extern "C" {
 VifStatus vif_cuda_submit(VifContext* ctx, const VifDevicePicture* ref,
                           const VifDevicePicture* dist, cudaStream_t stream,
                           uint64_t* frame_index) {
-    if (!ctx) return vif::fail(VIF_ERROR_INVALID_ARGUMENT, "vif_cuda_submit: ctx is NULL");
-    if (ctx->failed)
-        return vif::fail(VIF_ERROR_INVALID_STATE, "context failed earlier; destroy it");
+    if (VifStatus st = vif::check_usable(ctx, "vif_cuda_submit"); st != VIF_OK) return st;
     vif::cuda::CudaBackend* backend = cuda_backend_of(ctx);
     if (!backend)
         return vif::fail(VIF_ERROR_UNSUPPORTED,
                          "vif_cuda_submit: the context does not run on the CUDA backend");
-    try {
-        if (VifStatus st = check_device_picture(ctx, ref, "reference"); st != VIF_OK) return st;
-        if (VifStatus st = check_device_picture(ctx, dist, "distorted"); st != VIF_OK) return st;
-        if (ref->width != dist->width || ref->height != dist->height)
-            return vif::fail(VIF_ERROR_INVALID_ARGUMENT,
-                             "reference is " + std::to_string(ref->width) + "x" +
-                                 std::to_string(ref->height) + " but distorted is " +
-                                 std::to_string(dist->width) + "x" + std::to_string(dist->height));
-        const int bd = static_cast<int>(ctx->params.bitdepth);
-        auto plane = [bd](const VifDevicePicture& p) {
-            return vif::cuda::DevPlane{p.data, p.pitch,
-                                       (p.flags & VIF_PICTURE_MSB_ALIGNED) ? 16 - bd : 0};
-        };
-        const uint64_t index = ctx->next_index;
-        vif::Status err =
-            backend->submit_device(plane(*ref), plane(*dist), static_cast<int>(ref->width),
-                                   static_cast<int>(ref->height), stream, index);
-        if (err.status == VIF_AGAIN) return vif::fail(err); // queue full: nothing queued
-        if (err) {
-            if (err.status == VIF_ERROR_DEVICE) ctx->failed = true;
-            return vif::fail(err);
-        }
-        ++ctx->next_index;
-        if (frame_index) *frame_index = index;
-        return VIF_OK;
-    } catch (const std::exception& e) {
-        return vif::fail(VIF_ERROR_INTERNAL, std::string("vif_cuda_submit: ") + e.what());
-    }
+    if (VifStatus st = check_device_picture(ctx, ref, "reference"); st != VIF_OK) return st;
+    if (VifStatus st = check_device_picture(ctx, dist, "distorted"); st != VIF_OK) return st;
+    if (VifStatus st =
+            vif::check_same_size(ref->width, ref->height, dist->width, dist->height, "distorted");
+        st != VIF_OK)
+        return st;
+    const int bd = static_cast<int>(ctx->params.bitdepth);
+    auto plane = [bd](const VifDevicePicture& p) {
+        return vif::cuda::DevPlane{p.data, p.pitch,
+                                   (p.flags & VIF_PICTURE_MSB_ALIGNED) ? 16 - bd : 0};
+    };
+    return vif::submit_frames(ctx, "vif_cuda_submit", 1, false, frame_index, [&](uint64_t index) {
+        return backend->submit_device(plane(*ref), plane(*dist), static_cast<int>(ref->width),
+                                      static_cast<int>(ref->height), stream, index);
+    });
 }
 
 int vif_cuda_context_device(const VifContext* ctx) {

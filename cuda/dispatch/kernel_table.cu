@@ -1,7 +1,7 @@
 // The integer kernels' table (kernel_table.hpp): the shipped variants (those a rule below picks),
 // one typed launcher each (int_launchers.cuh), and the selection rules per GPU architecture.
 // Changing a choice is one rule, which cites the sweep row that made it (docs/perf/, "Fastest
-// tile candidate per kernel" tables; docs/performance.md). The candidates no rule picks live in
+// tile candidate per kernel" tables; docs/journal/2026-11-25-performance.md). The candidates no rule picks live in
 // tuning/int_candidates.cu and join the lists only in -DVIF_BUILD_TUNING=ON builds (the sweep,
 // the parity gate of every candidate); promoting one is moving its row here and adding its rule.
 #include "dispatch/kernel_table.hpp"
@@ -108,7 +108,8 @@ const std::vector<IntRule> kRulesSm90 = {
      "3840x2160 167.0 vs 179.2 (0b); 576x324 8.7 vs 9.3 (0). Before: 0b >= 2 Mpx (T1), else 0."},
     {0, "0", 0, kNoMax, kAllDepths, "T1/T2 576x324 int_s0_8b: 48x16/256t/v2h3 fastest (11.2 us)"},
     {1, "1s", 0, 200000, kAllDepths,
-     "sweep 3 (docs/performance.md): 576x324 scale 1 24x16/v2h2 8.4 vs 10.3 us; T2 576x324 int_s1: "
+     "sweep 3 (docs/journal/2026-11-25-performance.md): 576x324 scale 1 24x16/v2h2 8.4 vs 10.3 us; "
+     "T2 576x324 int_s1: "
      "24x16/256t/v2h2 7.0-7.2 us"},
     {1, "1p", 400000, kNoMax, kAllDepths,
      "S1 int_s1 (16-bit samples at every depth): 56x16 with the packed log table 14.0 vs 15.4 us "

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "backend.hpp"
+#include "core/backend.hpp"
 
 namespace vif::cuda {
 

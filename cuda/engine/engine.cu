@@ -12,7 +12,7 @@
 #include "kernels/float_kernels.cuh"
 #include "kernels/int_kernels.cuh"
 #include "kernels/tile_policy.hpp"
-#include "vif_constants.hpp"
+#include "core/vif_constants.hpp"
 
 namespace vif::cuda {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "core/backend.hpp"
 #include "dispatch/kernel_table.hpp"
 
 namespace vif::cuda {

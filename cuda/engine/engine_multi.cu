@@ -14,14 +14,14 @@ namespace vif::cuda {
 
 namespace {
 
-// Tile shapes (IntTile, tile_policy.hpp), measured on the H200 (docs/performance.md, "Ladders
+// Tile shapes (IntTile, tile_policy.hpp), measured on the H200 (docs/journal/2026-11-25-performance.md, "Ladders
 // and batches"): scale 0 48x16/v2h3 (the pair's "0"; for a 6-rung ladder its scale-0 launch took
 // 237.6 us at 1080p and 882.5 at 2160p against 261.0 and 930.5 with the pair's large-frame choice
 // 64x16/v4h4, which CudaOptions::ladder_shape0 = 1 still selects at 8 bits), scale 1 56x16 and
 // scales 2+3 60x16+62x8 (the pair's "1" and "23b"). At 8 bits scale 0 runs its vertical passes
 // (the reference's once, each rung's y, y*y and x*y) on the integer tensor cores, the pair's "0t"
 // tile, with two barriers a rung (MultiLean, int_multi_kernels.cuh): 1080p ladder of 6 on the
-// H100 298-303 us against 323-330 with the CUDA-core rung loop (docs/performance.md, "H100, the
+// H100 298-303 us against 323-330 with the CUDA-core rung loop (docs/journal/2026-11-25-performance.md, "H100, the
 // ladder's rung loop on the tensor cores"). CudaOptions::ladder_shape0 selects the others.
 // Every shape comes with two statistics (WithStat below, CudaOptions::ladder_stat_packed).
 using Multi0 = IntTile<48, 16, 256, 2, 3, 4>;
@@ -124,7 +124,7 @@ void multi_launches(int bpc, int w, int h, int shape0, KernelLaunch* out) {
 // its rungs are split into groups (more blocks, the reference's work repeated per group) up to
 // one wave. No further: on the H200 at 1080p, splitting scale 1 (612 blocks, 396 resident) into
 // 2 groups and scales 2+3 (204 blocks, 264 resident) into 3, towards 3 waves, cost 1.5 and 3 us
-// of the ladder's 360 (docs/performance.md). Small frames' grouping is not measured.
+// of the ladder's 360 (docs/journal/2026-11-25-performance.md). Small frames' grouping is not measured.
 int rung_groups_rpb(int blocks, int resident, int count, int forced) {
     if (forced > 0) return std::min(forced, count);
     const int groups = std::clamp(resident / std::max(blocks, 1), 1, count);

@@ -1,4 +1,4 @@
-// Device side of the check for samples above the bit depth (libvif/src/sample_range.hpp explains
+// Device side of the check for samples above the bit depth (libvif/src/core/sample_range.hpp explains
 // why): pictures handed over in device memory never pass through the host, so a small kernel ORs
 // the 16-bit words of the backend's own copy of a plane into a device-visible word.
 #pragma once
@@ -7,7 +7,7 @@
 
 #include <cstddef>
 
-#include "backend.hpp"
+#include "core/backend.hpp"
 
 namespace vif::cuda {
 

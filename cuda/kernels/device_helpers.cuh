@@ -4,8 +4,8 @@
 
 #include <cstdint>
 
-#include "pixel_math.hpp"
-#include "vif_constants.hpp"
+#include "core/pixel_math.hpp"
+#include "core/vif_constants.hpp"
 
 namespace vif::cuda {
 

@@ -15,7 +15,7 @@
 
 #include <cstdint>
 
-#include "vif_constants.hpp"
+#include "core/vif_constants.hpp"
 
 namespace vif::cuda::mma {
 

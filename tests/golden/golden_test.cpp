@@ -11,9 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "core/backend.hpp"
 #include "common/golden_data.hpp"
-#include "context.hpp"
+#include "api/checks.hpp"
+#include "core/scores.hpp"
 #include "vif/vif.h"
 
 namespace {

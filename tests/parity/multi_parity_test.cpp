@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "core/backend.hpp"
 #include "vif/vif.h"
 
 namespace {

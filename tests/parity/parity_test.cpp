@@ -28,9 +28,10 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
+#include "core/backend.hpp"
 #include "common/golden_data.hpp"
-#include "context.hpp"
+#include "api/checks.hpp"
+#include "core/scores.hpp"
 #include "engine/engine.hpp"
 #include "dispatch/kernel_table.hpp"
 #include "vif/vif.h"

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "pixel_math.hpp"
+#include "core/pixel_math.hpp"
 
 namespace {
 

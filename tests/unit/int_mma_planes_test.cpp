@@ -10,7 +10,7 @@
 #include <random>
 
 #include "kernels/int_mma_planes.hpp"
-#include "vif_constants.hpp"
+#include "core/vif_constants.hpp"
 
 namespace {
 

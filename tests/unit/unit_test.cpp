@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "vif/vif.h"
-#include "pixel_math.hpp"
-#include "vif_constants.hpp"
+#include "core/pixel_math.hpp"
+#include "core/vif_constants.hpp"
 
 namespace {
 

@@ -94,9 +94,9 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
     o.cuda_device = req.cuda_device;
     o.verbose = req.verbose;
     // Three NVDEC sessions an input keep the seven engines of an H200 busy with two inputs
-    // (measured: docs/performance.md; more sessions only add start-up time).
+    // (measured: docs/journal/2026-11-25-performance.md; more sessions only add start-up time).
     o.decoders = req.decoders ? req.decoders : 3;
-    // Software decoders beside NVDEC added nothing measurable (docs/performance.md): none unless
+    // Software decoders beside NVDEC added nothing measurable (docs/journal/2026-11-25-performance.md): none unless
     // asked for.
     o.software_decoders = req.cpu_decoders < 0 ? 0u : unsigned(req.cpu_decoders);
     if (req.cpu_decoders > 0)

@@ -1,4 +1,4 @@
-#include "log/log_text.hpp"
+#include "core/log_text.hpp"
 
 #include <algorithm>
 #include <cinttypes>

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <string>
 
-#include "backend.hpp"
+#include "core/backend.hpp"
 
 namespace vif {
 

@@ -1,4 +1,4 @@
-#include "log/log_file.hpp"
+#include "core/log_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // Backend registry: one static list of factories; CUDA's entry exists only in CUDA builds.
-#include "context.hpp"
+#include "core/registry.hpp"
 
 namespace vif {
 
@@ -25,21 +25,3 @@ std::unique_ptr<Backend> create_backend(const Params& params, VifBackend kind, S
 }
 
 } // namespace vif
-
-extern "C" VifStatus vif_cuda_prepare(int cuda_device) {
-#if defined(VIF_HAVE_CUDA)
-    if (vif::Status e = vif::cuda_prepare(cuda_device)) return vif::fail(e);
-    return VIF_OK;
-#else
-    (void)cuda_device;
-    return vif::fail(VIF_ERROR_NO_DEVICE, "this libvif was built without CUDA");
-#endif
-}
-
-extern "C" int vif_cuda_available(void) {
-#if defined(VIF_HAVE_CUDA)
-    return vif::cuda_device_present() ? 1 : 0;
-#else
-    return 0;
-#endif
-}

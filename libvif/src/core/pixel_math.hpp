@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "vif_constants.hpp"
+#include "core/vif_constants.hpp"
 
 namespace vif::pixel {
 // cpu_fast compiles its files once per x86-64 level (VIF_ISA_NS = base, v3, v4): an inline
@@ -81,7 +81,7 @@ struct TableLog {
 // of 64 KB, small enough for shared memory. build_log_table2 checks every entry against the
 // reference table. The CUDA kernels can read it from shared memory (the `l` variants of
 // cuda/dispatch/kernel_table.cu, docs/cuda.md "The per-pixel statistic"); the CPU's AVX-512 statistic
-// measured no faster with it (docs/performance.md).
+// measured no faster with it (docs/journal/2026-11-25-performance.md).
 struct LogTable2 {
     static constexpr int kBlocks = kLogTableSize / 32;
     uint16_t base[kBlocks];

@@ -2,6 +2,7 @@
 // Everything here follows docs/algorithm.md; the § numbers below are its sections.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -119,6 +120,20 @@ inline void build_float_filter(int scale, float ks, float* taps) {
 // Scale sizes (§4.1).
 VIF_HD int scale_dim(int full, int scale) {
     return full >> scale;
+}
+
+// Smallest width/height a frame may have for the given filter widths (reflection needs each
+// scale's size to exceed the half-width of every filter applied there, docs/algorithm.md §3).
+inline int min_frame_size(const int widths[4]) {
+    // Scale s sees its statistics filter and the next scale's downsampling filter; its size
+    // must exceed both half-widths: full size >= (half-width + 1) << s.
+    int need = 16;
+    for (int s = 0; s < 4; ++s) {
+        int r = widths[s] / 2;
+        if (s + 1 < 4) r = std::max(r, widths[s + 1] / 2);
+        need = std::max(need, (r + 1) << s);
+    }
+    return need;
 }
 
 } // namespace vif

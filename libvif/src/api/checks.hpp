@@ -1,21 +1,13 @@
-// The object behind the opaque VifContext handle, and internal helpers shared by the C entry
-// points and optional front ends (vif_cuda.h, vif_ffmpeg.h).
+// Argument checks at the C boundary (checks.cpp): enum fields read as ints, options, configs into
+// Params, pictures against a context.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
-#include <memory>
-#include <string>
 
-#include "backend.hpp"
+#include "core/backend.hpp"
 #include "vif/vif.h"
-
-struct VifContext {
-    VifConfig config;
-    vif::Params params;
-    std::unique_ptr<vif::Backend> backend;
-    uint64_t next_index = 0;
-    bool failed = false; // a backend error left the context unusable
-};
 
 namespace vif {
 
@@ -38,14 +30,6 @@ constexpr ptrdiff_t kMaxStride = VIF_MAX_STRIDE;
 // vif_create and vif_metric_name.
 VifStatus check_options(const VifConfig& cfg);
 
-// Records msg as this thread's last error and returns status (so callers can `return fail(..)`).
-VifStatus fail(VifStatus status, const std::string& msg);
-inline VifStatus fail(const Status& e) {
-    return fail(e.status, e.message);
-}
-void clear_error();
-const char* last_error_cstr();
-
 // Smallest frame side the filters allow for these parameters (at least 16).
 uint32_t min_size(const Params& p);
 
@@ -54,14 +38,5 @@ VifStatus check_picture(const Params& p, const VifPicture* pic, const char* whic
 
 // Validates a config and converts it to Params; on failure records the error.
 VifStatus params_from_config(const VifConfig& cfg, Params* out);
-
-// Backend selection (registry.cpp).
-std::unique_ptr<Backend> create_backend(const Params& params, VifBackend kind, Status* err);
-
-// Raw accumulators to libvmaf's values (scores.cpp).
-void finalize_scores(const Params& params, const FrameRaw& raw, VifScores* out);
-
-// The backend behind a context (for vif_cuda.h / vif_ffmpeg.h front ends).
-Backend* context_backend(VifContext* ctx);
 
 } // namespace vif
