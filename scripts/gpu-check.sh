@@ -25,7 +25,7 @@
 # works too), BUILD_DIR (default build-gpu), TUNING=1 (-DVIF_BUILD_TUNING=ON: the kernel
 # candidates of cuda/tuning/ compiled in, so the parity gate checks every one), OUT (results).
 # Old and new side by side in one call (the same card; compare the "sum ... per frame" lines):
-#   VIF_SRC=$PWD/../baseline BUILD_DIR=build-old OUT=$OUT/old TARGETS="vif vif-sweep" \
+#   VIF_SRC=$PWD/../baseline BUILD_DIR=build-old OUT=$OUT/old TARGETS="vif vif_sweep" \
 #     bash scripts/gpu-check.sh build ncu
 #   BUILD_DIR=build-new OUT=$OUT/new bash scripts/gpu-check.sh build parity_all golden sanitize ncu cubin
 #   TUNING=1 BUILD_DIR=build-tuning OUT=$OUT/tuning TARGETS=vif_parity_tests \
