@@ -1,4 +1,4 @@
-// The cost of the sample check (libvif/src/sample_range.hpp): packing a 1080p 10-bit plane into a
+// The cost of the sample check (libvif/src/core/sample_range.hpp): packing a 1080p 10-bit plane into a
 // slot with memcpy, against copy_and_or_words, which also ORs the words to catch samples above
 // the bit depth. "InCache": the same source plane every time; "OutOfCache": 8 planes in turn.
 #include <benchmark/benchmark.h>
