@@ -1,5 +1,6 @@
 // The vif_log_* entry points (vif/vif_log.h): arguments checked here, exceptions turned into
 // statuses with a message. The table and the text are log_text's, the file log_file's.
+#include "api/checks.hpp"
 #include "api/last_error.hpp"
 #include "core/log_file.hpp"
 #include "core/log_text.hpp"
