@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ffmpeg_test_util.hpp"
-#include "reader.hpp"
+#include "ffmpeg_reader.hpp"
 
 extern "C" {
 #include <libavutil/log.h>

@@ -1,4 +1,4 @@
-// libFuzzer target: the CLI's raw YUV reader's size logic (tools/vif/raw_y4m_source.cpp) through
+// libFuzzer target: the CLI's raw YUV reader's size logic (media/raw_y4m_source.cpp) through
 // open_frame_source(): -w/-h/-p/-b from the input, and a file of the input's remaining bytes
 // grown sparsely to a size from the input (up to 16 GiB, costing nothing), so that frame sizes
 // up to 32768x32768 and file sizes that are or are not whole numbers of frames are reached.

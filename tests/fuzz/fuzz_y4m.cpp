@@ -1,4 +1,4 @@
-// libFuzzer target: the CLI's YUV4MPEG2 reader (tools/vif/raw_y4m_source.cpp) through
+// libFuzzer target: the CLI's YUV4MPEG2 reader (media/raw_y4m_source.cpp) through
 // open_frame_source(), the way the CLI opens an input: the input is the whole file, read as a
 // regular file (memory-mapped and not) and, when small enough, as a pipe. Every frame is read or
 // mapped and skipped. Beyond "no crash": what the source reports is sane, and a mapped frame

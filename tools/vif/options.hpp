@@ -53,7 +53,7 @@ struct Options {
     int precision = kPrecisionLibvmaf;
     bool quiet = false, check_parity = false, debug_metrics = false, details = false;
     bool read_only = false, verbose = false, no_mmap = false;
-    /** --hwdec: "auto", "cuda" or "none" (encoded inputs on NVDEC; tools/vif/hw_decode.hpp). */
+    /** --hwdec: "auto", "cuda" or "none" (encoded inputs on NVDEC; media/hw_decode.hpp). */
     std::string hwdec = "auto";
     uint32_t decoders = 0; ///< --decoders: NVDEC (or software segment) decoders an input
     int cpu_decoders = -1; ///< --cpu-decoders: software decoders beside NVDEC; -1: auto

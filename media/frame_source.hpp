@@ -1,4 +1,5 @@
-// Frame sources of the `vif` CLI: where the luma planes it scores come from.
+// Frame sources (media/, used by the `vif` CLI, the Python module and the tests): where the luma
+// planes scored come from.
 //
 // A FrameSource delivers the luma plane of one frame after another, in display order, into a
 // buffer the caller owns. The CLI runs each source on a reader thread of its own (see
@@ -12,10 +13,10 @@
 // allocates per frame.
 //
 // Adding a source (e.g. FFmpeg-decoded input):
-//   1. Implement FrameSource in a file of its own (tools/vif/ffmpeg_source.cpp).
-//   2. Define the factory declared below (open_ffmpeg_source). tools/vif/CMakeLists.txt compiles
-//      ffmpeg_source.cpp when VIF_WITH_FFMPEG is on and the file exists, links PkgConfig::FFMPEG
-//      and vif_ffmpeg_reader (when that target exists), and defines VIF_WITH_FFMPEG=1.
+//   1. Implement FrameSource in a file of its own (media/ffmpeg_source.cpp).
+//   2. Define the factory declared below (open_ffmpeg_source). media/CMakeLists.txt compiles
+//      ffmpeg_source.cpp into vif_media when VIF_WITH_FFMPEG is on, links PkgConfig::FFMPEG and
+//      defines VIF_WITH_FFMPEG=1 for vif_media and everything that links it.
 //   3. open_frame_source() (frame_source.cpp) opens the input once (InputFile, also for pipes,
 //      FIFOs, /dev/stdin and process substitution), looks at its first 4 KiB and picks, in
 //      order: the built-in Y4M reader for any input starting "YUV4MPEG2 "; raw for names ending
@@ -108,7 +109,7 @@ std::unique_ptr<FrameSource> open_frame_source(const SourceRequest &req);
 
 #if defined(VIF_WITH_FFMPEG)
 class InputFile;
-/** FFmpeg-decoded input (tools/vif/ffmpeg_source.cpp, owned by the FFmpeg integration). `file`
+/** FFmpeg-decoded input (media/ffmpeg_source.cpp, owned by the FFmpeg integration). `file`
  *  is the input, already opened and read from (its first bytes are re-readable): a regular file
  *  is reopened by FFmpeg by name (to seek), anything else is read through `file`. */
 std::unique_ptr<FrameSource> open_ffmpeg_source(const SourceRequest &req,

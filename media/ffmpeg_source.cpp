@@ -1,7 +1,7 @@
 // FFmpeg-decoded input for the vif CLI: anything libavformat/libavcodec open (MP4, MKV, Y4M,
 // raw H.264/HEVC/AV1 streams, FFV1, ...). Luma is delivered at the stream's native bit depth;
 // pixels are converted (libswscale) only when the decoded format has no luma plane libvif can
-// take as is (see libvif/ffmpeg/reader.hpp). MSB-aligned words (P010, P016) stay as they are and
+// take as is (see media/ffmpeg_reader.hpp). MSB-aligned words (P010, P016) stay as they are and
 // are flagged VIF_PICTURE_MSB_ALIGNED.
 #include "ffmpeg_source.hpp"
 #include "input_file.hpp"
@@ -20,7 +20,7 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 }
 
-#include "reader.hpp"
+#include "ffmpeg_reader.hpp"
 #include "vif/vif.h"
 
 namespace vifcli {
