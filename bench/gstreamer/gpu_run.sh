@@ -16,7 +16,7 @@
 # Writes $OUT (default /tmp/gst-gpu-out): summary.md (printed at the end) and logs.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 PACK=${GST_PACK:-$ROOT/.gst-pack}
 SYS=$PACK/sysroot
 CLIPS=${CLIPS:-$PACK/clips}

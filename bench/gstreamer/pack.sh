@@ -30,7 +30,7 @@ dev=(libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-b
 plugins=(libgstcoreelements libgstplayback libgsttypefindfunctions libgstvideoconvertscale
          libgstvideotestsrc libgstisomp4 libgstmatroska libgstvideoparsersbad libgstnvcodec)
 elves=(/usr/bin/gst-launch-1.0 /usr/bin/gst-inspect-1.0
-       /usr/lib/$arch/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner /usr/lib/$arch/libgstcuda-1.0.so.0)
+       "/usr/lib/$arch/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner" "/usr/lib/$arch/libgstcuda-1.0.so.0")
 for p in "${plugins[@]}"; do elves+=("$plugdir/$p.so"); done
 
 # The packages owning each file and each library ldd resolves for it (all installed here: the
