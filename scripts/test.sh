@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every test: check the formatting (.clang-format), set up and build, run CTest (GPU tests skip with a message when no GPU is
-# present), check the installed package with the examples and the Python package installed with
-# pip, then build again with AddressSanitizer and UndefinedBehaviorSanitizer (CPU paths, CLI,
+# present), check the installed package with the examples, the FFmpeg filter (FFmpeg built with
+# integrations/ffmpeg, cached in .deps) and the Python package installed with pip, then build again with AddressSanitizer and UndefinedBehaviorSanitizer (CPU paths, CLI,
 # FFmpeg) and run CTest there, and last run each libFuzzer target of tests/fuzz for
 # VIF_FUZZ_SECONDS (default 30) when clang is installed (scripts/fuzz.sh; without clang it says
 # the targets were skipped). CTest already replays the fuzz seeds and crash reproducers in both
@@ -14,6 +14,13 @@ ctest --test-dir build --output-on-failure -j "${VIF_JOBS:-$(nproc)}"
 
 if [ -x tests/install/run.sh ] || [ -f tests/install/run.sh ]; then
   bash tests/install/run.sh build
+fi
+
+# The FFmpeg filter (integrations/ffmpeg): FFmpeg 5.1 with the series, built once into .deps and
+# kept (rebuilt when the series, the filter, libvif's headers or the build script change), then
+# its tests against the vif CLI (tests/ffmpeg_filter/run.sh). VIF_SKIP_FFMPEG_FILTER=1 skips.
+if [ "${VIF_SKIP_FFMPEG_FILTER:-0}" != 1 ]; then
+  bash tests/ffmpeg_filter/run.sh build
 fi
 
 # The Python package installed with pip into a fresh virtual environment, then its pytest suite
