@@ -25,18 +25,25 @@ if(VIF_WITH_FFMPEG AND TARGET vif_ffmpeg)
   set_target_properties(vif_ffmpeg PROPERTIES INSTALL_RPATH "$ORIGIN")
 endif()
 
+# Components (cmake/packaging.cmake makes one Debian package of each): runtime (libvif.so.1 and
+# libvif_ffmpeg.so.1), dev (headers, the unversioned links, libvif.a, CMake and pkg-config
+# files), cli (vif, vif-sweep).
 install(TARGETS ${_vif_install_targets}
   EXPORT vifTargets
-  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # The CLI (tools/vif), when built.
 if(TARGET vif_cli)
   file(RELATIVE_PATH _rel ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
   set_target_properties(vif_cli PROPERTIES INSTALL_RPATH "$ORIGIN/${_rel}")
-  install(TARGETS vif_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS vif_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
+endif()
+# vif-sweep (CUDA builds) links libvif.a: no run path needed.
+if(TARGET vif_sweep)
+  install(TARGETS vif_sweep RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
 endif()
 
 # ---- Headers -------------------------------------------------------------------------------
@@ -50,13 +57,14 @@ endif()
 if(VIF_WITH_FFMPEG AND TARGET vif_ffmpeg)
   list(APPEND _vif_headers ${PROJECT_SOURCE_DIR}/libvif/include/vif/vif_ffmpeg.h)
 endif()
-install(FILES ${_vif_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/vif)
+install(FILES ${_vif_headers} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/vif COMPONENT dev)
 
 # ---- CMake package -------------------------------------------------------------------------
 install(EXPORT vifTargets
   NAMESPACE vif::
   FILE vifTargets.cmake
-  DESTINATION ${VIF_INSTALL_CMAKEDIR})
+  DESTINATION ${VIF_INSTALL_CMAKEDIR}
+  COMPONENT dev)
 
 set(VIF_PACKAGE_HAS_CUDA ${VIF_ENABLE_CUDA})
 if(VIF_WITH_FFMPEG AND TARGET vif_ffmpeg)
@@ -73,7 +81,7 @@ write_basic_package_version_file(
   VERSION ${PROJECT_VERSION}
   COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/vifConfig.cmake ${PROJECT_BINARY_DIR}/vifConfigVersion.cmake
-  DESTINATION ${VIF_INSTALL_CMAKEDIR})
+  DESTINATION ${VIF_INSTALL_CMAKEDIR} COMPONENT dev)
 
 # ---- pkg-config ----------------------------------------------------------------------------
 # Relocatable: prefix is found from the .pc file's own place, so `cmake --install --prefix X`
@@ -99,9 +107,10 @@ if(VIF_ENABLE_CUDA)
   string(APPEND VIF_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt")
 endif()
 configure_file(${CMAKE_CURRENT_LIST_DIR}/vif.pc.in ${PROJECT_BINARY_DIR}/vif.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/vif.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${PROJECT_BINARY_DIR}/vif.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 if(VIF_PACKAGE_HAS_FFMPEG)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/vif-ffmpeg.pc.in ${PROJECT_BINARY_DIR}/vif-ffmpeg.pc
                  @ONLY)
-  install(FILES ${PROJECT_BINARY_DIR}/vif-ffmpeg.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  install(FILES ${PROJECT_BINARY_DIR}/vif-ffmpeg.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+          COMPONENT dev)
 endif()

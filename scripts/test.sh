@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test: check the formatting (.clang-format), set up and build, run CTest (GPU tests skip with a message when no GPU is
 # present), check the installed package with the examples, the FFmpeg filter (FFmpeg built with
-# integrations/ffmpeg, cached in .deps) and the Python package installed with pip, then build again with AddressSanitizer and UndefinedBehaviorSanitizer (CPU paths, CLI,
+# integrations/ffmpeg, cached in .deps), the Debian packages (dpkg -i, as root) and the Python
+# package installed with pip, then build again with AddressSanitizer and UndefinedBehaviorSanitizer (CPU paths, CLI,
 # FFmpeg) and run CTest there, and last run each libFuzzer target of tests/fuzz for
 # VIF_FUZZ_SECONDS (default 30) when clang is installed (scripts/fuzz.sh; without clang it says
 # the targets were skipped). CTest already replays the fuzz seeds and crash reproducers in both
@@ -21,6 +22,15 @@ fi
 # its tests against the vif CLI (tests/ffmpeg_filter/run.sh). VIF_SKIP_FFMPEG_FILTER=1 skips.
 if [ "${VIF_SKIP_FFMPEG_FILTER:-0}" != 1 ]; then
   bash tests/ffmpeg_filter/run.sh build
+fi
+
+# The Debian packages (CPack, docs/packaging.md) installed with dpkg -i, used from the shell, C,
+# CMake and Python outside the build tree, and removed again. Needs root (CI runs as root); skipped
+# with a message otherwise.
+if [ "${VIF_SKIP_PACKAGES:-0}" != 1 ]; then
+  rc=0
+  bash tests/packages/run.sh build || rc=$?
+  [ "$rc" = 0 ] || [ "$rc" = 77 ] || exit "$rc"
 fi
 
 # The Python package installed with pip into a fresh virtual environment, then its pytest suite

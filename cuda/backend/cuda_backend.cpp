@@ -176,6 +176,18 @@ Status check_device(int device) {
         return Status{VIF_ERROR_NO_DEVICE, "CUDA: device " + std::to_string(device) +
                                                " does not exist (" + std::to_string(count) +
                                                " found)"};
+    // The kernels the rules pick use sm_80 tensor-core instructions (mma.sync u8 and f64), and
+    // no binary or PTX older than compute_80 is built: an older GPU is no GPU for libvif (--backend
+    // auto scores on the CPU).
+    int major = 0, minor = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
+        major < 8)
+        return Status{VIF_ERROR_NO_DEVICE, "CUDA: device " + std::to_string(device) +
+                                               " is compute capability " + std::to_string(major) +
+                                               "." + std::to_string(minor) +
+                                               "; libvif's CUDA kernels need 8.0 or newer"};
+    cudaGetLastError();
     return {};
 }
 

@@ -54,7 +54,13 @@ void create_contexts(const Options &o, Variants &variants, CudaWarmup &warmup, b
 // none (then everything stays on the CPU; nothing was sent to CUDA yet).
 void hand_over_to_gpu(Variants &variants, CudaWarmup &warmup, std::optional<uint64_t> expected,
                       bool verbose) {
-    if (warmup.wait() != VIF_OK) return;
+    if (warmup.wait() != VIF_OK) {
+        // Said once: a machine without a CUDA driver or GPU scores on the CPU (docs/packaging.md).
+        if (verbose)
+            std::fprintf(stderr, "vif: no usable GPU (%s): scoring on the cpu\n",
+                         warmup.message().c_str());
+        return;
+    }
     try {
         for (auto &v : variants) {
             v->gpu.create(v->cfg, VIF_BACKEND_CUDA);
@@ -155,6 +161,9 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     // Frames scored on the CPU before the hand-over come first: submission order is kept.
     const bool on_gpu = variants[0]->gpu.ctx != nullptr;
     const size_t cpu_frames = on_gpu ? variants[0]->primary.scores.size() : 0;
+    if (!on_gpu && o.verbose && !o.read_only && !hand_over)
+        std::fprintf(stderr, "vif: scoring on the %s backend\n",
+                     variants[0]->primary.backend.c_str());
     if (on_gpu) {
         if (o.verbose)
             std::fprintf(stderr, "vif: %zu frames on the cpu while CUDA started, %zu on cuda\n",
