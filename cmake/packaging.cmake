@@ -6,6 +6,7 @@
 #   libvif-dev      headers, libvif.so link, libvif.a, CMake package, .pc   component dev
 #   vif             the vif CLI (and vif-sweep in CUDA builds)              component cli
 #   python3-libvif  the libvif module for Debian's python3                  component python3
+#   gstreamer1.0-vif  the GStreamer element (when built)                    component gstreamer
 #
 # Dependencies on Debian's own packages are computed by dpkg-shlibdeps from what the binaries
 # link; the packages' own dependencies on each other follow the component dependencies below.
@@ -79,6 +80,25 @@ if(TARGET vif_python AND _vif_py_depends)
   set(CPACK_DEBIAN_PYTHON3_PACKAGE_DEPENDS "${_vif_py_depends}")
   set(CPACK_COMPONENT_PYTHON3_DESCRIPTION
       "libvif for Python 3: VIF of numpy arrays, CUDA tensors and video files")
+endif()
+
+# The GStreamer element: a package of its own (Debian's gstreamer1.0-<name> convention) so that
+# the CLI and the library do not pull GStreamer in; the plugin carries libvif inside it (static).
+if(TARGET gstvif)
+  list(APPEND _vif_components gstreamer)
+  set(CPACK_DEBIAN_GSTREAMER_PACKAGE_NAME gstreamer1.0-vif)
+  set(CPACK_DEBIAN_GSTREAMER_PACKAGE_SECTION video)
+  set(CPACK_COMPONENT_GSTREAMER_DESCRIPTION
+      "GStreamer element vif: VIF of two video streams, libvmaf's numbers, on the CPU or GPU")
+  # With CUDA memory the element links the driver's libcuda.so.1, which no Debian package of the
+  # build machine provides (dpkg-shlibdeps would stop): its dependencies are then named here.
+  get_target_property(_vif_gst_links gstvif LINK_LIBRARIES)
+  if("CUDA::cuda_driver" IN_LIST _vif_gst_links)
+    set(CPACK_DEBIAN_GSTREAMER_PACKAGE_SHLIBDEPS OFF)
+    set(CPACK_DEBIAN_GSTREAMER_PACKAGE_DEPENDS
+        "libc6, libstdc++6, libglib2.0-0, libgstreamer1.0-0 (>= 1.20), \
+libgstreamer-plugins-base1.0-0 (>= 1.20), libgstreamer-plugins-bad1.0-0 (>= 1.22)")
+  endif()
 endif()
 
 # Only these: the wheel's component (python) and anything without a component stay out.

@@ -29,7 +29,7 @@ if [[ "$(id -u)" != 0 ]]; then
     echo "package test: SKIPPED: dpkg -i needs root (run as root, as CI does)"
     exit 77
 fi
-for p in libvif1 libvif-dev vif python3-libvif; do
+for p in libvif1 libvif-dev vif python3-libvif gstreamer1.0-vif; do
     if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
         fail "$p is already installed: remove it first (dpkg -r $p); this test installs its own"
     fi
@@ -61,9 +61,18 @@ for p in libvif1 libvif-dev vif python3-libvif; do
     echo "   $p: $deps"
     if grep -qi 'cuda' <<<"$deps"; then fail "$p depends on a CUDA package: $deps"; fi
 done
+# The GStreamer element's package, where the build has the element.
+names=(python3-libvif vif libvif-dev libvif1)
+gst=("$build"/packages/gstreamer1.0-vif_*.deb)
+if [[ -f "${gst[0]}" ]]; then
+    debs+=("${gst[0]}")
+    names=(gstreamer1.0-vif "${names[@]}")
+    echo "   gstreamer1.0-vif: $(dpkg-deb -f "${gst[0]}" Depends)"
+    if dpkg-deb -f "${gst[0]}" Depends | grep -qi cuda; then fail "gstreamer1.0-vif depends on a CUDA package"; fi
+fi
 step "dpkg -i ${debs[*]##*/}"
-dpkg -i "${debs[@]}" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; installed=(python3-libvif vif libvif-dev libvif1); fail "dpkg -i"; }
-installed=(python3-libvif vif libvif-dev libvif1)
+dpkg -i "${debs[@]}" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; installed=("${names[@]}"); fail "dpkg -i"; }
+installed=("${names[@]}")
 
 # A bare environment: no CUDA toolkit on any path, nothing of the build tree.
 bare() { env -i HOME="$work" PATH=/usr/bin:/bin LANG=C.UTF-8 "$@"; }
@@ -159,6 +168,13 @@ assert n >= 15, n
 print(f"   libvif {libvif.__version__}: {n} values equal the golden CSV bit for bit")
 PY
     fail "python3-libvif"
+
+# ---- GStreamer ------------------------------------------------------------------------------------
+if [[ " ${names[*]} " == *" gstreamer1.0-vif "* ]] && command -v gst-inspect-1.0 >/dev/null; then
+    step "gst-inspect-1.0 finds the vif element in GStreamer's own folder"
+    bare gst-inspect-1.0 vif >gst.out 2>&1 || { cat gst.out; fail "gst-inspect-1.0 vif"; }
+    grep -q "Factory Details" gst.out || { cat gst.out; fail "gst-inspect-1.0 vif did not describe the element"; }
+fi
 
 # ---- Removal ----------------------------------------------------------------------------------------
 step "dpkg -r removes every file"
