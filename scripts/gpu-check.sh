@@ -73,7 +73,7 @@ if has build; then
   fi
   targs=(-DVIF_BUILD_TUNING=OFF)
   [ "${TUNING:-0}" = 1 ] && targs=(-DVIF_BUILD_TUNING=ON)
-  (cd "$SRC" && cmake --preset gpu -S "$SRC" -B "$B" "${ffargs[@]}" "${pyargs[@]}" "${targs[@]}" \
+  (cd "$SRC" && cmake --preset gpu -B "$B" "${ffargs[@]}" "${pyargs[@]}" "${targs[@]}" \
     -DCMAKE_PREFIX_PATH="$ROOT/.gpu-deps/prefix") \
     > "$RES/configure.log" 2>&1 || { tail -30 "$RES/configure.log"; fail=1; }
   stamp "build ($SRC -> $B${TARGETS:+, targets: $TARGETS}${TUNING:+, TUNING=$TUNING})"

@@ -57,7 +57,7 @@ std::vector<uint8_t> content(int w, int h, int bpc, uint32_t seed) {
 }
 
 void BM_Kernels(benchmark::State& st, int w, int h, int bpc, VifVariant variant) {
-    vif::Params p;
+    vif::CudaParams p;
     p.variant = variant;
     p.bitdepth = uint32_t(bpc);
     p.max_width = uint32_t(w);
@@ -170,7 +170,7 @@ void BM_HostPipeline(benchmark::State& st, int w, int h, int bpc, bool device) {
 }
 
 void BM_BackendPipeline(benchmark::State& st, int w, int h, int bpc, int batch, int depth) {
-    vif::Params p;
+    vif::CudaParams p;
     p.bitdepth = uint32_t(bpc);
     p.max_width = uint32_t(w);
     p.max_height = uint32_t(h);

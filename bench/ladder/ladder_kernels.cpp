@@ -94,7 +94,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     rungs = std::clamp(rungs, 1, 64);
-    vif::Params p;
+    vif::CudaParams p;
     p.bitdepth = uint32_t(bpc);
     p.max_width = uint32_t(w);
     p.max_height = uint32_t(h);

@@ -139,6 +139,10 @@ Status cuda_prepare(int device) {
 }
 
 std::unique_ptr<Backend> create_cuda_backend(const Params& params, Status* err) {
+    return cuda::CudaBackend::create(CudaParams(params), err);
+}
+
+std::unique_ptr<Backend> create_cuda_backend(const CudaParams& params, Status* err) {
     return cuda::CudaBackend::create(params, err);
 }
 
@@ -191,7 +195,7 @@ Status check_device(int device) {
     return {};
 }
 
-std::unique_ptr<CudaBackend> CudaBackend::create(const Params& params, Status* err) {
+std::unique_ptr<CudaBackend> CudaBackend::create(const CudaParams& params, Status* err) {
     std::unique_ptr<CudaBackend> b(new CudaBackend());
     if (Status e = b->init(params)) {
         *err = std::move(e);
@@ -200,7 +204,7 @@ std::unique_ptr<CudaBackend> CudaBackend::create(const Params& params, Status* e
     return b;
 }
 
-Status CudaBackend::init(const Params& p) {
+Status CudaBackend::init(const CudaParams& p) {
     params_ = p;
     device_ = p.cuda_device;
     StartupTrace trace(p.cuda.verbose);

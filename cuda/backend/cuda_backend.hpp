@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "engine/cuda_options.hpp"
 #include "engine/engine.hpp"
 
 namespace vif::cuda {
@@ -36,7 +37,7 @@ inline size_t staging_pitch(size_t row_bytes) {
 
 class CudaBackend final : public Backend {
 public:
-    static std::unique_ptr<CudaBackend> create(const Params& params, Status* err);
+    static std::unique_ptr<CudaBackend> create(const CudaParams& params, Status* err);
     ~CudaBackend() override;
 
     const char* name() const override { return "cuda"; }
@@ -80,7 +81,7 @@ private:
         DevPlane batch_ref, batch_dis; // while held for a batch: its device planes
     };
 
-    Status init(const Params& params);
+    Status init(const CudaParams& params);
     Status acquire_slot(Slot** slot); // VIF_AGAIN when every slot holds an unreceived frame
     Status harvest_oldest(FrameRaw* out, bool block); // takes the oldest frame's result
     Status locate_sample_above(const Slot& s); // names the first bad sample of a device frame
@@ -102,7 +103,7 @@ private:
     bool gpu_backlog() const;
     void enqueued(Slot* newest); // a launch unit ending with `newest`'s frame was enqueued
 
-    Params params_;
+    CudaParams params_;
     int device_ = 0;
     bool broken_ = false;
     size_t row_bytes_max_ = 0;

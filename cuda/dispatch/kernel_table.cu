@@ -136,7 +136,30 @@ const std::vector<IntBatchRule> kBatchSm90 = {
     {kNoMax, 1, "larger frames not measured batched: one launch each (1080p fills 1-2 waves)"},
 };
 
+// Float kernel sets (engine/engine.cu). F = docs/perf/h100-sweep-float-3.md, H100, per frame.
+const std::vector<FloatRule> kFloatSm90 = {
+    {500000, "s32",
+     "F 576x324: 32x16 scale-0 tiles 32.5 vs 33.4 us (64x16: its grid is under one wave); the "
+     "threshold lies between the measured 0.19 and 2.07 Mpx"},
+    {kNoMax, "s64", "F 64x16 scale-0 tiles 1920x1080 108.2 vs 119.0 us, 3840x2160 340.2 vs 384.3"},
+};
+
 } // namespace
+
+const std::vector<FloatRule>& float_rules(Arch a) {
+    switch (int_rules_owner(a)) {
+    default:
+        return kFloatSm90;
+    }
+}
+
+const char* float_select(Arch a, int w, int h) {
+    const long px = long(w) * h;
+    const auto& rules = float_rules(a);
+    for (const FloatRule& r : rules)
+        if (px < r.max_pixels) return r.set;
+    return rules.back().set;
+}
 
 const std::vector<IntBatchRule>& int_batch_rules(Arch a) {
     switch (int_rules_owner(a)) {
@@ -224,6 +247,21 @@ std::string int_rules_markdown(Arch a) {
               r.variant + "`" + shape + " | [" + std::to_string(r.min_pixels) + ", " +
               (r.max_pixels == LONG_MAX ? std::string("inf") : std::to_string(r.max_pixels)) +
               ") | " + depths + " | " + r.source + " |\n";
+    }
+    long lo = 0;
+    for (const IntBatchRule& r : int_batch_rules(a)) {
+        md += "| batch | " + std::to_string(r.frames) + " frames a launch | [" +
+              std::to_string(lo) + ", " +
+              (r.max_pixels == LONG_MAX ? std::string("inf") : std::to_string(r.max_pixels)) +
+              ") | 8, 10, 12, 16 | " + r.source + " |\n";
+        lo = r.max_pixels;
+    }
+    lo = 0;
+    for (const FloatRule& r : float_rules(a)) {
+        md += "| float | `" + std::string(r.set) + "` | [" + std::to_string(lo) + ", " +
+              (r.max_pixels == LONG_MAX ? std::string("inf") : std::to_string(r.max_pixels)) +
+              ") | 8, 10, 12, 16 | " + r.source + " |\n";
+        lo = r.max_pixels;
     }
     return md;
 }

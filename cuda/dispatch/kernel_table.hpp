@@ -84,9 +84,21 @@ struct IntBatchRule {
 const std::vector<IntBatchRule>& int_batch_rules(Arch a);
 int int_batch_frames(Arch a, int bpc, int w, int h);
 
-// The rules of architecture `a` as a Markdown table: slot, variant id and tile shape, pixel range
-// of the slot's scale, bit depths, the sweep row that chose it. docs/cuda.md carries sm_90's
-// and a test checks that it is this text (vif-sweep heads its report with it too).
+// Float frames: which kernel set (engine/engine.cu's float_sets, by id) the engine runs when none
+// is forced and the filter widths are the default ones (other widths: the generic kernels). The
+// first rule with w * h < max_pixels wins; the last always matches.
+struct FloatRule {
+    long max_pixels;
+    const char* set; // FloatVariant::id, e.g. "s64"
+    const char* source;
+};
+const std::vector<FloatRule>& float_rules(Arch a);
+const char* float_select(Arch a, int w, int h);
+
+// Every rule of architecture `a` (integer tiles, batching, float sets) as one Markdown table:
+// slot, variant id and tile shape, pixel range of the slot's scale, bit depths, the sweep row
+// that chose it. docs/cuda.md carries sm_90's and a test checks that it is this text (vif-sweep
+// heads its report with it too).
 std::string int_rules_markdown(Arch a);
 
 // Index of the variant with this id in slot `slot`, or -1.

@@ -154,15 +154,10 @@ const std::vector<FloatSet>& float_sets() {
 }
 
 // The set picked when none is forced: the generic kernels unless the widths are the default
-// ones; then 64x16 scale-0 tiles, except below kFloatSmallPixels, where their grid is under
-// one wave and the 32x16 tiles finish sooner (H100, docs/perf/h100-sweep-float-3.md: 576x324
-// 32.5 vs 33.4 us per frame, 1920x1080 119.0 vs 108.2 us, 3840x2160 384.3 vs 340.2 us; the
-// threshold lies between the measured 0.19 and 2.07 Mpx).
-constexpr int kFloatSetS32 = 1, kFloatSetS64 = 2;
-constexpr long kFloatSmallPixels = 500000;
-int float_auto_set(bool default_widths, int w, int h) {
+// ones; then the dispatch table's float rule for the frame size (dispatch/kernel_table.cu).
+int float_auto_set(Arch a, bool default_widths, int w, int h) {
     if (!default_widths) return 0;
-    return long(w) * h < kFloatSmallPixels ? kFloatSetS32 : kFloatSetS64;
+    return float_variant_index(float_select(a, w, h));
 }
 
 // Whether the filter widths of kernelscale ks are those the specialised kernels are built for.
@@ -291,7 +286,7 @@ bool device_present() {
     return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
 }
 
-std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
+std::unique_ptr<Engine> Engine::create(const CudaParams& p, Status* err) {
     std::unique_ptr<Engine> e(new Engine());
     e->params_ = p;
     {
@@ -441,11 +436,13 @@ std::unique_ptr<Engine> Engine::create(const Params& p, Status* err) {
                 if (Status x = opt_in(k)) return x;
             // A smaller frame may get the other set float_auto_set picks.
             if (d.float_forced == CudaOptions::kAuto && d.float_default_widths)
-                for (int set : {kFloatSetS32, kFloatSetS64})
+                for (const FloatRule& r : float_rules(e->arch_)) {
+                    const int set = float_variant_index(r.set);
                     for (int s = 0; s < kNumScales; ++s)
                         if (Status x = opt_in(float_sets()[set].launch(s, p.bitdepth, W >> s,
                                                                        H >> s, d.taps[s].n / 2)))
                             return x;
+                }
             return {};
         }
         const int bpc = static_cast<int>(p.bitdepth);
@@ -636,7 +633,7 @@ std::vector<KernelLaunch> Engine::plan(int w, int h) const {
     } else {
         const int set = d_->float_forced != CudaOptions::kAuto
                             ? d_->float_forced
-                            : float_auto_set(d_->float_default_widths, w, h);
+                            : float_auto_set(arch_, d_->float_default_widths, w, h);
         int groups = 0;
         for (int s = 0; s < 4; ++s) {
             out.push_back(float_sets()[set].launch(s, bpc, w >> s, h >> s, d_->taps[s].n / 2));

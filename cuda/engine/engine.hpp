@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "engine/cuda_options.hpp"
 #include "dispatch/kernel_table.hpp"
 
 namespace vif::cuda {
@@ -38,7 +39,7 @@ public:
     // device. params.cuda (CudaOptions) may force kernel variants, turn graphs off, keep the log
     // table, synchronise after every launch and trace the start-up; a forced variant that does
     // not exist for the bit depth is VIF_ERROR_INVALID_ARGUMENT.
-    static std::unique_ptr<Engine> create(const Params& params, Status* err);
+    static std::unique_ptr<Engine> create(const CudaParams& params, Status* err);
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
@@ -74,7 +75,7 @@ public:
                          DeviceResult* const* out, cudaStream_t stream,
                          cudaEvent_t input_consumed = nullptr, const cudaEvent_t* events = nullptr);
 
-    const Params& params() const { return params_; }
+    const CudaParams& params() const { return params_; }
 
     // One reference against `count` (1..64) distorted pictures of the same size, the
     // reference's work done once per scale (engine_multi.cu, int_multi_kernels.cuh): rung k's
@@ -102,7 +103,7 @@ private:
     Multi* multi_ = nullptr;
     void destroy_multi();
     struct Impl;
-    Params params_;
+    CudaParams params_;
     Arch arch_ = Arch::Sm90;
     Impl* d_ = nullptr;
 };

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "engine/cuda_options.hpp"
 #include "vif/vif.h"
 
 namespace {
@@ -127,7 +128,7 @@ TEST_P(MultiParity, EveryRungEqualsItsPairOnTheCpu) {
         plain.push_back(to_plane(dv, c.w, c.h, c.bpc, pad, false));
         sent.push_back(to_plane(dv, c.w, c.h, c.bpc, pad, c.bpc != 8 && k == 1));
     }
-    vif::Params p;
+    vif::CudaParams p;
     p.bitdepth = uint32_t(c.bpc);
     p.max_width = uint32_t(c.w);
     p.max_height = uint32_t(c.h);
@@ -233,7 +234,7 @@ std::vector<LadderCase> ladder_cases() {
 TEST(MultiParityErrors, ATuningCandidateIsRefusedInAShippedBuild) {
     if (!vif_cuda_available()) GTEST_SKIP() << "no CUDA device present: nothing checked";
     for (const auto& [shape, packed] : {std::make_pair(2, true), std::make_pair(0, false)}) {
-        vif::Params p;
+        vif::CudaParams p;
         p.bitdepth = 8;
         p.max_width = 64;
         p.max_height = 64;

@@ -237,8 +237,8 @@ std::string raw_str(const vif::ScaleRaw& r) {
 
 // Runs frames through the internal cpu and cuda backends (several in flight on the GPU) and
 // compares raw results and finalised scores.
-void compare_backends(const vif::Params& params, const std::vector<std::pair<Plane, Plane>>& frames,
-                      const std::string& what) {
+void compare_backends(const vif::CudaParams& params,
+                      const std::vector<std::pair<Plane, Plane>>& frames, const std::string& what) {
     vif::Status err;
     auto cpu = vif::create_cpu_backend(params, &err);
     ASSERT_TRUE(cpu) << err.message;
@@ -296,8 +296,9 @@ void compare_backends(const vif::Params& params, const std::vector<std::pair<Pla
     }
 }
 
-vif::Params params_of(VifVariant v, int bpc, int w, int h, double egl = 100.0, float ks = 1.0f) {
-    vif::Params p;
+vif::CudaParams params_of(VifVariant v, int bpc, int w, int h, double egl = 100.0,
+                          float ks = 1.0f) {
+    vif::CudaParams p;
     p.variant = v;
     p.bitdepth = static_cast<uint32_t>(bpc);
     p.max_width = static_cast<uint32_t>(w);
@@ -712,7 +713,7 @@ TEST(DevicePointerErrors, SamplesAboveTheBitDepthAreNamedWhenReceived) {
 TEST(Pipeline, ManyFramesInFlightAndChangingSizes) {
     SKIP_WITHOUT_GPU();
     const int W = 400, H = 300;
-    vif::Params p = params_of(VIF_VARIANT_INTEGER, 10, W, H);
+    vif::CudaParams p = params_of(VIF_VARIANT_INTEGER, 10, W, H);
     p.queue_depth = 4;
     std::vector<std::pair<Plane, Plane>> frames;
     const int sizes[][2] = {{400, 300}, {399, 299}, {16, 16}, {256, 17}, {17, 256}, {400, 300}};
@@ -769,7 +770,7 @@ TEST(Pipeline, ManyFramesInFlightAndChangingSizes) {
 
 // Runs `frames` through a CUDA backend with CudaOptions::batch_frames = batch and returns the raw
 // results in submission order.
-std::vector<vif::FrameRaw> run_gpu(vif::Params p, int batch,
+std::vector<vif::FrameRaw> run_gpu(vif::CudaParams p, int batch,
                                    const std::vector<std::pair<Plane, Plane>>& frames,
                                    bool poll = false) {
     p.cuda.batch_frames = batch;
@@ -805,7 +806,7 @@ TEST_P(Batching, ScoresDoNotDependOnGrouping) {
     const int bpc = GetParam();
     const SizeCase sizes[] = {{17, 19, 11}, {175, 143, 11}, {576, 324, 11}};
     for (const SizeCase& sz : sizes) {
-        vif::Params p = params_of(VIF_VARIANT_INTEGER, bpc, sz.w, sz.h);
+        vif::CudaParams p = params_of(VIF_VARIANT_INTEGER, bpc, sz.w, sz.h);
         p.queue_depth = 16;
         const auto frames = synthetic_frames(sz.w, sz.h, bpc, sz.frames, 60);
         vif::Status err;
@@ -846,7 +847,7 @@ INSTANTIATE_TEST_SUITE_P(Depths, Batching, ::testing::Values(8, 10, 12, 16));
 TEST(BatchingMixed, SizesAndLayoutsChangeInsideABatch) {
     SKIP_WITHOUT_GPU();
     const int sizes[][2] = {{64, 48}, {64, 48}, {63, 47}, {64, 48}, {16, 16}, {64, 48}, {64, 48}};
-    vif::Params p = params_of(VIF_VARIANT_INTEGER, 10, 64, 48);
+    vif::CudaParams p = params_of(VIF_VARIANT_INTEGER, 10, 64, 48);
     p.queue_depth = 8;
     p.cuda.batch_frames = 4;
     vif::Status err;
@@ -917,7 +918,7 @@ TEST(KernelTableRules, BatchRuleCoversEverySize) {
 // The engine refuses a batch it cannot launch as one.
 TEST(BatchingErrors, BadBatchesAreRefused) {
     SKIP_WITHOUT_GPU();
-    vif::Params p = params_of(VIF_VARIANT_INTEGER, 8, 64, 64);
+    vif::CudaParams p = params_of(VIF_VARIANT_INTEGER, 8, 64, 64);
     vif::Status err;
     auto engine = vif::cuda::Engine::create(p, &err);
     ASSERT_TRUE(engine) << err.message;
@@ -958,6 +959,21 @@ TEST(KernelTableRules, TheDocsShowTheTable) {
     EXPECT_EQ(doc.substr(a + begin.size(), b - a - begin.size()), want)
         << "docs/cuda.md's rules table differs from the dispatch table; it should read:\n"
         << want;
+}
+
+// Host-side only: the float rule picks a set that exists, 32x16 scale-0 tiles below 0.5 Mpx and
+// 64x16 from there on (docs/perf/h100-sweep-float-3.md), on every architecture.
+TEST(KernelTableRules, FloatRulesKeepTheirChoices) {
+    using namespace vif::cuda;
+    for (Arch a : {Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx}) {
+        for (const FloatRule& r : float_rules(a))
+            EXPECT_GE(float_variant_index(r.set), 1) << arch_name(a) << ": " << r.set;
+        EXPECT_STREQ(float_select(a, 576, 324), "s32");
+        EXPECT_STREQ(float_select(a, 999, 500), "s32");
+        EXPECT_STREQ(float_select(a, 1000, 500), "s64");
+        EXPECT_STREQ(float_select(a, 1920, 1080), "s64");
+        EXPECT_STREQ(float_select(a, 32768, 32768), "s64");
+    }
 }
 
 // Host-side only: runs without a GPU.
@@ -1085,7 +1101,7 @@ TEST_P(KernelVariant, EqualsCpuReference) {
     // Odd sizes (partial tiles, reflections on every side), a tiny frame, and a large odd one.
     const SizeCase sizes[] = {{17, 19, 3}, {175, 143, 3}, {481, 271, 2}, {1919, 1079, 1}};
     for (const SizeCase& sz : sizes) {
-        vif::Params p = params_of(VIF_VARIANT_INTEGER, c.bpc, sz.w, sz.h);
+        vif::CudaParams p = params_of(VIF_VARIANT_INTEGER, c.bpc, sz.w, sz.h);
         p.cuda.tiles[c.slot] = c.index;
         p.cuda.fuse23 = c.slot != 2 && c.slot != 3;
         const auto frames = synthetic_frames(sz.w, sz.h, c.bpc, sz.frames, 20 + c.slot);
@@ -1111,7 +1127,7 @@ INSTANTIATE_TEST_SUITE_P(Table, KernelVariant, ::testing::ValuesIn(all_variant_c
 
 TEST(KernelVariantErrors, AVariantNotCompiledForTheDepthIsRefused) {
     SKIP_WITHOUT_GPU();
-    vif::Params p = params_of(VIF_VARIANT_INTEGER, 12, 64, 64);
+    vif::CudaParams p = params_of(VIF_VARIANT_INTEGER, 12, 64, 64);
     p.cuda.tiles[0] = vif::cuda::int_variant_index(0, "0t"); // 8 bits only
     vif::Status err;
     EXPECT_EQ(vif::create_cuda_backend(p, &err), nullptr);
@@ -1148,7 +1164,7 @@ TEST_P(FloatKernelSet, TotalsBitIdentical) {
     for (const SizeCase& sz : sizes)
         for (double egl : {100.0, 1.0}) {
             if (egl != 100.0 && sz.w * sz.h > 500000) continue; // the large frame once
-            vif::Params p = params_of(VIF_VARIANT_FLOAT, c.bpc, sz.w, sz.h, egl);
+            vif::CudaParams p = params_of(VIF_VARIANT_FLOAT, c.bpc, sz.w, sz.h, egl);
             p.cuda.float_kernels = c.index;
             const auto frames = synthetic_frames(sz.w, sz.h, c.bpc, sz.frames, 50 + c.index);
             compare_backends(p, frames,
@@ -1178,7 +1194,7 @@ TEST(FloatKernelSetAuto, FrameSizesAcrossTheRule) {
 TEST(FloatKernelSetErrors, ASpecialisedSetNeedsTheDefaultWidths) {
     SKIP_WITHOUT_GPU();
     ASSERT_GE(vif::cuda::float_variants().size(), 2u);
-    vif::Params p = params_of(VIF_VARIANT_FLOAT, 8, 128, 128, 100.0, 2.0f);
+    vif::CudaParams p = params_of(VIF_VARIANT_FLOAT, 8, 128, 128, 100.0, 2.0f);
     p.cuda.float_kernels = 1; // specialised for 17/9/5/3 taps; kernelscale 2 has 35/19/9/5
     vif::Status err;
     EXPECT_EQ(vif::create_cuda_backend(p, &err), nullptr);
@@ -1210,7 +1226,7 @@ TEST_P(LaunchPath, EqualsCpuReference) {
             if (variant == VIF_VARIANT_FLOAT &&
                 (opt == PathOption::LogTableOnly || opt == PathOption::Unfused))
                 continue; // integer-only options (the float path runs batches frame by frame)
-            vif::Params p = params_of(variant, bpc, sz.w, sz.h);
+            vif::CudaParams p = params_of(variant, bpc, sz.w, sz.h);
             p.cuda.graphs = opt != PathOption::NoGraphs;
             p.cuda.log_table_only = opt == PathOption::LogTableOnly;
             p.cuda.sync_each_launch = opt == PathOption::SyncEachLaunch;

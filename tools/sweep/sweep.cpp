@@ -280,7 +280,7 @@ bool parse_tiles(const std::string& text, vif::CudaOptions* c) {
 // grid.z = frame); every duration is then per frame (the launch's time / batch).
 Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int bpc,
                vif::CudaOptions cand, const std::string& cand_name, int batch = 1) {
-    vif::Params p;
+    vif::CudaParams p;
     p.variant = o.variant;
     p.bitdepth = static_cast<uint32_t>(bpc);
     p.max_width = static_cast<uint32_t>(w);
