@@ -2,8 +2,8 @@
 # The GStreamer element on a GPU machine: NVDEC's CUDA memory scored in place, checked bit for bit
 # against the CPU backend and the vif CLI, and its speed against `vif --hwdec cuda --decoders 1`.
 #   bench/gstreamer/gpu_run.sh [stages]      stages (default: build inspect exact upload bench)
-#     build    configure and build libvif with CUDA and the element (build-gst-gpu/); the CLI too
-#              when a static FFmpeg with NVDEC is at .deps/ffmpeg-nvdec (else VIF=... is used)
+#     build    configure and build libvif with CUDA and the element (build-gst-gpu/) against the
+#              carried GStreamer (pkg-config with PKG_CONFIG_SYSROOT_DIR)
 #     inspect  which of vif, nvh264dec, cudaupload GStreamer finds; why not, when nvcodec fails
 #     exact    the 1080p H.264 pair (1,200 frames) through filesrc ! parsebin ! nvh264dec into
 #              vif with CUDA memory on both pads (backend cuda) against the same decoder's
@@ -12,7 +12,9 @@
 #              backend on the same frames in system memory (the fallback the issue names)
 #     bench    frames per second, best of 3 whole runs: the pipeline with CUDA memory against
 #              `vif --hwdec cuda --decoders 1 --backend cuda` on the same pair
-# Needs: .gst-pack from bench/gstreamer/pack.sh (GST_PACK=...), nvcc (/usr/local/cuda), cmake.
+# Needs: .gst-pack from bench/gstreamer/pack.sh (GST_PACK=...), nvcc (/usr/local/cuda), cmake;
+# for the CLI comparisons a `vif` with NVDEC (VIF=..., default dist/bin/vif with dist/lib, as
+# bench/nvdec/pack.sh makes it); without one those lines say so and are skipped.
 # Writes $OUT (default /tmp/gst-gpu-out): summary.md (printed at the end) and logs.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,20 +46,14 @@ if has build; then
     export LD_LIBRARY_PATH=$SYS/usr/lib/$A${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
     pc=(-DPKG_CONFIG_EXECUTABLE="$SYS/usr/bin/pkgconf")
   fi
-  ff=$ROOT/.deps/ffmpeg-nvdec
-  ffargs=(-DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_TOOLS=OFF)
-  if [[ -d $ff/lib/pkgconfig ]]; then
-    ffargs=(-DVIF_WITH_FFMPEG=ON -DVIF_BUILD_TOOLS=ON -DVIF_FFMPEG_ROOT="$ff"
-            -DCMAKE_PREFIX_PATH="$ROOT/.gpu-deps/prefix")
-    export LIBRARY_PATH=$ff/lib${LIBRARY_PATH:+:$LIBRARY_PATH}
-  fi
   gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
   cmake -S . -B "$B" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DVIF_ENABLE_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES=native -DVIF_BUILD_TESTS=OFF -DVIF_BUILD_BENCHMARKS=OFF \
-    -DVIF_BUILD_PYTHON=OFF "${ffargs[@]}" "${pc[@]}" > "$OUT/configure.log" 2>&1 ||
+    -DVIF_BUILD_PYTHON=OFF -DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_TOOLS=OFF "${pc[@]}" \
+    > "$OUT/configure.log" 2>&1 ||
     { tail -30 "$OUT/configure.log"; say "FAIL: configure"; exit 1; }
   grep -E "GStreamer element" "$OUT/configure.log" | tee -a "$SUMMARY"
-  targets=(gstvif); grep -q "VIF_BUILD_TOOLS:BOOL=ON" "$B/CMakeCache.txt" && targets+=(vif_cli)
+  targets=(gstvif)
   cmake --build "$B" --target "${targets[@]}" -j "$(nproc)" > "$OUT/build.log" 2>&1 ||
     { tail -40 "$OUT/build.log"; say "FAIL: build"; exit 1; }
   say "built: ${targets[*]}"
@@ -71,8 +67,7 @@ export GST_PLUGIN_SCANNER_1_0=$SYS/usr/lib/$A/gstreamer1.0/gstreamer-1.0/gst-plu
 export GST_REGISTRY_1_0=$OUT/registry.bin
 LAUNCH=$SYS/usr/bin/gst-launch-1.0
 INSPECT=$SYS/usr/bin/gst-inspect-1.0
-VIF=${VIF:-$B/tools/vif/vif}
-[[ -x $VIF ]] || VIF=$ROOT/dist/bin/vif
+VIF=${VIF:-$ROOT/dist/bin/vif}
 [[ -x $VIF && -d $ROOT/dist/lib ]] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$ROOT/dist/lib
 SRC=$CLIPS/h264_src.mp4
 ENC=$CLIPS/h264_enc.mkv
