@@ -17,6 +17,8 @@
 
 namespace vif::cpu_ref {
 
+struct FrameMaps; // vif_map.hpp
+
 // One plane of samples in a compute-ready layout: LSB-aligned, 8-bit bytes or 16-bit words.
 struct Plane {
     const void* data = nullptr;
@@ -35,6 +37,13 @@ public:
     virtual void compute_multi(const Plane& ref, const Plane* dists, size_t count,
                                ScaleRaw (*out)[4]) {
         for (size_t k = 0; k < count; ++k) compute(ref, dists[k], out[k]);
+    }
+    // compute() that also keeps every pixel's terms (docs/algorithm.md §12) in `maps`; the
+    // totals in `out` are the same bits as compute()'s. A separate entry point so that
+    // compute() itself is untouched by maps. False: this scorer has no maps.
+    virtual bool compute_maps(const Plane& /*ref*/, const Plane& /*dist*/, ScaleRaw /*out*/[4],
+                              FrameMaps& /*maps*/) {
+        return false;
     }
 };
 

@@ -8,6 +8,7 @@
 #include "cpu_ref.hpp"
 #include "core/pixel_math.hpp"
 #include "core/vif_constants.hpp"
+#include "cpu_ref/vif_map.hpp"
 
 // Built once as the reference (namespace vif::cpu_ref) and once per instruction-set level for the
 // fast backend (cpu_fast/CMakeLists.txt sets VIF_SCORER_NS to vif::cpu_fast::<level>).
@@ -17,8 +18,10 @@
 
 namespace VIF_SCORER_NS {
 #if defined(VIF_ISA_NS)
+using cpu_ref::FrameMaps;
 using cpu_ref::FrameScorer;
 using cpu_ref::Plane;
+using cpu_ref::ScaleMap;
 #endif
 namespace {
 
@@ -64,8 +67,10 @@ struct FilteredRows {
 };
 
 template <int NT>
-void filter_stats_row(const float* F, int n, int w, const float* const* xr, const float* const* yr,
-                      const FilteredRows& o) {
+// Always inlined: each of run<false> and run<true> gets its own copy, as compute() had before maps.
+[[gnu::always_inline]] inline void filter_stats_row(const float* F, int n, int w,
+                                                    const float* const* xr, const float* const* yr,
+                                                    const FilteredRows& o) {
     const int N = NT ? NT : n, r = N / 2;
     float *tmx = o.tmx + r, *tmy = o.tmy + r, *txx = o.txx + r, *tyy = o.tyy + r, *txy = o.txy + r;
 #pragma GCC ivdep
@@ -112,9 +117,22 @@ void filter_stats_row(const float* F, int n, int w, const float* const* xr, cons
 class FloatVif final : public FrameScorer {
 public:
     FloatVif(int max_width, int max_height, int bitdepth, double gain_limit, float kernelscale);
-    void compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) override;
+    void compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) override {
+        run<false>(ref, dist, out, nullptr);
+    }
+    bool compute_maps(const Plane& ref, const Plane& dist, ScaleRaw out[4],
+                      FrameMaps& maps) override {
+        run<true>(ref, dist, out, &maps);
+        return true;
+    }
 
 private:
+    // kMaps: also keep each pixel's num and den (docs/algorithm.md §12.1). Inlined into each
+    // caller, so compute() compiles to the same instructions as before maps existed.
+    template <bool kMaps>
+    [[gnu::always_inline]] inline void run(const Plane& ref, const Plane& dist, ScaleRaw out[4],
+                                           FrameMaps* maps);
+
     int bitdepth_;
     float gain_limit_;
     int width_[4];
@@ -144,7 +162,9 @@ FloatVif::FloatVif(int max_width, int max_height, int bitdepth, double gain_limi
         v->resize(max_width);
 }
 
-void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
+template <bool kMaps>
+inline void FloatVif::run(const Plane& ref, const Plane& dist, ScaleRaw out[4],
+                          [[maybe_unused]] FrameMaps* maps) {
     int w = ref.width, h = ref.height;
     if (bitdepth_ == 8) {
         convert_plane<uint8_t>(ref, 8, img_[0][0].data());
@@ -201,6 +221,15 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
         float* nrow = num_row_.data();
         float* drow = den_row_.data();
         float num_total = 0.0f, den_total = 0.0f;
+        [[maybe_unused]] ScaleMap* map = nullptr;
+        if constexpr (kMaps) {
+            map = &maps->scale[s];
+            *map = ScaleMap{};
+            map->width = w;
+            map->height = h;
+            map->num.assign(static_cast<size_t>(w) * h, 0.0f);
+            map->den.assign(static_cast<size_t>(w) * h, 0.0f);
+        }
         for (int i = 0; i < h; ++i) {
             const float* xr[kMaxFloatFilterWidth];
             const float* yr[kMaxFloatFilterWidth];
@@ -247,6 +276,11 @@ void FloatVif::compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) {
             for (int j = 0; j < w; ++j) {
                 float num, den;
                 pixel::float_terms(nrow[j], drow[j], mx[j], my[j], exx[j], num, den);
+                if constexpr (kMaps) {
+                    const size_t p = static_cast<size_t>(i) * w + j;
+                    map->num[p] = num;
+                    map->den[p] = den;
+                }
                 num_row = num_row + num;
                 den_row = den_row + den;
             }

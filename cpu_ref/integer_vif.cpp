@@ -8,6 +8,7 @@
 #include "cpu_ref.hpp"
 #include "core/pixel_math.hpp"
 #include "core/vif_constants.hpp"
+#include "cpu_ref/vif_map.hpp"
 
 namespace vif::cpu_ref {
 namespace {
@@ -38,9 +39,20 @@ public:
     }
 
     void compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) override {
+        run(ref, dist, out, nullptr);
+    }
+
+    bool compute_maps(const Plane& ref, const Plane& dist, ScaleRaw out[4],
+                      FrameMaps& maps) override {
+        run(ref, dist, out, &maps);
+        return true;
+    }
+
+private:
+    void run(const Plane& ref, const Plane& dist, ScaleRaw out[4], FrameMaps* maps) {
         Image x{ref, bitdepth_ == 8}, y{dist, bitdepth_ == 8};
         for (int s = 0; s < kNumScales; ++s) {
-            out[s] = statistics(x, y, s);
+            out[s] = statistics(x, y, s, maps ? &maps->scale[s] : nullptr);
             if (s + 1 == kNumScales) break;
             // §4.4: each scale is downsampled from the previous one, never from the input.
             downsample(x, s, x_next_);
@@ -53,9 +65,8 @@ public:
         }
     }
 
-private:
-    // §6.3 and §6.5: the four sums of one scale.
-    ScaleRaw statistics(const Image& X, const Image& Y, int scale) {
+    // §6.3 and §6.5: the four sums of one scale; with `map`, each pixel's terms as well (§12.1).
+    ScaleRaw statistics(const Image& X, const Image& Y, int scale, ScaleMap* map) {
         const int w = X.width(), h = X.height();
         const int n = kIntFilterWidth[scale], r = n / 2;
         const uint16_t* c = int_filter(scale);
@@ -90,6 +101,12 @@ private:
         // Horizontal pass, the variances and each pixel's contribution.
         const pixel::TableLog<uint16_t> table{log_table_.data()};
         ScaleRaw sums;
+        if (map) {
+            *map = ScaleMap{};
+            map->width = w;
+            map->height = h;
+            for (auto* v : {&map->nl, &map->dl, &map->nn, &map->dn}) v->assign(pixels, 0);
+        }
         for (int i = 0; i < h; ++i)
             for (int j = 0; j < w; ++j) {
                 uint32_t mx = 0, my = 0; // 16.16 means, not shifted
@@ -108,8 +125,24 @@ private:
                     pixel::variance(static_cast<uint32_t>(round_shift(eyy, 16)), my, my);
                 const int32_t sxy =
                     pixel::variance(static_cast<uint32_t>(round_shift(exy, 16)), mx, my);
-                pixel::add_pixel(sx, sy, sxy, table, gain_limit_, sums.nl, sums.dl, sums.nn,
-                                 sums.dn);
+                if (!map) {
+                    pixel::add_pixel(sx, sy, sxy, table, gain_limit_, sums.nl, sums.dl, sums.nn,
+                                     sums.dn);
+                    continue;
+                }
+                // The pixel's own terms, then added to the totals: integer addition, so the
+                // totals are the same whatever the order.
+                int64_t nl = 0, dl = 0, nn = 0, dn = 0;
+                pixel::add_pixel(sx, sy, sxy, table, gain_limit_, nl, dl, nn, dn);
+                const size_t p = static_cast<size_t>(i) * w + j;
+                map->nl[p] = static_cast<int32_t>(nl);
+                map->dl[p] = static_cast<int32_t>(dl);
+                map->nn[p] = static_cast<int32_t>(nn);
+                map->dn[p] = static_cast<int32_t>(dn);
+                sums.nl += nl;
+                sums.dl += dl;
+                sums.nn += nn;
+                sums.dn += dn;
             }
         return sums;
     }

@@ -1,0 +1,232 @@
+// Per-pixel VIF maps of the CPU reference (docs/algorithm.md §12): the terms of every scale sum to
+// the frame's totals exactly (and the totals give libvmaf's golden values), the scores are the
+// same with maps on, and a frame with one blurred quadrant has its low local VIF there only.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/golden_data.hpp"
+#include "api/checks.hpp"
+#include "core/scores.hpp"
+#include "cpu_ref/cpu_ref.hpp"
+#include "cpu_ref/vif_map.hpp"
+#include "core/vif_constants.hpp"
+
+namespace {
+
+using vif::cpu_ref::FrameMaps;
+using vif::cpu_ref::Plane;
+using vif::cpu_ref::ScaleMap;
+
+std::unique_ptr<vif::cpu_ref::FrameScorer> make(bool integer, int w, int h, int bpc, double gain) {
+    return integer ? vif::cpu_ref::make_integer(w, h, bpc, gain)
+                   : vif::cpu_ref::make_float(w, h, bpc, gain, 1.0f);
+}
+
+vif::Params params_for(bool integer, uint32_t w, uint32_t h, uint32_t bpc, double gain) {
+    VifConfig cfg;
+    vif_default_config(&cfg);
+    cfg.max_width = w;
+    cfg.max_height = h;
+    cfg.bitdepth = bpc;
+    cfg.variant = integer ? VIF_VARIANT_INTEGER : VIF_VARIANT_FLOAT;
+    cfg.enhn_gain_limit = gain;
+    vif::Params p;
+    EXPECT_EQ(vif::params_from_config(cfg, &p), VIF_OK) << vif_last_error();
+    return p;
+}
+
+bool same_bits(float a, float b) {
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+// Every case of testdata/, both variants, both gain limits: the map terms of each scale sum to
+// the totals compute() gives (to the bit, float included, in the order of §7.6), and those totals
+// give libvmaf's values from the expected CSV (integer equal, float within 1e-4).
+TEST(VifMaps, TermsSumToTheFrameTotalsAndTheGoldenValues) {
+    const auto cases = vif::testing::load_manifest(VIF_TESTDATA_DIR);
+    ASSERT_FALSE(cases.empty()) << "no testdata manifest in " << VIF_TESTDATA_DIR;
+    size_t checked = 0;
+    for (const auto& c : cases)
+        for (const bool integer : {true, false})
+            for (const double gain : {100.0, 1.0}) {
+                SCOPED_TRACE(c.name + (integer ? " integer" : " float") +
+                             (gain == 1.0 ? " egl1" : ""));
+                const auto expected = vif::testing::load_expected(c.expected_path());
+                ASSERT_GE(expected.size(), c.frames);
+                auto plain = make(integer, c.width, c.height, c.bitdepth, gain);
+                auto mapped = make(integer, c.width, c.height, c.bitdepth, gain);
+                const vif::Params params = params_for(integer, c.width, c.height, c.bitdepth, gain);
+                const std::string pre = integer ? "integer_vif" : "vif";
+                const std::string suf = gain == 1.0 ? "_egl_1" : "";
+                for (uint32_t f = 0; f < c.frames; ++f) {
+                    const auto ref = vif::testing::read_luma(c, c.ref_path(), f);
+                    const auto dis = vif::testing::read_luma(c, c.dist_path(), f);
+                    ASSERT_FALSE(ref.empty() || dis.empty());
+                    const ptrdiff_t stride = c.width * c.bytes_per_sample();
+                    const Plane r{ref.data(), stride, int(c.width), int(c.height)};
+                    const Plane d{dis.data(), stride, int(c.width), int(c.height)};
+                    vif::FrameRaw want, got;
+                    FrameMaps maps;
+                    plain->compute(r, d, want.scale);
+                    ASSERT_TRUE(mapped->compute_maps(r, d, got.scale, maps));
+                    vif::FrameRaw summed;
+                    int sw = c.width, sh = c.height;
+                    for (int s = 0; s < 4; ++s) {
+                        const ScaleMap& m = maps.scale[s];
+                        ASSERT_EQ(m.width, sw);
+                        ASSERT_EQ(m.height, sh);
+                        ASSERT_EQ(m.integer(), integer);
+                        summed.scale[s] = vif::cpu_ref::sum_terms(m);
+                        const vif::ScaleRaw &a = want.scale[s], &b = got.scale[s],
+                                            &t = summed.scale[s];
+                        if (integer) {
+                            EXPECT_EQ(t.nl, a.nl) << "scale " << s;
+                            EXPECT_EQ(t.dl, a.dl) << "scale " << s;
+                            EXPECT_EQ(t.nn, a.nn) << "scale " << s;
+                            EXPECT_EQ(t.dn, a.dn) << "scale " << s;
+                            EXPECT_EQ(b.nl, a.nl) << "scale " << s;
+                            EXPECT_EQ(b.dl, a.dl) << "scale " << s;
+                            EXPECT_EQ(b.nn, a.nn) << "scale " << s;
+                            EXPECT_EQ(b.dn, a.dn) << "scale " << s;
+                        } else {
+                            EXPECT_TRUE(same_bits(t.num, a.num)) << t.num << " " << a.num;
+                            EXPECT_TRUE(same_bits(t.den, a.den)) << t.den << " " << a.den;
+                            EXPECT_TRUE(same_bits(b.num, a.num)) << "scale " << s;
+                            EXPECT_TRUE(same_bits(b.den, a.den)) << "scale " << s;
+                        }
+                        sw /= 2;
+                        sh /= 2;
+                    }
+                    VifScores s;
+                    summed.index = f;
+                    vif::finalize_scores(params, summed, &s);
+                    const auto& row = expected[f];
+                    for (int k = 0; k < 4; ++k) {
+                        const std::string ks = std::to_string(k);
+                        const double num = row.at(pre + "_num_scale" + ks + suf);
+                        const double den = row.at(pre + "_den_scale" + ks + suf);
+                        const double score = row.at(pre + "_scale" + ks + suf);
+                        if (integer) {
+                            EXPECT_EQ(s.num[k], num) << "frame " << f << " scale " << k;
+                            EXPECT_EQ(s.den[k], den) << "frame " << f << " scale " << k;
+                            EXPECT_EQ(s.scale[k], score) << "frame " << f << " scale " << k;
+                        } else {
+                            EXPECT_NEAR(s.scale[k], score, 1e-4) << "frame " << f;
+                        }
+                    }
+                    ++checked;
+                }
+            }
+    EXPECT_GE(checked, 4 * cases.size());
+}
+
+// A textured 8-bit frame (seeded noise, lightly smoothed so every scale has detail).
+std::vector<uint8_t> texture(int w, int h) {
+    std::vector<uint8_t> noise(static_cast<size_t>(w) * h);
+    uint32_t state = 12345;
+    for (auto& v : noise) {
+        state = state * 1664525u + 1013904223u;
+        v = static_cast<uint8_t>(32 + (state >> 24) * 3 / 4);
+    }
+    return noise;
+}
+
+// The frame with the box [x0, x1) x [y0, y1) blurred (3 passes of a 9x9 box mean, clipped).
+std::vector<uint8_t> blur_box(const std::vector<uint8_t>& in, int w, int x0, int x1, int y0,
+                              int y1) {
+    std::vector<uint8_t> cur = in;
+    for (int pass = 0; pass < 3; ++pass) {
+        std::vector<uint8_t> next = cur;
+        for (int i = y0; i < y1; ++i)
+            for (int j = x0; j < x1; ++j) {
+                int sum = 0, n = 0;
+                for (int a = std::max(y0, i - 4); a <= std::min(y1 - 1, i + 4); ++a)
+                    for (int b = std::max(x0, j - 4); b <= std::min(x1 - 1, j + 4); ++b) {
+                        sum += cur[static_cast<size_t>(a) * w + b];
+                        ++n;
+                    }
+                next[static_cast<size_t>(i) * w + j] = static_cast<uint8_t>((sum + n / 2) / n);
+            }
+        cur.swap(next);
+    }
+    return cur;
+}
+
+// A hand-built pair: the top-left quadrant blurred, the rest untouched. The local VIF map of
+// scales 0 and 1 at the frame's size is low inside the quadrant and 1 (to within the
+// low-variance branch's tiny deficit) everywhere farther than the filters reach from it.
+TEST(VifMaps, BlurredQuadrantIsWhereTheLowValuesAre) {
+    const int w = 256, h = 256, q = 128;
+    const std::vector<uint8_t> ref = texture(w, h);
+    const std::vector<uint8_t> dis = blur_box(ref, w, 0, q, 0, q);
+    const Plane r{ref.data(), w, w, h}, d{dis.data(), w, w, h};
+    for (const bool integer : {true, false}) {
+        SCOPED_TRACE(integer ? "integer" : "float");
+        auto scorer = make(integer, w, h, 8, 100.0);
+        vif::ScaleRaw raw[4];
+        FrameMaps maps;
+        ASSERT_TRUE(scorer->compute_maps(r, d, raw, maps));
+        for (int s = 0; s < 2; ++s) {
+            const ScaleMap& m = maps.scale[s];
+            const auto local = vif::cpu_ref::local_vif(m);
+            const auto full = vif::cpu_ref::to_frame_size(local, m.width, m.height, s, w, h);
+            // How far an edit reaches in frame pixels: the scale's filters, the downsampling
+            // chain and the window, rounded up.
+            const int margin = 24 << s;
+            double inside_sum = 0.0, inside_max = 0.0, outside_min = 2.0;
+            size_t inside_n = 0;
+            for (int i = 0; i < h; ++i)
+                for (int j = 0; j < w; ++j) {
+                    const float v = full[static_cast<size_t>(i) * w + j];
+                    if (i < q - margin && j < q - margin) {
+                        inside_sum += v;
+                        inside_max = std::max(inside_max, double(v));
+                        ++inside_n;
+                    } else if (i >= q + margin || j >= q + margin) {
+                        outside_min = std::min(outside_min, double(v));
+                    }
+                }
+            ASSERT_GT(inside_n, 0u);
+            std::printf("[ scale %d: inside mean %.3f max %.3f, outside min %.5f ]\n", s,
+                        inside_sum / inside_n, inside_max, outside_min);
+            EXPECT_LT(inside_sum / inside_n, 0.5) << "scale " << s;
+            EXPECT_LT(inside_max, 0.8) << "scale " << s;
+            EXPECT_GT(outside_min, 0.99) << "scale " << s;
+        }
+    }
+}
+
+// The frame-size mapping: nearest neighbour, the last row and column repeated for odd sizes.
+TEST(VifMaps, ToFrameSizeIsNearestNeighbour) {
+    const std::vector<float> m = {1, 2, 3, 4, 5, 6}; // 3 x 2
+    const auto full = vif::cpu_ref::to_frame_size(m, 3, 2, 1, 7, 5);
+    ASSERT_EQ(full.size(), 35u);
+    EXPECT_EQ(full[0], 1.0f);
+    EXPECT_EQ(full[1], 1.0f);
+    EXPECT_EQ(full[2], 2.0f);
+    EXPECT_EQ(full[6], 3.0f);         // column 6 -> 3, clamped to 2
+    EXPECT_EQ(full[2 * 7 + 0], 4.0f); // row 2 -> 1
+    EXPECT_EQ(full[4 * 7 + 6], 6.0f); // row 4 -> 2, clamped to 1
+}
+
+// The local window: clipped at the borders, a ratio of sums (not a mean of ratios).
+TEST(VifMaps, LocalVifIsTheRatioOfWindowSums) {
+    ScaleMap m;
+    m.width = 3;
+    m.height = 1;
+    m.num = {1.0f, 0.0f, 3.0f};
+    m.den = {1.0f, 1.0f, 3.0f};
+    const auto local = vif::cpu_ref::local_vif(m, 1);
+    ASSERT_EQ(local.size(), 3u);
+    EXPECT_FLOAT_EQ(local[0], 1.0f / 2.0f);
+    EXPECT_FLOAT_EQ(local[1], 4.0f / 5.0f);
+    EXPECT_FLOAT_EQ(local[2], 3.0f / 4.0f);
+}
+
+} // namespace
