@@ -117,7 +117,8 @@ public:
             if (!block) return {VIF_AGAIN, "scores not ready"};
             cv_done_.wait(lock, [&] { return slot.state == Slot::State::kDone; });
         }
-        *out = slot.results[slot.received++];
+        *out = slot.results[slot.received];
+        slot.results[slot.received++].maps.reset(); // the receiver owns the maps now
         --unreceived_;
         if (slot.received < slot.count) return {};
         slot.state = Slot::State::kFree;
@@ -163,7 +164,9 @@ private:
         const int w = static_cast<int>(params_.max_width), h = static_cast<int>(params_.max_height);
         const int bpc = static_cast<int>(params_.bitdepth);
         const bool integer = params_.variant == VIF_VARIANT_INTEGER;
-        if (params_.cpu.reference)
+        // Maps (Params::maps): the fast integer scorer keeps no per-pixel terms, so the reference
+        // scorer keeps them (the same bits, slower); the float scorers share one source.
+        if (params_.cpu.reference || (integer && params_.maps))
             return integer
                        ? cpu_ref::make_integer(w, h, bpc, params_.gain_limit)
                        : cpu_ref::make_float(w, h, bpc, params_.gain_limit, params_.kernelscale);
@@ -224,8 +227,11 @@ private:
             ScaleRaw raw[kMaxDistorted][kNumScales];
             for (size_t k = 0; k < slot->count; ++k)
                 dists[k] = cpu_ref::Plane{slot->dists[k].get(), stride, w, h};
-            engine.compute_multi(cpu_ref::Plane{slot->ref.get(), stride, w, h}, dists, slot->count,
-                                 raw);
+            const cpu_ref::Plane ref{slot->ref.get(), stride, w, h};
+            if (params_.maps)
+                compute_maps(engine, ref, dists, *slot, raw);
+            else
+                engine.compute_multi(ref, dists, slot->count, raw);
             for (size_t k = 0; k < slot->count; ++k)
                 std::copy(raw[k], raw[k] + kNumScales, slot->results[k].scale);
             {
@@ -233,6 +239,17 @@ private:
                 slot->state = Slot::State::kDone;
             }
             cv_done_.notify_all();
+        }
+    }
+
+    // Each pair with its per-pixel terms (docs/algorithm.md §12) into fresh maps handed to the
+    // frame's result. Allocated per frame: only contexts created with maps pay for it.
+    static void compute_maps(cpu_ref::FrameScorer& engine, const cpu_ref::Plane& ref,
+                             const cpu_ref::Plane* dists, Slot& slot, ScaleRaw (*raw)[kNumScales]) {
+        for (size_t k = 0; k < slot.count; ++k) {
+            auto maps = std::make_shared<FrameMaps>();
+            engine.compute_maps(ref, dists[k], raw[k], *maps);
+            slot.results[k].maps = std::move(maps);
         }
     }
 

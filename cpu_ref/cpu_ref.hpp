@@ -14,10 +14,9 @@
 #include <memory>
 
 #include "core/backend.hpp"
+#include "core/frame_maps.hpp"
 
 namespace vif::cpu_ref {
-
-struct FrameMaps; // vif_map.hpp
 
 // One plane of samples in a compute-ready layout: LSB-aligned, 8-bit bytes or 16-bit words.
 struct Plane {

@@ -8,24 +8,12 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/frame_maps.hpp"
 
 namespace vif::cpu_ref {
 
-// The terms of one scale, row-major at that scale's size. One set is filled, the other is empty.
-struct ScaleMap {
-    int width = 0, height = 0;
-    // Integer VIF: what the pixel adds to NL, DL, NN and DN (§6.5). Each fits 32 bits (§12.1).
-    std::vector<int32_t> nl, dl, nn, dn;
-    // Float VIF: the pixel's num and den terms (§7.4), before any summation.
-    std::vector<float> num, den;
-
-    bool integer() const { return !nl.empty(); }
-    size_t pixels() const { return static_cast<size_t>(width) * height; }
-};
-
-struct FrameMaps {
-    ScaleMap scale[4];
-};
+using vif::FrameMaps; // core/frame_maps.hpp
+using vif::ScaleMap;
 
 // The scale's totals from its terms (§12.2): NL, DL, NN, DN by integer addition; float num and
 // den in the order of §7.6 (a float partial per row from column 0, then the rows in order).

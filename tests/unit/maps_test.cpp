@@ -1,6 +1,7 @@
 // Per-pixel VIF maps of the CPU reference (docs/algorithm.md §12): the terms of every scale sum to
 // the frame's totals exactly (and the totals give libvmaf's golden values), the scores are the
-// same with maps on, and a frame with one blurred quadrant has its low local VIF there only.
+// same with maps on, a frame with one blurred quadrant has its low local VIF there only, and the
+// public API (VifConfig.maps, vif_receive_maps) hands out the reference's maps bit for bit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include "common/golden_data.hpp"
 #include "api/checks.hpp"
 #include "core/scores.hpp"
+#include "vif/vif.h"
 #include "cpu_ref/cpu_ref.hpp"
 #include "cpu_ref/vif_map.hpp"
 #include "core/vif_constants.hpp"
@@ -227,6 +229,137 @@ TEST(VifMaps, LocalVifIsTheRatioOfWindowSums) {
     EXPECT_FLOAT_EQ(local[0], 1.0f / 2.0f);
     EXPECT_FLOAT_EQ(local[1], 4.0f / 5.0f);
     EXPECT_FLOAT_EQ(local[2], 3.0f / 4.0f);
+}
+
+// The public API with VifConfig.maps: every frame of a case (several in flight, 2 threads, and
+// a two-rung vif_submit_multi) comes with maps equal bit for bit to the reference scorer's, and
+// the same scores as a context without maps.
+void expect_same_map(const VifScaleMap& got, const ScaleMap& want, bool integer) {
+    ASSERT_EQ(got.width, uint32_t(want.width));
+    ASSERT_EQ(got.height, uint32_t(want.height));
+    const size_t n = want.pixels();
+    if (integer) {
+        ASSERT_TRUE(got.nl && got.dl && got.nn && got.dn);
+        EXPECT_EQ(got.num, nullptr);
+        EXPECT_EQ(std::memcmp(got.nl, want.nl.data(), n * 4), 0);
+        EXPECT_EQ(std::memcmp(got.dl, want.dl.data(), n * 4), 0);
+        EXPECT_EQ(std::memcmp(got.nn, want.nn.data(), n * 4), 0);
+        EXPECT_EQ(std::memcmp(got.dn, want.dn.data(), n * 4), 0);
+    } else {
+        ASSERT_TRUE(got.num && got.den);
+        EXPECT_EQ(got.nl, nullptr);
+        EXPECT_EQ(std::memcmp(got.num, want.num.data(), n * 4), 0);
+        EXPECT_EQ(std::memcmp(got.den, want.den.data(), n * 4), 0);
+    }
+}
+
+VifContext* create_context(bool integer, const vif::testing::GoldenCase& c, uint32_t maps) {
+    VifConfig cfg;
+    vif_default_config(&cfg);
+    cfg.max_width = c.width;
+    cfg.max_height = c.height;
+    cfg.bitdepth = c.bitdepth;
+    cfg.variant = integer ? VIF_VARIANT_INTEGER : VIF_VARIANT_FLOAT;
+    cfg.threads = 2;
+    cfg.queue_depth = 8; // every pair of the test in flight at once
+    cfg.maps = maps;
+    VifContext* ctx = nullptr;
+    EXPECT_EQ(vif_create(&ctx, &cfg), VIF_OK) << vif_last_error();
+    return ctx;
+}
+
+TEST(VifMapsApi, ReceivedMapsEqualTheReferenceBitForBit) {
+    const auto cases = vif::testing::load_manifest(VIF_TESTDATA_DIR);
+    const auto it = std::find_if(cases.begin(), cases.end(), [](const auto& c) {
+        return c.name == "foreman_176x144_8b_crf45"; // 3 frames
+    });
+    ASSERT_NE(it, cases.end());
+    const auto& c = *it;
+    for (const bool integer : {true, false}) {
+        SCOPED_TRACE(integer ? "integer" : "float");
+        VifContext* with = create_context(integer, c, 1);
+        VifContext* without = create_context(integer, c, 0);
+        ASSERT_TRUE(with && without);
+        EXPECT_STREQ(vif_backend_name(with), "cpu");
+        auto oracle = make(integer, c.width, c.height, c.bitdepth, 100.0);
+        std::vector<std::vector<uint8_t>> refs, dists;
+        for (uint32_t f = 0; f < c.frames; ++f) {
+            refs.push_back(vif::testing::read_luma(c, c.ref_path(), f));
+            dists.push_back(vif::testing::read_luma(c, c.dist_path(), f));
+        }
+        const ptrdiff_t stride = c.width * c.bytes_per_sample();
+        auto pic = [&](const std::vector<uint8_t>& p) {
+            return VifPicture{p.data(), stride, c.width, c.height, c.bitdepth, 0};
+        };
+        // The frames one by one (all in flight), then frame 0 against the distorted frames 0
+        // and 1 as one multi submission.
+        std::vector<std::pair<size_t, size_t>> pairs;
+        for (uint32_t f = 0; f < c.frames; ++f) {
+            const VifPicture r = pic(refs[f]), d = pic(dists[f]);
+            ASSERT_EQ(vif_submit(with, &r, &d, nullptr), VIF_OK) << vif_last_error();
+            ASSERT_EQ(vif_submit(without, &r, &d, nullptr), VIF_OK) << vif_last_error();
+            pairs.push_back({f, f});
+        }
+        const VifPicture r0 = pic(refs[0]), d0 = pic(dists[0]), d1 = pic(dists[1]);
+        const VifPicture* multi[2] = {&d0, &d1};
+        ASSERT_EQ(vif_submit_multi(with, &r0, multi, 2, nullptr), VIF_OK) << vif_last_error();
+        ASSERT_EQ(vif_submit_multi(without, &r0, multi, 2, nullptr), VIF_OK) << vif_last_error();
+        pairs.push_back({0, 0});
+        pairs.push_back({0, 1});
+        for (size_t k = 0; k < pairs.size(); ++k) {
+            VifScores got, plain;
+            VifMaps maps;
+            ASSERT_EQ(vif_receive_maps(with, &got, &maps, 1), VIF_OK) << vif_last_error();
+            ASSERT_EQ(vif_receive(without, &plain, 1), VIF_OK) << vif_last_error();
+            EXPECT_EQ(maps.frame_index, k);
+            EXPECT_EQ(got.frame_index, k);
+            EXPECT_EQ(std::memcmp(got.num, plain.num, sizeof got.num), 0) << "pair " << k;
+            EXPECT_EQ(std::memcmp(got.den, plain.den, sizeof got.den), 0) << "pair " << k;
+            const Plane pr{refs[pairs[k].first].data(), stride, int(c.width), int(c.height)};
+            const Plane pd{dists[pairs[k].second].data(), stride, int(c.width), int(c.height)};
+            vif::ScaleRaw raw[4];
+            FrameMaps want;
+            ASSERT_TRUE(oracle->compute_maps(pr, pd, raw, want));
+            for (int s = 0; s < 4; ++s) expect_same_map(maps.scale[s], want.scale[s], integer);
+        }
+        vif_destroy(with);
+        vif_destroy(without);
+    }
+}
+
+TEST(VifMapsApi, BadUseIsRefused) {
+    const auto cases = vif::testing::load_manifest(VIF_TESTDATA_DIR);
+    ASSERT_FALSE(cases.empty());
+    const auto& c = cases[0];
+    // maps above 1
+    VifConfig cfg;
+    vif_default_config(&cfg);
+    cfg.max_width = c.width;
+    cfg.max_height = c.height;
+    cfg.maps = 2;
+    VifContext* ctx = nullptr;
+    EXPECT_EQ(vif_create(&ctx, &cfg), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(vif_last_error()).find("maps"), std::string::npos);
+    EXPECT_EQ(ctx, nullptr);
+    // The CUDA backend does not keep maps (with or without CUDA in this build).
+    cfg.maps = 1;
+    cfg.backend = VIF_BACKEND_CUDA;
+    EXPECT_EQ(vif_create(&ctx, &cfg), VIF_ERROR_UNSUPPORTED);
+    EXPECT_EQ(ctx, nullptr);
+    // vif_receive_maps on a context without maps: refused, and the frame is still there.
+    VifContext* plain = create_context(true, c, 0);
+    ASSERT_TRUE(plain);
+    const auto ref = vif::testing::read_luma(c, c.ref_path(), 0);
+    const VifPicture r{ref.data(), ptrdiff_t(c.width), c.width, c.height, 8, 0};
+    ASSERT_EQ(vif_submit(plain, &r, &r, nullptr), VIF_OK);
+    VifScores s;
+    VifMaps m;
+    EXPECT_EQ(vif_receive_maps(plain, &s, &m, 1), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(vif_last_error()).find("without maps"), std::string::npos);
+    EXPECT_EQ(vif_pending(plain), 1u);
+    EXPECT_EQ(vif_receive_maps(plain, &s, nullptr, 1), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vif_receive(plain, &s, 1), VIF_OK);
+    vif_destroy(plain);
 }
 
 } // namespace

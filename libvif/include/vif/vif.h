@@ -135,7 +135,11 @@ typedef struct VifConfig {
                                     threads + 2; cuda: 2 to 4 by frame size); the cpu backend
                                     raises it to its thread count */
     int32_t cuda_device;    /**< cuda: device ordinal, default 0 */
-    uint32_t reserved[15];  /**< must be zero (VIF_ERROR_INVALID_ARGUMENT otherwise): room to
+    uint32_t maps;          /**< 1: every frame also keeps its per-pixel VIF terms, read with
+                                    vif_receive_maps (docs/algorithm.md §12); 0 (default): none.
+                                    CPU backend only for now (backend auto picks it; cuda:
+                                    VIF_ERROR_UNSUPPORTED) */
+    uint32_t reserved[14];  /**< must be zero (VIF_ERROR_INVALID_ARGUMENT otherwise): room to
                                     grow without breaking the ABI */
 } VifConfig;
 
@@ -242,6 +246,34 @@ VIF_API VifStatus vif_submit(VifContext *ctx, const VifPicture *ref, const VifPi
  *         afterwards); VIF_ERROR_INVALID_STATE (the context failed earlier).
  */
 VIF_API VifStatus vif_receive(VifContext *ctx, VifScores *scores, int block);
+
+/**
+ * The per-pixel VIF terms of one scale (docs/algorithm.md §12.1), row-major, `width` values a
+ * row. Integer variant: nl, dl, nn, dn, what each pixel adds to the scale's four accumulators
+ * (num and den NULL); float variant: num and den, each pixel's terms (the four others NULL).
+ * Summed as §12.2 says, they give the frame's num and den of that scale exactly.
+ */
+typedef struct VifScaleMap {
+    uint32_t width, height; /**< the scale's size: the frame's, halved `scale` times */
+    const int32_t *nl, *dl, *nn, *dn;
+    const float *num, *den;
+} VifScaleMap;
+
+/** One frame's maps, one per scale. */
+typedef struct VifMaps {
+    uint64_t frame_index; /**< the frame the maps belong to (equal to its scores') */
+    VifScaleMap scale[VIF_NUM_SCALES];
+} VifMaps;
+
+/**
+ * vif_receive for a context created with VifConfig.maps = 1: the oldest frame's scores and its
+ * per-pixel terms. The arrays are owned by the context and stay valid until the next
+ * vif_receive / vif_receive_maps / vif_score on it or vif_destroy; copy what you keep. (A plain
+ * vif_receive on such a context drops the frame's maps.)
+ * @return as vif_receive; VIF_ERROR_INVALID_ARGUMENT also for a NULL maps, or a context created
+ *         without maps (no frame is taken then).
+ */
+VIF_API VifStatus vif_receive_maps(VifContext *ctx, VifScores *scores, VifMaps *maps, int block);
 
 /** Number of submitted frames whose scores have not been received (0 for NULL); never above
  *  queue_depth, except on the CPU backend after vif_submit_multi, whose pairs count one by one

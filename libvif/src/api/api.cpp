@@ -36,6 +36,51 @@ using vif::fail;
         if (!(cond)) return fail(VIF_ERROR_INVALID_ARGUMENT, msg);                                 \
     } while (0)
 
+namespace {
+
+// vif_receive and vif_receive_maps: the oldest frame's scores, and its maps when `maps` is set.
+VifStatus receive_frame(VifContext* ctx, VifScores* scores, VifMaps* maps, int block,
+                        const char* fn) {
+    if (ctx->failed) return fail(VIF_ERROR_INVALID_STATE, "context failed earlier; destroy it");
+    try {
+        vif::FrameRaw raw;
+        vif::Status err = ctx->backend->receive(&raw, block != 0);
+        if (err.status == VIF_AGAIN) return VIF_AGAIN;
+        if (err) {
+            if (err.status == VIF_ERROR_DEVICE) ctx->failed = true;
+            return fail(err);
+        }
+        vif::finalize_scores(ctx->params, raw, scores);
+        ctx->last_maps = std::move(raw.maps); // the previous frame's arrays are released here
+        if (maps) {
+            if (!ctx->last_maps)
+                return fail(VIF_ERROR_INTERNAL, std::string(fn) + ": the backend kept no maps");
+            *maps = VifMaps{};
+            maps->frame_index = scores->frame_index;
+            for (int s = 0; s < VIF_NUM_SCALES; ++s) {
+                const vif::ScaleMap& m = ctx->last_maps->scale[s];
+                VifScaleMap& o = maps->scale[s];
+                o.width = static_cast<uint32_t>(m.width);
+                o.height = static_cast<uint32_t>(m.height);
+                if (m.integer()) {
+                    o.nl = m.nl.data();
+                    o.dl = m.dl.data();
+                    o.nn = m.nn.data();
+                    o.dn = m.dn.data();
+                } else {
+                    o.num = m.num.data();
+                    o.den = m.den.data();
+                }
+            }
+        }
+        return VIF_OK;
+    } catch (const std::exception& e) {
+        return fail(VIF_ERROR_INTERNAL, std::string(fn) + ": " + e.what());
+    }
+}
+
+} // namespace
+
 extern "C" {
 
 const char* vif_version(void) {
@@ -155,20 +200,16 @@ VifStatus vif_submit_multi(VifContext* ctx, const VifPicture* ref, const VifPict
 VifStatus vif_receive(VifContext* ctx, VifScores* scores, int block) {
     VIF_CHECK_ARG(ctx, "vif_receive: ctx is NULL");
     VIF_CHECK_ARG(scores, "vif_receive: scores is NULL");
-    if (ctx->failed) return fail(VIF_ERROR_INVALID_STATE, "context failed earlier; destroy it");
-    try {
-        vif::FrameRaw raw;
-        vif::Status err = ctx->backend->receive(&raw, block != 0);
-        if (err.status == VIF_AGAIN) return VIF_AGAIN;
-        if (err) {
-            if (err.status == VIF_ERROR_DEVICE) ctx->failed = true;
-            return fail(err);
-        }
-        vif::finalize_scores(ctx->params, raw, scores);
-        return VIF_OK;
-    } catch (const std::exception& e) {
-        return fail(VIF_ERROR_INTERNAL, std::string("vif_receive: ") + e.what());
-    }
+    return receive_frame(ctx, scores, nullptr, block, "vif_receive");
+}
+
+VifStatus vif_receive_maps(VifContext* ctx, VifScores* scores, VifMaps* maps, int block) {
+    VIF_CHECK_ARG(ctx, "vif_receive_maps: ctx is NULL");
+    VIF_CHECK_ARG(scores, "vif_receive_maps: scores is NULL");
+    VIF_CHECK_ARG(maps, "vif_receive_maps: maps is NULL");
+    VIF_CHECK_ARG(ctx->params.maps,
+                  "vif_receive_maps: the context was created without maps (VifConfig.maps = 1)");
+    return receive_frame(ctx, scores, maps, block, "vif_receive_maps");
 }
 
 size_t vif_pending(const VifContext* ctx) {

@@ -56,6 +56,10 @@ VifStatus params_from_config(const VifConfig& cfg, Params* out) {
     p.threads = cfg.threads;
     p.queue_depth = cfg.queue_depth;
     p.cuda_device = cfg.cuda_device;
+    if (cfg.maps > 1)
+        return fail(VIF_ERROR_INVALID_ARGUMENT, "VifConfig.maps is " + std::to_string(cfg.maps) +
+                                                    " (0: off, 1: per-pixel terms)");
+    p.maps = cfg.maps == 1;
     p.min_size = min_size(p);
     const uint32_t min = p.min_size;
     if (cfg.max_width < min || cfg.max_height < min)

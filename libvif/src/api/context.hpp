@@ -13,6 +13,8 @@ struct VifContext {
     vif::Params params;
     std::unique_ptr<vif::Backend> backend;
     uint64_t next_index = 0;
+    // The maps of the frame last given out by vif_receive_maps (its arrays point into them).
+    std::shared_ptr<const vif::FrameMaps> last_maps;
     bool failed = false; // a backend error left the context unusable
 };
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "core/frame_maps.hpp"
 #include "vif/vif.h"
 
 namespace vif {
@@ -27,6 +28,8 @@ struct ScaleRaw {
 struct FrameRaw {
     uint64_t index = 0;
     ScaleRaw scale[VIF_NUM_SCALES];
+    // The frame's per-pixel terms when Params::maps is set (CPU backend); null otherwise.
+    std::shared_ptr<const FrameMaps> maps;
 };
 
 // Options of the CPU backend, set by the tests only (the public API leaves them at their defaults).
@@ -47,6 +50,7 @@ struct Params {
     uint32_t threads = 0;
     uint32_t queue_depth = 0;
     int32_t cuda_device = 0;
+    bool maps = false; // VifConfig.maps: every frame also keeps its per-pixel terms (CPU only)
     CpuOptions cpu;
 };
 
