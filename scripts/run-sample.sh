@@ -4,7 +4,8 @@
 # libvmaf-style JSON.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh build
+# Only the CLI and what it needs: the tests and benchmarks are built by scripts/test.sh.
+VIF_BUILD_TARGETS=vif_cli scripts/setup.sh build
 out=${1:-build/sample.json}
 build/tools/vif/vif -r testdata/cases/foreman_cif_352x288_2f.yuv \
                     -d testdata/cases/foreman_352x288_yuv420p_crf35.yuv \

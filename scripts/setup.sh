@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages libvif needs (only those missing), then configures and builds.
 #   scripts/setup.sh [build-dir] [extra cmake args...]
-# Environment: VIF_JOBS (parallel jobs, default: all cores).
+# Environment: VIF_JOBS (parallel jobs, default: all cores), VIF_BUILD_TARGETS (only these targets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${1:-build}
@@ -36,4 +36,7 @@ fi
 
 # The CLI is what run-sample.sh runs: ask for it explicitly, whatever an old cache says.
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVIF_BUILD_TOOLS=ON "$@"
-cmake --build "$build_dir" -j "${VIF_JOBS:-$(nproc)}"
+# VIF_BUILD_TARGETS: build only these targets (run-sample.sh: the CLI first); default everything.
+targets=()
+for t in ${VIF_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$build_dir" -j "${VIF_JOBS:-$(nproc)}" "${targets[@]}"
