@@ -58,7 +58,7 @@ fi
 ls -l "$B"/packages/*.deb | tee -a "$S"
 
 # ---- 2. Architectures ----------------------------------------------------------------------------
-cuobjdump=/usr/local/cuda/bin/cuobjdump
+cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
 "$cuobjdump" --list-elf "$B/libvif/libvif.so.1" >"$OUT/elf.txt" 2>&1
 "$cuobjdump" --list-ptx "$B/libvif/libvif.so.1" >"$OUT/ptx.txt" 2>&1
 arches() {

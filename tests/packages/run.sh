@@ -110,7 +110,8 @@ grep -E 'scoring on the|no usable GPU|while CUDA started' verbose.txt | sed 's/^
 
 step "no CUDA toolkit library is needed"
 pymod="$(ls /usr/lib/python3/dist-packages/libvif/_core.*.so)"
-for bin in /usr/bin/vif /usr/lib/libvif.so.1 "$pymod"; do
+libso="$(dpkg -L libvif1 | grep '/libvif\.so\.1$')" || fail "libvif1 has no libvif.so.1"
+for bin in /usr/bin/vif "$libso" "$pymod"; do
     out="$(bare ldd "$bin")" || fail "ldd $bin"
     if grep -q 'libcudart' <<<"$out"; then fail "$bin needs libcudart: $out"; fi
     if grep -q 'not found' <<<"$out"; then fail "$bin has unresolved libraries: $out"; fi
@@ -140,7 +141,7 @@ if ! { bare cmake -S cmake-consumer -B cmake-consumer/build -DCMAKE_BUILD_TYPE=R
     cat cmake.log
     fail "CMake consumer"
 fi
-grep -q "/usr/lib/cmake/vif" cmake-consumer/build/CMakeCache.txt || fail "find_package(vif) did not find the package's files"
+grep -q "^vif_DIR:PATH=/usr/lib/.*cmake/vif" cmake-consumer/build/CMakeCache.txt || fail "find_package(vif) did not find the package's files"
 bare cmake-consumer/build/encoder_loop 96 64 5 8 >cm.out 2>&1 || { cat cm.out; fail "encoder_loop (CMake)"; }
 cmp -s pc.out cm.out || fail "the pkg-config and CMake builds print different scores"
 
