@@ -104,9 +104,9 @@ assert n == 4 * len(got), n
 print(f"   {n} integer scores equal libvmaf's JSON")
 PY
     fail "/usr/bin/vif's scores differ from libvmaf's"
-backend_lines="$(grep -cE 'scoring on the|no usable GPU|frames on the cpu while CUDA started' verbose.txt || true)"
+backend_lines="$(grep -cE 'scoring on the|no usable GPU|staying on the cpu|frames on the cpu while CUDA started' verbose.txt || true)"
 [[ "$backend_lines" == 1 ]] || { cat verbose.txt; fail "--verbose should name the backend once (got $backend_lines lines)"; }
-grep -E 'scoring on the|no usable GPU|while CUDA started' verbose.txt | sed 's/^/   /'
+grep -E 'scoring on the|no usable GPU|staying on the cpu|while CUDA started' verbose.txt | sed 's/^/   /'
 
 step "no CUDA toolkit library is needed"
 pymod="$(ls /usr/lib/python3/dist-packages/libvif/_core.*.so)"

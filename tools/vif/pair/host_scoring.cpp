@@ -161,9 +161,12 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     // Frames scored on the CPU before the hand-over come first: submission order is kept.
     const bool on_gpu = variants[0]->gpu.ctx != nullptr;
     const size_t cpu_frames = on_gpu ? variants[0]->primary.scores.size() : 0;
-    if (!on_gpu && o.verbose && !o.read_only && !hand_over)
-        std::fprintf(stderr, "vif: scoring on the %s backend\n",
-                     variants[0]->primary.backend.c_str());
+    // --verbose names the backend once: here, unless the hand-over already said why it stayed
+    // on the CPU (or the line below says how the frames were shared).
+    if (!on_gpu && o.verbose && !o.read_only && !(hand_over && handed_over))
+        std::fprintf(stderr, "vif: scoring on the %s backend%s\n",
+                     variants[0]->primary.backend.c_str(),
+                     hand_over ? " (every frame scored before CUDA had started)" : "");
     if (on_gpu) {
         if (o.verbose)
             std::fprintf(stderr, "vif: %zu frames on the cpu while CUDA started, %zu on cuda\n",
