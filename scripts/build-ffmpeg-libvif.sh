@@ -63,6 +63,7 @@ export PKG_CONFIG_PATH="$vif_pc${FFNVCODEC_PREFIX:+:$FFNVCODEC_PREFIX/lib/pkgcon
 cuda_opts=(--disable-ffnvcodec --disable-cuda --disable-nvdec)
 if pkg-config --exists ffnvcodec; then
   cuda_opts=(--enable-ffnvcodec --enable-cuda --enable-nvdec)
+  # shellcheck disable=SC2054  # commas inside configure's values, not array separators
   [[ $ci == 1 ]] && cuda_opts+=(--enable-hwaccel=h264_nvdec,hevc_nvdec
                                --enable-decoder=h264,hevc --enable-demuxer=mov,h264,hevc
                                --enable-parser=h264,hevc --enable-filter=hwupload_cuda,hwdownload
@@ -70,6 +71,7 @@ if pkg-config --exists ffnvcodec; then
 fi
 
 if [[ $ci == 1 ]]; then
+  # shellcheck disable=SC2054  # commas inside configure's values, not array separators
   opts=(--disable-everything --disable-autodetect --disable-doc --disable-network
         --disable-ffplay --disable-avdevice --disable-swresample --disable-postproc
         --enable-ffmpeg --enable-ffprobe --enable-avfilter --enable-swscale --enable-pthreads

@@ -14,7 +14,7 @@
 # Writes $OUT (default /tmp/ffmpeg-filter-out): summary.md (printed too) and logs.tar.gz.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 FFMPEG=${FFMPEG:-$ROOT/.deps/ffmpeg-libvif-ci/bin/ffmpeg}
 VIF=${VIF:-$ROOT/build-gpu/tools/vif/vif}
 VIF_LIB=${VIF_LIB:-$ROOT/build-gpu/libvif:$ROOT/build-gpu/libvif/ffmpeg}
@@ -37,27 +37,29 @@ say "## libvif FFmpeg filter on $(nvidia-smi --query-gpu=name,driver_version --f
 say "libvif: $(ldd "$FFMPEG" | grep -E 'libvif' | awk '{print $1, $3}' | tr '\n' ' ')"
 
 # The CUDA device on the primary context (libvif's CUDA runtime works there), used by -hwaccel.
-HW=(-init_hw_device cuda=cu:0,primary_ctx=1 -hwaccel cuda -hwaccel_output_format cuda)
+# shellcheck disable=SC2054  # the comma is part of -init_hw_device's value
+INIT=(-init_hw_device cuda=cu:0,primary_ctx=1)
+HW=(-hwaccel cuda -hwaccel_output_format cuda)
 ff() { "$FFMPEG" -hide_banner -nostdin -y "$@"; }
 # A JSON log's scores: every frame and the pooled values, not the throughput.
 scores() { grep -v -e '"fps"' "$1"; }
 PAIRS="h264_src.mp4:h264_enc.mkv hevc_src.mp4:hevc_enc.mkv"
 
 if has exact; then
-  say "### bit-exactness (precision=max, both variants): CUDA frames on the GPU against the CPU path"
+  say "### bit-exactness (integer VIF, precision=max): CUDA frames on the GPU against the CPU path"
   for pair in $PAIRS; do
     src=$CLIPS/${pair%%:*}; enc=$CLIPS/${pair##*:}; n=$(basename "${src%%_*}")
     [[ -f $src && -f $enc ]] || { say "- $n: clips missing"; fail=1; continue; }
-    opts="variant=both:precision=max:log_fmt=json"
+    opts="precision=max:log_fmt=json"
     ff -i "$enc" -i "$src" -lavfi "libvif=backend=cpu:$opts:log_path=$LOG/$n.cpu.json" -f null - 2> "$LOG/$n.cpu.err"; r1=$?
-    ff "${HW[@]}" -i "$enc" "${HW[@]}" -i "$src" -lavfi "libvif=backend=cuda:$opts:log_path=$LOG/$n.cuda.json" -f null - 2> "$LOG/$n.cuda.err"; r2=$?
-    ff "${HW[@]}" -i "$enc" -i "$src" -lavfi "libvif=backend=cuda:$opts:log_path=$LOG/$n.mixed.json" -f null - 2> "$LOG/$n.mixed.err"; r3=$?
-    "$VIF" -r "$src" -d "$enc" --backend cuda --hwdec cuda --feature vif --feature float_vif --precision max --json -q -o "$LOG/$n.cli.json" 2> "$LOG/$n.cli.err"; r4=$?
+    ff "${INIT[@]}" "${HW[@]}" -i "$enc" "${HW[@]}" -i "$src" -lavfi "libvif=backend=cuda:$opts:log_path=$LOG/$n.cuda.json" -f null - 2> "$LOG/$n.cuda.err"; r2=$?
+    ff "${INIT[@]}" "${HW[@]}" -i "$enc" -i "$src" -lavfi "libvif=backend=cuda:$opts:log_path=$LOG/$n.mixed.json" -f null - 2> "$LOG/$n.mixed.err"; r3=$?
+    "$VIF" -r "$src" -d "$enc" --backend cuda --hwdec cuda --precision max --json -q -o "$LOG/$n.cli.json" 2> "$LOG/$n.cli.err"; r4=$?
     frames=$(grep -c '"frameNum"' "$LOG/$n.cpu.json" 2>/dev/null)
     res=""
-    cmp -s <(scores "$LOG/$n.cpu.json") <(scores "$LOG/$n.cuda.json") && res+="cuda frames = cpu; " || { res+="cuda frames DIFFER; "; fail=1; }
-    cmp -s <(scores "$LOG/$n.cpu.json") <(scores "$LOG/$n.mixed.json") && res+="cuda+software (uploaded) = cpu; " || { res+="mixed DIFFER; "; fail=1; }
-    cmp -s <(scores "$LOG/$n.cpu.json") <(scores "$LOG/$n.cli.json") && res+="= vif --hwdec cuda" || { res+="vif CLI DIFFERS"; fail=1; }
+    if cmp -s <(scores "$LOG/$n.cpu.json") <(scores "$LOG/$n.cuda.json"); then res+="cuda frames = cpu; "; else res+="cuda frames DIFFER; "; fail=1; fi
+    if cmp -s <(scores "$LOG/$n.cpu.json") <(scores "$LOG/$n.mixed.json"); then res+="cuda+software (uploaded) = cpu; "; else res+="mixed DIFFER; "; fail=1; fi
+    if cmp -s <(scores "$LOG/$n.cpu.json") <(scores "$LOG/$n.cli.json"); then res+="= vif --hwdec cuda"; else res+="vif CLI DIFFERS"; fail=1; fi
     say "- $n: ${frames:-0} frames, rc $r1 $r2 $r3 $r4: $res"
     [[ $r1$r2$r3$r4 == 0000 ]] || { fail=1; tail -n 3 "$LOG/$n".*.err | tee -a "$OUT/summary.md"; }
   done
@@ -71,18 +73,19 @@ if has faults; then
     rm -f "$LOG/fault.json"
     timeout 300 "$FFMPEG" -hide_banner -nostdin -y "$@" -f null - > "$LOG/fault_$name.err" 2>&1
     local rc=$?
-    local left=$([[ -e $LOG/fault.json ]] && echo "LOG WRITTEN" || echo "no log")
+    local left="no log"
+    [[ -e $LOG/fault.json ]] && left="LOG WRITTEN"
     if [[ $rc != 0 && $left == "no log" ]] && grep -q "$msg" "$LOG/fault_$name.err"; then
       say "- $name: ok (rc=$rc): $(grep -m1 "$msg" "$LOG/fault_$name.err")"
     else
       say "- $name: FAIL (rc=$rc, $left): $(grep -i -m2 error "$LOG/fault_$name.err" | tr '\n' ' ')"; fail=1
     fi
   }
-  fault cuda-frames-backend-cpu "backend=cpu with CUDA frames" "${HW[@]}" -i "$enc" "${HW[@]}" -i "$src" \
+  fault cuda-frames-backend-cpu "backend=cpu with CUDA frames" "${INIT[@]}" "${HW[@]}" -i "$enc" "${HW[@]}" -i "$src" \
     -lavfi "libvif=backend=cpu:log_path=$LOG/fault.json:log_fmt=json"
   fault not-primary-context "primary" -hwaccel cuda -hwaccel_output_format cuda -i "$enc" \
     -hwaccel cuda -hwaccel_output_format cuda -i "$src" -lavfi "libvif=backend=cuda:log_path=$LOG/fault.json:log_fmt=json"
-  fault size-mismatch "the distorted input is" "${HW[@]}" -i "$CLIPS/hevc_enc.mkv" "${HW[@]}" -i "$src" \
+  fault size-mismatch "the distorted input is" "${INIT[@]}" "${HW[@]}" -i "$CLIPS/hevc_enc.mkv" "${HW[@]}" -i "$src" \
     -lavfi "libvif:log_path=$LOG/fault.json:log_fmt=json"
 fi
 
@@ -99,7 +102,7 @@ if has bench; then
       t0=$(date +%s.%N)
       "$VIF" -r "$src" -d "$enc" --backend cuda --hwdec cuda -q --json -o "$LOG/bench_cli.json" 2>> "$LOG/bench_cli.err" || fail=1
       t1=$(date +%s.%N)
-      ff "${HW[@]}" -i "$enc" "${HW[@]}" -i "$src" -lavfi "libvif=backend=cuda:log_path=$LOG/bench_ff.json:log_fmt=json" -f null - 2>> "$LOG/bench_ff.err" || fail=1
+      ff "${INIT[@]}" "${HW[@]}" -i "$enc" "${HW[@]}" -i "$src" -lavfi "libvif=backend=cuda:log_path=$LOG/bench_ff.json:log_fmt=json" -f null - 2>> "$LOG/bench_ff.err" || fail=1
       t2=$(date +%s.%N)
       best_cli=$(awk -v a="$t0" -v b="$t1" -v m="$best_cli" 'BEGIN{d=b-a; print (d<m)?d:m}')
       best_ff=$(awk -v a="$t1" -v b="$t2" -v m="$best_ff" 'BEGIN{d=b-a; print (d<m)?d:m}')
