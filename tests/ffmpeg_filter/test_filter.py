@@ -245,6 +245,47 @@ def test_ladder_rung(env):
                   "rung %s: in-graph scale equals the CLI's ladder" % stem)
 
 
+def test_pixel_formats(env):
+    """The filter's other pixel formats (converted in the graph from a case's planar YUV, which
+    leaves luma unchanged) give that case's log: gray, nv12, p010, p016, 4:2:2/4:4:4 planes, and
+    the two inputs in different formats of one bit depth."""
+    checks = [("kodim23pan_576x324_8b_crf35", ["nv12", "yuv444p"], "yuv420p"),
+              ("cosmospan_576x324_10b_crf35", ["p010le", "yuv422p10le"], "yuv420p10le"),
+              ("cosmospan_576x324_12b_x265crf35", ["yuv422p12le", "yuv444p12le"], "yuv420p12le"),
+              ("cosmospan_576x324_16b_blur", ["yuv444p16le", "p016le"], "yuv420p16le")]
+    for name, fmts, native in checks:
+        c = by_name(name)
+        raw = [raw_in(c["dist"], c["w"], c["h"], c["pix_fmt"]),
+               raw_in(c["ref"], c["w"], c["h"], c["pix_fmt"])]
+        expected = env.path(name + ".cli.json")
+        env.cli(cli_raw(c) + ["--json", "-o", expected])
+        for f in fmts:
+            out = env.path("%s.%s.json" % (name, f))
+            env.ff(raw, "[0:v]format=%s[d];[1:v]format=%s[r];[d][r]libvif=log_path=%s:log_fmt=json"
+                   % (f, f, out))
+            check(without_fps(read(out)) == without_fps(read(expected)),
+                  "%s as %s: the case's log" % (name, f))
+        # Gray: the luma planes alone (libswscale's conversion to gray changes the range).
+        gray = "gray" if c["b"] == "8" else "gray%sle" % c["b"]
+        planes = []
+        for src in (c["dist"], c["ref"]):
+            data, luma = open(src, "rb").read(), c["w"] * c["h"] * (1 if c["b"] == "8" else 2)
+            fb = frame_bytes(c)
+            planes.append(env.path(os.path.basename(src) + ".gray"))
+            with open(planes[-1], "wb") as f:
+                for k in range(0, len(data), fb):
+                    f.write(data[k:k + luma])
+        out = env.path("%s.%s.json" % (name, gray))
+        env.ff([raw_in(planes[0], c["w"], c["h"], gray), raw_in(planes[1], c["w"], c["h"], gray)],
+               "[0:v][1:v]libvif=log_path=%s:log_fmt=json" % out)
+        check(without_fps(read(out)) == without_fps(read(expected)),
+              "%s as %s: the case's log" % (name, gray))
+        out = env.path("%s.mixed.json" % name)
+        env.ff(raw, "[0:v]format=%s[d];[d][1:v]libvif=log_path=%s:log_fmt=json" % (fmts[1], out))
+        check(without_fps(read(out)) == without_fps(read(expected)),
+              "%s: %s against %s, the case's log" % (name, fmts[1], native))
+
+
 def test_bad_inputs(env):
     """Each bad input: non-zero exit, a message naming the problem, no log file."""
     c8 = by_name("foreman_176x144_8b_crf45")
@@ -316,8 +357,8 @@ def main():
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="vif_ffmpeg_filter.")
     env = Env(os.path.abspath(a.ffmpeg), os.path.abspath(a.vif), tmp)
-    tests = [test_golden_raw, test_containers, test_metadata_and_options, test_ladder_rung,
-             test_bad_inputs]
+    tests = [test_golden_raw, test_containers, test_metadata_and_options, test_pixel_formats,
+             test_ladder_rung, test_bad_inputs]
     try:
         for t in tests:
             before = len(failures)
