@@ -112,7 +112,7 @@ static const AVOption libvif_options[] = {
         { "auto", "CUDA for CUDA frames, else the CPU (or CUDA when present)", 0, AV_OPT_TYPE_CONST, { .i64 = BACKEND_AUTO }, 0, 0, FLAGS, "backend" },
         { "cpu",  "the CPU", 0, AV_OPT_TYPE_CONST, { .i64 = BACKEND_CPU }, 0, 0, FLAGS, "backend" },
         { "cuda", "an NVIDIA GPU", 0, AV_OPT_TYPE_CONST, { .i64 = BACKEND_CUDA }, 0, 0, FLAGS, "backend" },
-    { "device", "CUDA device ordinal (-1: the frames' device, or 0)", OFFSET(device), AV_OPT_TYPE_INT, { .i64 = -1 }, -1, 255, FLAGS },
+    { "device", "CUDA device ordinal (-1: 0); CUDA frames must be on it", OFFSET(device), AV_OPT_TYPE_INT, { .i64 = -1 }, -1, 255, FLAGS },
     { "precision", "log values: libvmaf (libvmaf's rule), max (every bit) or 0..17 digits", OFFSET(precision_opt), AV_OPT_TYPE_STRING, { .str = "libvmaf" }, 0, 0, FLAGS },
     { "details", "add libvif's details block to the log", OFFSET(details), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
     { NULL }
@@ -470,14 +470,15 @@ static int create_contexts(AVFilterContext *ctx, const AVFrame *dist, const AVFr
     VifConfig base;
     VifStatus st;
 
+    vif_default_config(&base); /* the call below sets size, depth and, for CUDA frames, the device */
     if (vif_ffmpeg_config_from_frame(&base, ref) != VIF_OK)
         return vif_error(ctx, "reference frame", vif_ffmpeg_last_error());
     if (ref->format != AV_PIX_FMT_CUDA && dist->format == AV_PIX_FMT_CUDA) {
         VifConfig d;
+        vif_default_config(&d);
         if (vif_ffmpeg_config_from_frame(&d, dist) != VIF_OK)
             return vif_error(ctx, "distorted frame", vif_ffmpeg_last_error());
         base.backend = d.backend;
-        base.cuda_device = d.cuda_device;
     }
     for (int i = 0; i < s->nb_variants; i++) {
         VifConfig *c = &s->variants[i].cfg;
@@ -489,13 +490,8 @@ static int create_contexts(AVFilterContext *ctx, const AVFrame *dist, const AVFr
         c->backend = s->backend_opt == BACKEND_CPU ? VIF_BACKEND_CPU
                    : s->backend_opt == BACKEND_CUDA || cuda_frames ? VIF_BACKEND_CUDA
                    : VIF_BACKEND_AUTO;
-        c->cuda_device = cuda_frames ? base.cuda_device : s->device >= 0 ? s->device : 0;
-        if (cuda_frames && s->device >= 0 && s->device != base.cuda_device) {
-            av_log(ctx, AV_LOG_ERROR, "device=%d, but the CUDA frames are on device %d\n",
-                   s->device, base.cuda_device);
-            s->failed = 1;
-            return AVERROR(EINVAL);
-        }
+        /* CUDA frames must be on this device: libvif refuses others, saying so. */
+        c->cuda_device = s->device >= 0 ? s->device : 0;
         if ((st = vif_create(&s->variants[i].ctx, c)) != VIF_OK)
             return vif_error(ctx, "vif_create", vif_last_error());
         av_log(ctx, AV_LOG_VERBOSE, "%s VIF on %s\n", c->variant == VIF_VARIANT_FLOAT ? "float" : "integer",
