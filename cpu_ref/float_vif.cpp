@@ -8,7 +8,6 @@
 #include "cpu_ref.hpp"
 #include "core/pixel_math.hpp"
 #include "core/vif_constants.hpp"
-#include "cpu_ref/vif_map.hpp"
 
 // Built once as the reference (namespace vif::cpu_ref) and once per instruction-set level for the
 // fast backend (cpu_fast/CMakeLists.txt sets VIF_SCORER_NS to vif::cpu_fast::<level>).
@@ -18,10 +17,8 @@
 
 namespace VIF_SCORER_NS {
 #if defined(VIF_ISA_NS)
-using cpu_ref::FrameMaps;
 using cpu_ref::FrameScorer;
 using cpu_ref::Plane;
-using cpu_ref::ScaleMap;
 #endif
 namespace {
 

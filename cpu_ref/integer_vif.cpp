@@ -8,7 +8,6 @@
 #include "cpu_ref.hpp"
 #include "core/pixel_math.hpp"
 #include "core/vif_constants.hpp"
-#include "cpu_ref/vif_map.hpp"
 
 namespace vif::cpu_ref {
 namespace {

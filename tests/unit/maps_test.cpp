@@ -16,14 +16,14 @@
 #include "core/scores.hpp"
 #include "vif/vif.h"
 #include "cpu_ref/cpu_ref.hpp"
-#include "cpu_ref/vif_map.hpp"
+#include "core/map_math.hpp"
 #include "core/vif_constants.hpp"
 
 namespace {
 
-using vif::cpu_ref::FrameMaps;
+using vif::FrameMaps;
+using vif::ScaleMap;
 using vif::cpu_ref::Plane;
-using vif::cpu_ref::ScaleMap;
 
 std::unique_ptr<vif::cpu_ref::FrameScorer> make(bool integer, int w, int h, int bpc, double gain) {
     return integer ? vif::cpu_ref::make_integer(w, h, bpc, gain)
@@ -84,7 +84,7 @@ TEST(VifMaps, TermsSumToTheFrameTotalsAndTheGoldenValues) {
                         ASSERT_EQ(m.width, sw);
                         ASSERT_EQ(m.height, sh);
                         ASSERT_EQ(m.integer(), integer);
-                        summed.scale[s] = vif::cpu_ref::sum_terms(m);
+                        summed.scale[s] = vif::sum_terms(vif::view(m));
                         const vif::ScaleRaw &a = want.scale[s], &b = got.scale[s],
                                             &t = summed.scale[s];
                         if (integer) {
@@ -176,8 +176,8 @@ TEST(VifMaps, BlurredQuadrantIsWhereTheLowValuesAre) {
         ASSERT_TRUE(scorer->compute_maps(r, d, raw, maps));
         for (int s = 0; s < 2; ++s) {
             const ScaleMap& m = maps.scale[s];
-            const auto local = vif::cpu_ref::local_vif(m);
-            const auto full = vif::cpu_ref::to_frame_size(local, m.width, m.height, s, w, h);
+            const auto local = vif::local_vif(vif::view(m));
+            const auto full = vif::to_frame_size(local, m.width, m.height, s, w, h);
             // How far an edit reaches in frame pixels: the scale's filters, the downsampling
             // chain and the window, rounded up.
             const int margin = 24 << s;
@@ -207,7 +207,7 @@ TEST(VifMaps, BlurredQuadrantIsWhereTheLowValuesAre) {
 // The frame-size mapping: nearest neighbour, the last row and column repeated for odd sizes.
 TEST(VifMaps, ToFrameSizeIsNearestNeighbour) {
     const std::vector<float> m = {1, 2, 3, 4, 5, 6}; // 3 x 2
-    const auto full = vif::cpu_ref::to_frame_size(m, 3, 2, 1, 7, 5);
+    const auto full = vif::to_frame_size(m, 3, 2, 1, 7, 5);
     ASSERT_EQ(full.size(), 35u);
     EXPECT_EQ(full[0], 1.0f);
     EXPECT_EQ(full[1], 1.0f);
@@ -224,7 +224,7 @@ TEST(VifMaps, LocalVifIsTheRatioOfWindowSums) {
     m.height = 1;
     m.num = {1.0f, 0.0f, 3.0f};
     m.den = {1.0f, 1.0f, 3.0f};
-    const auto local = vif::cpu_ref::local_vif(m, 1);
+    const auto local = vif::local_vif(vif::view(m), 1);
     ASSERT_EQ(local.size(), 3u);
     EXPECT_FLOAT_EQ(local[0], 1.0f / 2.0f);
     EXPECT_FLOAT_EQ(local[1], 4.0f / 5.0f);
@@ -320,7 +320,14 @@ TEST(VifMapsApi, ReceivedMapsEqualTheReferenceBitForBit) {
             vif::ScaleRaw raw[4];
             FrameMaps want;
             ASSERT_TRUE(oracle->compute_maps(pr, pd, raw, want));
-            for (int s = 0; s < 4; ++s) expect_same_map(maps.scale[s], want.scale[s], integer);
+            for (int s = 0; s < 4; ++s) {
+                expect_same_map(maps.scale[s], want.scale[s], integer);
+                // The public local map is §12.3's, bit for bit.
+                const std::vector<float> local = vif::local_vif(vif::view(want.scale[s]));
+                std::vector<float> got_local(local.size(), -1.0f);
+                ASSERT_EQ(vif_local_map(&maps.scale[s], got_local.data()), VIF_OK);
+                EXPECT_EQ(std::memcmp(got_local.data(), local.data(), local.size() * 4), 0);
+            }
         }
         vif_destroy(with);
         vif_destroy(without);
@@ -360,6 +367,21 @@ TEST(VifMapsApi, BadUseIsRefused) {
     EXPECT_EQ(vif_receive_maps(plain, &s, nullptr, 1), VIF_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(vif_receive(plain, &s, 1), VIF_OK);
     vif_destroy(plain);
+    // vif_local_map: NULLs, a zero size, no arrays.
+    float out[16 * 16];
+    VifScaleMap none{};
+    none.width = none.height = 16;
+    EXPECT_EQ(vif_local_map(nullptr, out), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vif_local_map(&none, nullptr), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vif_local_map(&none, out), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(vif_last_error()).find("neither"), std::string::npos);
+    std::vector<float> num(256, 1.0f), den(256, 2.0f);
+    none.num = num.data();
+    none.den = den.data();
+    EXPECT_EQ(vif_local_map(&none, out), VIF_OK);
+    EXPECT_EQ(out[0], 0.5f);
+    none.width = 0;
+    EXPECT_EQ(vif_local_map(&none, out), VIF_ERROR_INVALID_ARGUMENT);
 }
 
 } // namespace

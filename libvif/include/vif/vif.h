@@ -275,6 +275,16 @@ typedef struct VifMaps {
  */
 VIF_API VifStatus vif_receive_maps(VifContext *ctx, VifScores *scores, VifMaps *maps, int block);
 
+/**
+ * The local VIF map of one scale (docs/algorithm.md §12.3): for each pixel, the sum of the num
+ * terms over the 5x5 window around it (clipped at the frame's edges) divided by the sum of the
+ * den terms; 1 where the distorted frame kept the detail, towards 0 where it was lost. Writes
+ * map->width * map->height floats, row-major, to `out`. Any thread; no context needed.
+ * @return VIF_OK; VIF_ERROR_INVALID_ARGUMENT (NULL map or out, a zero size, or neither the
+ *         integer nor the float arrays set)
+ */
+VIF_API VifStatus vif_local_map(const VifScaleMap *map, float *out);
+
 /** Number of submitted frames whose scores have not been received (0 for NULL); never above
  *  queue_depth, except on the CPU backend after vif_submit_multi, whose pairs count one by one
  *  here but hold one place of queue_depth together. */

@@ -10,6 +10,7 @@
 #include "api/context.hpp"
 #include "api/last_error.hpp"
 #include "api/submit.hpp"
+#include "core/map_math.hpp"
 #include "core/registry.hpp"
 #include "core/scores.hpp"
 
@@ -210,6 +211,36 @@ VifStatus vif_receive_maps(VifContext* ctx, VifScores* scores, VifMaps* maps, in
     VIF_CHECK_ARG(ctx->params.maps,
                   "vif_receive_maps: the context was created without maps (VifConfig.maps = 1)");
     return receive_frame(ctx, scores, maps, block, "vif_receive_maps");
+}
+
+VifStatus vif_local_map(const VifScaleMap* map, float* out) {
+    VIF_CHECK_ARG(map, "vif_local_map: map is NULL");
+    VIF_CHECK_ARG(out, "vif_local_map: out is NULL");
+    VIF_CHECK_ARG(map->width > 0 && map->height > 0 && map->width <= 32768 && map->height <= 32768,
+                  "vif_local_map: the map's size is zero or above 32768");
+    const bool integer = map->nl && map->dl && map->nn && map->dn;
+    VIF_CHECK_ARG(integer || (map->num && map->den),
+                  "vif_local_map: the map has neither the integer (nl, dl, nn, dn) nor the float "
+                  "(num, den) arrays");
+    try {
+        vif::TermsView v;
+        v.width = static_cast<int>(map->width);
+        v.height = static_cast<int>(map->height);
+        if (integer) {
+            v.nl = map->nl;
+            v.dl = map->dl;
+            v.nn = map->nn;
+            v.dn = map->dn;
+        } else {
+            v.num = map->num;
+            v.den = map->den;
+        }
+        const std::vector<float> local = vif::local_vif(v);
+        std::copy(local.begin(), local.end(), out);
+        return VIF_OK;
+    } catch (const std::bad_alloc&) {
+        return fail(VIF_ERROR_OUT_OF_MEMORY, "vif_local_map: out of memory");
+    }
 }
 
 size_t vif_pending(const VifContext* ctx) {

@@ -1,12 +1,28 @@
 // Per-pixel VIF maps: sums of the terms, the local VIF map and its frame-size form
 // (docs/algorithm.md §12).
-#include "cpu_ref/vif_map.hpp"
+#include "core/map_math.hpp"
 
 #include <algorithm>
 
-namespace vif::cpu_ref {
+namespace vif {
 
-ScaleRaw sum_terms(const ScaleMap& m) {
+TermsView view(const ScaleMap& m) {
+    TermsView v;
+    v.width = m.width;
+    v.height = m.height;
+    if (m.integer()) {
+        v.nl = m.nl.data();
+        v.dl = m.dl.data();
+        v.nn = m.nn.data();
+        v.dn = m.dn.data();
+    } else {
+        v.num = m.num.data();
+        v.den = m.den.data();
+    }
+    return v;
+}
+
+ScaleRaw sum_terms(const TermsView& m) {
     ScaleRaw r;
     if (m.integer()) {
         for (size_t p = 0; p < m.pixels(); ++p) {
@@ -30,17 +46,17 @@ ScaleRaw sum_terms(const ScaleMap& m) {
     return r;
 }
 
-double pixel_num(const ScaleMap& m, size_t p) {
+double pixel_num(const TermsView& m, size_t p) {
     if (!m.integer()) return m.num[p];
     return m.nl[p] / 2048.0 + (m.dn[p] - (m.nn[p] / 16384.0) / 65025.0);
 }
 
-double pixel_den(const ScaleMap& m, size_t p) {
+double pixel_den(const TermsView& m, size_t p) {
     if (!m.integer()) return m.den[p];
     return m.dl[p] / 2048.0 + m.dn[p];
 }
 
-std::vector<float> local_vif(const ScaleMap& m, int radius) {
+std::vector<float> local_vif(const TermsView& m, int radius) {
     const int w = m.width, h = m.height;
     std::vector<double> num(m.pixels()), den(m.pixels());
     for (size_t p = 0; p < m.pixels(); ++p) {
@@ -76,4 +92,4 @@ std::vector<float> to_frame_size(const std::vector<float>& map, int map_w, int m
     return out;
 }
 
-} // namespace vif::cpu_ref
+} // namespace vif
