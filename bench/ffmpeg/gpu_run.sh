@@ -12,6 +12,10 @@
 #   CLIPS    bench/nvdec/make_clips.sh's clips (default bench/nvdec/clips)
 #   RUNS     timed runs of each command (default 3, alternating; the best is reported)
 # Writes $OUT (default /tmp/ffmpeg-filter-out): summary.md (printed too) and logs.tar.gz.
+# What travels to the GPU machine (about 61 MiB): the ffmpeg binary alone (4.4 MiB; it needs only
+# libvif.so.1 and libvif_ffmpeg.so.1, taken from the CUDA build there), .deps/ffmpeg-nvdec and
+# .gpu-deps/prefix for scripts/gpu-check.sh's build, and bench/nvdec/clips:
+#   bash scripts/gpu-check.sh build && FFMPEG=.deps/ffmpeg-libvif-gpu/ffmpeg bash bench/ffmpeg/gpu_run.sh
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
