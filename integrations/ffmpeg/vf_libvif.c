@@ -443,6 +443,13 @@ static int config_output(AVFilterLink *outlink)
     outlink->time_base = mainlink->time_base;
     outlink->sample_aspect_ratio = mainlink->sample_aspect_ratio;
     outlink->frame_rate = mainlink->frame_rate;
+    /* Containers round timestamps differently (Matroska keeps milliseconds: 33 ms where MP4 has
+     * 33.33 ms), and framesync's exact comparison would pair such a distorted frame with the
+     * reference frame before it. With one constant frame rate on both inputs, sync on a
+     * half-frame grid: rounding to it absorbs any difference under a quarter of a frame. */
+    if (mainlink->frame_rate.num > 0 && mainlink->frame_rate.den > 0 &&
+        !av_cmp_q(mainlink->frame_rate, ctx->inputs[1]->frame_rate))
+        s->fs.time_base = av_inv_q(av_mul_q(mainlink->frame_rate, (AVRational){ 2, 1 }));
     if (mainlink->hw_frames_ctx) {
         av_buffer_unref(&outlink->hw_frames_ctx);
         if (!(outlink->hw_frames_ctx = av_buffer_ref(mainlink->hw_frames_ctx)))
@@ -667,6 +674,28 @@ static int fail_lengths(AVFilterContext *ctx, const char *msg)
     return AVERROR(EINVAL);
 }
 
+/* The pair of one event: a new reference to the distorted frame (it passes through with its
+ * scores) and framesync's reference frame. Not ff_framesync_dualinput_get: that makes a writable
+ * copy of the distorted frame whenever the reference's next frame is not known yet, which for
+ * CUDA frames is a device copy per frame into a surface of the pool's coded size (1920x1088 for
+ * 1080p H.264); the filter only reads the pictures and adds metadata. The distorted frame keeps
+ * its own timestamp (the output's time base is its input's). */
+static int get_pair(FFFrameSync *fs, AVFrame **dist, AVFrame **ref)
+{
+    AVFrame *main_frame = NULL;
+    int ret = ff_framesync_get_frame(fs, 0, &main_frame, 0);
+    if (ret < 0)
+        return ret;
+    if (!main_frame)
+        return AVERROR_BUG;
+    if ((ret = ff_framesync_get_frame(fs, 1, ref, 0)) < 0)
+        return ret;
+    if (fs->parent->is_disabled)
+        *ref = NULL;
+    *dist = av_frame_clone(main_frame);
+    return *dist ? 0 : AVERROR(ENOMEM);
+}
+
 static int do_vif(FFFrameSync *fs)
 {
     AVFilterContext *ctx = fs->parent;
@@ -685,7 +714,7 @@ static int do_vif(FFFrameSync *fs)
         return fail_lengths(ctx, fs->in[1].sync == 0 ? "the reference input ended before the distorted one"
                                                      : "a reference frame was paired twice");
 
-    if ((ret = ff_framesync_dualinput_get(fs, &dist, &ref)) < 0)
+    if ((ret = get_pair(fs, &dist, &ref)) < 0)
         return ret;
     if (!ref) {
         av_frame_free(&dist);

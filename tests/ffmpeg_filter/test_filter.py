@@ -146,6 +146,23 @@ def test_containers(env):
                       "%s from y4m: the CLI's log from the same files" % c["name"])
 
 
+def test_rounded_timestamps(env):
+    """Matroska's millisecond timestamps (0, 33, 67 ms at 30 fps) against a reference at exact
+    1/30 s steps: every distorted frame is paired with the reference frame of the same index,
+    as the CLI pairs them, not with the one before (framesync alone did that and failed)."""
+    c = [c for c in cases() if c["name"] == "foreman_176x144_8b_crf45"][0]
+    dist = env.path("foreman_30fps.mkv")
+    run([env.ffmpeg, "-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-framerate", "30"] +
+        raw_in(c["dist"], c["w"], c["h"], c["pix_fmt"]) +
+        ["-c:v", "ffv1", "-level", "3", "-f", "matroska", dist])
+    expected, out = env.path("foreman.cli.json"), env.path("foreman.30fps.json")
+    env.cli(cli_raw(c) + ["--json", "-o", expected])
+    env.ff([["-i", dist], ["-framerate", "30"] + raw_in(c["ref"], c["w"], c["h"], c["pix_fmt"])],
+           "[0:v][1:v]libvif=log_path=%s:log_fmt=json" % out)
+    check(without_fps(read(out)) == without_fps(read(expected)),
+          "ms-rounded Matroska timestamps against exact ones: the CLI's frame-by-frame log")
+
+
 def frame_bytes(c):
     """Bytes of one frame of a manifest case (4:2:0, 4:2:2 or 4:4:4; 1 or 2 bytes a sample)."""
     chroma = {"420": 0.5, "422": 1.0, "444": 2.0}[c["p"]]
@@ -357,7 +374,8 @@ def main():
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="vif_ffmpeg_filter.")
     env = Env(os.path.abspath(a.ffmpeg), os.path.abspath(a.vif), tmp)
-    tests = [test_golden_raw, test_containers, test_metadata_and_options, test_pixel_formats,
+    tests = [test_golden_raw, test_containers, test_rounded_timestamps, test_metadata_and_options,
+             test_pixel_formats,
              test_ladder_rung, test_bad_inputs]
     try:
         for t in tests:
