@@ -90,7 +90,7 @@ if has faults; then
   fault not-primary-context "primary" -hwaccel cuda -hwaccel_output_format cuda -i "$enc" \
     -hwaccel cuda -hwaccel_output_format cuda -i "$src" -lavfi "libvif=backend=cuda:log_path=$LOG/fault.json:log_fmt=json"
   fault size-mismatch "the distorted input is" "${INIT[@]}" "${HW[@]}" -i "$CLIPS/hevc_enc.mkv" "${HW[@]}" -i "$src" \
-    -lavfi "libvif:log_path=$LOG/fault.json:log_fmt=json"
+    -lavfi "libvif=log_path=$LOG/fault.json:log_fmt=json"
 fi
 
 if has bench; then
