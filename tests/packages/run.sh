@@ -39,10 +39,16 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/vif-package-test.XXXXXX")"
 installed=()
 remove_packages() {
     if ((${#installed[@]})); then dpkg -r "${installed[@]}" >/dev/null 2>&1 || true; fi
+}
+# After the check: nothing of them left in dpkg's records either (libvif1's ldconfig trigger
+# keeps it as "config-files" after dpkg -r).
+purge_packages() {
+    if ((${#installed[@]})); then dpkg -P "${installed[@]}" >/dev/null 2>&1 || true; fi
     installed=()
 }
 cleanup() {
     remove_packages
+    purge_packages
     if [[ "${VIF_PACKAGE_TEST_KEEP:-0}" == 1 ]]; then echo "package test: kept $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
