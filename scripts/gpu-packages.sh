@@ -175,7 +175,12 @@ wheel() {
         "$W/build-venv/bin/pip" wheel -q --no-deps --no-build-isolation . -w "$OUT/dist") &&
     ls "$OUT"/dist/libvif-*.whl &&
     python3 -m venv --system-site-packages "$W/venv" &&
-    PIP_NO_INDEX=1 "$W/venv/bin/pip" install -q --no-deps "$OUT"/dist/libvif-*.whl
+    PIP_NO_INDEX=1 "$W/venv/bin/pip" install -q --no-deps "$OUT"/dist/libvif-*.whl &&
+    # The machine's python3 is itself a virtual environment (/opt/torch/.venv), whose numpy, CuPy
+    # and PyTorch a venv made from it does not see: a .pth file lists that folder after the new
+    # venv's own, so libvif still comes from the wheel alone.
+    python3 -c 'import numpy, os; print(os.path.dirname(os.path.dirname(numpy.__file__)))' \
+        > "$("$W/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/machine-frameworks.pth"
 }
 check wheel_build_install wheel
 barewheel() { env -i HOME="$W" PATH=/usr/bin:/bin LANG=C.UTF-8 "$@"; }
