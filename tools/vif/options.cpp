@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -104,7 +105,57 @@ struct Raw {
     bool no_prediction = false;
     std::string hwdec = "auto", decoders = "0", cpu_decoders = "auto";
     std::vector<std::string> models;
+    std::string map_dir, map_scales, map_frames = "all", map_format = "pgm16";
+    bool map_options_given = false; ///< one of --map-scales/-frames/-format was given
 };
+
+// A comma-separated list of whole numbers, each at most `max`, sorted with repeats removed.
+std::vector<uint64_t> parse_list(const std::string &opt, const std::string &s, uint64_t max) {
+    std::vector<uint64_t> out;
+    size_t pos = 0;
+    for (;;) {
+        const size_t comma = s.find(',', pos);
+        out.push_back(parse_uint(opt, s.substr(pos, comma - pos), max));
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+MapOptions check_map(const Raw &r) {
+    MapOptions m;
+    if (r.map_dir.empty()) {
+        if (r.map_options_given)
+            throw UsageError("--map-scales, --map-frames and --map-format need --map DIR");
+        return m;
+    }
+    m.dir = r.map_dir;
+    if (!r.map_scales.empty()) {
+        m.scales.clear();
+        for (uint64_t s : parse_list("--map-scales", r.map_scales, VIF_NUM_SCALES - 1))
+            m.scales.push_back(uint32_t(s));
+    }
+    const std::string &f = r.map_frames;
+    if (f == "all") {
+        m.frames = MapOptions::Frames::kAll;
+    } else if (f.rfind("worst:", 0) == 0) {
+        m.frames = MapOptions::Frames::kWorst;
+        m.worst = parse_uint("--map-frames worst:N", f.substr(6), 1u << 20);
+        if (m.worst == 0) throw UsageError("--map-frames worst:N: N must be at least 1");
+    } else {
+        m.frames = MapOptions::Frames::kList;
+        m.list = parse_list("--map-frames (all, worst:N or a list like 0,5,9)", f, UINT64_MAX / 2);
+    }
+    if (r.map_format == "pgm16")
+        m.format = MapOptions::Format::kPgm16;
+    else if (r.map_format == "npy")
+        m.format = MapOptions::Format::kNpy;
+    else
+        throw UsageError(fmt::format("unknown --map-format '{}' (use pgm16 or npy)", r.map_format));
+    return m;
+}
 
 Options check(const Raw &r) {
     if (!r.models.empty())
@@ -248,6 +299,17 @@ Options check(const Raw &r) {
     o.decoders = uint32_t(parse_uint("--decoders", r.decoders, 64));
     o.cpu_decoders =
         r.cpu_decoders == "auto" ? -1 : int(parse_uint("--cpu-decoders", r.cpu_decoders, 64));
+    o.map = check_map(r);
+    if (o.map.enabled()) {
+        // The library keeps maps on the CPU backend only (docs/api.md, "Per-pixel maps").
+        if (o.backend == VIF_BACKEND_CUDA || o.check_parity)
+            throw UsageError("--map: maps are computed on the cpu backend only (drop --backend "
+                             "cuda / --check-parity)");
+        if (o.both_variants()) throw UsageError("--map takes one variant (give one --feature)");
+        if (o.read_only) throw UsageError("--map needs scoring (drop --read-only)");
+        if (o.hwdec == "cuda")
+            throw UsageError("--map reads the inputs on the host: drop --hwdec cuda");
+    }
     return o;
 }
 
@@ -355,6 +417,20 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
                    "With NVDEC: software decoders an input beside the NVDEC ones (auto: none)")
         ->type_name("{N,auto}")
         ->capture_default_str();
+    app.add_option("--map", r.map_dir,
+                   "Write each selected frame's local VIF map (per scale) into this new or empty "
+                   "folder, made complete or not at all (cpu backend)")
+        ->type_name("DIR");
+    app.add_option("--map-scales", r.map_scales, "The scales mapped (default: all)")
+        ->type_name("0,1,2,3");
+    app.add_option("--map-frames", r.map_frames,
+                   "The frames mapped: all, the N lowest combined scores, or frame numbers")
+        ->type_name("{all,worst:N,LIST}")
+        ->capture_default_str();
+    app.add_option("--map-format", r.map_format,
+                   "pgm16 (16-bit PGM, sample = value x 32768) or npy (float32, exact)")
+        ->type_name("{pgm16,npy}")
+        ->capture_default_str();
     app.add_flag("-v,--version", r.version, "Print the version and exit (as libvmaf's -v)");
 
     try {
@@ -376,6 +452,8 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
         return result;
     }
     r.output_given = app.count("--output") > 0;
+    r.map_options_given =
+        app.count("--map-scales") + app.count("--map-frames") + app.count("--map-format") > 0;
     try {
         result.options = check(r);
     } catch (const std::exception &e) { // UsageError, or anything unforeseen: never a throw

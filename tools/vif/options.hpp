@@ -35,6 +35,19 @@ struct VariantSpec {
  *  (the single-pair command and the ladder configure their contexts alike). */
 void apply_variant(const VariantSpec &spec, VifConfig *cfg);
 
+/** --map: where the per-pixel local VIF maps go (docs/cli.md, "Per-pixel maps"). */
+struct MapOptions {
+    enum class Frames { kAll, kWorst, kList };
+    enum class Format { kPgm16, kNpy };
+    std::string dir;                          ///< "" : no maps
+    std::vector<uint32_t> scales{0, 1, 2, 3}; ///< --map-scales, ascending, no repeats
+    Frames frames = Frames::kAll;
+    uint64_t worst = 0;         ///< kWorst: how many frames (the lowest combined scores)
+    std::vector<uint64_t> list; ///< kList: frame numbers (as in the output), ascending
+    Format format = Format::kPgm16;
+    bool enabled() const { return !dir.empty(); }
+};
+
 /** What the command line asked for, checked (values in range, no contradictions). */
 struct Options {
     std::string reference, distorted;
@@ -57,6 +70,7 @@ struct Options {
     std::string hwdec = "auto";
     uint32_t decoders = 0; ///< --decoders: NVDEC (or software segment) decoders an input
     int cpu_decoders = -1; ///< --cpu-decoders: software decoders beside NVDEC; -1: auto
+    MapOptions map;
 
     bool both_variants() const { return variants.size() > 1; }
 };

@@ -1,5 +1,6 @@
 #include "pair/host_scoring.hpp"
 
+#include "maps/map_writer.hpp"
 #include "pair/failure.hpp"
 #include "pair/pair_report.hpp"
 #include "pair/progress.hpp"
@@ -100,10 +101,17 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
         !o.read_only && !o.check_parity && o.backend == VIF_BACKEND_AUTO && warmup.running();
     bool handed_over = false;
     if (!o.read_only) create_contexts(o, variants, warmup, hand_over, in.expected);
+    std::vector<uint64_t> frame_nums;
+    // --map: checked (and its temporary folder made) before any frame is scored.
+    std::optional<MapWriter> maps;
+    if (o.map.enabled()) {
+        maps.emplace(o.map);
+        maps->set_frame_numbers(&frame_nums);
+        variants[0]->primary.maps = &*maps;
+    }
 
     const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
     Progress progress(show_progress, in.expected);
-    std::vector<uint64_t> frame_nums;
     if (in.expected) frame_nums.reserve(size_t(*in.expected));
     const auto t0 = std::chrono::steady_clock::now();
     uint64_t submitted = 0;
@@ -191,6 +199,13 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
         return 0;
     }
     check_all_scored(variants, submitted);
+    if (maps) {
+        maps->commit();
+        g_timeline.mark("maps written");
+        if (o.verbose)
+            std::fprintf(stderr, "vif: %zu map files in %s\n", maps->files_written(),
+                         o.map.dir.c_str());
+    }
     return write_report(o, variants, std::move(frame_nums), secs > 0 ? double(submitted) / secs : 0,
                         ri,
                         !on_gpu      ? variants[0]->primary.backend

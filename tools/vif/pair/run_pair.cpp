@@ -43,7 +43,11 @@ int score_pair(const Options &o, CudaWarmup &warmup, const StdStreams &streams, 
 
 } // namespace
 
-int run_pair(const Options &o, const StdStreams &streams) {
+int run_pair(const Options &asked, const StdStreams &streams) {
+    // --map: the library keeps maps on the CPU backend only, so the run is a CPU run (no CUDA
+    // start-up, no device path).
+    Options o = asked;
+    if (o.map.enabled()) o.backend = VIF_BACKEND_CPU;
     install_signal_handlers();
     if (o.verbose) g_timeline.enable();
     g_timeline.mark("options parsed");

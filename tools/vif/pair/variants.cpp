@@ -1,5 +1,6 @@
 #include "pair/variants.hpp"
 
+#include "maps/map_writer.hpp"
 #include "pair/failure.hpp"
 
 #include <fmt/format.h>
@@ -17,6 +18,14 @@ void Scorer::create(VifConfig cfg, VifBackend b) {
     backend = vif_backend_name(ctx);
 }
 
+VifStatus Scorer::receive(VifScores *s, int block) {
+    if (!maps) return vif_receive(ctx, s, block);
+    VifMaps m;
+    const VifStatus st = vif_receive_maps(ctx, s, &m, block);
+    if (st == VIF_OK) maps->take(*s, m);
+    return st;
+}
+
 void Scorer::submit(const VifPicture &ref, const VifPicture &dist) {
     for (;;) {
         VifStatus st = vif_submit(ctx, &ref, &dist, nullptr);
@@ -24,7 +33,7 @@ void Scorer::submit(const VifPicture &ref, const VifPicture &dist) {
         if (st != VIF_AGAIN) throw Failure{vif_error("scoring failed", st)};
         // The queue is full of scores waiting for us: take the oldest, then retry.
         VifScores s;
-        st = vif_receive(ctx, &s, 1);
+        st = receive(&s, 1);
         if (st != VIF_OK) throw Failure{vif_error("scoring failed", st)};
         scores.push_back(s);
     }
@@ -33,7 +42,7 @@ void Scorer::submit(const VifPicture &ref, const VifPicture &dist) {
 void Scorer::drain(bool block) {
     for (;;) {
         VifScores s;
-        VifStatus st = vif_receive(ctx, &s, block ? 1 : 0);
+        VifStatus st = receive(&s, block ? 1 : 0);
         if (st == VIF_AGAIN) return;
         if (st != VIF_OK) throw Failure{vif_error("scoring failed", st)};
         scores.push_back(s);
@@ -54,6 +63,7 @@ Variants make_variants(const Options &o, const VideoInfo &ri, std::optional<uint
         v->cfg.max_width = ri.width;
         v->cfg.max_height = ri.height;
         v->cfg.bitdepth = ri.bitdepth;
+        v->cfg.maps = o.map.enabled() ? 1 : 0;
         variants.push_back(std::move(v));
     }
     return variants;

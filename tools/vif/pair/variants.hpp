@@ -17,11 +17,14 @@
 
 namespace vifcli {
 
+class MapWriter;
+
 /** One scoring context and the scores it returned, in frame order. Throws Failure. */
 struct Scorer {
     VifContext *ctx = nullptr;
     std::string backend;
     std::vector<VifScores> scores;
+    MapWriter *maps = nullptr; ///< --map: every received frame's maps go here (cfg.maps set)
     Scorer() = default;
     Scorer(const Scorer &) = delete;
     Scorer &operator=(const Scorer &) = delete;
@@ -32,6 +35,10 @@ struct Scorer {
     void submit(const VifPicture &ref, const VifPicture &dist);
     /** Takes the scores that are ready (all of them, waiting, with `block`). */
     void drain(bool block);
+
+private:
+    /** vif_receive, or vif_receive_maps handing the maps to `maps`. */
+    VifStatus receive(VifScores *s, int block);
 };
 
 /** One VIF variant being scored: its configuration and its contexts. */

@@ -1,0 +1,345 @@
+// `vif --map DIR` (docs/cli.md, "Per-pixel maps"): the files it writes hold the library's local
+// VIF maps (vif_local_map of the frame's received maps: the brief of the option is that the CLI
+// writes exactly those), pgm16 samples follow the documented scaling, worst:N keeps the frames
+// with the lowest scores, a blurred quadrant shows as low values there, and bad requests fail
+// with a message and leave nothing behind.
+#include "cli/cli_harness.hpp"
+
+namespace vif_cli_test {
+namespace {
+
+constexpr uint32_t kW = 160, kH = 90, kFrames = 3; // src01_160x90_8b_vmafrepo (3 frames scored)
+
+struct NpyArray {
+    uint32_t rows = 0, cols = 0;
+    std::vector<float> values;
+};
+
+// A float32 .npy as `vif --map-format npy` writes it (little-endian, C order, 2-D).
+NpyArray read_npy(const std::string &path) {
+    const std::string b = slurp(path);
+    EXPECT_GE(b.size(), 10u);
+    EXPECT_EQ(b.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
+    const size_t hl = uint8_t(b[8]) | size_t(uint8_t(b[9])) << 8;
+    const std::string head = b.substr(10, hl);
+    EXPECT_EQ((10 + hl) % 64, 0u) << "the data is 64-byte aligned";
+    EXPECT_NE(head.find("'descr': '<f4'"), std::string::npos) << head;
+    EXPECT_NE(head.find("'fortran_order': False"), std::string::npos) << head;
+    NpyArray a;
+    std::smatch m;
+    if (!std::regex_search(head, m, std::regex(R"('shape': \((\d+), (\d+)\))"))) {
+        ADD_FAILURE() << "no shape in " << head;
+        return a;
+    }
+    a.rows = uint32_t(std::stoul(m[1]));
+    a.cols = uint32_t(std::stoul(m[2]));
+    const size_t n = size_t(a.rows) * a.cols;
+    EXPECT_EQ(b.size(), 10 + hl + 4 * n);
+    a.values.resize(n);
+    if (b.size() == 10 + hl + 4 * n) std::memcpy(a.values.data(), b.data() + 10 + hl, 4 * n);
+    return a;
+}
+
+// The library's local maps of every frame of the src01 pair, per scale, for one variant.
+std::vector<std::array<std::vector<float>, VIF_NUM_SCALES>> library_maps(VifVariant variant) {
+    const GoldenCase &c = find_case("src01_160x90_8b_vmafrepo");
+    const std::string ref = slurp(kData + "/" + c.ref_file), dis = slurp(kData + "/" + c.dist_file);
+    const size_t frame_bytes = size_t(kW) * kH * 3 / 2;
+    VifConfig cfg;
+    vif_default_config(&cfg);
+    cfg.variant = variant;
+    cfg.backend = VIF_BACKEND_CPU;
+    cfg.max_width = kW;
+    cfg.max_height = kH;
+    cfg.bitdepth = 8;
+    cfg.maps = 1;
+    VifContext *ctx = nullptr;
+    EXPECT_EQ(vif_create(&ctx, &cfg), VIF_OK);
+    std::vector<std::array<std::vector<float>, VIF_NUM_SCALES>> out;
+    for (uint32_t f = 0; f < kFrames && ctx; ++f) {
+        VifPicture r{ref.data() + f * frame_bytes, kW, kW, kH, 8, 0};
+        VifPicture d{dis.data() + f * frame_bytes, kW, kW, kH, 8, 0};
+        EXPECT_EQ(vif_submit(ctx, &r, &d, nullptr), VIF_OK);
+        VifScores s;
+        VifMaps m;
+        EXPECT_EQ(vif_receive_maps(ctx, &s, &m, 1), VIF_OK);
+        out.emplace_back();
+        for (int sc = 0; sc < VIF_NUM_SCALES; ++sc) {
+            out.back()[sc].resize(size_t(m.scale[sc].width) * m.scale[sc].height);
+            EXPECT_EQ(vif_local_map(&m.scale[sc], out.back()[sc].data()), VIF_OK);
+        }
+    }
+    vif_destroy(ctx);
+    return out;
+}
+
+std::vector<std::string> src01_args(const std::string &dir) {
+    const GoldenCase &c = find_case("src01_160x90_8b_vmafrepo");
+    std::vector<std::string> a = {kCli,
+                                  "-r",
+                                  kData + "/" + c.ref_file,
+                                  "-d",
+                                  kData + "/" + c.dist_file,
+                                  "--frames",
+                                  std::to_string(kFrames),
+                                  "-q",
+                                  "--json",
+                                  "-o",
+                                  dir + "/scores.json",
+                                  "--precision",
+                                  "max"};
+    for (const std::string &s : raw_args(c)) a.push_back(s);
+    return a;
+}
+
+std::vector<std::string> files_in(const std::string &dir) {
+    std::vector<std::string> names;
+    for (const auto &e : fs::directory_iterator(dir)) names.push_back(e.path().filename());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+class MapCli : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = (fs::temp_directory_path() /
+                ("vif_map_test_" + std::to_string(::getpid()) + "_" +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+                   .string();
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::string dir_;
+};
+
+TEST_F(MapCli, NpyFilesHoldTheLibrarysLocalMapsBitForBit) {
+    for (const VifVariant variant : {VIF_VARIANT_INTEGER, VIF_VARIANT_FLOAT}) {
+        const bool integer = variant == VIF_VARIANT_INTEGER;
+        SCOPED_TRACE(integer ? "integer" : "float");
+        const std::string maps = dir_ + (integer ? "/int" : "/float");
+        auto args = src01_args(dir_);
+        for (const char *a : {"--map-format", "npy", "--variant"}) args.push_back(a);
+        args.push_back(integer ? "integer" : "float");
+        args.push_back("--map");
+        args.push_back(maps);
+        const CliRun r = run_argv(args, dir_);
+        ASSERT_EQ(r.code, 0) << r.err;
+        const auto expected = library_maps(variant);
+        ASSERT_EQ(expected.size(), kFrames);
+        EXPECT_EQ(files_in(maps).size(), size_t(kFrames) * VIF_NUM_SCALES);
+        for (uint32_t f = 0; f < kFrames; ++f)
+            for (int s = 0; s < VIF_NUM_SCALES; ++s) {
+                const NpyArray a = read_npy(maps + "/frame00000" + std::to_string(f) + "_scale" +
+                                            std::to_string(s) + ".npy");
+                EXPECT_EQ(a.cols, kW >> s); // the scale's size (docs/algorithm.md §4.1)
+                EXPECT_EQ(a.rows, kH >> s);
+                ASSERT_EQ(a.values.size(), expected[f][s].size())
+                    << "frame " << f << " scale " << s;
+                EXPECT_EQ(std::memcmp(a.values.data(), expected[f][s].data(), 4 * a.values.size()),
+                          0)
+                    << "frame " << f << " scale " << s;
+                float lo = 2.0f;
+                for (float v : a.values) lo = std::min(lo, v);
+                EXPECT_LT(lo, 1.0f) << "an encode at this quality loses detail somewhere";
+            }
+    }
+}
+
+TEST_F(MapCli, Pgm16SamplesAreTheValueTimes32768) {
+    auto args = src01_args(dir_);
+    args.push_back("--map");
+    args.push_back(dir_ + "/maps");
+    args.push_back("--map-scales");
+    args.push_back("1,0"); // any order, both written
+    args.push_back("--map-frames");
+    args.push_back("2");
+    const CliRun r = run_argv(args, dir_);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(files_in(dir_ + "/maps"),
+              (std::vector<std::string>{"frame000002_scale0.pgm", "frame000002_scale1.pgm"}));
+    const auto expected = library_maps(VIF_VARIANT_INTEGER);
+    for (int s = 0; s < 2; ++s) {
+        const std::string b = slurp(dir_ + "/maps/frame000002_scale" + std::to_string(s) + ".pgm");
+        const uint32_t w = s ? kW / 2 : kW, h = s ? kH / 2 : kH;
+        const std::string head = "P5\n# libvif local VIF, frame 2 scale " + std::to_string(s) +
+                                 ": value = sample / 32768\n" + std::to_string(w) + " " +
+                                 std::to_string(h) + "\n65535\n";
+        ASSERT_EQ(b.substr(0, head.size()), head);
+        ASSERT_EQ(b.size(), head.size() + size_t(w) * h * 2);
+        ASSERT_EQ(expected[2][s].size(), size_t(w) * h);
+        for (size_t i = 0; i < size_t(w) * h; ++i) {
+            const unsigned sample = unsigned(uint8_t(b[head.size() + 2 * i])) << 8 |
+                                    uint8_t(b[head.size() + 2 * i + 1]);
+            const double v = expected[2][s][i];
+            const unsigned want =
+                v <= 0 ? 0u : unsigned(std::min(65535.0, std::nearbyint(v * 32768)));
+            ASSERT_EQ(sample, want) << "scale " << s << " pixel " << i;
+        }
+    }
+}
+
+TEST_F(MapCli, WorstNKeepsTheFramesWithTheLowestScores) {
+    auto args = src01_args(dir_);
+    for (const char *a : {"--map-frames", "worst:1", "--map-scales", "0", "--debug-metrics"})
+        args.push_back(a);
+    args.push_back("--map");
+    args.push_back(dir_ + "/maps");
+    const CliRun r = run_argv(args, dir_);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const json j = json::parse(slurp(dir_ + "/scores.json"));
+    double lowest = 2.0;
+    uint64_t worst = 0;
+    for (const auto &f : j["frames"]) {
+        const double v = f["metrics"]["integer_vif"].get<double>(); // the combined score
+        if (v < lowest) {
+            lowest = v;
+            worst = f["frameNum"].get<uint64_t>();
+        }
+    }
+    char name[64];
+    std::snprintf(name, sizeof name, "frame%06llu_scale0.pgm", (unsigned long long)worst);
+    EXPECT_EQ(files_in(dir_ + "/maps"), std::vector<std::string>{name});
+}
+
+// A hand-built pair (8-bit gray, 256x256): the top-left quadrant blurred. The scale-0 map is
+// low inside the quadrant and about 1 wherever the filters cannot reach from it.
+TEST_F(MapCli, ABlurredQuadrantIsWhereTheMapIsLow) {
+    const int w = 256, h = 256, q = 128;
+    std::string ref(size_t(w) * h, '\0');
+    uint32_t state = 12345;
+    for (char &v : ref) {
+        state = state * 1664525u + 1013904223u;
+        v = char(32 + (state >> 24) * 3 / 4);
+    }
+    std::string dis = ref;
+    for (int pass = 0; pass < 3; ++pass) { // 3 passes of a 9x9 box mean inside the quadrant
+        std::string next = dis;
+        for (int i = 0; i < q; ++i)
+            for (int j = 0; j < q; ++j) {
+                int sum = 0, n = 0;
+                for (int a = std::max(0, i - 4); a <= std::min(q - 1, i + 4); ++a)
+                    for (int b = std::max(0, j - 4); b <= std::min(q - 1, j + 4); ++b, ++n)
+                        sum += uint8_t(dis[size_t(a) * w + b]);
+                next[size_t(i) * w + j] = char((sum + n / 2) / n);
+            }
+        dis.swap(next);
+    }
+    spit(dir_ + "/ref.yuv", ref);
+    spit(dir_ + "/dis.yuv", dis);
+    const CliRun r = run_argv({kCli,
+                               "-r",
+                               dir_ + "/ref.yuv",
+                               "-d",
+                               dir_ + "/dis.yuv",
+                               "-w",
+                               "256",
+                               "-h",
+                               "256",
+                               "-p",
+                               "400",
+                               "-b",
+                               "8",
+                               "-q",
+                               "--json",
+                               "-o",
+                               dir_ + "/s.json",
+                               "--map",
+                               dir_ + "/maps",
+                               "--map-format",
+                               "npy",
+                               "--map-scales",
+                               "0"},
+                              dir_);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const NpyArray a = read_npy(dir_ + "/maps/frame000000_scale0.npy");
+    ASSERT_EQ(a.rows, uint32_t(h));
+    ASSERT_EQ(a.cols, uint32_t(w));
+    const int margin = 24;
+    double inside = 0, outside_min = 2;
+    size_t n = 0;
+    for (int i = 0; i < h; ++i)
+        for (int j = 0; j < w; ++j) {
+            const float v = a.values[size_t(i) * w + j];
+            if (i < q - margin && j < q - margin) {
+                inside += v;
+                ++n;
+            } else if (i >= q + margin || j >= q + margin) {
+                outside_min = std::min(outside_min, double(v));
+            }
+        }
+    EXPECT_LT(inside / double(n), 0.5);
+    EXPECT_GT(outside_min, 0.99);
+}
+
+TEST_F(MapCli, BadRequestsFailCleanlyAndLeaveNothing) {
+    // A frame outside the clip: found after scoring; no folder, no temporary, no scores file.
+    {
+        auto args = src01_args(dir_);
+        for (const char *a : {"--map-frames", "1,7"}) args.push_back(a);
+        args.push_back("--map");
+        args.push_back(dir_ + "/maps");
+        const CliRun r = run_argv(args, dir_);
+        EXPECT_EQ(r.code, 1);
+        EXPECT_NE(r.err.find("--map-frames: frame 7 is not in the scored clip"), std::string::npos)
+            << r.err;
+        EXPECT_TRUE(files_in(dir_).empty()) << files_in(dir_).front();
+    }
+    // A folder that cannot be made (its parent is a file).
+    {
+        spit(dir_ + "/file", "x");
+        auto args = src01_args(dir_);
+        args.push_back("--map");
+        args.push_back(dir_ + "/file/maps");
+        const CliRun r = run_argv(args, dir_);
+        EXPECT_EQ(r.code, 1);
+        EXPECT_NE(r.err.find("--map " + dir_ + "/file/maps: cannot create a folder"),
+                  std::string::npos)
+            << r.err;
+        EXPECT_EQ(files_in(dir_), std::vector<std::string>{"file"});
+        fs::remove(dir_ + "/file");
+    }
+    // A folder with something in it is not replaced.
+    {
+        fs::create_directories(dir_ + "/maps");
+        spit(dir_ + "/maps/keep", "mine");
+        auto args = src01_args(dir_);
+        args.push_back("--map");
+        args.push_back(dir_ + "/maps");
+        const CliRun r = run_argv(args, dir_);
+        EXPECT_EQ(r.code, 1);
+        EXPECT_NE(r.err.find("the folder is not empty"), std::string::npos) << r.err;
+        EXPECT_EQ(files_in(dir_ + "/maps"), std::vector<std::string>{"keep"});
+        EXPECT_EQ(files_in(dir_), std::vector<std::string>{"maps"});
+        fs::remove_all(dir_ + "/maps");
+    }
+    // Usage errors (exit 2) before anything is read.
+    const std::vector<std::pair<std::vector<std::string>, std::string>> usage = {
+        {{"--map-format", "png"}, "unknown --map-format 'png'"},
+        {{"--map-scales", "4"}, "--map-scales 4: too large"},
+        {{"--map-frames", "worst:0"}, "worst:N: N must be at least 1"},
+        {{"--map-frames", "1,x"}, "expected a whole number"},
+        {{"--backend", "cuda"}, "cpu backend only"},
+        {{"--feature", "vif", "--feature", "float_vif"}, "--map takes one variant"},
+    };
+    for (const auto &[extra, msg] : usage) {
+        auto args = src01_args(dir_);
+        args.push_back("--map");
+        args.push_back(dir_ + "/maps");
+        for (const std::string &e : extra) args.push_back(e);
+        const CliRun r = run_argv(args, dir_);
+        EXPECT_EQ(r.code, 2) << msg;
+        EXPECT_NE(r.err.find(msg), std::string::npos) << r.err;
+    }
+    {
+        auto args = src01_args(dir_);
+        for (const char *a : {"--map-scales", "0"}) args.push_back(a);
+        const CliRun r = run_argv(args, dir_);
+        EXPECT_EQ(r.code, 2);
+        EXPECT_NE(r.err.find("need --map DIR"), std::string::npos) << r.err;
+    }
+    EXPECT_TRUE(files_in(dir_).empty());
+}
+
+} // namespace
+} // namespace vif_cli_test

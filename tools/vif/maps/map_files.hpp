@@ -1,0 +1,28 @@
+// The file formats of `vif --map` (docs/cli.md, "Per-pixel maps"): one local VIF map of one
+// scale, row-major floats, written as a 16-bit PGM or a NumPy .npy. Pure encoding: the bytes of
+// a file, no I/O, so that tests can check them.
+#ifndef VIF_TOOLS_MAPS_MAP_FILES_HPP
+#define VIF_TOOLS_MAPS_MAP_FILES_HPP
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vifcli {
+
+/** The PGM sample of a local VIF value: round(value x 32768), clamped to 0..65535 (1.0 is 32768,
+ *  a step is 2^-15; values at or above 2 saturate, NaN reads 0). */
+uint16_t pgm16_sample(float value);
+
+/** A binary PGM (P5, maxval 65535, big-endian samples per the format) of a w x h map, with a
+ *  comment line saying how to read the samples back. */
+std::string encode_pgm16(const std::vector<float> &map, uint32_t w, uint32_t h,
+                         const std::string &comment);
+
+/** A NumPy .npy (format 1.0) of a little-endian float32 array of shape (h, w): the exact
+ *  values. */
+std::string encode_npy(const std::vector<float> &map, uint32_t w, uint32_t h);
+
+} // namespace vifcli
+
+#endif
