@@ -15,9 +15,13 @@ VIF_COMBINED_INDEX = 4
 
 class FrameScores(Dict[str, float]):
     """One frame's scores: a dict from libvmaf's key names ("integer_vif_scale0", ...,
-    "integer_vif", "integer_vif_num", ...) to values; ``index`` is the frame's number."""
+    "integer_vif", "integer_vif_num", ...) to values; ``index`` is the frame's number.
+    ``maps`` (scored with ``maps=True``, else None): the frame's local VIF map of each scale
+    (docs/algorithm.md §12.3), four float32 arrays of shape (height >> s, width >> s): about 1
+    where the detail was kept, towards 0 where it was lost."""
 
     index: int
+    maps: Optional[List[np.ndarray]] = None
 
     def __init__(self, index: int, names: Sequence[str], values: Sequence[float]) -> None:
         super().__init__(zip(names, (float(v) for v in values)))
@@ -48,16 +52,23 @@ class Result:
     - ``pooled``: ``{name: {"mean": ..., "harmonic_mean": ..., "min": ..., "max": ...}}``.
     - ``result[name]``: one metric over the frames as a numpy array.
     - ``backend``: "cpu" or "cuda"; ``names``: the metric keys in libvif's order.
+    - ``maps`` (scored with ``maps=True``, else None): per frame, its local VIF maps (a list of
+      four float32 arrays, scale 0 to 3; also ``frames[i].maps``).
     """
 
     def __init__(self, names: Sequence[str], indices: Sequence[int], values: np.ndarray,
-                 backend: str, info: Optional[dict] = None) -> None:
+                 backend: str, info: Optional[dict] = None,
+                 maps: Optional[List[Optional[List[np.ndarray]]]] = None) -> None:
         self.names: List[str] = list(names)
         self.backend: str = backend
         self.info: dict = dict(info or {})
         self._values = np.asarray(values, dtype=np.float64).reshape(len(indices), len(self.names))
         self.frames: List[FrameScores] = [FrameScores(i, self.names, row)
                                           for i, row in zip(indices, self._values)]
+        self.maps = maps
+        if maps is not None:
+            for frame, m in zip(self.frames, maps):
+                frame.maps = m
         self.pooled: Dict[str, Dict[str, float]] = {}
         if len(self.frames):
             for k, name in enumerate(self.names):

@@ -50,7 +50,8 @@ class Scorer:
     100), ``kernelscale`` (float variant; default 1.0). Others: ``threads`` (CPU workers, 0 =
     one per core), ``queue_depth`` (frames in flight, 0 = automatic), ``cuda_device``,
     ``msb_aligned`` (16-bit words hold the sample in their top bits, as P010), ``width``/``height``
-    (the largest frame; default: the first frame's size). Samples above the bit depth's range are
+    (the largest frame; default: the first frame's size), ``maps`` (True: each frame also
+    carries its local VIF maps, see ``FrameScores.maps``; CPU backend only). Samples above the bit depth's range are
     always refused (here for host arrays, with the largest value; by the library for every
     input, with the sample's place).
     """
@@ -59,7 +60,8 @@ class Scorer:
                  bitdepth: Optional[int] = None, width: Optional[int] = None,
                  height: Optional[int] = None, enhn_gain_limit: float = 100.0,
                  kernelscale: float = 1.0, threads: int = 0, queue_depth: int = 0,
-                 cuda_device: Optional[int] = None, msb_aligned: bool = False) -> None:
+                 cuda_device: Optional[int] = None, msb_aligned: bool = False,
+                 maps: bool = False) -> None:
         self.variant = variant
         self._variant = _choice("variant", variant, _VARIANTS)
         self._backend_req = _choice("backend", backend, _BACKENDS)
@@ -74,6 +76,7 @@ class Scorer:
                              queue_depth=check_count("queue_depth", queue_depth))
         self._cuda_device = None if cuda_device is None else check_count("cuda_device",
                                                                           cuda_device)
+        self._maps = bool(maps)
         self._flags = 1 if msb_aligned else 0  # VIF_PICTURE_MSB_ALIGNED
         self._check_range = not msb_aligned  # the library checks MSB-aligned words itself
         self._ctx: Any = None
@@ -102,6 +105,9 @@ class Scorer:
                 if backend == _BACKENDS["cpu"]:
                     raise ValueError("GPU tensors need the CUDA backend, but backend='cpu' was "
                                      "asked for (move them to the host to score on the CPU)")
+                if self._maps:
+                    raise ValueError("maps=True: per-pixel maps are computed on the CPU backend "
+                                     "only (move the tensors to the host)")
                 backend = _BACKENDS["cuda"]
                 if device is None:
                     device = frames.device_id
@@ -109,7 +115,7 @@ class Scorer:
             width = self._size[0] or w
             height = self._size[1] or h
             ctx = _core.Context(width, height, bitdepth, self._variant, backend,
-                                cuda_device=device or 0, **self._options)
+                                cuda_device=device or 0, maps=self._maps, **self._options)
             self._names = ctx.metric_names()
             self._ctx = ctx  # published last: a thread that sees it sees the names too
         return self._ctx
@@ -185,7 +191,10 @@ class Scorer:
         if got is None:
             return None
         index, values = got
-        return FrameScores(index, self._names, values)
+        frame = FrameScores(index, self._names, values)
+        if self._maps:
+            frame.maps = self._ctx.take_maps(index)
+        return frame
 
     def __iter__(self) -> Iterator[FrameScores]:
         """Receives (waiting as needed) every frame submitted so far, in order."""
@@ -200,7 +209,8 @@ class Scorer:
         if self._ctx is None:
             return Result([], [], np.zeros((0, 0)), "none")
         indices, values = self._ctx.drain()
-        return Result(self._names, indices, values, self._ctx.backend)
+        maps = [self._ctx.take_maps(i) for i in indices] if self._maps else None
+        return Result(self._names, indices, values, self._ctx.backend, maps=maps)
 
     def close(self) -> None:
         """Waits for work in flight and frees the context (scores not received are dropped)."""

@@ -5,6 +5,7 @@
 // of the binding small next to the GPU's tens of microseconds a frame.
 #include <array>
 #include <deque>
+#include <map>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -62,7 +63,7 @@ class Context {
 public:
     Context(uint32_t max_width, uint32_t max_height, uint32_t bitdepth, int variant, int backend,
             double enhn_gain_limit, double kernelscale, uint32_t threads, uint32_t queue_depth,
-            int32_t cuda_device) {
+            int32_t cuda_device, bool maps) {
         vif_default_config(&cfg_);
         cfg_.max_width = max_width;
         cfg_.max_height = max_height;
@@ -74,6 +75,7 @@ public:
         cfg_.threads = threads;
         cfg_.queue_depth = queue_depth;
         cfg_.cuda_device = cuda_device;
+        cfg_.maps = maps ? 1 : 0;
         VifStatus st;
         {
             py::gil_scoped_release nogil; // CUDA start-up can take a few hundred ms
@@ -93,6 +95,7 @@ public:
         std::lock_guard<std::mutex> lock(mutex_);
         vif_destroy(ctx);
         ready_.clear();
+        maps_.clear();
     }
 
     std::string backend() const { return vif_backend_name(live()); }
@@ -181,7 +184,7 @@ public:
         {
             py::gil_scoped_release nogil;
             std::lock_guard<std::mutex> lock(mutex_);
-            st = vif_receive(ctx, &s, block ? 1 : 0);
+            st = receive_one(ctx, &s, block ? 1 : 0);
         }
         if (st == VIF_AGAIN) return std::nullopt;
         if (st != VIF_OK) throw_last_error(st);
@@ -196,7 +199,7 @@ public:
             std::lock_guard<std::mutex> lock(mutex_);
             VifScores s{};
             VifStatus st;
-            while ((st = vif_receive(ctx, &s, 1)) == VIF_OK)
+            while ((st = receive_one(ctx, &s, 1)) == VIF_OK)
                 ready_.emplace_back(s.frame_index, metric_values(s));
             if (st != VIF_AGAIN) throw_last_error(st);
         }
@@ -217,7 +220,56 @@ public:
         return ready_.size() + vif_pending(live());
     }
 
+    /** A context made with maps: frame `index`'s local VIF maps (docs/algorithm.md §12.3), one
+     *  float32 array (rows, columns) per scale, handed over once (None if not received or
+     *  already taken). */
+    std::optional<std::vector<py::array_t<float>>> take_maps(uint64_t index) {
+        std::vector<LocalMap> local;
+        {
+            // Without the GIL: a submit holding the mutex may wait for it (check_signals).
+            py::gil_scoped_release nogil;
+            std::lock_guard<std::mutex> lock(mutex_);
+            auto it = maps_.find(index);
+            if (it != maps_.end()) {
+                local = std::move(it->second);
+                maps_.erase(it);
+            }
+        }
+        if (local.empty()) return std::nullopt;
+        std::vector<py::array_t<float>> out;
+        for (const LocalMap &m : local) {
+            py::array_t<float> a({py::ssize_t(m.height), py::ssize_t(m.width)});
+            std::copy(m.values.begin(), m.values.end(), a.mutable_data());
+            out.push_back(std::move(a));
+        }
+        return out;
+    }
+
 private:
+    struct LocalMap {
+        uint32_t width = 0, height = 0;
+        std::vector<float> values;
+    };
+
+    /** vif_receive; with maps, vif_receive_maps and the frame's local maps kept in maps_ (the
+     *  library's arrays last only until the next receive). Called with the mutex held. */
+    VifStatus receive_one(VifContext *ctx, VifScores *s, int block) {
+        if (!cfg_.maps) return vif_receive(ctx, s, block);
+        VifMaps m{};
+        const VifStatus st = vif_receive_maps(ctx, s, &m, block);
+        if (st != VIF_OK) return st;
+        std::vector<LocalMap> local(VIF_NUM_SCALES);
+        for (int sc = 0; sc < VIF_NUM_SCALES; ++sc) {
+            local[sc].width = m.scale[sc].width;
+            local[sc].height = m.scale[sc].height;
+            local[sc].values.resize(size_t(m.scale[sc].width) * m.scale[sc].height);
+            const VifStatus ls = vif_local_map(&m.scale[sc], local[sc].values.data());
+            if (ls != VIF_OK) return ls;
+        }
+        maps_[s->frame_index] = std::move(local);
+        return VIF_OK;
+    }
+
     VifContext *live() const {
         if (!ctx_) throw LibraryError(VIF_ERROR_INVALID_STATE, "the scorer is closed");
         return ctx_;
@@ -235,7 +287,7 @@ private:
             VifStatus st;
             while ((st = submit(f, &index)) == VIF_AGAIN) {
                 VifScores s{};
-                VifStatus rs = vif_receive(ctx_, &s, 1);
+                VifStatus rs = receive_one(ctx_, &s, 1);
                 if (rs != VIF_OK) throw_last_error(rs);
                 ready_.emplace_back(s.frame_index, metric_values(s));
             }
@@ -249,6 +301,7 @@ private:
     VifContext *ctx_ = nullptr;
     std::mutex mutex_;
     std::deque<std::pair<uint64_t, MetricValues>> ready_; // received while submitting
+    std::map<uint64_t, std::vector<LocalMap>> maps_;      // with maps: received, not taken
 };
 
 double pool(const py::array_t<double, py::array::c_style | py::array::forcecast> &values,
@@ -265,10 +318,11 @@ double pool(const py::array_t<double, py::array::c_style | py::array::forcecast>
 void register_context(py::module_ &m) {
     py::class_<Context>(m, "Context")
         .def(py::init<uint32_t, uint32_t, uint32_t, int, int, double, double, uint32_t, uint32_t,
-                      int32_t>(),
+                      int32_t, bool>(),
              py::arg("max_width"), py::arg("max_height"), py::arg("bitdepth"), py::arg("variant"),
              py::arg("backend"), py::arg("enhn_gain_limit"), py::arg("kernelscale"),
-             py::arg("threads"), py::arg("queue_depth"), py::arg("cuda_device"))
+             py::arg("threads"), py::arg("queue_depth"), py::arg("cuda_device"),
+             py::arg("maps") = false)
         .def("close", &Context::close)
         .def_property_readonly("backend", &Context::backend)
         .def_property_readonly("bitdepth", &Context::bitdepth)
@@ -284,7 +338,8 @@ void register_context(py::module_ &m) {
              py::arg("flags"), py::arg("stream"))
         .def("receive", &Context::receive, py::arg("block"))
         .def("drain", &Context::drain)
-        .def("pending", &Context::pending);
+        .def("pending", &Context::pending)
+        .def("take_maps", &Context::take_maps, py::arg("index"));
 
     m.def("pool", &pool, py::arg("values"), py::arg("method"), py::arg("param") = 0.0);
     m.def("version", [] { return std::string(vif_version()); });
