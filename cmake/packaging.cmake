@@ -90,15 +90,6 @@ if(TARGET gstvif)
   set(CPACK_DEBIAN_GSTREAMER_PACKAGE_SECTION video)
   set(CPACK_COMPONENT_GSTREAMER_DESCRIPTION
       "GStreamer element vif: VIF of two video streams, libvmaf's numbers, on the CPU or GPU")
-  # With CUDA memory the element links the driver's libcuda.so.1, which no Debian package of the
-  # build machine provides (dpkg-shlibdeps would stop): its dependencies are then named here.
-  get_target_property(_vif_gst_links gstvif LINK_LIBRARIES)
-  if("CUDA::cuda_driver" IN_LIST _vif_gst_links)
-    set(CPACK_DEBIAN_GSTREAMER_PACKAGE_SHLIBDEPS OFF)
-    set(CPACK_DEBIAN_GSTREAMER_PACKAGE_DEPENDS
-        "libc6, libstdc++6, libglib2.0-0, libgstreamer1.0-0 (>= 1.20), \
-libgstreamer-plugins-base1.0-0 (>= 1.20), libgstreamer-plugins-bad1.0-0 (>= 1.22)")
-  endif()
 endif()
 
 # Only these: the wheel's component (python) and anything without a component stay out.

@@ -3,6 +3,7 @@
 #ifdef VIF_GST_HAVE_CUDA
 #define GST_USE_UNSTABLE_API 1
 #include <cuda.h>
+#include <dlfcn.h>
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -58,6 +59,37 @@ VifStatus cuda_submit(VifContext *ctx, const DeviceLuma &ref, const DeviceLuma &
     return vif_cuda_submit(ctx, &r, &d, nullptr, nullptr);
 }
 
+namespace {
+
+// The four driver calls the context sharing needs, loaded at run time as gst-plugins-bad's own
+// CUDA library does: a plugin linked to libcuda.so.1 fails to load where no NVIDIA driver is
+// installed, and would take the element's system-memory path down with it.
+struct DriverApi {
+    decltype(&::cuInit) init = nullptr;
+    decltype(&::cuDeviceGet) device_get = nullptr;
+    decltype(&::cuDevicePrimaryCtxRetain) primary_retain = nullptr;
+    decltype(&::cuDevicePrimaryCtxRelease) primary_release = nullptr;  // the _v2 entry point
+    bool ok() const { return init && device_get && primary_retain && primary_release; }
+};
+
+const DriverApi &driver_api() {
+    static const DriverApi api = [] {
+        DriverApi a;
+        void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!lib) return a;
+        a.init = reinterpret_cast<decltype(a.init)>(dlsym(lib, "cuInit"));
+        a.device_get = reinterpret_cast<decltype(a.device_get)>(dlsym(lib, "cuDeviceGet"));
+        a.primary_retain =
+            reinterpret_cast<decltype(a.primary_retain)>(dlsym(lib, "cuDevicePrimaryCtxRetain"));
+        a.primary_release = reinterpret_cast<decltype(a.primary_release)>(
+            dlsym(lib, "cuDevicePrimaryCtxRelease_v2"));
+        return a;
+    }();
+    return api;
+}
+
+} // namespace
+
 CudaContextShare::~CudaContextShare() {
     release();
 }
@@ -65,20 +97,21 @@ CudaContextShare::~CudaContextShare() {
 bool CudaContextShare::ensure(GstElement *element, int device) {
     if (gst_context_ && device_ == device) return true;
     release();
-    if (!gst_cuda_load_library()) {
+    const DriverApi &cu = driver_api();
+    if (!gst_cuda_load_library() || !cu.ok()) {
         GST_WARNING_OBJECT(element, "the CUDA driver library could not be loaded");
         return false;
     }
     CUdevice dev = 0;
     CUcontext primary = nullptr;
-    if (cuInit(0) != CUDA_SUCCESS || cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
-        cuDevicePrimaryCtxRetain(&primary, dev) != CUDA_SUCCESS) {
+    if (cu.init(0) != CUDA_SUCCESS || cu.device_get(&dev, device) != CUDA_SUCCESS ||
+        cu.primary_retain(&primary, dev) != CUDA_SUCCESS) {
         GST_WARNING_OBJECT(element, "CUDA device %d has no usable primary context", device);
         return false;
     }
     GstCudaContext *wrapped = gst_cuda_context_new_wrapped(primary, dev);
     if (!wrapped) {
-        cuDevicePrimaryCtxRelease(dev);
+        cu.primary_release(dev);
         return false;
     }
     gst_context_ = wrapped;
@@ -96,8 +129,9 @@ void CudaContextShare::release() {
     if (!gst_context_) return;
     gst_object_unref(static_cast<GstCudaContext *>(gst_context_));
     gst_context_ = nullptr;
+    const DriverApi &cu = driver_api();
     CUdevice dev = 0;
-    if (cuDeviceGet(&dev, device_) == CUDA_SUCCESS) cuDevicePrimaryCtxRelease(dev);
+    if (cu.ok() && cu.device_get(&dev, device_) == CUDA_SUCCESS) cu.primary_release(dev);
     device_ = -1;
 }
 

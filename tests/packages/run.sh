@@ -180,13 +180,10 @@ PY
 if [[ " ${names[*]} " == *" gstreamer1.0-vif "* ]] && command -v gst-inspect-1.0 >/dev/null; then
     step "gst-inspect-1.0 finds the vif element in GStreamer's own folder"
     plugin="$(dpkg -L gstreamer1.0-vif | grep '\.so$' | head -1)"
-    if bare ldd "$plugin" | grep -q 'libcuda\.so\.1 => not found'; then
-        # Its CUDA-memory path links the driver's libcuda.so.1: without a driver it cannot load.
-        echo "   SKIPPED: $plugin needs libcuda.so.1 (the NVIDIA driver), absent here"
-    else
-        bare gst-inspect-1.0 vif >gst.out 2>&1 || { cat gst.out; fail "gst-inspect-1.0 vif"; }
-        grep -q "Factory Details" gst.out || { cat gst.out; fail "gst-inspect-1.0 vif did not describe the element"; }
-    fi
+    # The CUDA-memory path loads the driver at run time: the plugin must load without one.
+    if bare ldd "$plugin" | grep -q 'libcuda\.so'; then fail "$plugin links libcuda directly"; fi
+    bare gst-inspect-1.0 vif >gst.out 2>&1 || { cat gst.out; fail "gst-inspect-1.0 vif"; }
+    grep -q "Factory Details" gst.out || { cat gst.out; fail "gst-inspect-1.0 vif did not describe the element"; }
 fi
 
 # ---- Removal ----------------------------------------------------------------------------------------
