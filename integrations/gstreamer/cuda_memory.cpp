@@ -68,7 +68,7 @@ struct DriverApi {
     decltype(&::cuInit) init = nullptr;
     decltype(&::cuDeviceGet) device_get = nullptr;
     decltype(&::cuDevicePrimaryCtxRetain) primary_retain = nullptr;
-    decltype(&::cuDevicePrimaryCtxRelease) primary_release = nullptr;  // the _v2 entry point
+    decltype(&::cuDevicePrimaryCtxRelease) primary_release = nullptr; // the _v2 entry point
     bool ok() const { return init && device_get && primary_retain && primary_release; }
 };
 
