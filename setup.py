@@ -3,9 +3,12 @@
 The extension (libvif._core) and the shared libraries it links (libvif.so.1, and
 libvif_ffmpeg.so.1 in FFmpeg builds) go into the package folder, found there through the
 module's $ORIGIN run path. Extra CMake arguments come from the environment variable CMAKE_ARGS
-(e.g. CMAKE_ARGS="-DVIF_ENABLE_CUDA=OFF"); VIF_JOBS sets the parallel jobs.
+(e.g. CMAKE_ARGS="-DVIF_ENABLE_CUDA=OFF"); VIF_JOBS sets the parallel jobs. Unless CMAKE_ARGS
+names CMAKE_CUDA_ARCHITECTURES, the wheel gets the `package` preset's list (CMakePresets.json),
+not a developer build's default (the GPU present only), so that it runs on any recent GPU.
 """
 
+import json
 import os
 import shlex
 import shutil
@@ -17,6 +20,19 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
+
+
+def package_cuda_architectures() -> list:
+    """-DCMAKE_CUDA_ARCHITECTURES=... of the `package` preset, or nothing if it cannot be read."""
+    try:
+        presets = json.loads((ROOT / "CMakePresets.json").read_text())
+        for preset in presets["configurePresets"]:
+            if preset["name"] == "package":
+                return ["-DCMAKE_CUDA_ARCHITECTURES=" +
+                        preset["cacheVariables"]["CMAKE_CUDA_ARCHITECTURES"]]
+    except (OSError, ValueError, KeyError):
+        pass
+    return []
 
 
 class CMakeExtension(Extension):
@@ -36,6 +52,8 @@ class CMakeBuild(build_ext):
             f"-DPython_EXECUTABLE={sys.executable}",
             *shlex.split(os.environ.get("CMAKE_ARGS", "")),
         ]
+        if "CMAKE_CUDA_ARCHITECTURES" not in os.environ.get("CMAKE_ARGS", ""):
+            configure += package_cuda_architectures()
         if shutil.which("ccache"):
             configure += ["-DCMAKE_C_COMPILER_LAUNCHER=ccache",
                           "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
