@@ -52,7 +52,8 @@ class CMakeBuild(build_ext):
             f"-DPython_EXECUTABLE={sys.executable}",
             *shlex.split(os.environ.get("CMAKE_ARGS", "")),
         ]
-        if "CMAKE_CUDA_ARCHITECTURES" not in os.environ.get("CMAKE_ARGS", ""):
+        cmake_args = os.environ.get("CMAKE_ARGS", "")
+        if "CMAKE_CUDA_ARCHITECTURES" not in cmake_args and "VIF_ENABLE_CUDA=OFF" not in cmake_args:
             configure += package_cuda_architectures()
         if shutil.which("ccache"):
             configure += ["-DCMAKE_C_COMPILER_LAUNCHER=ccache",
