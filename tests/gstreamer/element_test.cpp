@@ -300,6 +300,7 @@ protected:
         // The element from the build tree, a registry of the tests' own, plugins scanned in this
         // process (sanitizer builds: the instrumented element loads only where the runtime is).
         g_setenv("GST_PLUGIN_PATH", VIF_GST_PLUGIN_DIR, TRUE);
+        g_setenv("GST_PLUGIN_SYSTEM_PATH", VIF_GST_SYSTEM_PLUGIN_DIR, TRUE);
         g_setenv("GST_REGISTRY", VIF_GST_REGISTRY, TRUE);
         g_setenv("GST_REGISTRY_FORK", "no", TRUE);
         gst_init(nullptr, nullptr);
