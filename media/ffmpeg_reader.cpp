@@ -318,6 +318,18 @@ std::string VideoReader::description() const {
     return d;
 }
 
+bool VideoReader::frame_rate(uint32_t* num, uint32_t* den) const {
+    const Impl& s = *impl_;
+    *num = *den = 0;
+    if (!s.fmt || s.stream < 0) return false;
+    AVRational r = s.fmt->streams[s.stream]->avg_frame_rate;
+    if (r.num <= 0 || r.den <= 0) r = s.fmt->streams[s.stream]->r_frame_rate;
+    if (r.num <= 0 || r.den <= 0) return false;
+    *num = uint32_t(r.num);
+    *den = uint32_t(r.den);
+    return true;
+}
+
 int64_t VideoReader::frame_count_hint() const {
     const Impl& s = *impl_;
     if (!s.fmt || s.stream < 0) return -1;

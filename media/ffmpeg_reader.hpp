@@ -34,6 +34,9 @@ public:
     uint32_t bitdepth() const;
     // "h264 (yuv420p) in matroska,webm", for messages and --verbose output.
     std::string description() const;
+    // The stream's average frame rate as a fraction; false (and 0/0) when the container does
+    // not say.
+    bool frame_rate(uint32_t* num, uint32_t* den) const;
     // Frame count the container announces, or -1 when it does not say.
     int64_t frame_count_hint() const;
 

@@ -126,6 +126,7 @@ public:
         info_.height = reader_.height();
         info_.bitdepth = reader_.bitdepth();
         info_.format = reader_.description();
+        reader_.frame_rate(&info_.rate_num, &info_.rate_den);
         check_decoded_info(name_, info_, req);
         // Decode the first frame now so that its flags are known; read_luma hands it out first.
         VifPicture pic;

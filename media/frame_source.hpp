@@ -52,6 +52,7 @@ struct VideoInfo {
     uint32_t picture_flags = 0;     ///< VifPicture flags for the planes (VIF_PICTURE_MSB_ALIGNED)
     std::optional<uint64_t> frames; ///< frame count if known up front (raw, most Y4M); else empty
     std::string format;             ///< short description for messages, e.g. "raw 4:2:0 8-bit"
+    uint32_t rate_num = 0, rate_den = 0; ///< frames a second, rate_num / rate_den; 0: unknown
 
     uint32_t bytes_per_sample() const { return bitdepth > 8 ? 2u : 1u; }
     size_t row_bytes() const { return size_t(width) * bytes_per_sample(); }

@@ -350,7 +350,7 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
     if (const size_t nul = header.find('\0'); nul != std::string::npos)
         throw InputError(fmt::format("{}: broken Y4M header: a NUL byte at byte {}", name, nul));
 
-    uint32_t w = 0, h = 0;
+    uint32_t w = 0, h = 0, rate_num = 0, rate_den = 0;
     bool have_w = false, have_h = false;
     std::string cs = "420jpeg";
     size_t pos = 0;
@@ -383,7 +383,13 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
         case 'C':
             cs = val;
             break;
-        case 'F':
+        case 'F': { // "F30000:1001"; a malformed rate is only a missing one (it is not scored)
+            const size_t colon = val.find(':');
+            if (colon == std::string::npos || !parse_u32(val.substr(0, colon), &rate_num) ||
+                !parse_u32(val.substr(colon + 1), &rate_den) || !rate_num || !rate_den)
+                rate_num = rate_den = 0;
+            break;
+        }
         case 'I':
         case 'A':
         case 'X':
@@ -445,6 +451,8 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
     vi.height = h;
     vi.bitdepth = depth;
     vi.format = fmt::format("{} {}-bit", l.name, depth);
+    vi.rate_num = rate_num;
+    vi.rate_den = rate_den;
     uint64_t fb = frame_bytes(vi, l);
     // The frame count, when every frame header is a bare "FRAME\n" (what FFmpeg writes).
     if (auto size = f->size()) {

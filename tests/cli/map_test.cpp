@@ -315,7 +315,8 @@ TEST_F(MapCli, BadRequestsFailCleanlyAndLeaveNothing) {
     }
     // Usage errors (exit 2) before anything is read.
     const std::vector<std::pair<std::vector<std::string>, std::string>> usage = {
-        {{"--map-format", "png"}, "unknown --map-format 'png'"},
+        {{"--map-format", "gif"}, "unknown --map-format 'gif'"},
+        {{"--map-format", "y4m", "--map-frames", "worst:1"}, "y4m maps every frame"},
         {{"--map-scales", "4"}, "--map-scales 4: too large"},
         {{"--map-frames", "worst:0"}, "worst:N: N must be at least 1"},
         {{"--map-frames", "1,x"}, "expected a whole number"},

@@ -152,8 +152,16 @@ MapOptions check_map(const Raw &r) {
         m.format = MapOptions::Format::kPgm16;
     else if (r.map_format == "npy")
         m.format = MapOptions::Format::kNpy;
+    else if (r.map_format == "png")
+        m.format = MapOptions::Format::kPng;
+    else if (r.map_format == "y4m")
+        m.format = MapOptions::Format::kY4m;
     else
-        throw UsageError(fmt::format("unknown --map-format '{}' (use pgm16 or npy)", r.map_format));
+        throw UsageError(
+            fmt::format("unknown --map-format '{}' (use png, pgm16, npy or y4m)", r.map_format));
+    // A video has every frame: one heat-map frame per scored frame, beside the source.
+    if (m.format == MapOptions::Format::kY4m && m.frames != MapOptions::Frames::kAll)
+        throw UsageError("--map-format y4m maps every frame (a video): drop --map-frames");
     return m;
 }
 
@@ -428,8 +436,9 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
         ->type_name("{all,worst:N,LIST}")
         ->capture_default_str();
     app.add_option("--map-format", r.map_format,
-                   "pgm16 (16-bit PGM, sample = value x 32768) or npy (float32, exact)")
-        ->type_name("{pgm16,npy}")
+                   "pgm16 (16-bit PGM, sample = value x 32768), npy (float32, exact), png "
+                   "(colour, with a legend) or y4m (a heat-map video per scale)")
+        ->type_name("{pgm16,npy,png,y4m}")
         ->capture_default_str();
     app.add_flag("-v,--version", r.version, "Print the version and exit (as libvmaf's -v)");
 

@@ -38,7 +38,7 @@ void apply_variant(const VariantSpec &spec, VifConfig *cfg);
 /** --map: where the per-pixel local VIF maps go (docs/cli.md, "Per-pixel maps"). */
 struct MapOptions {
     enum class Frames { kAll, kWorst, kList };
-    enum class Format { kPgm16, kNpy };
+    enum class Format { kPgm16, kNpy, kPng, kY4m };
     std::string dir;                          ///< "" : no maps
     std::vector<uint32_t> scales{0, 1, 2, 3}; ///< --map-scales, ascending, no repeats
     Frames frames = Frames::kAll;

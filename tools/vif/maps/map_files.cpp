@@ -1,6 +1,7 @@
 #include "maps/map_files.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 
 namespace vifcli {
@@ -44,6 +45,53 @@ std::string encode_npy(const std::vector<float> &map, uint32_t w, uint32_t h) {
         std::memcpy(&bits, &map[i], 4);
         for (int b = 0; b < 4; ++b) out[head + 4 * i + b] = char((bits >> (8 * b)) & 0xff);
     }
+    return out;
+}
+
+} // namespace vifcli
+
+namespace vifcli {
+
+std::string y4m_header(uint32_t w, uint32_t h, uint32_t rate_num, uint32_t rate_den) {
+    return "YUV4MPEG2 W" + std::to_string(w) + " H" + std::to_string(h) + " F" +
+           std::to_string(rate_num) + ":" + std::to_string(rate_den) + " Ip A1:1 C420jpeg\n";
+}
+
+std::string y4m_frame(const RgbImage &img) {
+    const uint32_t w = img.width, h = img.height, cw = (w + 1) / 2, ch = (h + 1) / 2;
+    std::string out = "FRAME\n";
+    const size_t head = out.size();
+    out.resize(head + size_t(w) * h + 2 * size_t(cw) * ch);
+    auto clamp8 = [](double v) {
+        return char(uint8_t(std::lround(std::min(255.0, std::max(0.0, v)))));
+    };
+    // BT.601 in studio range: Y' 16..235, Cb and Cr 16..240.
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x) {
+            const auto c = img.at(x, y);
+            out[head + size_t(y) * w + x] =
+                clamp8(16.0 + (65.481 * c[0] + 128.553 * c[1] + 24.966 * c[2]) / 255.0);
+        }
+    char *cb = &out[head + size_t(w) * h], *cr = cb + size_t(cw) * ch;
+    for (uint32_t y = 0; y < ch; ++y)
+        for (uint32_t x = 0; x < cw; ++x) {
+            double r = 0, g = 0, b = 0;
+            int n = 0;
+            for (uint32_t dy = 0; dy < 2; ++dy)
+                for (uint32_t dx = 0; dx < 2; ++dx)
+                    if (2 * y + dy < h && 2 * x + dx < w) {
+                        const auto c = img.at(2 * x + dx, 2 * y + dy);
+                        r += c[0];
+                        g += c[1];
+                        b += c[2];
+                        ++n;
+                    }
+            r /= n;
+            g /= n;
+            b /= n;
+            cb[size_t(y) * cw + x] = clamp8(128.0 + (-37.797 * r - 74.203 * g + 112.0 * b) / 255.0);
+            cr[size_t(y) * cw + x] = clamp8(128.0 + (112.0 * r - 93.786 * g - 18.214 * b) / 255.0);
+        }
     return out;
 }
 

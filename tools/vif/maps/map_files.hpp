@@ -1,8 +1,11 @@
 // The file formats of `vif --map` (docs/cli.md, "Per-pixel maps"): one local VIF map of one
-// scale, row-major floats, written as a 16-bit PGM or a NumPy .npy. Pure encoding: the bytes of
-// a file, no I/O, so that tests can check them.
+// scale, row-major floats, written as a 16-bit PGM or a NumPy .npy; the heat-map video's Y4M
+// stream header and frames. Pure encoding: the bytes of a file, no I/O, so that tests can check
+// them.
 #ifndef VIF_TOOLS_MAPS_MAP_FILES_HPP
 #define VIF_TOOLS_MAPS_MAP_FILES_HPP
+
+#include "maps/heat_image.hpp"
 
 #include <cstdint>
 #include <string>
@@ -22,6 +25,14 @@ std::string encode_pgm16(const std::vector<float> &map, uint32_t w, uint32_t h,
 /** A NumPy .npy (format 1.0) of a little-endian float32 array of shape (h, w): the exact
  *  values. */
 std::string encode_npy(const std::vector<float> &map, uint32_t w, uint32_t h);
+
+/** The stream header of a Y4M heat-map video: w x h, 4:2:0 8-bit (C420jpeg), progressive,
+ *  square pixels, `rate_num`/`rate_den` frames a second. */
+std::string y4m_header(uint32_t w, uint32_t h, uint32_t rate_num, uint32_t rate_den);
+
+/** One Y4M frame ("FRAME\n" and the planes) of an RGB picture: BT.601 limited-range Y'CbCr
+ *  (what players assume for an untagged Y4M), chroma the mean of each 2x2 block. */
+std::string y4m_frame(const RgbImage &img);
 
 } // namespace vifcli
 

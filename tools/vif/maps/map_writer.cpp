@@ -1,6 +1,8 @@
 #include "maps/map_writer.hpp"
 
+#include "maps/heat_image.hpp"
 #include "maps/map_files.hpp"
+#include "maps/png_encode.hpp"
 #include "pair/failure.hpp"
 
 #include <fmt/format.h>
@@ -19,6 +21,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Frames waiting for the writer at most: the maps of 4 frames, then the receiving thread waits.
+constexpr size_t kQueueDepth = 4;
+
 bool heap_less(const double as, uint64_t af, const double bs, uint64_t bf) {
     // The heap's top is the frame to drop first: the highest score, the later frame on a tie.
     return as < bs || (as == bs && af < bf);
@@ -27,6 +32,9 @@ bool heap_less(const double as, uint64_t af, const double bs, uint64_t bf) {
 } // namespace
 
 MapWriter::MapWriter(const MapOptions &m) : m_(m) {
+    if (m.format == MapOptions::Format::kPng && !png_available())
+        throw Failure{"--map-format png: this vif was built without libpng (libpng-dev): use "
+                      "pgm16, npy or y4m"};
     dir_ = m.dir;
     while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
     std::error_code ec;
@@ -50,16 +58,71 @@ MapWriter::MapWriter(const MapOptions &m) : m_(m) {
     ::umask(mask);
     ::chmod(templ.c_str(), 0777 & ~mask);
     tmp_ = templ;
+    writer_ = std::thread([this] { writer_loop(); });
 }
 
 MapWriter::~MapWriter() {
+    stop_writer();
+    for (std::FILE *f : videos_)
+        if (f) std::fclose(f);
     if (committed_ || tmp_.empty()) return;
     std::error_code ec;
     fs::remove_all(tmp_, ec);
 }
 
+void MapWriter::stop_writer() {
+    {
+        std::lock_guard<std::mutex> lock(mu_);
+        closing_ = true;
+    }
+    cv_.notify_all();
+    if (writer_.joinable()) writer_.join();
+}
+
+void MapWriter::check_writer() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!error_.empty()) throw Failure{error_};
+}
+
+void MapWriter::enqueue(Kept k) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return queue_.size() < kQueueDepth || !error_.empty(); });
+    if (!error_.empty()) throw Failure{error_};
+    queue_.push_back(std::move(k));
+    lock.unlock();
+    cv_.notify_all();
+}
+
+void MapWriter::writer_loop() {
+    for (;;) {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return !queue_.empty() || closing_; });
+        if (queue_.empty()) return; // closing, all written
+        Kept k = std::move(queue_.front());
+        queue_.pop_front();
+        lock.unlock();
+        cv_.notify_all();
+        std::string failure;
+        try {
+            write(k);
+        } catch (const Failure &f) {
+            failure = f.message;
+        } catch (const std::exception &e) {
+            failure = fmt::format("--map {}: {}", m_.dir, e.what());
+        }
+        if (!failure.empty()) {
+            lock.lock();
+            error_ = failure;
+            queue_.clear();
+            lock.unlock();
+            cv_.notify_all();
+            return;
+        }
+    }
+}
+
 MapWriter::Kept MapWriter::compute(const VifScores &s, const VifMaps &maps, uint64_t frame) const {
-    Kept k{s.combined, frame, {}, {}, {}};
+    Kept k{s.combined, frame, {}, {}, {}, maps.scale[0].width, maps.scale[0].height};
     for (uint32_t sc : m_.scales) {
         const VifScaleMap &sm = maps.scale[sc];
         std::vector<float> out(size_t(sm.width) * sm.height);
@@ -72,41 +135,81 @@ MapWriter::Kept MapWriter::compute(const VifScores &s, const VifMaps &maps, uint
     return k;
 }
 
+void MapWriter::write_file(const std::string &name, const std::string &bytes) {
+    const std::string path = tmp_ + "/" + name;
+    std::FILE *f = std::fopen(path.c_str(), "wb");
+    bool ok = f && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+    const int err = errno;
+    if (f && std::fclose(f) != 0) ok = false;
+    if (!ok)
+        throw Failure{fmt::format("--map {}: cannot write {}: {}", m_.dir, name,
+                                  std::strerror(err ? err : EIO))};
+    ++files_;
+}
+
 void MapWriter::write(const Kept &k) {
+    using Format = MapOptions::Format;
+    if (m_.format == Format::kY4m && videos_.empty()) {
+        // The first frame opens one video per scale (every frame has the frame's size).
+        for (uint32_t sc : m_.scales) {
+            const std::string name = fmt::format("scale{}.y4m", sc);
+            std::FILE *f = std::fopen((tmp_ + "/" + name).c_str(), "wb");
+            if (!f)
+                throw Failure{fmt::format("--map {}: cannot write {}: {}", m_.dir, name,
+                                          std::strerror(errno))};
+            videos_.push_back(f);
+            ++files_;
+            const std::string head = y4m_header(k.frame_w, k.frame_h, rate_num_, rate_den_);
+            if (std::fwrite(head.data(), 1, head.size(), f) != head.size())
+                throw Failure{fmt::format("--map {}: cannot write {}: {}", m_.dir, name,
+                                          std::strerror(errno ? errno : EIO))};
+        }
+    }
     for (size_t i = 0; i < m_.scales.size(); ++i) {
-        const bool npy = m_.format == MapOptions::Format::kNpy;
-        const std::string name =
-            fmt::format("frame{:06}_scale{}.{}", k.frame, m_.scales[i], npy ? "npy" : "pgm");
-        const std::string bytes =
-            npy ? encode_npy(k.maps[i], k.w[i], k.h[i])
-                : encode_pgm16(k.maps[i], k.w[i], k.h[i],
-                               fmt::format("libvif local VIF, frame {} scale {}: value = sample "
-                                           "/ 32768",
-                                           k.frame, m_.scales[i]));
-        const std::string path = tmp_ + "/" + name;
-        std::FILE *f = std::fopen(path.c_str(), "wb");
-        bool ok = f && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-        const int err = errno;
-        if (f && std::fclose(f) != 0) ok = false;
-        if (!ok)
-            throw Failure{fmt::format("--map {}: cannot write {}: {}", m_.dir, name,
-                                      std::strerror(err ? err : EIO))};
-        ++files_;
+        const uint32_t sc = m_.scales[i];
+        switch (m_.format) {
+        case Format::kNpy:
+            write_file(fmt::format("frame{:06}_scale{}.npy", k.frame, sc),
+                       encode_npy(k.maps[i], k.w[i], k.h[i]));
+            break;
+        case Format::kPgm16:
+            write_file(fmt::format("frame{:06}_scale{}.pgm", k.frame, sc),
+                       encode_pgm16(k.maps[i], k.w[i], k.h[i],
+                                    fmt::format("libvif local VIF, frame {} scale {}: value = "
+                                                "sample / 32768",
+                                                k.frame, sc)));
+            break;
+        case Format::kPng:
+            write_file(fmt::format("frame{:06}_scale{}.png", k.frame, sc),
+                       encode_png(draw_heat_with_legend(
+                           k.maps[i], k.w[i], k.h[i], sc, k.frame_w, k.frame_h,
+                           fmt::format("frame {} scale {} local VIF", k.frame, sc))));
+            break;
+        case Format::kY4m: {
+            const std::string bytes =
+                y4m_frame(draw_heat(k.maps[i], k.w[i], k.h[i], sc, k.frame_w, k.frame_h));
+            if (std::fwrite(bytes.data(), 1, bytes.size(), videos_[i]) != bytes.size())
+                throw Failure{fmt::format("--map {}: cannot write scale{}.y4m: {}", m_.dir, sc,
+                                          std::strerror(errno ? errno : EIO))};
+            break;
+        }
+        }
     }
 }
 
 void MapWriter::take(const VifScores &s, const VifMaps &maps) {
+    check_writer();
     const uint64_t idx = maps.frame_index;
     const uint64_t frame =
         frame_nums_ && idx < frame_nums_->size() ? (*frame_nums_)[size_t(idx)] : idx;
     switch (m_.frames) {
     case MapOptions::Frames::kAll:
-        write(compute(s, maps, frame));
+        enqueue(compute(s, maps, frame));
         return;
     case MapOptions::Frames::kList:
         if (!std::binary_search(m_.list.begin(), m_.list.end(), frame)) return;
         listed_.push_back(frame);
-        write(compute(s, maps, frame));
+        enqueue(compute(s, maps, frame));
         return;
     case MapOptions::Frames::kWorst: {
         auto less = [](const Kept &a, const Kept &b) {
@@ -138,8 +241,21 @@ void MapWriter::commit() {
                                       missing.front(), last)};
         }
     }
-    for (const Kept &k : worst_) write(k);
+    // The worst frames in frame order (a video's frames must be; the others do not mind).
+    std::sort(worst_.begin(), worst_.end(),
+              [](const Kept &a, const Kept &b) { return a.frame < b.frame; });
+    for (Kept &k : worst_) enqueue(std::move(k));
     worst_.clear();
+    stop_writer();
+    check_writer();
+    for (std::FILE *&f : videos_) {
+        const bool ok = std::fclose(f) == 0;
+        f = nullptr;
+        if (!ok)
+            throw Failure{fmt::format("--map {}: cannot write a heat-map video: {}", m_.dir,
+                                      std::strerror(errno))};
+    }
+    videos_.clear();
     // A new or empty DIR: rename() replaces an empty folder in one step.
     if (std::rename(tmp_.c_str(), dir_.c_str()) != 0)
         throw Failure{fmt::format("--map {}: cannot move the maps into place: {}", m_.dir,

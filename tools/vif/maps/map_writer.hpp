@@ -1,7 +1,9 @@
 // `vif --map DIR`: picks the frames whose local VIF maps are written (all, the N worst, a list),
 // computes the maps (vif_local_map) of the scales asked for as each frame's scores are received,
-// and writes them into a temporary folder beside DIR that becomes DIR only when the run succeeds
-// (commit). A failed run, an unwritable folder or a frame list outside the clip leaves nothing.
+// and hands them to a writer thread of its own (encoding PNG or Y4M takes longer than scoring a
+// small frame: the thread that submits frames does not wait for it), which writes them into a
+// temporary folder beside DIR that becomes DIR only when the run succeeds (commit). A failed
+// run, an unwritable folder or a frame list outside the clip leaves nothing.
 #ifndef VIF_TOOLS_MAPS_MAP_WRITER_HPP
 #define VIF_TOOLS_MAPS_MAP_WRITER_HPP
 
@@ -9,8 +11,13 @@
 
 #include <vif/vif.h>
 
+#include <condition_variable>
 #include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace vifcli {
@@ -19,16 +26,22 @@ class MapWriter {
 public:
     /** Checks DIR (new, or an empty folder) and creates the temporary folder; throws Failure. */
     explicit MapWriter(const MapOptions &m);
-    ~MapWriter(); ///< removes the temporary folder unless committed
+    ~MapWriter(); ///< stops the writer thread; removes the temporary folder unless committed
     MapWriter(const MapWriter &) = delete;
     MapWriter &operator=(const MapWriter &) = delete;
 
     /** Frame numbers as the report writes them, by submission index (filled as frames go in). */
     void set_frame_numbers(const std::vector<uint64_t> *nums) { frame_nums_ = nums; }
-    /** One received frame: its maps are written now (all, list) or kept if among the worst. */
+    /** The heat-map video's frame rate (y4m; default 25/1 when the input has none). */
+    void set_frame_rate(uint32_t num, uint32_t den) {
+        if (num && den) rate_num_ = num, rate_den_ = den;
+    }
+    /** One received frame: its maps go to the writer now (all, list) or are kept if among the
+     *  worst. Throws the writer's Failure, if it had one. */
     void take(const VifScores &s, const VifMaps &maps);
-    /** After every frame: writes the worst frames' maps, checks the list, renames the folder to
-     *  DIR; throws Failure (nothing left behind) for a listed frame that was not scored. */
+    /** After every frame: writes the worst frames' maps, checks the list, waits for the writer,
+     *  renames the folder to DIR; throws Failure (nothing left behind) for a listed frame that
+     *  was not scored or a file that could not be written. */
     void commit();
     size_t files_written() const { return files_; }
 
@@ -38,9 +51,15 @@ private:
         uint64_t frame;
         std::vector<std::vector<float>> maps; ///< one per selected scale
         std::vector<uint32_t> w, h;
+        uint32_t frame_w = 0, frame_h = 0; ///< scale 0's size: the frame's
     };
     Kept compute(const VifScores &s, const VifMaps &maps, uint64_t frame) const;
-    void write(const Kept &k);
+    void enqueue(Kept k);      ///< waits while the writer is kFrames behind
+    void writer_loop();        ///< the writer thread
+    void write(const Kept &k); ///< on the writer thread
+    void write_file(const std::string &name, const std::string &bytes);
+    void stop_writer();
+    void check_writer() const; ///< throws the writer's failure
 
     MapOptions m_;
     std::string dir_, tmp_;
@@ -49,6 +68,15 @@ private:
     std::vector<Kept> worst_;      ///< kWorst: a max-heap on (score, frame), at most m_.worst
     std::vector<uint64_t> listed_; ///< kList: the listed frames seen
     size_t files_ = 0;
+    uint32_t rate_num_ = 25, rate_den_ = 1;
+    std::vector<std::FILE *> videos_; ///< y4m: one open file per selected scale
+
+    std::thread writer_;
+    mutable std::mutex mu_;
+    std::condition_variable cv_;
+    std::deque<Kept> queue_;
+    bool closing_ = false;
+    std::string error_; ///< the writer's failure; it drops what is queued after one
 };
 
 } // namespace vifcli

@@ -107,6 +107,10 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     if (o.map.enabled()) {
         maps.emplace(o.map);
         maps->set_frame_numbers(&frame_nums);
+        // The heat-map video plays at the inputs' rate (the distorted one's, else the
+        // reference's; raw YUV has none: 25).
+        maps->set_frame_rate(di.rate_num ? di.rate_num : ri.rate_num,
+                             di.rate_num ? di.rate_den : ri.rate_den);
         variants[0]->primary.maps = &*maps;
     }
 

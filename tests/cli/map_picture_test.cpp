@@ -1,0 +1,228 @@
+// `vif --map-format png|y4m` (docs/cli.md, "Per-pixel maps"): the pictures of the maps. A PNG is
+// the frame's size with the legend band under it (decoded here with libpng, not with the code
+// that wrote it); a hand-built pair with one blurred quadrant is drawn in the low (dark) colours
+// there and in the colour of 1 where the filters cannot reach; the Y4M video has one frame per
+// scored frame at the source's size and rate; bad requests leave nothing.
+#include "cli/cli_harness.hpp"
+
+#if VIF_CLI_HAS_PNG
+#include <png.h>
+#endif
+
+namespace vif_cli_test {
+namespace {
+
+constexpr int kSide = 256, kQuad = 128; // the pair: 256x256 gray, top-left 128x128 blurred
+
+// A textured frame and its copy with the top-left quadrant blurred (3 passes of a 9x9 box).
+std::pair<std::string, std::string> blurred_quadrant_pair() {
+    std::string ref(size_t(kSide) * kSide, '\0');
+    uint32_t state = 12345;
+    for (char &v : ref) {
+        state = state * 1664525u + 1013904223u;
+        v = char(32 + (state >> 24) * 3 / 4);
+    }
+    std::string dis = ref;
+    for (int pass = 0; pass < 3; ++pass) {
+        std::string next = dis;
+        for (int i = 0; i < kQuad; ++i)
+            for (int j = 0; j < kQuad; ++j) {
+                int sum = 0, n = 0;
+                for (int a = std::max(0, i - 4); a <= std::min(kQuad - 1, i + 4); ++a)
+                    for (int b = std::max(0, j - 4); b <= std::min(kQuad - 1, j + 4); ++b, ++n)
+                        sum += uint8_t(dis[size_t(a) * kSide + b]);
+                next[size_t(i) * kSide + j] = char((sum + n / 2) / n);
+            }
+        dis.swap(next);
+    }
+    return {ref, dis};
+}
+
+// `frames` copies of a gray frame as a Y4M at 30000/1001 frames a second.
+std::string as_y4m(const std::string &luma, int frames) {
+    std::string out = "YUV4MPEG2 W256 H256 F30000:1001 Ip A1:1 Cmono\n";
+    for (int f = 0; f < frames; ++f) out += "FRAME\n" + luma;
+    return out;
+}
+
+bool inside_quadrant(int x, int y, int margin) {
+    return x < kQuad - margin && y < kQuad - margin;
+}
+bool out_of_reach(int x, int y, int margin) {
+    return x >= kQuad + margin || y >= kQuad + margin;
+}
+
+class MapPictures : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = (fs::temp_directory_path() /
+                ("vif_map_picture_test_" + std::to_string(::getpid()) + "_" +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name()))
+                   .string();
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+        const auto [ref, dis] = blurred_quadrant_pair();
+        spit(dir_ + "/ref.y4m", as_y4m(ref, 3));
+        spit(dir_ + "/dis.y4m", as_y4m(dis, 3));
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    CliRun map_run(const std::vector<std::string> &extra) {
+        std::vector<std::string> a = {kCli, "-r", dir_ + "/ref.y4m", "-d", dir_ + "/dis.y4m",
+                                      "-q", "--json", "-o", dir_ + "/s.json"};
+        a.insert(a.end(), extra.begin(), extra.end());
+        return run_argv(a, dir_);
+    }
+    std::string dir_;
+};
+
+#if VIF_CLI_HAS_PNG
+struct Decoded {
+    uint32_t w = 0, h = 0;
+    std::vector<uint8_t> rgb;
+    std::array<int, 3> at(int x, int y) const {
+        const size_t i = (size_t(y) * w + x) * 3;
+        return {rgb[i], rgb[i + 1], rgb[i + 2]};
+    }
+};
+
+Decoded decode_png(const std::string &path) {
+    const std::string bytes = slurp(path);
+    png_image img{};
+    img.version = PNG_IMAGE_VERSION;
+    Decoded d;
+    if (!png_image_begin_read_from_memory(&img, bytes.data(), bytes.size())) {
+        ADD_FAILURE() << path << ": not a PNG: " << img.message;
+        return d;
+    }
+    img.format = PNG_FORMAT_RGB;
+    d.w = img.width;
+    d.h = img.height;
+    d.rgb.resize(PNG_IMAGE_SIZE(img));
+    if (!png_image_finish_read(&img, nullptr, d.rgb.data(), 0, nullptr)) {
+        ADD_FAILURE() << path << ": " << img.message;
+        d = Decoded{};
+    }
+    return d;
+}
+
+TEST_F(MapPictures, PngIsTheFrameWithALegendAndTheBlurDrawnDark) {
+    const CliRun r = map_run({"--map", dir_ + "/maps", "--map-format", "png", "--map-frames",
+                              "1", "--map-scales", "0,1"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    ASSERT_TRUE(fs::exists(dir_ + "/maps/frame000001_scale0.png"));
+    ASSERT_TRUE(fs::exists(dir_ + "/maps/frame000001_scale1.png"));
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir_ + "/maps"), fs::directory_iterator{}), 2);
+    for (int scale : {0, 1}) {
+        SCOPED_TRACE("scale " + std::to_string(scale));
+        const Decoded d =
+            decode_png(dir_ + "/maps/frame000001_scale" + std::to_string(scale) + ".png");
+        // The frame's size (every scale is drawn at it), plus the 40-row legend (under 640 wide).
+        ASSERT_EQ(d.w, uint32_t(kSide));
+        ASSERT_EQ(d.h, uint32_t(kSide + 40));
+        // The legend: white band; the colour bar (band rows 13-24) from 0's colour at x = 8 to
+        // 1's at x = width - 9 (docs/cli.md); black ink of the caption (rows 3-9) and of the
+        // numbers under the bar (rows 31-37).
+        const int band = kSide;
+        EXPECT_EQ(d.at(kSide - 1, band), (std::array<int, 3>{255, 255, 255}));
+        EXPECT_EQ(d.at(8, band + 18), (std::array<int, 3>{0, 0, 4}));
+        EXPECT_EQ(d.at(kSide - 9, band + 18), (std::array<int, 3>{252, 255, 164}));
+        EXPECT_EQ(d.at(7, band + 18), (std::array<int, 3>{255, 255, 255})) << "bar starts at 8";
+        auto ink = [&](int y0, int y1) {
+            int n = 0;
+            for (int y = band + y0; y <= band + y1; ++y)
+                for (int x = 0; x < kSide; ++x) n += d.at(x, y) == std::array<int, 3>{0, 0, 0};
+            return n;
+        };
+        EXPECT_GT(ink(3, 9), 40) << "the caption";
+        EXPECT_GT(ink(31, 37), 20) << "the numbers";
+        // The picture: dark inside the blurred quadrant, 1's pale yellow out of its reach.
+        const int margin = scale ? 40 : 24;
+        double inside = 0;
+        size_t n = 0;
+        int pale_min = 255;
+        for (int y = 0; y < kSide; ++y)
+            for (int x = 0; x < kSide; ++x) {
+                const auto c = d.at(x, y);
+                if (inside_quadrant(x, y, margin)) {
+                    inside += (c[0] + c[1] + c[2]) / 3.0;
+                    ++n;
+                } else if (out_of_reach(x, y, margin)) {
+                    pale_min = std::min({pale_min, c[0], c[1]});
+                }
+            }
+        EXPECT_LT(inside / double(n), 80.0) << "mean brightness inside the blurred quadrant";
+        EXPECT_GE(pale_min, 240) << "red and green stay near 1's colour where nothing was lost";
+    }
+}
+#endif
+
+TEST_F(MapPictures, Y4mIsAHeatVideoAtTheSourcesSizeAndRate) {
+    const CliRun r = map_run({"--map", dir_ + "/maps", "--map-format", "y4m", "--map-scales",
+                              "0,2"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (int scale : {0, 2}) {
+        SCOPED_TRACE("scale " + std::to_string(scale));
+        const std::string v = slurp(dir_ + "/maps/scale" + std::to_string(scale) + ".y4m");
+        const std::string head = "YUV4MPEG2 W256 H256 F30000:1001 Ip A1:1 C420jpeg\n";
+        ASSERT_EQ(v.substr(0, head.size()), head);
+        const size_t frame = 6 + size_t(kSide) * kSide * 3 / 2; // "FRAME\n", Y, Cb, Cr
+        ASSERT_EQ(v.size(), head.size() + 3 * frame) << "one video frame per scored frame";
+        for (int f = 0; f < 3; ++f) {
+            const size_t at = head.size() + f * frame;
+            ASSERT_EQ(v.substr(at, 6), "FRAME\n");
+            // Luma: dark (black is 16) inside the quadrant at scale 0, bright (1's pale yellow
+            // is about 225) out of reach.
+            double inside = 0;
+            size_t n = 0;
+            int bright_min = 255;
+            const int margin = scale ? 64 : 24;
+            for (int y = 0; y < kSide; ++y)
+                for (int x = 0; x < kSide; ++x) {
+                    const int luma = uint8_t(v[at + 6 + size_t(y) * kSide + x]);
+                    if (inside_quadrant(x, y, margin)) {
+                        inside += luma;
+                        ++n;
+                    } else if (out_of_reach(x, y, margin)) {
+                        bright_min = std::min(bright_min, luma);
+                    }
+                }
+            if (scale == 0) EXPECT_LT(inside / double(n), 60.0) << "frame " << f;
+            EXPECT_GE(bright_min, 215) << "frame " << f;
+        }
+    }
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir_ + "/maps"), fs::directory_iterator{}), 2);
+}
+
+TEST_F(MapPictures, BadRequestsLeaveNothing) {
+    // A folder that cannot be made (its parent is a file), for each picture format.
+    spit(dir_ + "/file", "x");
+    for (const char *format : {"png", "y4m"}) {
+        const CliRun r = map_run({"--map", dir_ + "/file/maps", "--map-format", format});
+        EXPECT_EQ(r.code, 1) << format;
+        EXPECT_NE(r.err.find("--map " + dir_ + "/file/maps: cannot create a folder"),
+                  std::string::npos)
+            << r.err;
+        EXPECT_FALSE(fs::exists(dir_ + "/s.json"));
+    }
+    // A frame list outside the clip: found after scoring; no folder, no temporary.
+    {
+        const CliRun r = map_run({"--map", dir_ + "/maps", "--map-format", "png",
+                                  "--map-frames", "0,9"});
+        EXPECT_EQ(r.code, 1);
+        EXPECT_NE(r.err.find("frame 9 is not in the scored clip"), std::string::npos) << r.err;
+    }
+    // A video is every frame: a frame selection is a usage error.
+    {
+        const CliRun r = map_run({"--map", dir_ + "/maps", "--map-format", "y4m",
+                                  "--map-frames", "worst:2"});
+        EXPECT_EQ(r.code, 2);
+        EXPECT_NE(r.err.find("y4m maps every frame"), std::string::npos) << r.err;
+    }
+    std::vector<std::string> left;
+    for (const auto &e : fs::directory_iterator(dir_)) left.push_back(e.path().filename());
+    std::sort(left.begin(), left.end());
+    EXPECT_EQ(left, (std::vector<std::string>{"dis.y4m", "file", "ref.y4m"}));
+}
+
+} // namespace
+} // namespace vif_cli_test

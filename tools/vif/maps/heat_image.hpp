@@ -1,0 +1,44 @@
+// The pictures of `vif --map-format png|y4m` (docs/cli.md, "Per-pixel maps"): a local VIF map
+// drawn at the frame's size in a fixed colour scale, and for PNG a legend band under it (the
+// scale with its numbers, the frame and scale named). Drawing only: no files, no libraries.
+#ifndef VIF_TOOLS_MAPS_HEAT_IMAGE_HPP
+#define VIF_TOOLS_MAPS_HEAT_IMAGE_HPP
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vifcli {
+
+/** 8-bit RGB, row-major, 3 bytes a pixel. */
+struct RgbImage {
+    uint32_t width = 0, height = 0;
+    std::vector<uint8_t> rgb;
+    std::array<uint8_t, 3> at(uint32_t x, uint32_t y) const {
+        const size_t i = (size_t(y) * width + x) * 3;
+        return {rgb[i], rgb[i + 1], rgb[i + 2]};
+    }
+};
+
+/** The colour of a local VIF value: 0 (detail lost) black, through purple, red and orange, to
+ *  pale yellow at 1 (detail kept); values at or above 1 take 1's colour, below 0 or NaN 0's. */
+std::array<uint8_t, 3> heat_colour(float value);
+
+/** A map of scale `scale` (sw x sh, row-major) drawn at the frame's size (fw x fh) by nearest
+ *  neighbour (docs/algorithm.md §12.4), in heat_colour. */
+RgbImage draw_heat(const std::vector<float> &map, uint32_t sw, uint32_t sh, uint32_t scale,
+                   uint32_t fw, uint32_t fh);
+
+/** Height of the legend band under a PNG map of a frame `fw` wide (twice as large from 640). */
+uint32_t legend_height(uint32_t fw);
+
+/** draw_heat with the legend band under it: a caption (`caption`, lower-case letters, digits,
+ *  spaces and . : , - only), the colour bar from 0 to 1 and its ticks with their numbers. */
+RgbImage draw_heat_with_legend(const std::vector<float> &map, uint32_t sw, uint32_t sh,
+                               uint32_t scale, uint32_t fw, uint32_t fh,
+                               const std::string &caption);
+
+} // namespace vifcli
+
+#endif
