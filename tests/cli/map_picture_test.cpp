@@ -67,8 +67,9 @@ protected:
     }
     void TearDown() override { fs::remove_all(dir_); }
     CliRun map_run(const std::vector<std::string> &extra) {
-        std::vector<std::string> a = {kCli, "-r", dir_ + "/ref.y4m", "-d", dir_ + "/dis.y4m",
-                                      "-q", "--json", "-o", dir_ + "/s.json"};
+        std::vector<std::string> a = {
+            kCli,     "-r", dir_ + "/ref.y4m", "-d", dir_ + "/dis.y4m", "-q",
+            "--json", "-o", dir_ + "/s.json"};
         a.insert(a.end(), extra.begin(), extra.end());
         return run_argv(a, dir_);
     }
@@ -106,8 +107,8 @@ Decoded decode_png(const std::string &path) {
 }
 
 TEST_F(MapPictures, PngIsTheFrameWithALegendAndTheBlurDrawnDark) {
-    const CliRun r = map_run({"--map", dir_ + "/maps", "--map-format", "png", "--map-frames",
-                              "1", "--map-scales", "0,1"});
+    const CliRun r = map_run({"--map", dir_ + "/maps", "--map-format", "png", "--map-frames", "1",
+                              "--map-scales", "0,1"});
     ASSERT_EQ(r.code, 0) << r.err;
     ASSERT_TRUE(fs::exists(dir_ + "/maps/frame000001_scale0.png"));
     ASSERT_TRUE(fs::exists(dir_ + "/maps/frame000001_scale1.png"));
@@ -157,8 +158,8 @@ TEST_F(MapPictures, PngIsTheFrameWithALegendAndTheBlurDrawnDark) {
 #endif
 
 TEST_F(MapPictures, Y4mIsAHeatVideoAtTheSourcesSizeAndRate) {
-    const CliRun r = map_run({"--map", dir_ + "/maps", "--map-format", "y4m", "--map-scales",
-                              "0,2"});
+    const CliRun r =
+        map_run({"--map", dir_ + "/maps", "--map-format", "y4m", "--map-scales", "0,2"});
     ASSERT_EQ(r.code, 0) << r.err;
     for (int scale : {0, 2}) {
         SCOPED_TRACE("scale " + std::to_string(scale));
@@ -206,15 +207,15 @@ TEST_F(MapPictures, BadRequestsLeaveNothing) {
     }
     // A frame list outside the clip: found after scoring; no folder, no temporary.
     {
-        const CliRun r = map_run({"--map", dir_ + "/maps", "--map-format", "png",
-                                  "--map-frames", "0,9"});
+        const CliRun r =
+            map_run({"--map", dir_ + "/maps", "--map-format", "png", "--map-frames", "0,9"});
         EXPECT_EQ(r.code, 1);
         EXPECT_NE(r.err.find("frame 9 is not in the scored clip"), std::string::npos) << r.err;
     }
     // A video is every frame: a frame selection is a usage error.
     {
-        const CliRun r = map_run({"--map", dir_ + "/maps", "--map-format", "y4m",
-                                  "--map-frames", "worst:2"});
+        const CliRun r =
+            map_run({"--map", dir_ + "/maps", "--map-format", "y4m", "--map-frames", "worst:2"});
         EXPECT_EQ(r.code, 2);
         EXPECT_NE(r.err.find("y4m maps every frame"), std::string::npos) << r.err;
     }
@@ -222,6 +223,88 @@ TEST_F(MapPictures, BadRequestsLeaveNothing) {
     for (const auto &e : fs::directory_iterator(dir_)) left.push_back(e.path().filename());
     std::sort(left.begin(), left.end());
     EXPECT_EQ(left, (std::vector<std::string>{"dis.y4m", "file", "ref.y4m"}));
+}
+
+// Ladders and batch rows: one map folder per pair, DIR/<output name>/, holding what a single
+// `vif --map` run of that pair writes (byte for byte), a failing pair's folder left out.
+TEST_F(MapPictures, LaddersAndBatchRowsHaveAMapFolderPerPair) {
+    const std::vector<std::string> map_opts = {
+        "--map-format", "npy", "--map-scales", "0,2", "--map-frames", "worst:2", "-q"};
+    // The single-pair runs: the reference against the blurred copy and against itself.
+    for (const char *d : {"dis", "ref"}) {
+        std::vector<std::string> a = {kCli,
+                                      "-r",
+                                      dir_ + "/ref.y4m",
+                                      "-d",
+                                      dir_ + "/" + d + ".y4m",
+                                      "--json",
+                                      "-o",
+                                      dir_ + "/single_" + d + ".json",
+                                      "--map",
+                                      dir_ + "/single_" + d};
+        a.insert(a.end(), map_opts.begin(), map_opts.end());
+        const CliRun r = run_argv(a, dir_);
+        ASSERT_EQ(r.code, 0) << r.err;
+    }
+    auto same_as_single = [&](const std::string &folder, const char *d) {
+        std::vector<std::string> got, want;
+        for (const auto &e : fs::directory_iterator(folder)) got.push_back(e.path().filename());
+        for (const auto &e : fs::directory_iterator(dir_ + "/single_" + d))
+            want.push_back(e.path().filename());
+        std::sort(got.begin(), got.end());
+        std::sort(want.begin(), want.end());
+        EXPECT_EQ(got.size(), 4u) << "2 frames x 2 scales";
+        EXPECT_EQ(got, want) << folder;
+        for (const std::string &f : want)
+            EXPECT_EQ(slurp(folder + "/" + f), slurp(dir_ + "/single_" + d + "/" + f))
+                << folder << "/" << f;
+    };
+    {
+        std::vector<std::string> a = {kCli,
+                                      "-r",
+                                      dir_ + "/ref.y4m",
+                                      "-d",
+                                      dir_ + "/dis.y4m",
+                                      "-d",
+                                      dir_ + "/ref.y4m",
+                                      "-o",
+                                      dir_ + "/ladder",
+                                      "--map",
+                                      dir_ + "/lmaps"};
+        a.insert(a.end(), map_opts.begin(), map_opts.end());
+        const CliRun r = run_argv(a, dir_);
+        ASSERT_EQ(r.code, 0) << r.err;
+        same_as_single(dir_ + "/lmaps/dis", "dis");
+        same_as_single(dir_ + "/lmaps/ref", "ref");
+    }
+    {
+        // A batch whose third row cannot be read: its folder is not made, the others are.
+        spit(dir_ + "/m.csv", "reference,distorted\n" + dir_ + "/ref.y4m," + dir_ + "/dis.y4m\n" +
+                                  dir_ + "/ref.y4m," + dir_ + "/ref.y4m\n" + dir_ + "/ref.y4m," +
+                                  dir_ + "/nowhere.y4m\n");
+        std::vector<std::string> a = {
+            kCli, "batch", dir_ + "/m.csv", "--out-dir", dir_ + "/batch", "--map", dir_ + "/bmaps"};
+        a.insert(a.end(), map_opts.begin(), map_opts.end());
+        const CliRun r = run_argv(a, dir_);
+        EXPECT_NE(r.code, 0) << "a failed row";
+        same_as_single(dir_ + "/bmaps/dis", "dis");
+        same_as_single(dir_ + "/bmaps/ref", "ref");
+        std::vector<std::string> folders;
+        for (const auto &e : fs::directory_iterator(dir_ + "/bmaps"))
+            folders.push_back(e.path().filename());
+        std::sort(folders.begin(), folders.end());
+        EXPECT_EQ(folders, (std::vector<std::string>{"dis", "ref"}));
+    }
+    {
+        // --backend cuda with --map: a usage error, nothing made.
+        const CliRun r = run_argv({kCli, "-r", dir_ + "/ref.y4m", "-d", dir_ + "/dis.y4m", "-d",
+                                   dir_ + "/ref.y4m", "-o", dir_ + "/l2", "--map", dir_ + "/l2maps",
+                                   "--backend", "cuda", "-q"},
+                                  dir_);
+        EXPECT_EQ(r.code, 2);
+        EXPECT_NE(r.err.find("cpu backend only"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(dir_ + "/l2maps"));
+    }
 }
 
 } // namespace

@@ -124,20 +124,20 @@ std::vector<uint64_t> parse_list(const std::string &opt, const std::string &s, u
     return out;
 }
 
-MapOptions check_map(const Raw &r) {
+MapOptions map_options_or_usage_error(const MapArgs &r) {
     MapOptions m;
-    if (r.map_dir.empty()) {
-        if (r.map_options_given)
+    if (r.dir.empty()) {
+        if (r.others_given)
             throw UsageError("--map-scales, --map-frames and --map-format need --map DIR");
         return m;
     }
-    m.dir = r.map_dir;
-    if (!r.map_scales.empty()) {
+    m.dir = r.dir;
+    if (!r.scales.empty()) {
         m.scales.clear();
-        for (uint64_t s : parse_list("--map-scales", r.map_scales, VIF_NUM_SCALES - 1))
+        for (uint64_t s : parse_list("--map-scales", r.scales, VIF_NUM_SCALES - 1))
             m.scales.push_back(uint32_t(s));
     }
-    const std::string &f = r.map_frames;
+    const std::string &f = r.frames;
     if (f == "all") {
         m.frames = MapOptions::Frames::kAll;
     } else if (f.rfind("worst:", 0) == 0) {
@@ -148,21 +148,26 @@ MapOptions check_map(const Raw &r) {
         m.frames = MapOptions::Frames::kList;
         m.list = parse_list("--map-frames (all, worst:N or a list like 0,5,9)", f, UINT64_MAX / 2);
     }
-    if (r.map_format == "pgm16")
+    if (r.format == "pgm16")
         m.format = MapOptions::Format::kPgm16;
-    else if (r.map_format == "npy")
+    else if (r.format == "npy")
         m.format = MapOptions::Format::kNpy;
-    else if (r.map_format == "png")
+    else if (r.format == "png")
         m.format = MapOptions::Format::kPng;
-    else if (r.map_format == "y4m")
+    else if (r.format == "y4m")
         m.format = MapOptions::Format::kY4m;
     else
         throw UsageError(
-            fmt::format("unknown --map-format '{}' (use png, pgm16, npy or y4m)", r.map_format));
+            fmt::format("unknown --map-format '{}' (use png, pgm16, npy or y4m)", r.format));
     // A video has every frame: one heat-map frame per scored frame, beside the source.
     if (m.format == MapOptions::Format::kY4m && m.frames != MapOptions::Frames::kAll)
         throw UsageError("--map-format y4m maps every frame (a video): drop --map-frames");
     return m;
+}
+
+MapOptions check_map(const Raw &r) {
+    return map_options_or_usage_error(
+        MapArgs{r.map_dir, r.map_scales, r.map_frames, r.map_format, r.map_options_given});
 }
 
 Options check(const Raw &r) {
@@ -480,6 +485,14 @@ void apply_variant(const VariantSpec &spec, VifConfig *cfg) {
     cfg->variant = spec.variant;
     cfg->enhn_gain_limit = spec.enhn_gain_limit;
     cfg->kernelscale = spec.kernelscale;
+}
+
+MapOptions parse_map_options(const MapArgs &args) {
+    try {
+        return map_options_or_usage_error(args);
+    } catch (const UsageError &e) {
+        throw std::invalid_argument(e.what());
+    }
 }
 
 } // namespace vifcli

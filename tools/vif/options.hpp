@@ -48,6 +48,16 @@ struct MapOptions {
     bool enabled() const { return !dir.empty(); }
 };
 
+/** --map and its options as given on a command line (strings, unchecked). */
+struct MapArgs {
+    std::string dir, scales, frames = "all", format = "pgm16";
+    bool others_given = false; ///< one of --map-scales/-frames/-format was given
+};
+
+/** The checked MapOptions of `args`; throws std::invalid_argument with the message for a bad
+ *  value (the many-pair commands: ladder, batch). */
+MapOptions parse_map_options(const MapArgs &args);
+
 /** What the command line asked for, checked (values in range, no contradictions). */
 struct Options {
     std::string reference, distorted;

@@ -12,6 +12,8 @@
 
 #include "batch/outputs.hpp"
 #include "frame_source.hpp"
+#include "maps/map_writer.hpp"
+#include "pair/failure.hpp"
 #include "prefetch.hpp"
 #include "report.hpp"
 
@@ -44,6 +46,7 @@ struct Rung {
     bool reported = false; // `done` called for it
     std::string note;      // frame counts that differ, for the summary
     std::vector<VifScores> scores;
+    std::unique_ptr<MapWriter> maps; // --map: this pair's maps, into map.dir/<stem>/
 };
 
 // The row's raw-video parameters apply to raw inputs (.yuv, .raw): a self-describing rung of
@@ -158,9 +161,31 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         }
     }
 
+    // --map: a folder per pair under the root, made now so that a bad place fails before any
+    // scoring; a pair whose folder cannot be made fails alone.
+    if (s.map.enabled()) {
+        std::error_code ec;
+        std::filesystem::create_directories(s.map.dir, ec);
+        for (Rung &r : rungs) {
+            if (!r.active) continue;
+            MapOptions m = s.map;
+            m.dir = (std::filesystem::path(s.map.dir) / r.job.stem).string();
+            try {
+                r.maps = std::make_unique<MapWriter>(m);
+                const VideoInfo &di = r.src->info();
+                r.maps->set_frame_rate(di.rate_num ? di.rate_num : ri.rate_num,
+                                       di.rate_num ? di.rate_den : ri.rate_den);
+            } catch (const Failure &f) {
+                fail(r, f.message);
+                report(r);
+            }
+        }
+    }
+
     VifConfig cfg;
     vif_default_config(&cfg);
     apply_variant(s.variant, &cfg);
+    cfg.maps = s.map.enabled() ? 1 : 0;
     cfg.backend = s.backend;
     cfg.cuda_device = s.cuda_device;
     cfg.threads = s.threads;
@@ -182,8 +207,20 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     auto receive = [&](bool block) {
         VifScores sc;
         VifStatus st;
-        while (!owners.empty() && (st = vif_receive(ctx, &sc, block ? 1 : 0)) == VIF_OK) {
-            rungs[owners.front()].scores.push_back(sc);
+        VifMaps maps;
+        while (!owners.empty() &&
+               (st = s.map.enabled() ? vif_receive_maps(ctx, &sc, &maps, block ? 1 : 0)
+                                     : vif_receive(ctx, &sc, block ? 1 : 0)) == VIF_OK) {
+            Rung &r = rungs[owners.front()];
+            if (r.maps) {
+                try {
+                    r.maps->take(sc, maps, r.scores.size());
+                } catch (const Failure &f) {
+                    fail(r, f.message); // its frames still come back; they are dropped
+                    r.maps.reset();
+                }
+            }
+            r.scores.push_back(sc);
             owners.pop_front();
         }
         if (!owners.empty() && st != VIF_AGAIN)
@@ -313,7 +350,13 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             rep.frame_nums.push_back(i);
         }
         try {
+            if (r.maps) r.maps->commit(); // before the output: a pair is complete or failed
             vif::batch::write_atomically(r.path, render(rep, s.format, s.precision));
+        } catch (const Failure &f) {
+            fail(r, f.message);
+            r.maps.reset();
+            report(r);
+            continue;
         } catch (const std::exception &e) {
             fail(r, e.what());
             report(r);

@@ -37,6 +37,8 @@ struct LadderSettings {
     bool resume = true; ///< reuse rows whose output the progress log vouches for
     bool verbose = false;
     std::string manifest_id; ///< the run's identity (vif::batch::manifest_identity), every row
+    /** --map: map.dir is the root; each scored pair's maps go to map.dir/<stem>/ (MapWriter). */
+    MapOptions map;
 };
 
 /** One rung to score: its manifest row and the output name (batch/outputs.hpp); `reused`

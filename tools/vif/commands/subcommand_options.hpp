@@ -20,6 +20,7 @@ struct CommonOptions {
     std::string backend = "auto", scaler = "bicubic", variant = "integer", precision;
     uint32_t threads = 0;
     bool json = false, csv = false, xml = false, quiet = false, verbose = false;
+    MapArgs map; ///< --map DIR: one map folder per rung or row, DIR/<output stem>/
 };
 
 void add_common(CLI::App &app, CommonOptions &c);

@@ -71,7 +71,8 @@ void fill(RgbImage &img, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1,
     x1 = std::min(x1, img.width);
     y1 = std::min(y1, img.height);
     for (uint32_t y = y0; y < y1; ++y)
-        for (uint32_t x = x0; x < x1; ++x) std::memcpy(&img.rgb[(size_t(y) * img.width + x) * 3], c.data(), 3);
+        for (uint32_t x = x0; x < x1; ++x)
+            std::memcpy(&img.rgb[(size_t(y) * img.width + x) * 3], c.data(), 3);
 }
 
 // Text in black, each font pixel a k x k square; characters that would cross the right edge

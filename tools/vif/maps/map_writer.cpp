@@ -198,10 +198,12 @@ void MapWriter::write(const Kept &k) {
 }
 
 void MapWriter::take(const VifScores &s, const VifMaps &maps) {
-    check_writer();
     const uint64_t idx = maps.frame_index;
-    const uint64_t frame =
-        frame_nums_ && idx < frame_nums_->size() ? (*frame_nums_)[size_t(idx)] : idx;
+    take(s, maps, frame_nums_ && idx < frame_nums_->size() ? (*frame_nums_)[size_t(idx)] : idx);
+}
+
+void MapWriter::take(const VifScores &s, const VifMaps &maps, uint64_t frame) {
+    check_writer();
     switch (m_.frames) {
     case MapOptions::Frames::kAll:
         enqueue(compute(s, maps, frame));

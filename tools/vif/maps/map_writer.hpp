@@ -39,6 +39,8 @@ public:
     /** One received frame: its maps go to the writer now (all, list) or are kept if among the
      *  worst. Throws the writer's Failure, if it had one. */
     void take(const VifScores &s, const VifMaps &maps);
+    /** The same for a frame whose number the caller knows (a ladder rung's own count). */
+    void take(const VifScores &s, const VifMaps &maps, uint64_t frame);
     /** After every frame: writes the worst frames' maps, checks the list, waits for the writer,
      *  renames the folder to DIR; throws Failure (nothing left behind) for a listed frame that
      *  was not scored or a file that could not be written. */
