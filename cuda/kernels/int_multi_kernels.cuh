@@ -1,7 +1,8 @@
 // Integer VIF of one reference against K distorted pictures (a ladder's rungs, vif_submit_multi)
 // with the reference's work done once (docs/cuda.md, "One reference, K rungs").
 //
-// A block owns the same kTileW x kTileH tile as int_scale_tile (int_kernels.cuh) and
+// A block owns the same kTileW x kTileH tile as int_scale_tile (int_kernels.cuh), made of the same
+// block steps (int_block_steps.cuh), and
 //   R. stages the reference tile + halo once; runs its vertical passes (mean of x, x*x, the
 //      next scale's downsampling rows), its horizontal passes (mu_x, E[x*x]) and sigma_x^2,
 //      adds the denominator terms (DL, DN: they depend on sigma_x^2 alone, pixel_math.hpp
@@ -49,101 +50,6 @@ struct IntMultiArgs {
     int src_w, src_h; // fused scale 3: size of the scale-2 images that ref/dis point to
 };
 
-// Stages one picture's tile + halo (reflect-101) into dst (kIH rows of kIW 16-bit samples, kSI
-// apart): the single-picture form of int_scale_tile's step 1 (vector loads for interior tiles of aligned
-// rows, else one warp per row with all loads issued before the stores).
-template <int S, int BPC, class P, bool kFromFiner>
-__device__ __forceinline__ void multi_stage(const void* src_v, ptrdiff_t pitch, int shift,
-                                            const IntMultiArgs& a, int x0, int y0, uint16_t* dst) {
-    using L = IntSmemLayout<S, P>;
-    using InT = typename std::conditional<S == 0 && BPC == 8, uint8_t, uint16_t>::type;
-    constexpr int R = L::kR, IW = L::kIW, IH = L::kIH, SI = L::kSI;
-    constexpr int TW = P::kTileW, TH = P::kTileH, NT = P::kThreads;
-    const int tid = threadIdx.x, w = a.w, h = a.h;
-    const unsigned char* src = static_cast<const unsigned char*>(src_v);
-    if constexpr (kFromFiner) {
-        for (int i = tid; i < IH * IW; i += NT) {
-            const int r = i / IW, c = i - r * IW;
-            const int gy = reflect_clamp(y0 - R + r, h), gx = reflect_clamp(x0 - R + c, w);
-            dst[r * SI + c] =
-                static_cast<uint16_t>(down_from_finer(src, pitch, gy, gx, a.src_w, a.src_h));
-        }
-        return;
-    } else {
-        const bool interior = x0 >= R && y0 >= R && x0 + TW + R <= w && y0 + TH + R <= h;
-        constexpr int kEPC = (R % 4 == 0 && TW % 4 == 0) ? 4 : (R % 2 == 0 && TW % 2 == 0) ? 2 : 1;
-        constexpr int kVecBytes = kEPC * int(sizeof(InT));
-        const bool aligned = ((reinterpret_cast<uintptr_t>(src) | static_cast<uintptr_t>(pitch)) &
-                              (kVecBytes - 1)) == 0;
-        if (kEPC > 1 && interior && aligned) {
-            using Vec = typename std::conditional<
-                kVecBytes == 8, uint2,
-                typename std::conditional<kVecBytes == 4, uint32_t, uint16_t>::type>::type;
-            constexpr int kCPR = IW / kEPC;
-            constexpr int kChunks = IH * kCPR;
-            constexpr int kIt = (kChunks + NT - 1) / NT;
-            Vec v[kIt];
-            const unsigned char* base = src + (y0 - R) * pitch + (x0 - R) * int(sizeof(InT));
-#pragma unroll
-            for (int it = 0; it < kIt; ++it) {
-                const int i = tid + it * NT;
-                if (kChunks % NT == 0 || i < kChunks) {
-                    const int r = i / kCPR, c = (i - r * kCPR) * kVecBytes;
-                    v[it] = __ldg(reinterpret_cast<const Vec*>(base + r * pitch + c));
-                }
-            }
-#pragma unroll
-            for (int it = 0; it < kIt; ++it) {
-                const int i = tid + it * NT;
-                if (kChunks % NT == 0 || i < kChunks) {
-                    const int r = i / kCPR, c = (i - r * kCPR) * kEPC;
-                    uint16_t* d = dst + r * SI + c;
-                    if constexpr (sizeof(InT) == 1 && kEPC == 4) {
-                        *reinterpret_cast<uint2*>(d) = make_uint2(__byte_perm(v[it], 0, 0x4140),
-                                                                  __byte_perm(v[it], 0, 0x4342));
-                    } else if constexpr (sizeof(InT) == 1 && kEPC == 2) {
-                        *reinterpret_cast<uint32_t*>(d) = __byte_perm(v[it], 0, 0x4140);
-                    } else if constexpr (S == 0) {
-                        const uint32_t m = 0xFFFF0000u | (0xFFFFu >> shift);
-                        if constexpr (kEPC == 4)
-                            *reinterpret_cast<uint2*>(d) =
-                                make_uint2((v[it].x >> shift) & m, (v[it].y >> shift) & m);
-                        else
-                            *reinterpret_cast<uint32_t*>(d) = (v[it] >> shift) & m;
-                    } else {
-                        *reinterpret_cast<Vec*>(d) = v[it];
-                    }
-                }
-            }
-        } else {
-            constexpr int kWarps = NT / 32;
-            const int warp = tid / 32, lane = tid % 32;
-            constexpr int kRowIt = (IH + kWarps - 1) / kWarps, kColIt = (IW + 31) / 32;
-            uint16_t v[kRowIt][kColIt];
-#pragma unroll
-            for (int it = 0; it < kRowIt; ++it) {
-                const int r = warp + it * kWarps;
-                const int gy = interior ? y0 - R + r : reflect_clamp(y0 - R + r, h);
-                const InT* p = reinterpret_cast<const InT*>(src + gy * pitch);
-#pragma unroll
-                for (int ci = 0; ci < kColIt; ++ci) {
-                    const int c = lane + 32 * ci;
-                    const int gx = interior ? x0 - R + c : reflect_clamp(x0 - R + c, w);
-                    v[it][ci] = (r < IH && c < IW) ? static_cast<uint16_t>(__ldg(p + gx) >> shift)
-                                                   : uint16_t(0);
-                }
-            }
-#pragma unroll
-            for (int it = 0; it < kRowIt; ++it)
-#pragma unroll
-                for (int ci = 0; ci < kColIt; ++ci) {
-                    const int r = warp + it * kWarps, c = lane + 32 * ci;
-                    if (r < IH && c < IW) dst[r * SI + c] = v[it][ci];
-                }
-        }
-    }
-}
-
 // Two barriers a rung (a tile shape P with kLean, MultiLean<P>): each warp adds its NL and NN of a
 // rung to the block's per-rung sums in shared memory (integer atomics: the order does not matter)
 // instead of a block reduction per rung, and the barrier before a rung's staging goes (the
@@ -171,170 +77,6 @@ __device__ __forceinline__ void warp_sum_num(int32_t nl, int64_t nn, int64_t& wn
     const uint32_t mid = __reduce_add_sync(full, static_cast<uint32_t>((un >> 24) & 0xFFFFFFu));
     const uint32_t hi = __reduce_add_sync(full, static_cast<uint32_t>(un >> 48)); // sign bits
     wnn = static_cast<int64_t>(uint64_t(lo) + (uint64_t(mid) << 24) + (uint64_t(hi) << 48));
-}
-
-// Vertical second moment of one output row o from the products p (the three forms of
-// int_scale_tile's step 2: 32-bit sums for 8-bit scale 0, paired 32-bit squares for 10/12-bit,
-// per-tap 64-bit otherwise).
-template <int S, int BPC, int VR>
-__device__ __forceinline__ uint32_t multi_moment_v(const uint32_t* p, int o) {
-    constexpr int N = IntScaleInfo<S>::kN, R = IntScaleInfo<S>::kR;
-    constexpr int VQ = S == 0 ? 2 * (BPC - 8) : 16;
-    if constexpr (S == 0 && BPC == 8) {
-        uint32_t b = c_int_taps.v[S][R] * p[o + R];
-#pragma unroll
-        for (int k = 0; k < R; ++k) b += c_int_taps.v[S][k] * (p[o + k] + p[o + N - 1 - k]);
-        return rshift_round32<VQ>(b);
-    } else if constexpr (S == 0 && BPC <= 12) {
-        uint64_t b = uint64_t(c_int_taps.v[S][R]) * p[o + R];
-#pragma unroll
-        for (int k = 0; k < R; ++k)
-            b += uint64_t(c_int_taps.v[S][k]) * (p[o + k] + p[o + N - 1 - k]);
-        return static_cast<uint32_t>(rshift_round64<VQ>(b));
-    } else {
-        uint64_t b = 0;
-#pragma unroll
-        for (int k = 0; k < N; ++k) b += uint64_t(c_int_taps.v[S][k]) * p[o + k];
-        return static_cast<uint32_t>(rshift_round64<VQ>(b));
-    }
-}
-
-// Vertical passes of one picture. kRef: the reference (mean of x -> means[0], x*x -> moments[0],
-// downsampling rows -> down[0]); else the rung (mean of y -> means[1], y*y -> moments[1], x*y ->
-// moments[2], downsampling rows -> down[1]). P::kVertMma (8-bit scale 0): the same values from the
-// integer tensor cores (int_tensor_passes.cuh, int_vertical_mma_8b_one); else CUDA cores, one
-// thread per column and VR rows.
-template <int S, int BPC, class P, bool kRef, bool kWriteNext>
-__device__ __forceinline__ void multi_vertical(unsigned char* smem) {
-    using Info = IntScaleInfo<S>;
-    using L = IntSmemLayout<S, P>;
-    constexpr int N = Info::kN, R = Info::kR;
-    constexpr int TH = P::kTileH, NT = P::kThreads, VR = P::kVertRows;
-    constexpr int IW = L::kIW, IH = L::kIH, SD = L::kSD, SM = L::kSM, SI = L::kSI;
-    constexpr int VM = S == 0 ? BPC : 16;
-    constexpr int pic = kRef ? 0 : 1;
-    double* s_mom = reinterpret_cast<double*>(smem + L::kOffMoments);
-    const uint16_t* s_in = reinterpret_cast<const uint16_t*>(smem + L::kOffIn);
-    uint16_t* s_mu = reinterpret_cast<uint16_t*>(smem + L::kOffMeans);
-    uint16_t* s_dn = reinterpret_cast<uint16_t*>(smem + L::kOffDown);
-    if constexpr (P::kVertMma) {
-        static_assert(S == 0 && BPC == 8 && TH == 16 && !P::kHorizMma,
-                      "ladder tensor-core pass: 8-bit scale 0, 16 rows, CUDA-core horizontal");
-        static_assert(L::kOffIn % 16 == 0 && (IH * SI * 2) % 16 == 0, "ldmatrix rows aligned");
-        int_vertical_mma_8b_one<IW, SI, SM, SD, L::kDW, L::kDH, NT, Info::kHasNext && kWriteNext,
-                                !kRef>(s_in, s_mu, s_mom, s_dn);
-        return;
-    }
-    constexpr int kGroups = TH / VR;
-    for (int t = threadIdx.x; t < IW * kGroups; t += NT) {
-        const int c = t % IW, r0 = (t / IW) * VR;
-        uint32_t x[VR + 2 * R], y[VR + 2 * R];
-#pragma unroll
-        for (int i = 0; i < VR + 2 * R; ++i) {
-            x[i] = s_in[(r0 + i) * SI + c];
-            if constexpr (!kRef) y[i] = s_in[IH * SI + (r0 + i) * SI + c];
-        }
-        // The picture whose mean and square this pass makes (a compile-time choice).
-        const uint32_t(&v)[VR + 2 * R] = kRef ? x : y;
-#pragma unroll
-        for (int o = 0; o < VR; ++o) {
-            uint32_t acc = c_int_taps.v[S][R] * v[o + R];
-#pragma unroll
-            for (int k = 0; k < R; ++k) acc += c_int_taps.v[S][k] * (v[o + k] + v[o + N - 1 - k]);
-            s_mu[(pic * TH + r0 + o) * SM + c] = static_cast<uint16_t>(rshift_round32<VM>(acc));
-        }
-        {
-            uint32_t p[VR + 2 * R];
-#pragma unroll
-            for (int i = 0; i < VR + 2 * R; ++i) p[i] = v[i] * v[i];
-#pragma unroll
-            for (int o = 0; o < VR; ++o)
-                s_mom[(pic * TH + r0 + o) * SD + c] =
-                    static_cast<double>(multi_moment_v<S, BPC, VR>(p, o));
-        }
-        if constexpr (!kRef) {
-            uint32_t p[VR + 2 * R];
-#pragma unroll
-            for (int i = 0; i < VR + 2 * R; ++i) p[i] = x[i] * y[i];
-#pragma unroll
-            for (int o = 0; o < VR; ++o)
-                s_mom[(2 * TH + r0 + o) * SD + c] =
-                    static_cast<double>(multi_moment_v<S, BPC, VR>(p, o));
-        }
-        if constexpr (Info::kHasNext && kWriteNext) {
-            constexpr int RD = Info::kRD;
-            const int dc = c - (R - RD);
-            if (dc >= 0 && dc < L::kDW) {
-#pragma unroll
-                for (int o = 0; o < VR; o += 2) {
-                    uint32_t d = c_int_taps.v[S + 1][RD] * v[o + R];
-#pragma unroll
-                    for (int k = 0; k < RD; ++k)
-                        d += c_int_taps.v[S + 1][k] * (v[o + R - RD + k] + v[o + R + RD - k]);
-                    s_dn[pic * L::kDH * L::kDW + ((r0 + o) / 2) * L::kDW + dc] =
-                        static_cast<uint16_t>(rshift_round32<VM>(d));
-                }
-            }
-        }
-    }
-}
-
-// Horizontal pass of a mean row (no shift, §6.3) for the HC columns from j0.
-template <int S, int HC>
-__device__ __forceinline__ void multi_mean_h(const uint16_t* row, uint32_t (&mu)[HC]) {
-    constexpr int N = IntScaleInfo<S>::kN, R = IntScaleInfo<S>::kR;
-    uint32_t v[HC + 2 * R];
-#pragma unroll
-    for (int i = 0; i < HC + 2 * R; ++i) v[i] = row[i];
-#pragma unroll
-    for (int o = 0; o < HC; ++o) {
-        uint32_t sum = c_int_taps.v[S][R] * v[o + R];
-#pragma unroll
-        for (int k = 0; k < R; ++k) sum += c_int_taps.v[S][k] * (v[o + k] + v[o + N - 1 - k]);
-        mu[o] = sum;
-    }
-}
-
-// Horizontal pass of a second-moment row: exact FP64 sums, rs(sum, 16) (as int_scale_tile).
-template <int S, int HC>
-__device__ __forceinline__ void multi_moment_h(const double* row, uint32_t (&e)[HC]) {
-    constexpr int N = IntScaleInfo<S>::kN;
-    double v[HC + N - 1];
-#pragma unroll
-    for (int i = 0; i < HC + N - 1; ++i) v[i] = row[i];
-#pragma unroll
-    for (int o = 0; o < HC; ++o) {
-        double sum = 32768.0;
-#pragma unroll
-        for (int k = 0; k < N; ++k) sum = __fma_rn(c_int_taps.d[S][k], v[o + k], sum);
-        e[o] =
-            static_cast<uint32_t>(__double2loint(__fma_rd(sum, 1.0 / 65536.0, 4503599627370496.0)));
-    }
-}
-
-// Horizontal pass of the downsampling filter at the even columns: picture `pic`'s samples of
-// scale S + 1 into out (pitch elements per row).
-template <int S, class P>
-__device__ __forceinline__ void multi_down_h(const unsigned char* smem, int pic, int x0, int y0,
-                                             int w, int h, uint16_t* out, int pitch) {
-    using Info = IntScaleInfo<S>;
-    using L = IntSmemLayout<S, P>;
-    constexpr int RD = Info::kRD, DW = P::kTileW / 2;
-    const uint16_t* s_dn = reinterpret_cast<const uint16_t*>(smem + L::kOffDown);
-    const int wn = w / 2, hn = h / 2;
-    for (int t = threadIdx.x; t < L::kDH * DW; t += P::kThreads) {
-        const int m = t / DW, n = t - m * DW;
-        const int gy = y0 / 2 + m, gx = x0 / 2 + n;
-        if (gy < hn && gx < wn) {
-            const uint16_t* d = s_dn + pic * L::kDH * L::kDW + m * L::kDW + 2 * n;
-            uint32_t sum = c_int_taps.v[S + 1][RD] * uint32_t(d[RD]);
-#pragma unroll
-            for (int k = 0; k < RD; ++k)
-                sum += c_int_taps.v[S + 1][k] * (uint32_t(d[k]) + uint32_t(d[2 * RD - k]));
-            out[static_cast<size_t>(gy) * pitch + gx] =
-                static_cast<uint16_t>(rshift_round32<16>(sum));
-        }
-    }
 }
 
 // One tile of scale S for the reference and every rung (the steps at the top of this file).
@@ -377,10 +119,12 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
     }
 
     // R. The reference, once.
-    multi_stage<S, BPC, P, kFromFiner>(a.ref, a.ref_pitch, S == 0 ? a.ref_shift : 0, a, x0, y0,
-                                       s_in);
+    {
+        const StagePic ref[1] = {{a.ref, a.ref_pitch, S == 0 ? a.ref_shift : 0}};
+        int_stage_tile<S, BPC, P, kFromFiner>(ref, w, h, a.src_w, a.src_h, x0, y0, s_in);
+    }
     __syncthreads();
-    multi_vertical<S, BPC, P, true, kWriteNext>(smem);
+    int_vertical_step<S, BPC, P, vert::kX, kWriteNext>(smem);
     __syncthreads();
     uint32_t mux[kHIt][HC];
     int32_t sxx[kHIt][HC];
@@ -391,8 +135,8 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
         if (kTasks % NT == 0 || t < kTasks) {
             const int row = t % TH, j0 = (t / TH) * HC;
             uint32_t exx[HC];
-            multi_mean_h<S, HC>(s_mu + row * SM + j0, mux[it]);
-            multi_moment_h<S, HC>(s_mom + row * SD + j0, exx);
+            int_mean_h<S, HC>(s_mu + row * SM + j0, mux[it]);
+            int_moment_h<S, HC>(s_mom + row * SD + j0, exx);
 #pragma unroll
             for (int o = 0; o < HC; ++o) {
                 sxx[it][o] = pixel::variance(exx[o], mux[it][o], mux[it][o]);
@@ -401,7 +145,10 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
         }
     }
     if constexpr (kNext)
-        if (g == 0) multi_down_h<S, P>(smem, 0, x0, y0, w, h, a.next_ref, a.next_pitch);
+        if (g == 0) {
+            uint16_t* const next[1] = {a.next_ref};
+            int_down_h<S, P, 0, 1>(smem, x0, y0, w, h, next, a.next_pitch);
+        }
     int64_t den[4];
     block_sum_stats<NT>(0, dl, 0, dn, den, s_red);
 
@@ -414,10 +161,13 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
         // pass) are past the barrier after that pass; the moments and means are rewritten only
         // after the barrier below, and no reduction slots are used.
         if constexpr (!kLean) __syncthreads();
-        multi_stage<S, BPC, P, kFromFiner>(a.dis[k], a.dis_pitch, S == 0 ? a.dis_shift[k] : 0, a,
-                                           x0, y0, s_in + IH * SI);
+        {
+            const StagePic dis[1] = {{a.dis[k], a.dis_pitch, S == 0 ? a.dis_shift[k] : 0}};
+            int_stage_tile<S, BPC, P, kFromFiner>(dis, w, h, a.src_w, a.src_h, x0, y0,
+                                                  s_in + IH * SI);
+        }
         __syncthreads();
-        multi_vertical<S, BPC, P, false, kWriteNext>(smem);
+        int_vertical_step<S, BPC, P, vert::kRung, kWriteNext>(smem);
         __syncthreads();
         int32_t nl = 0;
         int64_t nn = 0;
@@ -427,9 +177,9 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
             if (kTasks % NT == 0 || t < kTasks) {
                 const int row = t % TH, j0 = (t / TH) * HC;
                 uint32_t muy[HC], eyy[HC], exy[HC];
-                multi_mean_h<S, HC>(s_mu + (TH + row) * SM + j0, muy);
-                multi_moment_h<S, HC>(s_mom + (TH + row) * SD + j0, eyy);
-                multi_moment_h<S, HC>(s_mom + (2 * TH + row) * SD + j0, exy);
+                int_mean_h<S, HC>(s_mu + (TH + row) * SM + j0, muy);
+                int_moment_h<S, HC>(s_mom + (TH + row) * SD + j0, eyy);
+                int_moment_h<S, HC>(s_mom + (2 * TH + row) * SD + j0, exy);
 #pragma unroll
                 for (int o = 0; o < HC; ++o)
                     if (x0 + j0 + o < w && y0 + row < h)
@@ -438,9 +188,10 @@ __device__ __forceinline__ void int_multi_tile(const IntMultiArgs& a, int bx, in
                                                 a.gain_limit, nl, nn);
             }
         }
-        if constexpr (kNext)
-            multi_down_h<S, P>(smem, 1, x0, y0, w, h, a.next_dis + k * a.next_rung_elems,
-                               a.next_pitch);
+        if constexpr (kNext) {
+            uint16_t* const next[1] = {a.next_dis + k * a.next_rung_elems};
+            int_down_h<S, P, 1, 1>(smem, x0, y0, w, h, next, a.next_pitch);
+        }
         if constexpr (kLean) {
             int64_t wnl, wnn;
             warp_sum_num(nl, nn, wnl, wnn);
