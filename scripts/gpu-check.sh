@@ -14,7 +14,8 @@
 #   golden    libvmaf's golden cases through the default backend (CUDA)
 #   sanitize  compute-sanitizer (SAN_TOOLS, default memcheck racecheck synccheck initcheck) on
 #             the parity tests
-#   sweep     vif-sweep: occupancy and duration per resolution, integer and float
+#   sweep     vif-sweep: occupancy and duration per resolution, integer and float; the
+#             per-resolution table of docs/performance.md (scripts/sweep_table.py: sweep/table.md)
 #   bench     Google Benchmark suite of the CUDA backend
 #   ncu       Nsight Compute kernel durations at 576x324, 1920x1080 and 3840x2160 (clocks left
 #             alone), each with the sum of its kernels' medians per frame; NCU_BATCH
@@ -142,6 +143,11 @@ if has sweep && [ -x "$SW" ]; then
   timeout 300 "$SW" --out "$RES/sweep" --runs 300 > "$RES/sweep/stdout.md" 2> "$RES/sweep/stderr.log"
   note "## sweep rc=$?"
   sed -n '/## Per frame/,/## Per kernel/p' "$RES/sweep/sweep.md" >> "$SUMMARY"
+  # docs/performance.md's per-resolution table (576x324..7680x4320, 8 and 10 bits), checked
+  # complete (PASS/FAIL line), also in sweep/table.md.
+  python3 "$ROOT/scripts/sweep_table.py" "$RES/sweep/sweep.md" > "$RES/sweep/table.md" 2>&1
+  rc=$?; [ $rc -ne 0 ] && fail=1
+  note "## sweep table rc=$rc"; cat "$RES/sweep/table.md" >> "$SUMMARY"
   timeout 150 "$SW" --variant float --sizes 1920x1080,3840x2160 --bitdepths 8 --runs 30 --warmup 3 \
     --out "$RES/sweep_float" > /dev/null 2>&1
   note "## float sweep rc=$?"; grep -A5 "## Per frame" "$RES/sweep_float/sweep.md" >> "$SUMMARY"
