@@ -1,9 +1,11 @@
 // vif: score a reference/distorted pair of videos with libvif, libvmaf-compatible output.
 //
 // main() only dispatches: the many-pair subcommands (commands/batch_commands.hpp: `vif batch`,
-// `vif merge`, and a ladder `vif -r SRC -d R1 -d R2 ... -o DIR`) parse options of their own;
+// `vif merge`, and a ladder `vif -r SRC -d R1 -d R2 ... -o DIR`) and `vif report`
+// (commands/report_command.hpp) parse options of their own;
 // otherwise the command line is parsed (options.hpp) and the pair is scored (pair/run_pair.hpp).
 #include "commands/batch_commands.hpp"
+#include "commands/report_command.hpp"
 #include "options.hpp"
 #include "pair/run_pair.hpp"
 #include "std_streams.hpp"
@@ -21,6 +23,7 @@ int main(int argc, char **argv) {
     if (argc > 1 && std::strcmp(argv[1], "batch") == 0) return batch_main(argc, argv);
     if (argc > 1 && std::strcmp(argv[1], "merge") == 0)
         return merge_main(argc, argv, streams.closed[1]);
+    if (argc > 1 && std::strcmp(argv[1], "report") == 0) return report_main(argc, argv);
     if (is_ladder_command_line(argc, argv)) return ladder_main(argc, argv);
 
     const ParsedOptions parsed = parse_options(argc, argv);
