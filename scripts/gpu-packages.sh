@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317,SC2030,SC2031,SC2012  # functions run through check(); subshell PATHs
 # On the GPU machine, the packages as users get them (docs/packaging.md), in one call:
-#   1. the `package` preset (CUDA for sm_80..sm_120 + compute_120 PTX) built and packaged, timed;
+#   1. the `package` preset (CUDA for sm_75..sm_120 + compute_120 PTX) built and packaged, timed;
 #   2. cuobjdump: libvif.so.1 carries those architectures;
 #   3. the .deb files unpacked with dpkg -x (no install) and, in an empty environment
 #      (PATH=/usr/bin:/bin, no CUDA toolkit; LD_LIBRARY_PATH only to the unpacked /usr/lib):
@@ -62,12 +62,12 @@ cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
 "$cuobjdump" --list-elf "$B/libvif/libvif.so.1" >"$OUT/elf.txt" 2>&1
 "$cuobjdump" --list-ptx "$B/libvif/libvif.so.1" >"$OUT/ptx.txt" 2>&1
 arches() {
-    for a in 80 86 89 90 100 120; do
+    for a in 75 80 86 89 90 100 120; do
         grep -q "sm_$a\b" "$OUT/elf.txt" || { echo "no sm_$a binary"; return 1; }
         echo "sm_$a: $(grep -c "sm_$a\b" "$OUT/elf.txt") cubins"
     done
     grep -q "sm_120\|compute_120" "$OUT/ptx.txt" || { echo "no compute_120 PTX"; return 1; }
-    echo "PTX: $(grep -c ptx "$OUT/ptx.txt") entries"
+    echo "PTX: $(grep -c ptx "$OUT/ptx.txt") entries; $(grep -c 'ELF file' "$OUT/elf.txt") cubins in all; libvif.so.1 $(stat -c %s "$B/libvif/libvif.so.1") bytes"
 }
 check architectures arches
 

@@ -180,17 +180,17 @@ Status check_device(int device) {
         return Status{VIF_ERROR_NO_DEVICE, "CUDA: device " + std::to_string(device) +
                                                " does not exist (" + std::to_string(count) +
                                                " found)"};
-    // The kernels the rules pick use sm_80 tensor-core instructions (mma.sync u8 and f64), and
-    // no binary or PTX older than compute_80 is built: an older GPU is no GPU for libvif (--backend
-    // auto scores on the CPU).
+    // Turing (7.5) runs the rules without tensor cores (dispatch/kernel_table.hpp, Arch::Sm75);
+    // nothing older is built or measured: such a GPU is no GPU for libvif (--backend auto scores
+    // on the CPU).
     int major = 0, minor = 0;
     if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) == cudaSuccess &&
-        major < 8)
+        major * 10 + minor < 75)
         return Status{VIF_ERROR_NO_DEVICE, "CUDA: device " + std::to_string(device) +
                                                " is compute capability " + std::to_string(major) +
                                                "." + std::to_string(minor) +
-                                               "; libvif's CUDA kernels need 8.0 or newer"};
+                                               "; libvif's CUDA kernels need 7.5 or newer"};
     cudaGetLastError();
     return {};
 }

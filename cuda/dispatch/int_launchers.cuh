@@ -56,6 +56,7 @@ KernelLaunch int_launch(int w, int h) {
     k.block = dim3(P::kThreads);
     k.smem = IntSmemLayout<S, P>::kBytes;
     k.name = "int_s" + std::to_string(S) + (S == 0 ? "_" + std::to_string(BPC) + "b" : "");
+    k.tensor_cores = P::kVertMma || P::kHorizMma;
     k.shape = tile_shape(P::kTileW, P::kTileH, P::kThreads) +
               (P::kVertMma ? "/mma" : "/v" + std::to_string(P::kVertRows)) +
               (P::kHorizMma ? "dmma" : "h" + std::to_string(P::kHorizCols)) + stat_suffix(P::kStat);
@@ -99,6 +100,7 @@ KernelLaunch launch_fused23(int, int w2, int h2) {
     k.block = dim3(P2::kThreads);
     k.smem = std::max(L2::kBytes, L3::kBytes);
     k.name = "int_s23";
+    k.tensor_cores = P2::kVertMma || P3::kVertMma;
     k.shape = tile_shape(P2::kTileW, P2::kTileH, P2::kThreads) + "+" +
               tile_shape(P3::kTileW, P3::kTileH, P3::kThreads) + stat_suffix(P2::kStat);
     return k;

@@ -106,7 +106,9 @@ const std::vector<IntRule> kRulesSm90 = {
      "T3 (docs/perf/h200-tensor-ncu.md, Nsight Compute) int_s0_8b, 48x16 with the vertical pass "
      "on the integer tensor cores: 1920x1080 46.6 us vs 50.7 (0b, chosen before) and 50.9 (0); "
      "3840x2160 167.0 vs 179.2 (0b); 576x324 8.7 vs 9.3 (0). Before: 0b >= 2 Mpx (T1), else 0."},
-    {0, "0", 0, kNoMax, kAllDepths, "T1/T2 576x324 int_s0_8b: 48x16/256t/v2h3 fastest (11.2 us)"},
+    {0, "0", 0, kNoMax, kAllDepths,
+     "T1/T2 576x324 int_s0_8b: 48x16/256t/v2h3 fastest (11.2 us); on CUDA cores at 1920x1080 "
+     "(T2) 52.5 us vs 52.2 for the fastest, 64x16/v4h4"},
     {1, "1s", 0, 200000, kAllDepths,
      "sweep 3 (docs/journal/2026-11-25-performance.md): 576x324 scale 1 24x16/v2h2 8.4 vs 10.3 us; "
      "T2 576x324 int_s1: "
@@ -144,6 +146,30 @@ const std::vector<FloatRule> kFloatSm90 = {
     {kNoMax, "s64", "F 64x16 scale-0 tiles 1920x1080 108.2 vs 119.0 us, 3840x2160 340.2 vs 384.3"},
 };
 
+// sm_75 (Turing): no Turing GPU has been measured. Its rules are sm_90's without the rows that
+// pick tensor-core variants, so every slot falls through to the CUDA-core choice measured on the
+// H200/H100 (8-bit scale 0: "0", whose row cites the CUDA-core 1080p numbers too). Built from
+// kRulesSm90 so that a new sm_90 row reaches Turing unless it needs the tensor cores.
+const std::vector<IntRule>& rules_sm75() {
+    static const std::vector<IntRule> rules = [] {
+        std::vector<IntRule> out;
+        for (const IntRule& r : kRulesSm90) {
+            const int i = int_variant_index(r.slot, r.variant);
+            bool tensor = false;
+            for (int d : {8, 10, 12, 16})
+                if (i >= 0 && int_variants(r.slot)[i].has_depth(d) && ((r.depths >> d) & 1u))
+                    tensor = tensor || int_variants(r.slot)[i].launch(d, 64, 64).tensor_cores;
+            if (!tensor) out.push_back(r);
+        }
+        return out;
+    }();
+    return rules;
+}
+
+// Compiled like every kernel of this file, so its attributes say which PTX architecture the
+// driver loaded this file's kernels from (device_code_ptx_arch).
+__global__ void code_arch_probe() {}
+
 } // namespace
 
 const std::vector<FloatRule>& float_rules(Arch a) {
@@ -176,6 +202,7 @@ int int_batch_frames(Arch a, int, int w, int h) {
 }
 
 Arch arch_of(int major, int minor) {
+    if (major == 7 && minor == 5) return Arch::Sm75;
     if (major == 8 && minor == 0) return Arch::Sm80;
     if (major == 8 && minor == 6) return Arch::Sm86;
     if (major == 8 && minor == 9) return Arch::Sm89;
@@ -185,6 +212,8 @@ Arch arch_of(int major, int minor) {
 
 const char* arch_name(Arch a) {
     switch (a) {
+    case Arch::Sm75:
+        return "sm_75";
     case Arch::Sm80:
         return "sm_80";
     case Arch::Sm86:
@@ -198,6 +227,35 @@ const char* arch_name(Arch a) {
     }
 }
 
+bool arch_from_name(const std::string& name, Arch* out) {
+    for (Arch a : {Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx})
+        if (name == arch_name(a)) {
+            *out = a;
+            return true;
+        }
+    return false;
+}
+
+int device_code_ptx_arch() {
+    cudaFuncAttributes attr{};
+    if (cudaFuncGetAttributes(&attr, code_arch_probe) != cudaSuccess) {
+        cudaGetLastError(); // e.g. no image for this device: the first launch will say so
+        return 0;
+    }
+    return attr.ptxVersion;
+}
+
+bool device_code_has_tensor_cores() {
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    const int ptx = device_code_ptx_arch();
+    return major >= 8 && (ptx == 0 || ptx >= 80);
+}
+
 const std::vector<IntVariant>& int_variants(int slot) {
     return all_variants()[slot];
 }
@@ -209,14 +267,30 @@ const std::vector<IntVariant>& int_candidates(int) {
 }
 #endif
 
-// Only the H200 (sm_90) has been swept; the other architectures use its rules until a sweep on
-// them adds their own vector here (the kernels and the candidate lists are the same everywhere).
-Arch int_rules_owner(Arch) {
-    return Arch::Sm90;
+// Only sm_90 (H200, H100) has been swept; the other architectures of compute capability 8.0 and
+// newer use its rules until a sweep on them adds their own vector here (the kernels and the
+// candidate lists are the same everywhere). sm_75 has its own: sm_90's without tensor cores.
+Arch int_rules_owner(Arch a) {
+    return a == Arch::Sm75 ? Arch::Sm75 : Arch::Sm90;
+}
+
+const char* int_rules_measured_on(Arch a) {
+    if (int_rules_owner(a) == Arch::Sm75)
+        return "sm_90's rows without tensor cores (measured on the H200 and H100; no Turing GPU "
+               "measured)";
+    return a == Arch::Sm90 ? "sm_90 (H200, H100)"
+                           : "sm_90's rows (measured on the H200 and H100; this architecture not "
+                             "measured)";
+}
+
+bool arch_has_tensor_cores(Arch a) {
+    return a != Arch::Sm75;
 }
 
 const std::vector<IntRule>& int_rules(Arch a) {
     switch (int_rules_owner(a)) {
+    case Arch::Sm75:
+        return rules_sm75();
     default:
         return kRulesSm90;
     }
@@ -263,6 +337,16 @@ std::string int_rules_markdown(Arch a) {
               ") | 8, 10, 12, 16 | " + r.source + " |\n";
         lo = r.max_pixels;
     }
+    return md;
+}
+
+std::string rules_by_arch_markdown() {
+    std::string md = "| architecture | rules | measured on |\n|---|---|---|\n";
+    for (Arch a : {Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx})
+        md += std::string("| ") + (a == Arch::Ptx ? "other, >= 8.0 (`ptx`)" : arch_name(a)) +
+              " | " + arch_name(int_rules_owner(a)) +
+              (arch_has_tensor_cores(a) ? "" : " (no tensor cores)") + " | " +
+              int_rules_measured_on(a) + " |\n";
     return md;
 }
 

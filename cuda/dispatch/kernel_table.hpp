@@ -25,13 +25,29 @@ struct KernelLaunch {
     // Fused scales 2+3: the kernel's grid bookkeeping (scale-2 blocks, scale-2 and scale-3 grid
     // widths), computed by the variant's launcher from its own tile shapes.
     int fused_blocks2 = 0, fused_grid2_x = 0, fused_grid3_x = 0;
+    // Uses sm_80 tensor-core instructions (mma.sync, ldmatrix): code compiled for an older
+    // architecture traps there, so the rules of such devices never pick it.
+    bool tensor_cores = false;
 };
 
-// GPU architectures with their own rules. Ptx: any other device of compute capability >= 8.0,
-// which runs the compute_90 PTX (JIT) or the nearest real binary the driver picks.
-enum class Arch { Sm80, Sm86, Sm89, Sm90, Ptx };
+// GPU architectures with their own rules. Sm75 (Turing, e.g. T4): no integer or FP64 tensor-core
+// instructions, so its rules pick only CUDA-core kernels. Ptx: any other device of compute
+// capability >= 8.0, which runs the newest PTX (JIT) or the nearest real binary the driver picks.
+// Older devices (below 7.5) are refused before any rule is read (backend/cuda_backend.cpp).
+enum class Arch { Sm75, Sm80, Sm86, Sm89, Sm90, Ptx };
 Arch arch_of(int major, int minor);
 const char* arch_name(Arch a);
+// The architecture named as arch_name() spells it ("sm_75", ...); false if none is.
+bool arch_from_name(const std::string& name, Arch* out);
+
+// Whether the kernels this device runs can use the sm_80 tensor cores: a device of compute
+// capability 8.0 or newer running code compiled for compute_80 or newer. A build for older
+// architectures only (e.g. CMAKE_CUDA_ARCHITECTURES=75-virtual, JIT-compiled on an H100) has
+// trapping stubs in place of those instructions. Reads the current device.
+bool device_code_has_tensor_cores();
+// The PTX architecture (e.g. 75, 90) the integer kernels of this process were compiled from for
+// the current device, as the driver loaded them; 0 if unknown.
+int device_code_ptx_arch();
 
 // Launch slots of the integer path: scales 0..3 on their own, and slot 4 = scales 2 and 3 in one
 // launch (the default; see Candidates::fuse23).
@@ -66,8 +82,12 @@ struct IntRule {
     const char* source; // the sweep row that chose it (docs/perf/)
 };
 const std::vector<IntRule>& int_rules(Arch a);
-// Which architecture's rules `a` uses (itself when it has been swept, else sm_90's).
+// Which architecture's rules `a` uses (itself when it has its own, else sm_90's).
 Arch int_rules_owner(Arch a);
+// Where the measurements behind `a`'s rules were taken, in words (docs and vif-sweep print it).
+const char* int_rules_measured_on(Arch a);
+// Whether `a`'s rules may pick tensor-core variants (KernelLaunch::tensor_cores).
+bool arch_has_tensor_cores(Arch a);
 
 // The variant (index into int_variants(slot)) the rules pick.
 int int_select(Arch a, int slot, int bpc, int w, int h);
@@ -100,6 +120,10 @@ const char* float_select(Arch a, int w, int h);
 // that chose it. docs/cuda.md carries sm_90's and a test checks that it is this text (vif-sweep
 // heads its report with it too).
 std::string int_rules_markdown(Arch a);
+
+// Which rules each architecture uses and where they were measured, as one Markdown table
+// (docs/cuda.md carries it; a test checks that it is this text).
+std::string rules_by_arch_markdown();
 
 // Index of the variant with this id in slot `slot`, or -1.
 int int_variant_index(int slot, const std::string& id);

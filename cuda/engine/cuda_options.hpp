@@ -22,6 +22,10 @@ struct CudaOptions {
     bool log_table_only = false;   // the log lookup always reads the table (no hardware log2)
     bool sync_each_launch = false; // synchronise after every launch, so a fault names its kernel
     bool verbose = false;          // start-up steps and their times on stderr
+    // The Turing (sm_75) rule set on any GPU: only CUDA-core kernels, none of the sm_80 tensor-
+    // core ones (dispatch/kernel_table.hpp), so a newer GPU runs what a T4 runs (the parity gate
+    // with VIF_TEST_CUDA_RULES=sm_75, vif-sweep --sm75-rules).
+    bool sm75_rules = false;
     // Integer frames per batched launch (grid.z = frame; cuda/engine/engine.hpp enqueue_batch).
     // kAuto: the kernel table's rule for the frame size (int_batch_frames), at most half the
     // queue slots, frames held only while the GPU has a backlog of this context's work; N >= 1:

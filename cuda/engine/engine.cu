@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/cuda_check.hpp"
@@ -302,6 +303,7 @@ std::unique_ptr<Engine> Engine::create(const CudaParams& p, Status* err) {
         }
         e->arch_ = arch_of(major, minor);
     }
+    e->choose_rules();
     if (p.variant == VIF_VARIANT_INTEGER) {
         const int bpc = static_cast<int>(p.bitdepth);
         for (int slot = 0; slot < kIntSlots; ++slot) {
@@ -313,6 +315,14 @@ std::unique_ptr<Engine> Engine::create(const CudaParams& p, Status* err) {
                               "CUDA: no integer kernel variant " + std::to_string(t) +
                                   " for launch slot " + std::to_string(slot) + " at " +
                                   std::to_string(bpc) + " bits"};
+                return nullptr;
+            }
+            if (!e->tensor_cores_ && v[t].launch(bpc, 64, 64).tensor_cores) {
+                *err = Status{VIF_ERROR_UNSUPPORTED,
+                              std::string("CUDA: integer kernel variant ") + v[t].id +
+                                  " uses the sm_80 tensor cores, which this device or build "
+                                  "lacks (" +
+                                  e->no_tensor_cores_why() + ")"};
                 return nullptr;
             }
         }
@@ -463,9 +473,32 @@ std::unique_ptr<Engine> Engine::create(const CudaParams& p, Status* err) {
     };
     if (Status x = attrs()) return fail(x);
     if (p.cuda.verbose)
-        std::fprintf(stderr, "libvif cuda: kernel table of %s (rules of %s)\n", arch_name(e->arch_),
-                     arch_name(int_rules_owner(e->arch_)));
+        std::fprintf(stderr, "libvif cuda: kernel table of %s (rules of %s%s%s)\n",
+                     arch_name(e->arch_), arch_name(int_rules_owner(e->arch_)),
+                     e->rules_reason_.empty() ? "" : "; ", e->rules_reason_.c_str());
     return e;
+}
+
+// The device's own rules, unless the Turing set is forced (CudaOptions::sm75_rules: parity runs
+// of its kernels on a newer GPU) or the code the driver loaded for this device has no tensor-core
+// instructions (a build for compute_75 only, JIT-compiled on a newer GPU: the tensor-core variants
+// are trapping stubs there).
+std::string Engine::no_tensor_cores_why() const {
+    return rules_reason_.empty() ? std::string("a device of compute capability 7.5")
+                                 : rules_reason_;
+}
+
+void Engine::choose_rules() {
+    const int ptx = device_code_ptx_arch();
+    tensor_cores_ = device_code_has_tensor_cores();
+    if (params_.cuda.sm75_rules) {
+        arch_ = Arch::Sm75;
+        rules_reason_ = "forced by CudaOptions::sm75_rules";
+    } else if (!tensor_cores_ && arch_has_tensor_cores(arch_)) {
+        arch_ = Arch::Sm75;
+        rules_reason_ =
+            "kernels compiled for compute_" + std::to_string(ptx) + ": no tensor-core instructions";
+    }
 }
 
 Status Engine::verify_log_lookup(const uint16_t* expected) {

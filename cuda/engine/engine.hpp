@@ -48,8 +48,13 @@ public:
     // GPU, or the variants params.cuda.tiles forces).
     std::vector<KernelLaunch> plan(int w, int h) const;
 
-    // The architecture whose table rules this engine follows.
+    // The architecture whose table rules this engine follows: the device's, or sm_75 when forced
+    // (CudaOptions::sm75_rules) or when the loaded code lacks tensor cores.
     Arch arch() const { return arch_; }
+    // Whether tensor-core variants can run here (device_code_has_tensor_cores), and why arch()
+    // is not the device's own architecture (empty when it is).
+    bool tensor_cores() const { return tensor_cores_; }
+    const std::string& rules_reason() const { return rules_reason_; }
 
     // Enqueues one frame. `out` must be device-accessible; it is complete once the stream
     // reaches the end of this work. `input_consumed` (optional) is recorded on `stream` once
@@ -105,6 +110,10 @@ private:
     struct Impl;
     CudaParams params_;
     Arch arch_ = Arch::Sm90;
+    bool tensor_cores_ = true; // the loaded code and the device have the sm_80 tensor cores
+    std::string rules_reason_; // why arch_ is not the device's own (empty: it is)
+    void choose_rules();
+    std::string no_tensor_cores_why() const; // for refusals of tensor-core kernels
     Impl* d_ = nullptr;
 };
 

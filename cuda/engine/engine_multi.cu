@@ -22,7 +22,10 @@ namespace {
 // (the reference's once, each rung's y, y*y and x*y) on the integer tensor cores, the pair's "0t"
 // tile, with two barriers a rung (MultiLean, int_multi_kernels.cuh): 1080p ladder of 6 on the
 // H100 298-303 us against 323-330 with the CUDA-core rung loop (docs/journal/2026-11-25-performance.md, "H100, the
-// ladder's rung loop on the tensor cores"). CudaOptions::ladder_shape0 selects the others.
+// ladder's rung loop on the tensor cores"). Without the tensor cores (the sm_75 rules,
+// kernel_table.hpp) 8-bit scale 0 runs on CUDA cores with two barriers a rung, the fastest
+// CUDA-core ladder of that H100 run (317.6 us against 323.6 with four). CudaOptions::ladder_shape0
+// selects the others.
 // Every shape comes with two statistics (WithStat below, CudaOptions::ladder_stat_packed).
 using Multi0 = IntTile<48, 16, 256, 2, 3, 4>;
 using Multi0Wide = IntTile<64, 16, 256, 4, 4, 3>;
@@ -63,14 +66,17 @@ KernelLaunch multi_launch(int w, int h) {
     k.block = dim3(P::kThreads);
     k.smem = IntSmemLayout<S, P>::kBytes;
     k.name = "int_multi_s" + std::to_string(S);
+    k.tensor_cores = P::kVertMma;
     return k;
 }
 
 // Scale 0 per bit depth (its samples' type and shifts differ); `shape`: CudaOptions::
-// ladder_shape0 at 8 bits (0 tensor cores, two barriers a rung; 1 64x16; 2 48x16 on CUDA cores, as
-// at the other depths; 3 tensor cores, four barriers a rung; 4 CUDA cores, two barriers a rung).
+// ladder_shape0 at 8 bits (0 the rules' choice: tensor cores, two barriers a rung, or where the
+// rules have no tensor cores (`tensor` false) CUDA cores, two barriers a rung; 1 64x16; 2 48x16
+// on CUDA cores, as at the other depths; 3 tensor cores, four barriers a rung; 4 CUDA cores, two
+// barriers a rung).
 template <unsigned St>
-KernelLaunch multi_launch0(int bpc, int w, int h, int shape) {
+KernelLaunch multi_launch0(int bpc, int w, int h, int shape, bool tensor) {
     switch (bpc) {
     case 8:
         switch (shape) {
@@ -86,6 +92,7 @@ KernelLaunch multi_launch0(int bpc, int w, int h, int shape) {
 #endif
         default:
             (void)shape;
+            if (!tensor) return multi_launch<0, 8, WithStat<Multi0Lean, St>>(w, h);
             return multi_launch<0, 8, WithStat<Multi0tLean, St>>(w, h);
         }
     case 10:
@@ -113,8 +120,8 @@ KernelLaunch multi_launch23_t(int w2, int h2) {
 
 // A ladder's three launches (scale 0, scale 1, scales 2+3) with statistic flags St.
 template <unsigned St>
-void multi_launches(int bpc, int w, int h, int shape0, KernelLaunch* out) {
-    out[0] = multi_launch0<St>(bpc, w, h, shape0);
+void multi_launches(int bpc, int w, int h, int shape0, bool tensor, KernelLaunch* out) {
+    out[0] = multi_launch0<St>(bpc, w, h, shape0, tensor);
     out[1] = multi_launch<1, 16, WithStat<Multi1, St>>(w >> 1, h >> 1);
     out[2] = multi_launch23_t<WithStat<Multi23_2, St>, WithStat<Multi23_3, St>>(w >> 2, h >> 2);
 }
@@ -201,11 +208,12 @@ Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int cou
         m.rungs = count;
     }
     if (w != m.plan_w || h != m.plan_h) {
+        const bool tensor = arch_has_tensor_cores(arch_); // the rules' choice for shape 0
 #if VIF_BUILD_TUNING
         if (params_.cuda.ladder_stat_packed)
-            multi_launches<kStatP>(bpc, w, h, params_.cuda.ladder_shape0, m.launches);
+            multi_launches<kStatP>(bpc, w, h, params_.cuda.ladder_shape0, tensor, m.launches);
         else
-            multi_launches<0>(bpc, w, h, params_.cuda.ladder_shape0, m.launches);
+            multi_launches<0>(bpc, w, h, params_.cuda.ladder_shape0, tensor, m.launches);
 #else
         // The other shapes and the plain statistic are tuning candidates (cuda/tuning/README.md).
         if (!params_.cuda.ladder_stat_packed || params_.cuda.ladder_shape0 != 0)
@@ -214,8 +222,17 @@ Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int cou
                               std::to_string(params_.cuda.ladder_shape0) +
                               (params_.cuda.ladder_stat_packed ? "" : " with the plain statistic") +
                               " is a tuning candidate: build with -DVIF_BUILD_TUNING=ON"};
-        multi_launches<kStatP>(bpc, w, h, 0, m.launches);
+        multi_launches<kStatP>(bpc, w, h, 0, tensor, m.launches);
 #endif
+        if (!tensor_cores_)
+            for (const KernelLaunch& k : m.launches)
+                if (k.tensor_cores)
+                    return Status{VIF_ERROR_UNSUPPORTED,
+                                  "CUDA: ladder kernel shape " +
+                                      std::to_string(params_.cuda.ladder_shape0) +
+                                      " uses the sm_80 tensor cores, which this device or build "
+                                      "lacks (" +
+                                      no_tensor_cores_why() + ")"};
         int dev = 0, optin = 0, sms = 0;
         VIF_CUDA_TRY(cudaGetDevice(&dev));
         VIF_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));

@@ -19,7 +19,12 @@ __global__ void __launch_bounds__(256) or_words_kernel(const unsigned char* plan
         for (int x = blockIdx.x * blockDim.x + threadIdx.x; x < width; x += gridDim.x * blockDim.x)
             acc |= row[x];
     }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    for (int o = 16; o > 0; o >>= 1)
+        acc |= __shfl_xor_sync(0xffffffffu, acc, o); // no REDUX on sm_75
+#else
     acc = __reduce_or_sync(0xffffffffu, acc);
+#endif
     if ((threadIdx.x & 31) == 0 && acc != 0) atomicOr(out, acc);
 }
 

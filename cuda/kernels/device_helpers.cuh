@@ -115,8 +115,20 @@ __device__ __forceinline__ void stage_log_table(const uint4* __restrict__ src, T
     for (int i = threadIdx.x; i < kPieces; i += kThreads) d[i] = __ldg(src + i);
 }
 
+// A 32-bit sum over the full warp, in every lane: one REDUX (__reduce_add_sync) on sm_80 and
+// newer, five shuffles on sm_75, which lacks it. Both add modulo 2^32: the same bits.
+__device__ __forceinline__ uint32_t warp_sum_u32(uint32_t v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+#else
+    return __reduce_add_sync(0xffffffffu, v);
+#endif
+}
+
 // The four per-block sums of the integer kernels, valid in thread 0 as int64 {nl, dl, nn, dn}.
-// Within a warp one REDUX per 32-bit value (__reduce_add_sync); NN is split into 24-bit pieces
+// Within a warp one REDUX per 32-bit value (warp_sum_u32); NN is split into 24-bit pieces
 // so that each warp sum fits 32 bits (per thread NN < 2^33). Exact, so the order does not matter.
 template <int kThreads>
 __device__ __forceinline__ void block_sum_stats(int32_t nl, int32_t dl, int64_t nn, int32_t dn,
@@ -125,12 +137,12 @@ __device__ __forceinline__ void block_sum_stats(int32_t nl, int32_t dl, int64_t 
     static_assert(kThreads % 32 == 0, "whole warps");
     const unsigned full = 0xffffffffu;
     const uint64_t un = static_cast<uint64_t>(nn);
-    const int32_t wnl = static_cast<int32_t>(__reduce_add_sync(full, static_cast<uint32_t>(nl)));
-    const int32_t wdl = static_cast<int32_t>(__reduce_add_sync(full, static_cast<uint32_t>(dl)));
-    const int32_t wdn = static_cast<int32_t>(__reduce_add_sync(full, static_cast<uint32_t>(dn)));
-    const uint32_t lo = __reduce_add_sync(full, static_cast<uint32_t>(un & 0xFFFFFFu));
-    const uint32_t mid = __reduce_add_sync(full, static_cast<uint32_t>((un >> 24) & 0xFFFFFFu));
-    const uint32_t hi = __reduce_add_sync(full, static_cast<uint32_t>(un >> 48)); // sign bits
+    const int32_t wnl = static_cast<int32_t>(warp_sum_u32(static_cast<uint32_t>(nl)));
+    const int32_t wdl = static_cast<int32_t>(warp_sum_u32(static_cast<uint32_t>(dl)));
+    const int32_t wdn = static_cast<int32_t>(warp_sum_u32(static_cast<uint32_t>(dn)));
+    const uint32_t lo = warp_sum_u32(static_cast<uint32_t>(un & 0xFFFFFFu));
+    const uint32_t mid = warp_sum_u32(static_cast<uint32_t>((un >> 24) & 0xFFFFFFu));
+    const uint32_t hi = warp_sum_u32(static_cast<uint32_t>(un >> 48)); // sign bits
     const int64_t wnn =
         static_cast<int64_t>(uint64_t(lo) + (uint64_t(mid) << 24) + (uint64_t(hi) << 48));
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;

@@ -70,12 +70,11 @@ struct MultiLean : Base {
 
 // The warp's sums of nl and nn (block_sum_stats's warp step: nn in 24-bit parts), in every lane.
 __device__ __forceinline__ void warp_sum_num(int32_t nl, int64_t nn, int64_t& wnl, int64_t& wnn) {
-    const unsigned full = 0xffffffffu;
     const uint64_t un = static_cast<uint64_t>(nn);
-    wnl = static_cast<int32_t>(__reduce_add_sync(full, static_cast<uint32_t>(nl)));
-    const uint32_t lo = __reduce_add_sync(full, static_cast<uint32_t>(un & 0xFFFFFFu));
-    const uint32_t mid = __reduce_add_sync(full, static_cast<uint32_t>((un >> 24) & 0xFFFFFFu));
-    const uint32_t hi = __reduce_add_sync(full, static_cast<uint32_t>(un >> 48)); // sign bits
+    wnl = static_cast<int32_t>(warp_sum_u32(static_cast<uint32_t>(nl)));
+    const uint32_t lo = warp_sum_u32(static_cast<uint32_t>(un & 0xFFFFFFu));
+    const uint32_t mid = warp_sum_u32(static_cast<uint32_t>((un >> 24) & 0xFFFFFFu));
+    const uint32_t hi = warp_sum_u32(static_cast<uint32_t>(un >> 48)); // sign bits
     wnn = static_cast<int64_t>(uint64_t(lo) + (uint64_t(mid) << 24) + (uint64_t(hi) << 48));
 }
 

@@ -5,6 +5,8 @@
 # toolkit, no LD_LIBRARY_PATH):
 #   - /usr/bin/vif scores the README's sample pair; its integer scores equal libvmaf's JSON;
 #     --verbose names the backend once; ldd shows no libcudart in vif, libvif.so.1 or the module;
+#   - the `package` preset lists sm_75..sm_120 + compute_120 PTX, and the installed libvif.so.1
+#     carries the build's architectures (tests/packages/architectures.sh; cuobjdump, where found);
 #   - encoder_loop.c builds and runs through pkg-config, and through CMake find_package(vif);
 #   - Debian's python3 imports libvif from /usr/lib/python3/dist-packages and scores a golden
 #     case bit for bit;
@@ -127,6 +129,9 @@ for bin in /usr/bin/vif "$libso" "$pymod"; do
     if grep -q 'libcudart' <<<"$out"; then fail "$bin needs libcudart: $out"; fi
     if grep -q 'not found' <<<"$out"; then fail "$bin has unresolved libraries: $out"; fi
 done
+
+step "the GPU architectures (the package preset's list; the installed library's images)"
+bash "$src/tests/packages/architectures.sh" "$build" "$libso" || fail "GPU architectures"
 
 # ---- C through pkg-config and CMake ---------------------------------------------------------------
 step "encoder_loop.c through pkg-config"

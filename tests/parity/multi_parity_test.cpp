@@ -18,6 +18,7 @@
 
 #include "core/backend.hpp"
 #include "engine/cuda_options.hpp"
+#include "forced_rules.hpp"
 #include "vif/vif.h"
 
 namespace {
@@ -29,6 +30,8 @@ struct LadderCase {
     int rpb = 0;    // CudaOptions::ladder_rungs_per_block, all three launches (0: automatic)
     // CudaOptions::ladder_stat_packed = false: the hardware-log2 statistic.
     bool plain_stat = false;
+    // CudaOptions::sm75_rules: the Turing rules (8-bit scale 0 on CUDA cores, no tensor cores).
+    bool sm75 = false;
 };
 void PrintTo(const LadderCase& c, std::ostream* os) {
     *os << c.w << "x" << c.h << "_" << c.bpc << "bit_K" << c.rungs << "_egl" << c.gain_limit;
@@ -136,6 +139,7 @@ TEST_P(MultiParity, EveryRungEqualsItsPairOnTheCpu) {
     p.queue_depth = uint32_t(c.rungs);
     p.cuda.ladder_shape0 = c.shape0;
     p.cuda.ladder_stat_packed = !c.plain_stat;
+    p.cuda.sm75_rules = c.sm75 || vif::testing::sm75_rules_forced();
     for (int& r : p.cuda.ladder_rungs_per_block) r = c.rpb;
     vif::Status err;
     auto cpu = vif::create_cpu_backend(p, &err);
@@ -195,6 +199,13 @@ std::vector<LadderCase> ladder_cases() {
     for (int bpc : {8, 10, 12, 16}) v.push_back({1920, 1080, bpc, 6, 100.0});
     v.push_back({1919, 1079, 8, 2, 100.0});
     v.push_back({3840, 2160, 8, 2, 100.0});
+    // The Turing rules' 8-bit scale 0 (CUDA cores, two barriers a rung) on any GPU; the other
+    // depths are the same kernels under both rule sets.
+    for (const auto& s : {std::make_pair(17, 19), std::make_pair(481, 271),
+                          std::make_pair(1919, 1079), std::make_pair(1920, 1080)})
+        v.push_back({s.first, s.second, 8, 6, 100.0, 0, 0, false, true});
+    v.push_back({67, 45, 8, 64, 100.0, 0, 0, false, true});
+    v.push_back({175, 143, 8, 6, 1.0, 0, 0, false, true});
     // Forced rung groups (1 rung per block: as many groups as rungs; 4 of 6: a partial last
     // group).
     for (int rpb : {1, 4}) {
@@ -261,7 +272,7 @@ INSTANTIATE_TEST_SUITE_P(Ladder, MultiParity, ::testing::ValuesIn(ladder_cases()
                                     (c.gain_limit != 100.0 ? "_egl1" : "") +
                                     (c.shape0 ? "_shape" + std::to_string(c.shape0) : "") +
                                     (c.rpb ? "_rpb" + std::to_string(c.rpb) : "") +
-                                    (c.plain_stat ? "_plainstat" : "");
+                                    (c.plain_stat ? "_plainstat" : "") + (c.sm75 ? "_sm75" : "");
                          });
 
 } // namespace

@@ -34,6 +34,7 @@
 #include "core/scores.hpp"
 #include "engine/engine.hpp"
 #include "dispatch/kernel_table.hpp"
+#include "forced_rules.hpp"
 #include "vif/vif.h"
 #include "vif/vif_cuda.h"
 
@@ -307,6 +308,7 @@ vif::CudaParams params_of(VifVariant v, int bpc, int w, int h, double egl = 100.
     p.kernelscale = ks;
     p.threads = 0;
     p.queue_depth = 3;
+    p.cuda.sm75_rules = vif::testing::sm75_rules_forced();
     return p;
 }
 
@@ -903,7 +905,7 @@ TEST(BatchingMixed, SizesAndLayoutsChangeInsideABatch) {
 // the small frames the rule was measured on (not the large ones).
 TEST(KernelTableRules, BatchRuleCoversEverySize) {
     using namespace vif::cuda;
-    for (Arch a : {Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx})
+    for (Arch a : {Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx})
         for (int bpc : {8, 10, 12, 16})
             for (const auto& sz :
                  {std::pair<int, int>{16, 16}, {576, 324}, {1920, 1080}, {32768, 32768}}) {
@@ -951,21 +953,30 @@ TEST(KernelTableRules, TheDocsShowTheTable) {
     char buf[4096];
     for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) doc.append(buf, n);
     std::fclose(f);
-    const std::string begin = "<!-- rules sm_90: begin -->\n", end = "<!-- rules sm_90: end -->";
-    const size_t a = doc.find(begin), b = doc.find(end);
-    ASSERT_TRUE(a != std::string::npos && b != std::string::npos && a < b)
-        << "docs/cuda.md lacks the markers " << begin << end;
-    const std::string want = vif::cuda::int_rules_markdown(vif::cuda::Arch::Sm90);
-    EXPECT_EQ(doc.substr(a + begin.size(), b - a - begin.size()), want)
-        << "docs/cuda.md's rules table differs from the dispatch table; it should read:\n"
-        << want;
+    using vif::cuda::Arch;
+    const std::pair<std::string, std::string> tables[] = {
+        {"rules sm_90", vif::cuda::int_rules_markdown(Arch::Sm90)},
+        {"rules sm_75", vif::cuda::int_rules_markdown(Arch::Sm75)},
+        {"rules by architecture", vif::cuda::rules_by_arch_markdown()},
+    };
+    for (const auto& [name, want] : tables) {
+        const std::string begin = "<!-- " + name + ": begin -->\n",
+                          end = "<!-- " + name + ": end -->";
+        const size_t a = doc.find(begin), b = doc.find(end);
+        ASSERT_TRUE(a != std::string::npos && b != std::string::npos && a < b)
+            << "docs/cuda.md lacks the markers " << begin << end;
+        EXPECT_EQ(doc.substr(a + begin.size(), b - a - begin.size()), want)
+            << "docs/cuda.md's table '" << name
+            << "' differs from the dispatch table; it should read:\n"
+            << want;
+    }
 }
 
 // Host-side only: the float rule picks a set that exists, 32x16 scale-0 tiles below 0.5 Mpx and
 // 64x16 from there on (docs/perf/h100-sweep-float-3.md), on every architecture.
 TEST(KernelTableRules, FloatRulesKeepTheirChoices) {
     using namespace vif::cuda;
-    for (Arch a : {Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx}) {
+    for (Arch a : {Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx}) {
         for (const FloatRule& r : float_rules(a))
             EXPECT_GE(float_variant_index(r.set), 1) << arch_name(a) << ": " << r.set;
         EXPECT_STREQ(float_select(a, 576, 324), "s32");
@@ -981,7 +992,7 @@ TEST(KernelTableRules, EverySlotDepthAndSizeGetsACompiledVariant) {
     using namespace vif::cuda;
     const int sizes[][2] = {{16, 16},     {17, 19},     {576, 324},   {1280, 720},   {1920, 1080},
                             {1919, 1079}, {3840, 2160}, {7680, 4320}, {32768, 32768}};
-    for (Arch a : {Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx}) {
+    for (Arch a : {Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx}) {
         for (const IntRule& r : int_rules(a))
             EXPECT_GE(int_variant_index(r.slot, r.variant), 0)
                 << arch_name(a) << ": rule names variant " << r.variant << " missing from slot "
@@ -1073,6 +1084,109 @@ TEST(KernelTableRules, Sm90KeepsItsChoices) {
     EXPECT_EQ(f.grid.x, 8u * 17u + 4u * 17u); // ceil(135 / 8) rows of scale 3
 }
 
+// Host-side only: the Turing rules (sm_75) pick no tensor-core kernel for any slot, depth or size,
+// and are sm_90's choices wherever those run on CUDA cores; compute capability 7.5 maps to them.
+TEST(KernelTableRules, Sm75PicksOnlyCudaCoreKernels) {
+    using namespace vif::cuda;
+    EXPECT_EQ(arch_of(7, 5), Arch::Sm75);
+    EXPECT_EQ(arch_of(9, 0), Arch::Sm90);
+    EXPECT_EQ(arch_of(12, 0), Arch::Ptx);
+    EXPECT_EQ(int_rules_owner(Arch::Sm75), Arch::Sm75);
+    EXPECT_EQ(int_rules_owner(Arch::Sm86), Arch::Sm90);
+    EXPECT_FALSE(arch_has_tensor_cores(Arch::Sm75));
+    EXPECT_TRUE(arch_has_tensor_cores(Arch::Ptx));
+    Arch named = Arch::Sm90;
+    EXPECT_TRUE(arch_from_name("sm_75", &named));
+    EXPECT_EQ(named, Arch::Sm75);
+    EXPECT_FALSE(arch_from_name("sm_70", &named));
+    const int sizes[][2] = {{16, 16},     {576, 324},   {1280, 720},  {1920, 1080},
+                            {1919, 1079}, {3840, 2160}, {7680, 4320}, {32768, 32768}};
+    int tensor_in_sm90 = 0;
+    for (int slot = 0; slot < kIntSlots; ++slot)
+        for (int bpc : {8, 10, 12, 16})
+            for (const auto& sz : sizes) {
+                const int scale = slot == kFusedSlot ? 2 : slot;
+                const int w = sz[0] >> scale, h = sz[1] >> scale;
+                const IntVariant& t = int_variants(slot)[int_select(Arch::Sm75, slot, bpc, w, h)];
+                const IntVariant& n = int_variants(slot)[int_select(Arch::Sm90, slot, bpc, w, h)];
+                const std::string what = std::string(t.id) + " slot " + std::to_string(slot) + " " +
+                                         std::to_string(bpc) + "-bit " + std::to_string(w) + "x" +
+                                         std::to_string(h);
+                EXPECT_FALSE(t.launch(bpc, w, h).tensor_cores) << what;
+                if (n.launch(bpc, w, h).tensor_cores) {
+                    ++tensor_in_sm90;
+                    EXPECT_STREQ(t.id, "0") << what; // 48x16 on CUDA cores
+                } else {
+                    EXPECT_STREQ(t.id, n.id) << what;
+                }
+            }
+    EXPECT_GT(tensor_in_sm90, 0) << "sm_90's 8-bit scale 0 runs on the tensor cores";
+    EXPECT_STREQ(int_variants(0)[int_select(Arch::Sm75, 0, 10, 1920, 1080)].id, "0p");
+    EXPECT_NE(std::string(int_rules_measured_on(Arch::Sm75)).find("no Turing GPU"),
+              std::string::npos);
+}
+
+// The rule set a GPU runs: its own (sm_75 where the loaded code has no tensor cores), or the
+// Turing one when forced (CudaOptions::sm75_rules); the plan then holds no tensor-core launch.
+TEST(Sm75Rules, ForcedOnThisGpu) {
+    SKIP_WITHOUT_GPU();
+    using namespace vif::cuda;
+    vif::Status err;
+    vif::CudaParams p = params_of(VIF_VARIANT_INTEGER, 8, 1920, 1080);
+    p.cuda.sm75_rules = false;
+    {
+        auto e = Engine::create(p, &err);
+        ASSERT_TRUE(e) << err.message;
+        std::printf("[sm75] device code compute_%d, tensor cores %s, rules of %s%s%s\n",
+                    device_code_ptx_arch(), e->tensor_cores() ? "yes" : "no",
+                    arch_name(int_rules_owner(e->arch())), e->rules_reason().empty() ? "" : ": ",
+                    e->rules_reason().c_str());
+        if (!e->tensor_cores()) {
+            EXPECT_EQ(e->arch(), Arch::Sm75) << "no tensor cores here";
+        }
+    }
+    p.cuda.sm75_rules = true;
+    auto e = Engine::create(p, &err);
+    ASSERT_TRUE(e) << err.message;
+    EXPECT_EQ(e->arch(), Arch::Sm75);
+    EXPECT_NE(e->rules_reason().find("sm75_rules"), std::string::npos) << e->rules_reason();
+    const std::vector<KernelLaunch> plan = e->plan(1920, 1080);
+    for (const KernelLaunch& k : plan) EXPECT_FALSE(k.tensor_cores) << k.name << " " << k.shape;
+    ASSERT_FALSE(plan.empty());
+    EXPECT_EQ(plan[0].shape, "48x16/256t/v2h3");
+}
+
+// The golden cases of testdata/ on the Turing rules, raw accumulators against the CPU backend
+// (whatever VIF_TEST_CUDA_RULES says: every GPU run of the gate covers them).
+TEST(Sm75Rules, GoldenCasesEqualTheCpu) {
+    SKIP_WITHOUT_GPU();
+    std::string dir;
+    for (const char* d : {VIF_TESTDATA_DIR, VIF_SHARED_TESTDATA_DIR})
+        if (dir.empty() && !vif::testing::load_manifest(d).empty()) dir = d;
+    if (dir.empty()) GTEST_SKIP() << "no golden test data (testdata/MANIFEST.csv) found";
+    int cases = 0;
+    for (const auto& c : vif::testing::load_manifest(dir)) {
+        std::vector<std::pair<Plane, Plane>> frames;
+        for (uint32_t f = 0; f < c.frames; ++f) {
+            Plane pr = make_plane(c.width, c.height, c.bitdepth), pd = pr;
+            pr.bytes = vif::testing::read_luma(c, c.ref_path(), f);
+            pd.bytes = vif::testing::read_luma(c, c.dist_path(), f);
+            ASSERT_EQ(pr.bytes.size(), size_t(pr.stride) * c.height) << c.name;
+            ASSERT_EQ(pd.bytes.size(), size_t(pd.stride) * c.height) << c.name;
+            frames.emplace_back(std::move(pr), std::move(pd));
+        }
+        for (double egl : {100.0, 1.0}) {
+            vif::CudaParams p = params_of(VIF_VARIANT_INTEGER, c.bitdepth, c.width, c.height, egl);
+            p.cuda.sm75_rules = true;
+            compare_backends(p, frames, "sm_75 rules " + c.name + " egl " + std::to_string(egl));
+            if (HasFatalFailure()) return;
+        }
+        ++cases;
+    }
+    EXPECT_GT(cases, 0);
+    std::printf("[sm75] golden cases on the Turing rules: %d, integer egl 100 and 1\n", cases);
+}
+
 // Every variant of the table, forced through CudaOptions, against the CPU reference.
 struct VariantCase {
     int slot, index, bpc;
@@ -1100,6 +1214,17 @@ TEST_P(KernelVariant, EqualsCpuReference) {
     const std::string id = vif::cuda::int_variants(c.slot)[c.index].id;
     // Odd sizes (partial tiles, reflections on every side), a tiny frame, and a large odd one.
     const SizeCase sizes[] = {{17, 19, 3}, {175, 143, 3}, {481, 271, 2}, {1919, 1079, 1}};
+    if (vif::cuda::int_variants(c.slot)[c.index].launch(c.bpc, 64, 64).tensor_cores &&
+        !vif::cuda::device_code_has_tensor_cores()) {
+        // A build without sm_80 code (or a Turing GPU): the variant is refused, never run.
+        vif::CudaParams p = params_of(VIF_VARIANT_INTEGER, c.bpc, 64, 64);
+        p.cuda.tiles[c.slot] = c.index;
+        vif::Status err;
+        EXPECT_EQ(vif::create_cuda_backend(p, &err), nullptr);
+        EXPECT_EQ(err.status, VIF_ERROR_UNSUPPORTED) << err.message;
+        EXPECT_NE(err.message.find("tensor cores"), std::string::npos) << err.message;
+        return;
+    }
     for (const SizeCase& sz : sizes) {
         vif::CudaParams p = params_of(VIF_VARIANT_INTEGER, c.bpc, sz.w, sz.h);
         p.cuda.tiles[c.slot] = c.index;
