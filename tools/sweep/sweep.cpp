@@ -46,6 +46,7 @@ struct Options {
     std::string out = ".";
     std::vector<std::string> tiles; // explicit variant combinations "s0,s1,s2,s3,s23[,fuse]"
     bool log_table = false;         // the log lookup always reads the table (A/B)
+    bool sm75_rules = false;        // the Turing rules (CudaOptions::sm75_rules) on this GPU
     bool verbose = false;
     bool gate = true;         // queue frames behind a gate kernel (off under a profiler)
     std::vector<int> batches; // --batch: frames per launch to time (1: one-frame launches)
@@ -57,7 +58,7 @@ void usage() {
         "usage: vif-sweep [--sizes 576x324,1920x1080,...] [--bitdepths 8,10] [--variant "
         "integer|float]\n"
         "                 [--candidates] [--tiles s0,s1,s2,s3,s23[,fuse]]... [--log-table] "
-        "[--verbose]\n"
+        "[--sm75-rules] [--verbose]\n"
         "                 [--no-gate] [--batch F[,F...]] [--float-kernels ID[,ID...]] [--runs N] "
         "[--warmup N] [--device N] [--out DIR]\n"
         "Times every CUDA kernel of libvif per resolution and bit depth; writes "
@@ -68,7 +69,8 @@ void usage() {
         "--batch: frames per launch to time (default 1; F > 1: grid.z = frame, "
         "Engine::enqueue_batch; times per frame).\n"
         "--float-kernels: float kernel sets to time beside the chosen one (generic, s32, ...; "
-        "'all' for every set).");
+        "'all' for every set).\n"
+        "--sm75-rules: the Turing (sm_75) rules on this GPU: CUDA-core kernels only.");
 }
 
 bool parse(int argc, char** argv, Options* o) {
@@ -132,6 +134,8 @@ bool parse(int argc, char** argv, Options* o) {
             o->candidates = true;
         } else if (a == "--log-table") {
             o->log_table = true;
+        } else if (a == "--sm75-rules") {
+            o->sm75_rules = true;
         } else if (a == "--verbose") {
             o->verbose = true;
         } else if (a == "--no-gate") {
@@ -286,6 +290,7 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
     p.max_width = static_cast<uint32_t>(w);
     p.max_height = static_cast<uint32_t>(h);
     cand.log_table_only = o.log_table;
+    cand.sm75_rules = o.sm75_rules;
     cand.verbose = o.verbose;
     p.cuda = cand;
     vif::Status err;
@@ -683,7 +688,8 @@ int main(int argc, char** argv) {
     std::string md = markdown(results, prop, o, sm_clock, mem_clock);
     if (o.variant == VIF_VARIANT_INTEGER) {
         // The rules "chosen" follows on this GPU, with the sweep rows they cite.
-        const vif::cuda::Arch arch = vif::cuda::arch_of(prop.major, prop.minor);
+        const vif::cuda::Arch arch =
+            o.sm75_rules ? vif::cuda::Arch::Sm75 : vif::cuda::arch_of(prop.major, prop.minor);
         std::ostringstream rules;
         rules << "\n## Kernel table rules on this GPU (" << vif::cuda::arch_name(arch)
               << ", rules of " << vif::cuda::arch_name(vif::cuda::int_rules_owner(arch)) << ")\n\n"
