@@ -164,9 +164,9 @@ private:
         const int w = static_cast<int>(params_.max_width), h = static_cast<int>(params_.max_height);
         const int bpc = static_cast<int>(params_.bitdepth);
         const bool integer = params_.variant == VIF_VARIANT_INTEGER;
-        // Maps (Params::maps): the fast integer scorer keeps no per-pixel terms, so the reference
-        // scorer keeps them (the same bits, slower); the float scorers share one source.
-        if (params_.cpu.reference || (integer && params_.maps))
+        // Maps (Params::maps): every scorer has compute_maps (the fast ones give the reference's
+        // bits, tests/unit/isa_test.cpp).
+        if (params_.cpu.reference)
             return integer
                        ? cpu_ref::make_integer(w, h, bpc, params_.gain_limit)
                        : cpu_ref::make_float(w, h, bpc, params_.gain_limit, params_.kernelscale);
@@ -242,21 +242,54 @@ private:
         }
     }
 
-    // Each pair with its per-pixel terms (docs/algorithm.md §12) into fresh maps handed to the
-    // frame's result. Allocated per frame: only contexts created with maps pay for it.
-    static void compute_maps(cpu_ref::FrameScorer& engine, const cpu_ref::Plane& ref,
-                             const cpu_ref::Plane* dists, Slot& slot, ScaleRaw (*raw)[kNumScales]) {
+    // Each pair with its per-pixel terms (docs/algorithm.md §12) into maps handed to the frame's
+    // result. The maps come from a pool: a frame's maps go back to it when the receiver drops
+    // them, so a run reuses a few sets instead of allocating (and faulting in) 16 bytes a pixel
+    // per frame. Only contexts created with maps have one.
+    void compute_maps(cpu_ref::FrameScorer& engine, const cpu_ref::Plane& ref,
+                      const cpu_ref::Plane* dists, Slot& slot, ScaleRaw (*raw)[kNumScales]) {
         for (size_t k = 0; k < slot.count; ++k) {
-            auto maps = std::make_shared<FrameMaps>();
+            std::shared_ptr<FrameMaps> maps = map_pool_->take();
             engine.compute_maps(ref, dists[k], raw[k], *maps);
             slot.results[k].maps = std::move(maps);
         }
     }
 
+    // Frame maps not in use. Shared with the maps handed out, whose deleter puts them back, so
+    // that maps received before vif_destroy outlive the backend.
+    class MapPool : public std::enable_shared_from_this<MapPool> {
+    public:
+        std::shared_ptr<FrameMaps> take() {
+            std::unique_ptr<FrameMaps> m;
+            {
+                std::lock_guard<std::mutex> lock(mu_);
+                if (!free_.empty()) {
+                    m = std::move(free_.back());
+                    free_.pop_back();
+                }
+            }
+            if (!m) m = std::make_unique<FrameMaps>();
+            std::weak_ptr<MapPool> pool = weak_from_this();
+            return std::shared_ptr<FrameMaps>(m.release(), [pool](FrameMaps* p) {
+                std::unique_ptr<FrameMaps> owned(p);
+                if (auto alive = pool.lock()) alive->put(std::move(owned));
+            });
+        }
+
+    private:
+        void put(std::unique_ptr<FrameMaps> m) {
+            std::lock_guard<std::mutex> lock(mu_);
+            free_.push_back(std::move(m));
+        }
+        std::mutex mu_;
+        std::vector<std::unique_ptr<FrameMaps>> free_;
+    };
+
     Params params_;
     size_t plane_bytes_ = 0;
     std::vector<Slot> slots_;
     std::vector<std::unique_ptr<cpu_ref::FrameScorer>> engines_;
+    std::shared_ptr<MapPool> map_pool_ = std::make_shared<MapPool>();
     std::vector<std::thread> workers_;
     mutable std::mutex mu_;
     std::condition_variable cv_work_, cv_done_;

@@ -459,6 +459,19 @@ void horizontal_stats_row_madd(int w, const uint16_t* c, const VerticalRow& in, 
     }
     horizontal_stats_row<N, P>(w, c, in, sig_x, sig_y, sig_xy, mean_x, j);
 }
+
+// Maps store each pixel's terms at its column: puts a row that horizontal_stats_row_madd wrote
+// (each full block of 32 even columns first, then the odd ones) back in column order.
+inline void unpermute_madd_order(int w, int32_t* a) {
+    const __m512i first = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+    const __m512i second =
+        _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+    for (int j = 0; j + 32 <= w; j += 32) {
+        const __m512i even = _mm512_loadu_si512(a + j), odd = _mm512_loadu_si512(a + j + 16);
+        _mm512_storeu_si512(a + j, _mm512_permutex2var_epi32(even, first, odd));
+        _mm512_storeu_si512(a + j + 16, _mm512_permutex2var_epi32(even, second, odd));
+    }
+}
 #endif
 
 // Per-pixel contribution (docs/algorithm.md §6.5, pixel_math.hpp: the CUDA kernels run the same
@@ -479,6 +492,32 @@ void accumulate_scalar(int j0, int w, const int32_t* sig_x, const int32_t* sig_y
     acc.dl += dl;
     acc.nn += nn;
     acc.dn += dn;
+}
+
+// One row of a scale's map (docs/algorithm.md §12.1): where each pixel's four terms go, column 0
+// first. Null when maps are off.
+struct MapRow {
+    int32_t *nl, *dl, *nn, *dn;
+};
+
+// accumulate_scalar<kPair> that also stores each pixel's terms at its column (maps).
+inline void accumulate_scalar_maps(int j0, int w, const int32_t* sig_x, const int32_t* sig_y,
+                                   const int32_t* sig_xy, const uint32_t* table, double gain_limit,
+                                   ScaleRaw& acc, const MapRow& map) {
+    const pixel::TableLog<uint32_t> t{table};
+    for (int j = j0; j < w; ++j) {
+        int64_t nl = 0, dl = 0, nn = 0, dn = 0;
+        pixel::add_pixel_den(sig_x[j], t, dl, dn);
+        pixel::add_pixel_num(sig_x[j], sig_y[j], sig_xy[j], t, gain_limit, nl, nn);
+        map.nl[j] = static_cast<int32_t>(nl);
+        map.dl[j] = static_cast<int32_t>(dl);
+        map.nn[j] = static_cast<int32_t>(nn);
+        map.dn[j] = static_cast<int32_t>(dn);
+        acc.nl += nl;
+        acc.dl += dl;
+        acc.nn += nn;
+        acc.dn += dn;
+    }
 }
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
@@ -554,11 +593,91 @@ void accumulate_row(int w, const int32_t* sig_x, const int32_t* sig_y, const int
     acc.dn += dn;
     accumulate_scalar<P>(j, w, sig_x, sig_y, sig_xy, table, gain_limit, acc);
 }
+
+// accumulate_row<kPair> that also stores each lane's four terms (maps): the same lane
+// arithmetic, with the lanes a branch leaves out stored as 0 (and the blocks the plain version
+// skips stored as zeros too). kMaddOrder: the row comes from horizontal_stats_row_madd, put back
+// in column order first. Out of line: the plain pass's code is not touched by it.
+template <bool kMaddOrder>
+[[gnu::noinline]] void accumulate_row_maps(int w, int32_t* sig_x, int32_t* sig_y, int32_t* sig_xy,
+                                           const uint32_t* table, double gain_limit, ScaleRaw& acc,
+                                           const MapRow& map) {
+    if constexpr (kMaddOrder)
+        for (int32_t* a : {sig_x, sig_y, sig_xy}) unpermute_madd_order(w, a);
+    const __m512i nsq = _mm512_set1_epi64(kNsq);
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512d eps = _mm512_set1_pd(65536 * 1.0e-10);
+    const __m512d gl = _mm512_set1_pd(gain_limit);
+    const __m512i one = _mm512_set1_epi64(1);
+    __m512i nl = zero, dl = zero, nn = zero;
+    int64_t dn = 0;
+    int j = 0;
+    auto store32 = [](int32_t* dst, __m512i v) {
+        _mm256_storeu_si256((__m256i*)dst, _mm512_cvtepi64_epi32(v));
+    };
+    for (; j + 8 <= w; j += 8) {
+        const __m512i sx = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i*)(sig_x + j)));
+        const __mmask8 big = _mm512_cmpge_epi64_mask(sx, nsq);
+        const __m512i sxs = _mm512_mask_blend_epi64(big, nsq, sx);
+        dn += 8 - __builtin_popcount(big);
+        store32(map.dn + j, _mm512_maskz_mov_epi64(static_cast<__mmask8>(~big), one));
+        __m512i dl_lane = zero;
+        if (big)
+            dl_lane = _mm512_maskz_sub_epi64(big, log2_fixed8(table, _mm512_add_epi64(sxs, nsq)),
+                                             _mm512_set1_epi64(17 * 2048));
+        dl = _mm512_add_epi64(dl, dl_lane);
+        store32(map.dl + j, dl_lane);
+        const __m512i sy = _mm512_max_epi64(
+            _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i*)(sig_y + j))), zero);
+        const __m512i nn_lane = _mm512_maskz_mov_epi64(static_cast<__mmask8>(~big), sy);
+        nn = _mm512_add_epi64(nn, nn_lane);
+        store32(map.nn + j, nn_lane);
+        const __m512i sxy = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i*)(sig_xy + j)));
+        const __mmask8 num =
+            big & _mm512_cmpgt_epi64_mask(sxy, zero) & _mm512_cmpgt_epi64_mask(sy, zero);
+        __m512i nl_lane = zero;
+        if (num) {
+            const __m512d sxd = _mm512_cvtepi64_pd(sxs);
+            const __m512d sxyd = _mm512_cvtepi64_pd(sxy);
+            const __m512d syd = _mm512_cvtepi64_pd(sy);
+            __m512d g = _mm512_div_pd(sxyd, _mm512_add_pd(sxd, eps));
+            const __m512d t = _mm512_sub_pd(syd, _mm512_mul_pd(g, sxyd));
+            const __m512i sv = _mm512_cvttpd_epi64(_mm512_max_pd(t, _mm512_setzero_pd()));
+            g = _mm512_min_pd(g, gl);
+            const __m512i n1 = _mm512_add_epi64(sv, nsq);
+            const __m512i n2 =
+                _mm512_add_epi64(_mm512_cvttpd_epi64(_mm512_mul_pd(_mm512_mul_pd(g, g), sxd)), n1);
+            nl_lane = _mm512_maskz_sub_epi64(num, log2_fixed8(table, n2), log2_fixed8(table, n1));
+        }
+        nl = _mm512_add_epi64(nl, nl_lane);
+        store32(map.nl + j, nl_lane);
+    }
+    auto lanes_sum = [](__m512i v) {
+        alignas(64) int64_t lane[8];
+        _mm512_store_si512(lane, v);
+        int64_t sum = 0;
+        for (int64_t x : lane) sum += x;
+        return sum;
+    };
+    acc.nl += lanes_sum(nl);
+    acc.dl += lanes_sum(dl);
+    acc.nn += lanes_sum(nn);
+    acc.dn += dn;
+    accumulate_scalar_maps(j, w, sig_x, sig_y, sig_xy, table, gain_limit, acc, map);
+}
 #else
 template <Pass P = Pass::kPair>
 void accumulate_row(int w, const int32_t* sig_x, const int32_t* sig_y, const int32_t* sig_xy,
                     const uint32_t* table, double gain_limit, ScaleRaw& acc) {
     accumulate_scalar<P>(0, w, sig_x, sig_y, sig_xy, table, gain_limit, acc);
+}
+
+template <bool kMaddOrder>
+[[gnu::noinline]] void accumulate_row_maps(int w, int32_t* sig_x, int32_t* sig_y, int32_t* sig_xy,
+                                           const uint32_t* table, double gain_limit, ScaleRaw& acc,
+                                           const MapRow& map) {
+    static_assert(!kMaddOrder, "no AVX-512 horizontal pass in this build");
+    accumulate_scalar_maps(0, w, sig_x, sig_y, sig_xy, table, gain_limit, acc, map);
 }
 #endif
 
@@ -625,6 +744,8 @@ public:
     void compute(const Plane& ref, const Plane& dist, ScaleRaw out[4]) override;
     void compute_multi(const Plane& ref, const Plane* dists, size_t count,
                        ScaleRaw (*out)[4]) override;
+    bool compute_maps(const Plane& ref, const Plane& dist, ScaleRaw out[4],
+                      FrameMaps& maps) override;
 
 private:
     // The reference's planes at scales 1..3, from ref_down_ (they depend on the reference only,
@@ -635,7 +756,7 @@ private:
     void score_against(const Plane X[kNumScales], const Plane& dist, ScaleRaw out[4],
                        const ScaleRaw* den);
     template <Pass P>
-    void statistics(const Plane& X, const Plane& Y, int s, ScaleRaw& out);
+    void statistics(const Plane& X, const Plane& Y, int s, ScaleRaw& out, ScaleMap* map = nullptr);
     // A ladder: the reference's mean and variance per pixel at every scale (kRef), once.
     void reference_statistics(const Plane X[kNumScales], ScaleRaw den[kNumScales]);
     void downsample_plane(const Plane& src, int s, uint16_t* dst);
@@ -676,11 +797,23 @@ IntegerVif::IntegerVif(int max_width, int max_height, int bitdepth, double gain_
 
 // kRef and kDist keep and read each pixel's filtered reference mean and variance in
 // mean_x/sig_x_kept (width * height each, row-major); kPair uses the row scratch sx.
+// Whether the horizontal pass of filter width N leaves its rows in horizontal_stats_row_madd's
+// order (even columns of each block of 32 first).
+template <int N>
+#if defined(__AVX512BW__)
+constexpr bool kMaddOrder =
+    N != 3; // scale 3's centre tap (43728) does not fit a signed 16-bit madd
+#else
+constexpr bool kMaddOrder = false;
+#endif
+
+// With `map` (kPair only), each pixel's terms are stored in it too (sized by the caller): a run-time
+// choice per row, so that the plain pass stays one instance whose inlining is what it was.
 template <int N, typename In, Pass P = Pass::kPair>
 void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain_limit,
                  const uint32_t* table, const VerticalRow& rows, int32_t* sx, int32_t* sy,
                  int32_t* sxy, ScaleRaw& acc, uint32_t* mean_x = nullptr,
-                 int32_t* sig_x_kept = nullptr) {
+                 int32_t* sig_x_kept = nullptr, ScaleMap* map = nullptr) {
     constexpr int r = N / 2;
     const uint16_t* c = int_filter(scale);
     const int ms = vertical_mean_shift(scale, bpc), qs = vertical_sq_shift(scale, bpc);
@@ -716,12 +849,19 @@ void stats_scale(const Plane& X, const Plane& Y, int scale, int bpc, double gain
         else
 #endif
             horizontal_stats_row<N, P>(w, c, rows, sx, sy, sxy, mx_row);
-        accumulate_row<P>(w, sx, sy, sxy, table, gain_limit, acc);
+        if (P == Pass::kPair && map) {
+            const size_t at = static_cast<size_t>(i) * w;
+            accumulate_row_maps<kMaddOrder<N>>(w, sx, sy, sxy, table, gain_limit, acc,
+                                               MapRow{map->nl.data() + at, map->dl.data() + at,
+                                                      map->nn.data() + at, map->dn.data() + at});
+        } else {
+            accumulate_row<P>(w, sx, sy, sxy, table, gain_limit, acc);
+        }
     }
 }
 
 template <Pass P>
-void IntegerVif::statistics(const Plane& X, const Plane& Y, int s, ScaleRaw& out) {
+void IntegerVif::statistics(const Plane& X, const Plane& Y, int s, ScaleRaw& out, ScaleMap* map) {
     const uint32_t* table = log_table_.data();
     const VerticalRow rows{v_[0].data(), v_[1].data(), v_[2].data(), v_[3].data(),
                            v_[4].data(), v_[5].data(), v_[6].data(), v_[7].data()};
@@ -733,19 +873,23 @@ void IntegerVif::statistics(const Plane& X, const Plane& Y, int s, ScaleRaw& out
     switch (s) {
     case 0:
         if (bpc == 8)
-            stats_scale<17, uint8_t, P>(X, Y, 0, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig);
+            stats_scale<17, uint8_t, P>(X, Y, 0, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig,
+                                        map);
         else
-            stats_scale<17, uint16_t, P>(X, Y, 0, bpc, gl, table, rows, sx, sy, sxy, out, mean,
-                                         sig);
+            stats_scale<17, uint16_t, P>(X, Y, 0, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig,
+                                         map);
         break;
     case 1:
-        stats_scale<9, uint16_t, P>(X, Y, 1, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig);
+        stats_scale<9, uint16_t, P>(X, Y, 1, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig,
+                                    map);
         break;
     case 2:
-        stats_scale<5, uint16_t, P>(X, Y, 2, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig);
+        stats_scale<5, uint16_t, P>(X, Y, 2, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig,
+                                    map);
         break;
     default:
-        stats_scale<3, uint16_t, P>(X, Y, 3, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig);
+        stats_scale<3, uint16_t, P>(X, Y, 3, bpc, gl, table, rows, sx, sy, sxy, out, mean, sig,
+                                    map);
         break;
     }
 }
@@ -832,6 +976,31 @@ void IntegerVif::compute_multi(const Plane& ref, const Plane* dists, size_t coun
     ScaleRaw den[kNumScales];
     reference_statistics(X, den);
     for (size_t k = 0; k < count; ++k) score_against(X, dists[k], out[k], den);
+}
+
+// The fused pass of score_against with each pixel's terms stored (docs/algorithm.md §12.1): the
+// same integer operations, so the totals are compute()'s bits.
+bool IntegerVif::compute_maps(const Plane& ref, const Plane& dist, ScaleRaw out[4],
+                              FrameMaps& maps) {
+    Plane X[kNumScales];
+    reference_pyramid(ref, X);
+    Plane Y = dist;
+    for (int s = 0; s < kNumScales; ++s) {
+        ScaleMap& m = maps.scale[s];
+        m.width = Y.width;
+        m.height = Y.height;
+        // Every pixel is written: a reused map keeps its storage and is not cleared first.
+        for (auto* v : {&m.nl, &m.dl, &m.nn, &m.dn}) v->resize(m.pixels());
+        m.num.clear();
+        m.den.clear();
+        out[s] = ScaleRaw{};
+        statistics<Pass::kPair>(X[s], Y, s, out[s], &m);
+        if (s == kNumScales - 1) break;
+        uint16_t* next = dist_down_[s & 1].data();
+        downsample_plane(Y, s, next);
+        Y = half_plane(Y, next);
+    }
+    return true;
 }
 
 } // namespace

@@ -180,4 +180,74 @@ TEST(IsaLevels, LadderEqualsSeparatePairsOnEveryLevel) {
     }
 }
 
+// Per-pixel maps (docs/algorithm.md §12.1): every level's compute_maps gives the reference's terms
+// of every pixel and scale, bit for bit, and compute()'s totals. Widths around the AVX-512
+// blocks of 32 columns (whose horizontal pass stores even columns first) and their tails; a
+// scorer reused for a smaller frame after a larger one (maps keep their storage).
+TEST(IsaLevels, MapsEqualTheReferenceOnEveryLevel) {
+    const Case cases[] = {{16, 16, 8, 100},   {97, 61, 8, 100},  {128, 40, 8, 1},
+                          {331, 190, 8, 100}, {96, 80, 10, 100}, {131, 67, 10, 1},
+                          {120, 72, 12, 100}, {75, 41, 16, 100}, {200, 120, 16, 1}};
+    const std::vector<Level> all = levels();
+    size_t compared = 0;
+    for (bool integer : {true, false})
+        for (const Case& c : cases) {
+            const auto ref16 = make_frame(c.w, c.h, c.bpc, 5 + c.h, false);
+            const auto dis16 = make_frame(c.w, c.h, c.bpc, 5 + c.h, true);
+            std::vector<uint8_t> ref8(ref16.begin(), ref16.end()), dis8(dis16.begin(), dis16.end());
+            const bool bytes = c.bpc == 8;
+            const Plane ref{bytes ? static_cast<const void*>(ref8.data()) : ref16.data(),
+                            c.w * (bytes ? 1 : 2), c.w, c.h};
+            const Plane dis{bytes ? static_cast<const void*>(dis8.data()) : dis16.data(),
+                            c.w * (bytes ? 1 : 2), c.w, c.h};
+            vif::FrameMaps want;
+            ScaleRaw want_raw[4];
+            ASSERT_TRUE((integer ? vif::cpu_ref::make_integer(c.w, c.h, c.bpc, c.gain)
+                                 : vif::cpu_ref::make_float(c.w, c.h, c.bpc, c.gain, 1.0f))
+                            ->compute_maps(ref, dis, want_raw, want));
+            for (const Level& l : all) {
+                if (!l.supported || std::string(l.name) == "reference") continue;
+                // Sized for a larger frame, and a larger frame's maps first, then this one's.
+                const int bw = c.w + 40, bh = c.h + 24;
+                auto scorer = integer ? l.make_integer(bw, bh, c.bpc, c.gain)
+                                      : l.make_float(bw, bh, c.bpc, c.gain, 1.0f);
+                const auto big16 = make_frame(bw, bh, c.bpc, 2, false);
+                const std::vector<uint8_t> big8(big16.begin(), big16.end());
+                const Plane big{bytes ? static_cast<const void*>(big8.data()) : big16.data(),
+                                bw * (bytes ? 1 : 2), bw, bh};
+                vif::FrameMaps got;
+                ScaleRaw got_raw[4], plain[4];
+                ASSERT_TRUE(scorer->compute_maps(big, big, got_raw, got));
+                ASSERT_TRUE(scorer->compute_maps(ref, dis, got_raw, got));
+                scorer->compute(ref, dis, plain);
+                for (int s = 0; s < 4; ++s) {
+                    const std::string what =
+                        std::string(l.name) + (integer ? " integer " : " float ") +
+                        std::to_string(c.w) + "x" + std::to_string(c.h) + " " +
+                        std::to_string(c.bpc) + "-bit scale " + std::to_string(s);
+                    const vif::ScaleMap &a = want.scale[s], &b = got.scale[s];
+                    ASSERT_EQ(b.width, a.width) << what;
+                    ASSERT_EQ(b.height, a.height) << what;
+                    ASSERT_EQ(b.integer(), integer) << what;
+                    EXPECT_EQ(b.nl, a.nl) << what;
+                    EXPECT_EQ(b.dl, a.dl) << what;
+                    EXPECT_EQ(b.nn, a.nn) << what;
+                    EXPECT_EQ(b.dn, a.dn) << what;
+                    ASSERT_EQ(b.num.size(), a.num.size()) << what;
+                    ASSERT_EQ(b.den.size(), a.den.size()) << what;
+                    EXPECT_EQ(std::memcmp(b.num.data(), a.num.data(), 4 * a.num.size()), 0) << what;
+                    EXPECT_EQ(std::memcmp(b.den.data(), a.den.data(), 4 * a.den.size()), 0) << what;
+                    EXPECT_EQ(got_raw[s].nl, plain[s].nl) << what;
+                    EXPECT_EQ(got_raw[s].dl, plain[s].dl) << what;
+                    EXPECT_EQ(got_raw[s].nn, plain[s].nn) << what;
+                    EXPECT_EQ(got_raw[s].dn, plain[s].dn) << what;
+                    EXPECT_EQ(std::memcmp(&got_raw[s].num, &plain[s].num, 4), 0) << what;
+                    EXPECT_EQ(std::memcmp(&got_raw[s].den, &plain[s].den, 4), 0) << what;
+                }
+                ++compared;
+            }
+        }
+    EXPECT_GT(compared, 0u);
+}
+
 } // namespace

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "common/golden_data.hpp"
@@ -229,6 +231,53 @@ TEST(VifMaps, LocalVifIsTheRatioOfWindowSums) {
     EXPECT_FLOAT_EQ(local[0], 1.0f / 2.0f);
     EXPECT_FLOAT_EQ(local[1], 4.0f / 5.0f);
     EXPECT_FLOAT_EQ(local[2], 3.0f / 4.0f);
+}
+
+// Both variants on a map larger than the window in one direction and smaller in the other,
+// against the window sums formed pixel by pixel: integer sums are exact, so the ratio is the
+// §6.6 form of the window's NL, DL, NN, DN to the bit; float within rounding of the sums' order.
+TEST(VifMaps, LocalVifEqualsWindowSumsFormedPixelByPixel) {
+    for (const auto& [w, h, r] :
+         {std::tuple{13, 4, 2}, std::tuple{3, 9, 2}, std::tuple{40, 31, 2}, std::tuple{7, 7, 0}}) {
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " r " + std::to_string(r));
+        ScaleMap mi, mf;
+        mi.width = mf.width = w;
+        mi.height = mf.height = h;
+        uint32_t seed = 12345;
+        auto next = [&seed] { return seed = seed * 1103515245u + 12345u; };
+        for (int p = 0; p < w * h; ++p) {
+            const bool flat = next() % 3 == 0;
+            mi.nl.push_back(flat ? 0 : int32_t(next() % 40000) - 8000);
+            mi.dl.push_back(flat ? 0 : int32_t(next() % 60000));
+            mi.nn.push_back(flat ? int32_t(next() % 3000000) : 0);
+            mi.dn.push_back(flat ? 1 : 0);
+            mf.num.push_back(float(next() % 1000) / 97.0f - 1.0f);
+            mf.den.push_back(1.0f + float(next() % 1000) / 31.0f);
+        }
+        const auto li = vif::local_vif(vif::view(mi), r);
+        const auto lf = vif::local_vif(vif::view(mf), r);
+        for (int i = 0; i < h; ++i)
+            for (int j = 0; j < w; ++j) {
+                int64_t nl = 0, dl = 0, nn = 0, dn = 0;
+                double fn = 0, fd = 0;
+                for (int a = std::max(0, i - r); a <= std::min(h - 1, i + r); ++a)
+                    for (int b = std::max(0, j - r); b <= std::min(w - 1, j + r); ++b) {
+                        const size_t q = size_t(a) * w + b;
+                        nl += mi.nl[q];
+                        dl += mi.dl[q];
+                        nn += mi.nn[q];
+                        dn += mi.dn[q];
+                        fn += mf.num[q];
+                        fd += mf.den[q];
+                    }
+                const double num =
+                    double(nl) / 2048.0 + (double(dn) - (double(nn) / 16384.0) / 65025.0);
+                const double den = double(dl) / 2048.0 + double(dn);
+                const size_t p = size_t(i) * w + j;
+                EXPECT_TRUE(same_bits(li[p], float(num / den))) << i << "," << j;
+                EXPECT_NEAR(lf[p], fn / fd, 1e-6 * std::abs(fn / fd)) << i << "," << j;
+            }
+    }
 }
 
 // The public API with VifConfig.maps: every frame of a case (several in flight, 2 threads, and

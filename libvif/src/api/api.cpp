@@ -235,8 +235,7 @@ VifStatus vif_local_map(const VifScaleMap* map, float* out) {
             v.num = map->num;
             v.den = map->den;
         }
-        const std::vector<float> local = vif::local_vif(v);
-        std::copy(local.begin(), local.end(), out);
+        vif::local_vif(v, out);
         return VIF_OK;
     } catch (const std::bad_alloc&) {
         return fail(VIF_ERROR_OUT_OF_MEMORY, "vif_local_map: out of memory");

@@ -56,26 +56,114 @@ double pixel_den(const TermsView& m, size_t p) {
     return m.dl[p] / 2048.0 + m.dn[p];
 }
 
-std::vector<float> local_vif(const TermsView& m, int radius) {
+namespace {
+
+// Rows [i - r, i + r] and columns [j - r, j + r] clipped to the scale: the window of (i, j).
+struct Span {
+    int first, last;
+};
+inline Span window(int centre, int r, int size) {
+    return {std::max(0, centre - r), std::min(size - 1, centre + r)};
+}
+
+// Integer terms: the window's four sums are exact int64 sums, so they can be formed in any order:
+// each column's sum over the window's rows slides down the map (a row in, a row out), and along
+// a row the window's sum is a difference of prefix sums of those. Its num and den then come from
+// the sums as §6.6 forms a scale's from its totals (in double, not rounded to float). The loops
+// are plain so that they vectorise; x86-64 GCC builds also compile an AVX-512 copy (int64 to
+// double conversions and divisions eight at a time) picked at run time.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("arch=x86-64-v4", "default")))
+#endif
+void local_integer(const TermsView& m, int r, float* out) {
     const int w = m.width, h = m.height;
-    std::vector<double> num(m.pixels()), den(m.pixels());
-    for (size_t p = 0; p < m.pixels(); ++p) {
-        num[p] = pixel_num(m, p);
-        den[p] = pixel_den(m, p);
+    const int32_t* term[4] = {m.nl, m.dl, m.nn, m.dn};
+    const size_t n = static_cast<size_t>(w);
+    std::vector<int64_t> col(4 * n, 0), pre(n + 1, 0), win(4 * n);
+    for (int i = 0; i < std::min(r, h); ++i)
+        for (int k = 0; k < 4; ++k)
+            for (int j = 0; j < w; ++j) col[k * n + j] += term[k][static_cast<size_t>(i) * w + j];
+    // Columns whose window lies inside the row: [r, w - r).
+    const int inner_first = std::min(r, w), inner_end = std::max(inner_first, w - r);
+    for (int i = 0; i < h; ++i) {
+        for (int k = 0; k < 4; ++k) {
+            int64_t* c = col.data() + k * n;
+            if (i + r < h) {
+                const int32_t* t = term[k] + static_cast<size_t>(i + r) * w;
+                for (int j = 0; j < w; ++j) c[j] += t[j];
+            }
+            if (i - r - 1 >= 0) {
+                const int32_t* t = term[k] + static_cast<size_t>(i - r - 1) * w;
+                for (int j = 0; j < w; ++j) c[j] -= t[j];
+            }
+            int64_t* p = pre.data(); // p[j] = c[0] + ... + c[j - 1]
+            for (int j = 0; j < w; ++j) p[j + 1] = p[j] + c[j];
+            int64_t* s = win.data() + k * n;
+            for (int j = inner_first; j < inner_end; ++j) s[j] = p[j + r + 1] - p[j - r];
+            for (int j = 0; j < w; ++j) {
+                if (j == inner_first) j = inner_end;
+                if (j >= w) break;
+                const Span cols = window(j, r, w);
+                s[j] = p[cols.last + 1] - p[cols.first];
+            }
+        }
+        const int64_t *nl = win.data(), *dl = nl + n, *nn = dl + n, *dn = nn + n;
+        float* o = out + static_cast<size_t>(i) * w;
+        for (int j = 0; j < w; ++j) {
+            const double num =
+                static_cast<double>(nl[j]) / 2048.0 +
+                (static_cast<double>(dn[j]) - (static_cast<double>(nn[j]) / 16384.0) / 65025.0);
+            const double den = static_cast<double>(dl[j]) / 2048.0 + static_cast<double>(dn[j]);
+            // Every pixel's den is at least about 1 (§12.3); the guard is for empty maps only
+            // (the division first, unconditionally, so that the loop vectorises).
+            const float q = static_cast<float>(num / den);
+            o[j] = den > 0.0 ? q : 1.0f;
+        }
     }
-    std::vector<float> out(m.pixels());
-    for (int i = 0; i < h; ++i)
+}
+
+// Float terms: sums in double in a fixed order, separably: each column's terms over the window's
+// rows top to bottom, then those column sums left to right.
+void local_float(const TermsView& m, int r, float* out) {
+    const int w = m.width, h = m.height;
+    std::vector<double> cnum(static_cast<size_t>(w)), cden(static_cast<size_t>(w));
+    for (int i = 0; i < h; ++i) {
+        const Span rows = window(i, r, h);
         for (int j = 0; j < w; ++j) {
             double sn = 0.0, sd = 0.0;
-            for (int a = std::max(0, i - radius); a <= std::min(h - 1, i + radius); ++a)
-                for (int b = std::max(0, j - radius); b <= std::min(w - 1, j + radius); ++b) {
-                    const size_t q = static_cast<size_t>(a) * w + b;
-                    sn += num[q];
-                    sd += den[q];
-                }
-            // Every pixel's den is at least about 1 (§12.3); the guard is for empty maps only.
-            out[static_cast<size_t>(i) * w + j] = sd > 0.0 ? static_cast<float>(sn / sd) : 1.0f;
+            for (int a = rows.first; a <= rows.last; ++a) {
+                const size_t q = static_cast<size_t>(a) * w + j;
+                sn += m.num[q];
+                sd += m.den[q];
+            }
+            cnum[j] = sn;
+            cden[j] = sd;
         }
+        float* o = out + static_cast<size_t>(i) * w;
+        for (int j = 0; j < w; ++j) {
+            const Span cols = window(j, r, w);
+            double sn = 0.0, sd = 0.0;
+            for (int b = cols.first; b <= cols.last; ++b) {
+                sn += cnum[b];
+                sd += cden[b];
+            }
+            o[j] = sd > 0.0 ? static_cast<float>(sn / sd) : 1.0f;
+        }
+    }
+}
+
+} // namespace
+
+void local_vif(const TermsView& m, float* out, int radius) {
+    if (m.integer())
+        local_integer(m, radius, out);
+    else
+        local_float(m, radius, out);
+}
+
+std::vector<float> local_vif(const TermsView& m, int radius) {
+    std::vector<float> out(m.pixels());
+    local_vif(m, out.data(), radius);
     return out;
 }
 

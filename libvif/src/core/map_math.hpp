@@ -35,6 +35,8 @@ constexpr int kLocalVifRadius = 2;
 
 // The local VIF map of one scale (§12.3), at the scale's size.
 std::vector<float> local_vif(const TermsView& m, int radius = kLocalVifRadius);
+// The same into m.pixels() floats at `out`.
+void local_vif(const TermsView& m, float* out, int radius = kLocalVifRadius);
 
 // A scale-`scale` map brought to the frame's size by nearest neighbour (§12.4).
 std::vector<float> to_frame_size(const std::vector<float>& map, int map_w, int map_h, int scale,

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Issue 24's CPU speed goal for maps: a clip scored with `--map DIR --map-frames worst:10` takes
+# at most 1.2x the time of the same run without maps. For each size (720p and 1080p by default)
+# it makes a pair once (an FFmpeg test pattern, 8-bit gray Y4M, and its x264 encode at CRF 36
+# decoded back), then times the whole `vif` process without maps and with worst:10 maps,
+# alternating, best of REPS, and prints the ratio with PASS/FAIL.
+#
+#   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
+#   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (3),
+#        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
+#        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work)
+set -euo pipefail
+VIF=${1:-build-cpu/tools/vif/vif}
+DIR=${DIR:-/tmp/vif-maps-bench}
+FRAMES=${FRAMES:-250}
+REPS=${REPS:-3}
+SIZES=${SIZES:-"1280x720 1920x1080"}
+VARIANTS=${VARIANTS:-"integer float"}
+THREADS=${THREADS:-0}
+METRIC=${METRIC:-wall}
+[ -x "$VIF" ] || { echo "maps_speed: no vif binary at $VIF (build the vif_cli target)" >&2; exit 2; }
+command -v ffmpeg > /dev/null || { echo "maps_speed: needs ffmpeg to make the clips" >&2; exit 2; }
+mkdir -p "$DIR"
+F="ffmpeg -hide_banner -loglevel error -nostdin -y"
+
+# "wall cpu" seconds of one whole run (cpu: user + system of the process).
+run_time() {
+  local t
+  t=$(mktemp)
+  /usr/bin/time -f '%e %U %S' -o "$t" "$@" > /dev/null
+  awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$t"
+  rm -f "$t"
+}
+
+min() { printf '%s\n' "$@" | sort -g | head -1; }
+
+fail=0
+for size in $SIZES; do
+  ref=$DIR/ref_${size}_$FRAMES.y4m dis=$DIR/dis_${size}_$FRAMES.y4m
+  if [ ! -s "$dis" ]; then
+    $F -f lavfi -i "testsrc2=s=$size:r=25,noise=alls=8:allf=t" -frames:v "$FRAMES" -pix_fmt gray \
+      -strict -1 "$ref"
+    $F -i "$ref" -c:v libx264 -preset veryfast -crf 36 -pix_fmt yuv420p -threads 2 "$DIR/enc_${size}_$FRAMES.mkv"
+    $F -i "$DIR/enc_${size}_$FRAMES.mkv" -pix_fmt gray -strict -1 "$dis"
+  fi
+  for variant in $VARIANTS; do
+    plain_wall=() plain_cpu=() maps_wall=() maps_cpu=()
+    for _ in $(seq "$REPS"); do
+      read -r w c < <(run_time "$VIF" -r "$ref" -d "$dis" --variant "$variant" --threads "$THREADS" \
+        -q -o "$DIR/plain.json")
+      plain_wall+=("$w") plain_cpu+=("$c")
+      rm -rf "$DIR/maps"
+      read -r w c < <(run_time "$VIF" -r "$ref" -d "$dis" --variant "$variant" --threads "$THREADS" \
+        -q -o "$DIR/maps.json" --map "$DIR/maps" --map-frames worst:10)
+      maps_wall+=("$w") maps_cpu+=("$c")
+      [ "$(find "$DIR/maps" -type f | wc -l)" -ge 10 ] || { echo "FAIL $size $variant: fewer than 10 map files"; fail=1; }
+    done
+    # The same scores with maps (the JSON's speed line aside).
+    cmp -s <(grep -v '"fps"' "$DIR/plain.json") <(grep -v '"fps"' "$DIR/maps.json") ||
+      { echo "FAIL $size $variant: scores differ with maps"; fail=1; }
+    pw=$(min "${plain_wall[@]}") mw=$(min "${maps_wall[@]}")
+    pc=$(min "${plain_cpu[@]}") mc=$(min "${maps_cpu[@]}")
+    rw=$(echo "$mw / $pw" | bc -l) rc=$(echo "$mc / $pc" | bc -l)
+    ratio=$rw
+    [ "$METRIC" = cpu ] && ratio=$rc
+    verdict=PASS
+    if [ "$(echo "$ratio > 1.2" | bc -l)" = 1 ]; then verdict=FAIL; fail=1; fi
+    printf '%s %s %s, %s frames (best of %s): no maps %.2f s wall %.2f s cpu, worst:10 %.2f s wall %.2f s cpu: %.3fx wall, %.3fx cpu (goal <= 1.2x, %s)\n' \
+      "$verdict" "$size" "$variant" "$FRAMES" "$REPS" "$pw" "$pc" "$mw" "$mc" "$rw" "$rc" "$METRIC"
+  done
+done
+exit $fail
