@@ -21,8 +21,15 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Frames waiting for the writer at most: the maps of 4 frames, then the receiving thread waits.
+// Frames waiting for each writer at most: then the receiving thread waits.
 constexpr size_t kQueueDepth = 4;
+
+// Writer threads: one for the videos (their frames go in order); for the files of frames one
+// per 4 cores, 2 to 4 (a 720p PNG takes tens of milliseconds, scoring a frame a few).
+size_t writer_count(MapOptions::Format f) {
+    if (f == MapOptions::Format::kY4m) return 1;
+    return std::clamp<size_t>(std::thread::hardware_concurrency() / 4, 2, 4);
+}
 
 bool heap_less(const double as, uint64_t af, const double bs, uint64_t bf) {
     // The heap's top is the frame to drop first: the highest score, the later frame on a tie.
@@ -58,7 +65,8 @@ MapWriter::MapWriter(const MapOptions &m) : m_(m) {
     ::umask(mask);
     ::chmod(templ.c_str(), 0777 & ~mask);
     tmp_ = templ;
-    writer_ = std::thread([this] { writer_loop(); });
+    for (size_t i = 0; i < writer_count(m.format); ++i)
+        writers_.emplace_back([this] { writer_loop(); });
 }
 
 MapWriter::~MapWriter() {
@@ -76,7 +84,8 @@ void MapWriter::stop_writer() {
         closing_ = true;
     }
     cv_.notify_all();
-    if (writer_.joinable()) writer_.join();
+    for (std::thread &t : writers_)
+        if (t.joinable()) t.join();
 }
 
 void MapWriter::check_writer() const {
@@ -86,7 +95,8 @@ void MapWriter::check_writer() const {
 
 void MapWriter::enqueue(Kept k) {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return queue_.size() < kQueueDepth || !error_.empty(); });
+    cv_.wait(lock,
+             [&] { return queue_.size() < kQueueDepth * writers_.size() || !error_.empty(); });
     if (!error_.empty()) throw Failure{error_};
     queue_.push_back(std::move(k));
     lock.unlock();
@@ -112,7 +122,7 @@ void MapWriter::writer_loop() {
         }
         if (!failure.empty()) {
             lock.lock();
-            error_ = failure;
+            if (error_.empty()) error_ = failure; // the first failure is the one told
             queue_.clear();
             lock.unlock();
             cv_.notify_all();

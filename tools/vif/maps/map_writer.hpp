@@ -1,7 +1,7 @@
 // `vif --map DIR`: picks the frames whose local VIF maps are written (all, the N worst, a list),
 // computes the maps (vif_local_map) of the scales asked for as each frame's scores are received,
-// and hands them to a writer thread of its own (encoding PNG or Y4M takes longer than scoring a
-// small frame: the thread that submits frames does not wait for it), which writes them into a
+// and hands them to writer threads of its own (encoding PNG or Y4M takes longer than scoring a
+// small frame: the thread that submits frames does not wait for it), which write them into a
 // temporary folder beside DIR that becomes DIR only when the run succeeds (commit). A failed
 // run, an unwritable folder or a frame list outside the clip leaves nothing.
 #ifndef VIF_TOOLS_MAPS_MAP_WRITER_HPP
@@ -11,6 +11,7 @@
 
 #include <vif/vif.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -26,7 +27,7 @@ class MapWriter {
 public:
     /** Checks DIR (new, or an empty folder) and creates the temporary folder; throws Failure. */
     explicit MapWriter(const MapOptions &m);
-    ~MapWriter(); ///< stops the writer thread; removes the temporary folder unless committed
+    ~MapWriter(); ///< stops the writers; removes the temporary folder unless committed
     MapWriter(const MapWriter &) = delete;
     MapWriter &operator=(const MapWriter &) = delete;
 
@@ -56,9 +57,9 @@ private:
         uint32_t frame_w = 0, frame_h = 0; ///< scale 0's size: the frame's
     };
     Kept compute(const VifScores &s, const VifMaps &maps, uint64_t frame) const;
-    void enqueue(Kept k);      ///< waits while the writer is kFrames behind
-    void writer_loop();        ///< the writer thread
-    void write(const Kept &k); ///< on the writer thread
+    void enqueue(Kept k);      ///< waits while the writers are kQueueDepth frames each behind
+    void writer_loop();        ///< a writer thread
+    void write(const Kept &k); ///< on a writer thread
     void write_file(const std::string &name, const std::string &bytes);
     void stop_writer();
     void check_writer() const; ///< throws the writer's failure
@@ -69,11 +70,11 @@ private:
     const std::vector<uint64_t> *frame_nums_ = nullptr;
     std::vector<Kept> worst_;      ///< kWorst: a max-heap on (score, frame), at most m_.worst
     std::vector<uint64_t> listed_; ///< kList: the listed frames seen
-    size_t files_ = 0;
+    std::atomic<size_t> files_{0}; ///< counted by the writers
     uint32_t rate_num_ = 25, rate_den_ = 1;
     std::vector<std::FILE *> videos_; ///< y4m: one open file per selected scale
 
-    std::thread writer_;
+    std::vector<std::thread> writers_; ///< one for y4m (frames in order), else up to 4
     mutable std::mutex mu_;
     std::condition_variable cv_;
     std::deque<Kept> queue_;
