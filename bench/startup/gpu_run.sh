@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# On the GPU machine, from the repository root: issue 26's start-up table, this tree beside
+# today's (BASE_SRC, default .baseline: main at 795f527), both built with scripts/gpu-check.sh.
+#   bash bench/startup/gpu_run.sh build           build both: the CLI, and the Python package
+#                                                 where python3 has pybind11
+#   bash bench/startup/gpu_run.sh [stages]        bench/startup/startup_bench.py on both builds
+#                                                 (stages: probe long hevc raw curves python)
+# Two calls keep each under the 10-minute limit; build outputs stay on the warm machine.
+# Carry: .baseline .deps/ffmpeg-nvdec .gpu-deps/prefix bench/startup/clips (make_clips.sh).
+# Results: $OUT/summary.md (PASS/FAIL per target and the tables), $OUT/curves.csv, $OUT/logs.
+# VIF / BASE_VIF / PY_NEW / PY_BASE override the builds' paths; other settings: startup_bench.py.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 2
+export OUT=${OUT:-/tmp/startup-out}
+mkdir -p "$OUT"
+BASE_SRC=${BASE_SRC:-$ROOT/.baseline}
+if [[ ${1:-} == build ]]; then
+  # An unknown target would stop the whole build: the Python package only where pybind11 is.
+  targets="vif_cli"
+  python3 -m pybind11 --cmakedir > /dev/null 2>&1 && targets="vif_cli vif_python"
+  rc=0
+  OUT=$OUT/build-new BUILD_DIR=build-gpu TARGETS="$targets" bash scripts/gpu-check.sh build || rc=1
+  if [[ -d $BASE_SRC ]]; then
+    VIF_SRC=$BASE_SRC OUT=$OUT/build-base BUILD_DIR=build-base TARGETS="$targets" \
+      bash scripts/gpu-check.sh build || rc=1
+  else
+    echo "no baseline tree at $BASE_SRC: today's rows will be empty"
+  fi
+  for b in build-gpu build-base; do
+    if [[ -x $b/tools/vif/vif ]]; then echo "PASS: $b/tools/vif/vif built"; else echo "FAIL: no $b/tools/vif/vif"; fi
+  done
+  exit $rc
+fi
+export VIF=${VIF:-$ROOT/build-gpu/tools/vif/vif}
+if [[ -z ${BASE_VIF:-} && -x $ROOT/build-base/tools/vif/vif ]]; then BASE_VIF=$ROOT/build-base/tools/vif/vif; fi
+export BASE_VIF=${BASE_VIF:-}
+export PY_NEW=${PY_NEW:-$ROOT/build-gpu/python} PY_BASE=${PY_BASE:-$ROOT/build-base/python}
+# python3 with numpy (the GPU machine's venv when the system one has none).
+PY=python3
+python3 -c 'import numpy' 2> /dev/null || PY=/opt/torch/.venv/bin/python
+export PYTHON=${PYTHON:-$PY}
+"$PYTHON" "$ROOT/bench/startup/startup_bench.py" "$@"

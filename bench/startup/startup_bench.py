@@ -1,0 +1,373 @@
+#!/usr/bin/env python3
+"""Issue 26's table on the GPU machine: whole-process times of the `vif` CLI from the first frame
+(start-up, short clips, the `auto` backend), each beside today's binary in the same call.
+
+Every time is the best of N whole processes (files in the page cache): the default options
+against --backend cpu and --backend cuda (and the --hwdec variants for encoded input), then
+clip-length curves (1..1,200 frames, raw and encoded, 1080p and 2160p) and the Python package.
+Each target of the issue is a PASS/FAIL line; the scores of the default run are checked equal to
+--backend cpu's (the hand-over must not show in them). Writes OUT/summary.md (printed as it
+goes), OUT/curves.csv and the logs of the last run of each kind.
+
+    VIF=build-gpu/tools/vif/vif BASE_VIF=build-base/tools/vif/vif \\
+        python3 bench/startup/startup_bench.py [stage ...]
+
+stages (default all): probe long hevc raw curves python
+Environment:
+  VIF         the binary under test (default build-gpu/tools/vif/vif)
+  BASE_VIF    today's binary, run beside it (optional; its rows are skipped without it)
+  CLIPS       the folder bench/startup/make_clips.sh fills (default bench/startup/clips):
+              src1080.mkv and r1920x1080.mkv (the 48-frame probe pair of bench/ladder),
+              h264_src.mp4 h264_enc.mkv (1080p x264, 1,200 frames) and hevc_src.mp4
+              hevc_enc.mkv (2160p HEVC Main10, 600) of bench/nvdec
+  RAW_DIR     where the raw clips are made once (default /tmp)
+  N           best of N for the probe rows (default 5); N_LONG for the long clips' rows
+              (default 3); CURVE_N for curve points (default 2)
+  CPU_ONLY=1  only the rows that need no GPU (default, --backend cpu, --hwdec none): to try the
+              script on a machine without one
+  PY_NEW, PY_BASE  folders holding the `libvif` Python package of each build (build-*/python);
+              the python stage is skipped without PY_NEW
+  LENGTHS     the curves' clip lengths (default 1,8,48,200,600,1200; 2160p stops at 600)
+  OUT         results folder (default /tmp/startup-out)
+  TOL         slack of the "never slower" checks: relative (default 0.05) plus 5 ms
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+VIF = os.environ.get("VIF", os.path.join(ROOT, "build-gpu/tools/vif/vif"))
+BASE = os.environ.get("BASE_VIF", "")
+CLIPS = os.environ.get("CLIPS", os.path.join(ROOT, "bench/startup/clips"))
+RAW_DIR = os.environ.get("RAW_DIR", "/tmp")
+N = int(os.environ.get("N", "5"))
+N_LONG = int(os.environ.get("N_LONG", "3"))
+CURVE_N = int(os.environ.get("CURVE_N", "2"))
+CPU_ONLY = os.environ.get("CPU_ONLY", "0") == "1"
+LENGTHS = [int(x) for x in os.environ.get("LENGTHS", "1,8,48,200,600,1200").split(",")]
+OUT = os.environ.get("OUT", "/tmp/startup-out")
+TOL = float(os.environ.get("TOL", "0.05"))
+STAGES = sys.argv[1:] or ["probe", "long", "hevc", "raw", "curves", "python"]
+
+os.makedirs(os.path.join(OUT, "logs"), exist_ok=True)
+SUMMARY = open(os.path.join(OUT, "summary.md"), "a")
+TMP = tempfile.mkdtemp(prefix="startup-")
+failures = []
+
+
+def say(line=""):
+    print(line, flush=True)
+    SUMMARY.write(line + "\n")
+    SUMMARY.flush()
+
+
+def check(ok, what):
+    say(f"- {'PASS' if ok else 'FAIL'}: {what}")
+    if not ok:
+        failures.append(what)
+
+
+def run_once(binary, args, log_name=None):
+    """One whole process: (wall seconds, exit code, stderr). The JSON goes to TMP/out.json."""
+    out = os.path.join(TMP, "out.json")
+    if os.path.exists(out):
+        os.remove(out)
+    cmd = [binary] + args + ["-q", "-o", out]
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - t0
+    if log_name:
+        with open(os.path.join(OUT, "logs", log_name + ".err"), "w") as f:
+            f.write(" ".join(cmd) + "\n" + p.stderr)
+        if os.path.exists(out):
+            shutil.copy(out, os.path.join(OUT, "logs", log_name + ".json"))
+    return wall, p.returncode, p.stderr
+
+
+def best_of(binary, args, n, log_name=None):
+    """Best wall time of n runs (None when a run failed: its stderr is shown)."""
+    best = None
+    for _ in range(n):
+        wall, rc, err = run_once(binary, args, log_name)
+        if rc != 0:
+            say(f"  run failed (rc {rc}): {' '.join([os.path.basename(binary)] + args)}")
+            say("  " + err.strip().replace("\n", "\n  ")[-600:])
+            return None
+        best = wall if best is None else min(best, wall)
+    return best
+
+
+def frames_of(path):
+    with open(path) as f:
+        return [(fr["frameNum"], fr["metrics"]) for fr in json.load(f)["frames"]]
+
+
+def verbose_lines(binary, args):
+    """The --verbose lines that say what was chosen and why."""
+    _, _, err = run_once(binary, args + ["--verbose"])
+    keep = [l for l in err.splitlines()
+            if l.startswith("vif:") and "timing" not in l and "error" not in l]
+    return keep[:6]
+
+
+def fmt(t):
+    return "-" if t is None else f"{t:.3f}"
+
+
+def table_rows(title, rows, frames, n=N):
+    """rows: (label, args). Prints a markdown table: this build and today's, s and fps."""
+    rows = [(l, a) for l, a in rows if not CPU_ONLY or "cuda" not in a]
+    say(f"\n### {title} (whole process, best of {n})\n")
+    say("| options | this build s | fps | today's binary s | fps |")
+    say("|---|---|---|---|---|")
+    res = {}
+    for label, args in rows:
+        log = (title.split()[0] + "_" + label).replace(" ", "_").replace("-", "")
+        new = best_of(VIF, args, n, log_name=log)
+        base = best_of(BASE, args, n) if BASE else None
+        res[label] = (new, base)
+        fps = lambda t: "-" if t is None else f"{frames / t:.0f}"
+        say(f"| {label} | {fmt(new)} | {fps(new)} | {fmt(base)} | {fps(base)} |")
+    return res
+
+
+def same_scores(args_a, args_b, what):
+    """The default's scores equal --backend cpu's, frame by frame (the hand-over is invisible)."""
+    out = os.path.join(TMP, "out.json")
+    _, rc_a, _ = run_once(VIF, args_a)
+    a = frames_of(out) if rc_a == 0 else None
+    _, rc_b, _ = run_once(VIF, args_b)
+    b = frames_of(out) if rc_b == 0 else None
+    check(a is not None and a == b,
+          f"{what}: default scores equal --backend cpu's ({len(a or [])} frames)")
+
+
+def encoded_rows(extra):
+    return [("default", extra), ("--backend cpu", extra + ["--backend", "cpu"]),
+            ("--backend cuda", extra + ["--backend", "cuda"]),
+            ("--backend cuda --hwdec cuda", extra + ["--backend", "cuda", "--hwdec", "cuda"]),
+            ("--backend cuda --hwdec none", extra + ["--backend", "cuda", "--hwdec", "none"]),
+            ("--hwdec none", extra + ["--hwdec", "none"])]
+
+
+def never_slower(res, what):
+    d = res["default"][0]
+    alts = [res[k][0] for k in ("--backend cpu", "--backend cuda") if res.get(k, (None,))[0]]
+    if d is None or not alts:
+        check(False, f"{what}: default not measured")
+        return
+    check(d <= min(alts) * (1 + TOL) + 0.005,
+          f"{what}: default {d:.3f} s no slower than the faster of cpu and cuda ({min(alts):.3f} s)")
+
+
+def need(*paths):
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        say(f"- SKIP: missing {', '.join(missing)}")
+    return not missing
+
+
+def make_raw(w, h, n, name):
+    """A textured frame panned one pixel a frame, and a noisy copy (tests/cli/device_e2e.sh's)."""
+    import numpy as np
+    rp, dp = os.path.join(RAW_DIR, f"{name}_ref.yuv"), os.path.join(RAW_DIR, f"{name}_dis.yuv")
+    if os.path.exists(rp) and os.path.getsize(rp) == n * w * h * 3 // 2:
+        return rp, dp
+    rng = np.random.default_rng(1)
+    y, x = np.mgrid[0:h, 0:w + 64]
+    base = np.clip((0.5 + 0.25 * np.sin(x / 23.0) * np.cos(y / 17.0) + 0.2 * np.sin((x + y) / 5.0))
+                   * 255 + rng.normal(0, 5, x.shape), 0, 255)
+    noisy = np.clip(base + rng.normal(0, 8, base.shape), 0, 255).astype(np.uint8)
+    base = base.astype(np.uint8)
+    ch = np.full(2 * (w // 2) * (h // 2), 128, np.uint8).tobytes()
+    with open(rp, "wb") as fr, open(dp, "wb") as fd:
+        for i in range(n):
+            s = i % 64
+            fr.write(np.ascontiguousarray(base[:, s:s + w]).tobytes())
+            fr.write(ch)
+            fd.write(np.ascontiguousarray(noisy[:, s:s + w]).tobytes())
+            fd.write(ch)
+    return rp, dp
+
+
+def raw_args(size, n):
+    w, h = (1920, 1080) if size == 1080 else (3840, 2160)
+    rp, dp = make_raw(w, h, n, f"startup{size}")
+    subprocess.run(["cat", rp, dp], stdout=subprocess.DEVNULL)  # into the page cache
+    return ["-r", rp, "-d", dp, "-w", str(w), "-h", str(h), "-p", "420", "-b", "8"]
+
+
+def enc_args(size):
+    r, d = (("h264_src.mp4", "h264_enc.mkv") if size == 1080 else ("hevc_src.mp4", "hevc_enc.mkv"))
+    r, d = os.path.join(CLIPS, r), os.path.join(CLIPS, d)
+    if not need(r, d):
+        return None
+    subprocess.run(["cat", r, d], stdout=subprocess.DEVNULL)
+    return ["-r", r, "-d", d]
+
+
+def header():
+    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.strip() if shutil.which(
+                             "nvidia-smi") else "no nvidia-smi"
+    ver = subprocess.run([VIF, "--version"], capture_output=True, text=True).stdout.strip()
+    say(f"## startup bench {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}: {gpu}, "
+        f"{os.cpu_count()} cores; {ver}; today's binary: {BASE or 'none'}")
+
+
+def stage_probe():
+    r, d = os.path.join(CLIPS, "src1080.mkv"), os.path.join(CLIPS, "r1920x1080.mkv")
+    if not need(r, d):
+        return
+    subprocess.run(["cat", r, d], stdout=subprocess.DEVNULL)
+    args = ["-r", r, "-d", d]
+    res = table_rows("48-frame 1080p x264 probe pair", encoded_rows(args), 48)
+    say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args)))
+    d_new = res["default"][0]
+    check(d_new is not None and d_new <= 0.25, f"probe pair: default {fmt(d_new)} s <= 0.25 s")
+    never_slower(res, "probe pair")
+    same_scores(args, args + ["--backend", "cpu"], "probe pair")
+
+
+def stage_long():
+    args = enc_args(1080)
+    if args is None:
+        return
+    res = table_rows("1,200-frame 1080p H.264 pair", encoded_rows(args), 1200, N_LONG)
+    say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args)))
+    t = res["default"][0]
+    check(t is not None and 1200 / t >= 1000,
+          f"1,200-frame H.264 pair: default {1200 / t if t else 0:.0f} fps >= 1,000")
+    same_scores(args, args + ["--backend", "cpu"], "1,200-frame H.264 pair")
+
+
+def stage_hevc():
+    args = enc_args(2160)
+    if args is None:
+        return
+    res = table_rows("600-frame 2160p HEVC Main10 pair", encoded_rows(args), 600, N_LONG)
+    say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args)))
+    t, b = res["default"]
+    floor = max(417.0, 600 / b if b else 0.0)
+    check(t is not None and 600 / t >= floor * (1 - TOL),
+          f"2160p HEVC: default {600 / t if t else 0:.0f} fps >= today's ({floor:.0f})")
+
+
+def stage_raw():
+    args = raw_args(1080, 1200)
+    rows = [("default", args), ("--backend cpu", args + ["--backend", "cpu"]),
+            ("--backend cuda", args + ["--backend", "cuda"])]
+    res = table_rows("raw 1080p, 1,200 frames", rows, 1200, N_LONG)
+    say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args)))
+    t = res["default"][0]
+    check(t is not None and 1200 / t >= 2000,
+          f"raw 1080p 1,200 frames: default {1200 / t if t else 0:.0f} fps >= 2,000")
+    same_scores(args, args + ["--backend", "cpu"], "raw 1080p 1,200 frames")
+
+
+def stage_curves():
+    say(f"\n### clip length curves (whole process s, best of {CURVE_N}; cpu is left out once it "
+        "is more than twice as slow as cuda)\n")
+    say("| input | frames | default | --backend cpu | --backend cuda | today's default |")
+    say("|---|---|---|---|---|---|")
+    with open(os.path.join(OUT, "curves.csv"), "w") as csv:
+        csv.write("input,frames,default_s,cpu_s,cuda_s,base_default_s\n")
+        for kind in ("raw", "encoded"):
+            for size in (1080, 2160):
+                top = min(1200 if size == 1080 else 600, max(LENGTHS))
+                args = raw_args(size, top) if kind == "raw" else enc_args(size)
+                if args is None:
+                    continue
+                cpu_too = True
+                for n in [L for L in LENGTHS if L <= top]:
+                    a = args + ["--frames", str(n)]
+                    d = best_of(VIF, a, CURVE_N)
+                    c = best_of(VIF, a + ["--backend", "cpu"], CURVE_N) if cpu_too else None
+                    g = None if CPU_ONLY else best_of(VIF, a + ["--backend", "cuda"], CURVE_N)
+                    b = best_of(BASE, a, CURVE_N) if BASE else None
+                    if c is not None and g is not None and c > 2 * g:
+                        cpu_too = False
+                    name = f"{kind} {size}p"
+                    say(f"| {name} | {n} | {fmt(d)} | {fmt(c)} | {fmt(g)} | {fmt(b)} |")
+                    csv.write(f"{name},{n},{fmt(d)},{fmt(c)},{fmt(g)},{fmt(b)}\n")
+                    alts = [t for t in (c, g) if t is not None]
+                    if d is None or not alts or d > min(alts) * (1 + TOL) + 0.005:
+                        check(False, f"curve {name} {n} frames: default {fmt(d)} s vs the faster "
+                              f"of cpu and cuda {fmt(min(alts) if alts else None)} s")
+    say("- curves done (any point slower than the faster backend is a FAIL line above)")
+
+
+PY_PROBE = r"""
+import sys, time
+import numpy as np
+import libvif
+rng = np.random.default_rng(1)
+ref = rng.integers(0, 256, (48, 1080, 1920), dtype=np.uint8)
+dist = np.clip(ref.astype(np.int16) + rng.integers(-9, 10, ref.shape), 0, 255).astype(np.uint8)
+t0 = time.perf_counter()
+r = libvif.score(ref, dist, backend=sys.argv[1])
+t1 = time.perf_counter()
+print(f"{t1 - t0:.6f} {r.backend} {float(r['integer_vif'].sum()):.9f}")
+sys.stdout.flush()
+"""
+
+
+def stage_python():
+    py_new = os.environ.get("PY_NEW", "")
+    if not py_new or not os.path.isdir(os.path.join(py_new, "libvif")):
+        say("\n### Python: SKIP (PY_NEW does not name a folder holding the libvif package)")
+        return
+    say(f"\n### Python: libvif.score on 48 numpy 1080p frames (first call in a fresh process, "
+        f"best of {N}; whole process beside it)\n")
+    say("| build | backend | libvif.score s | whole process s | backend used |")
+    say("|---|---|---|---|---|")
+    python = os.environ.get("PYTHON", sys.executable)
+    got = {}
+    for label, folder in (("this build", py_new), ("today's", os.environ.get("PY_BASE", ""))):
+        if not folder or not os.path.isdir(os.path.join(folder, "libvif")):
+            continue
+        env = dict(os.environ, PYTHONPATH=folder)
+        for backend in ("auto", "cpu"):
+            best, whole, used, total = None, None, "?", None
+            for _ in range(N):
+                t0 = time.perf_counter()
+                p = subprocess.run([python, "-c", PY_PROBE, backend], env=env,
+                                   capture_output=True, text=True)
+                w = time.perf_counter() - t0
+                if p.returncode != 0:
+                    say(f"  failed: {p.stderr.strip()[-400:]}")
+                    break
+                secs, used, total = p.stdout.split()
+                best = float(secs) if best is None else min(best, float(secs))
+                whole = w if whole is None else min(whole, w)
+            got[(label, backend)] = (best, total)
+            say(f"| {label} | {backend} | {fmt(best)} | {fmt(whole)} | {used} |")
+    a, c = got.get(("this build", "auto")), got.get(("this build", "cpu"))
+    if a and c and a[0] is not None and c[0] is not None:
+        check(a[0] <= c[0] * (1 + TOL) + 0.005,
+              f"Python: default {a[0]:.3f} s no slower than backend='cpu' {c[0]:.3f} s")
+        check(a[1] == c[1], "Python: default and cpu give the same integer_vif sum")
+    else:
+        check(False, "Python: not measured")
+
+
+def main():
+    if not os.access(VIF, os.X_OK):
+        sys.exit(f"VIF={VIF} is not an executable vif binary")
+    header()
+    for s in STAGES:
+        fn = globals().get("stage_" + s)
+        if fn is None:
+            sys.exit(f"unknown stage {s}")
+        fn()
+    say(f"\n## {'PASS' if not failures else 'FAIL (%d): ' % len(failures) + '; '.join(failures)}")
+    shutil.rmtree(TMP, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
