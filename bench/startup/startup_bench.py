@@ -106,9 +106,11 @@ def frames_of(path):
         return [(fr["frameNum"], fr["metrics"]) for fr in json.load(f)["frames"]]
 
 
-def verbose_lines(binary, args):
-    """The --verbose lines that say what was chosen and why."""
-    _, _, err = run_once(binary, args + ["--verbose"])
+def verbose_lines(binary, args, log_name):
+    """The --verbose lines that say what was chosen and why; the whole stderr (the phase
+    timings too) goes to logs/LOG_NAME.err, beside the same for --backend cpu."""
+    _, _, err = run_once(binary, args + ["--verbose"], log_name)
+    run_once(binary, args + ["--verbose", "--backend", "cpu"], log_name + "_cpu")
     keep = [l for l in err.splitlines()
             if l.startswith("vif:") and "timing" not in l and "error" not in l]
     return keep[:6]
@@ -226,7 +228,7 @@ def stage_probe():
     subprocess.run(["cat", r, d], stdout=subprocess.DEVNULL)
     args = ["-r", r, "-d", d]
     res = table_rows("48-frame 1080p x264 probe pair", encoded_rows(args), 48)
-    say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args)))
+    say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_probe")))
     d_new = res["default"][0]
     check(d_new is not None and d_new <= 0.25, f"probe pair: default {fmt(d_new)} s <= 0.25 s")
     never_slower(res, "probe pair")
@@ -238,7 +240,7 @@ def stage_long():
     if args is None:
         return
     res = table_rows("1,200-frame 1080p H.264 pair", encoded_rows(args), 1200, N_LONG)
-    say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args)))
+    say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_long")))
     t = res["default"][0]
     check(t is not None and 1200 / t >= 1000,
           f"1,200-frame H.264 pair: default {1200 / t if t else 0:.0f} fps >= 1,000")
@@ -250,7 +252,7 @@ def stage_hevc():
     if args is None:
         return
     res = table_rows("600-frame 2160p HEVC Main10 pair", encoded_rows(args), 600, N_LONG)
-    say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args)))
+    say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_hevc")))
     t, b = res["default"]
     floor = max(417.0, 600 / b if b else 0.0)
     check(t is not None and 600 / t >= floor * (1 - TOL),
@@ -262,7 +264,7 @@ def stage_raw():
     rows = [("default", args), ("--backend cpu", args + ["--backend", "cpu"]),
             ("--backend cuda", args + ["--backend", "cuda"])]
     res = table_rows("raw 1080p, 1,200 frames", rows, 1200, N_LONG)
-    say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args)))
+    say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_raw")))
     t = res["default"][0]
     check(t is not None and 1200 / t >= 2000,
           f"raw 1080p 1,200 frames: default {1200 / t if t else 0:.0f} fps >= 2,000")
