@@ -59,15 +59,14 @@ if has virtual; then
         -DCMAKE_CUDA_ARCHITECTURES=75-virtual -DVIF_BUILD_TUNING=OFF -DVIF_BUILD_PYTHON=OFF \
         -DVIF_BUILD_GSTREAMER=OFF -DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_BENCHMARKS=OFF \
         -DCMAKE_PREFIX_PATH="$ROOT/.gpu-deps/prefix" &&
-        cmake --build "$B" -j "$(nproc)" --target vif_parity_tests vif_cli) >"$OUT/build.log" 2>&1
+        cmake --build "$B" -j "$(nproc)" --target vif_parity_tests vif_cli vif) >"$OUT/build.log" 2>&1
     rc=$?
     note "build (75-virtual): rc=$rc, $(($(date +%s) - t0)) s on $(nproc) cores; $(grep -o 'libvif: CUDA.*' "$OUT/build.log" | head -1)"
     if [ $rc != 0 ]; then
         grep -E "error|FAILED|CMake Error" -A5 "$OUT/build.log" | head -40
         fail=1
     else
-        lib=$(find "$B/libvif" -maxdepth 1 -name 'libvif.so*' -type f | head -1)
-        [ -n "$lib" ] || lib=$(find "$B" -name 'libvif*.a' | head -1)
+        lib=$(find "$B/libvif" -maxdepth 1 -name 'libvif.so.*' -type f | head -1) # target vif
         ptx_only() {
             local cuobjdump elf ptx
             cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
@@ -76,7 +75,9 @@ if has virtual; then
             echo "$elf" | head -5
             echo "$ptx" | head -5
             if grep -q "sm_[0-9]" <<<"$elf"; then echo "a cubin in $lib"; return 1; fi
+            [ -n "$lib" ] || { echo "no libvif.so.* in $B/libvif"; return 1; }
             if grep "PTX file" <<<"$ptx" | grep -qv "sm_75"; then echo "PTX other than compute_75"; return 1; fi
+            grep -q "PTX file" <<<"$ptx" || { echo "no PTX in $lib"; return 1; }
             echo "$lib: $(grep -c 'PTX file' <<<"$ptx") compute_75 PTX files, no cubin"
         }
         check ptx_only ptx_only
