@@ -1,4 +1,4 @@
-// The integer kernels' table (kernel_table.hpp): the shipped variants (those a rule below picks),
+// The dispatch table (kernel_table.hpp): the shipped integer variants (those a row below picks),
 // one typed launcher each (int_launchers.cuh), and the selection rules per GPU architecture.
 // Changing a choice is one rule, which cites the sweep row that made it (docs/perf/, "Fastest
 // tile candidate per kernel" tables; docs/journal/2026-11-25-performance.md). The candidates no rule picks live in
@@ -92,113 +92,135 @@ const std::array<std::vector<IntVariant>, kIntSlots>& all_variants() {
 // tile loads), both "Fastest tile candidate per kernel", 8-bit, H200. S1 =
 // docs/perf/h100-stat-options.md (the statistic's options, Nsight Compute and CUDA events, H100).
 constexpr long kNoMax = LONG_MAX;
-const std::vector<IntRule> kRulesSm90 = {
-    {0, "0tp", 1500000, kNoMax, k8,
+constexpr unsigned k10Up = (1u << 10) | (1u << 12) | (1u << 16);
+// Integer tiles (Engine::plan), then batching, float sets and ladder tiles, in one format.
+const std::vector<DispatchRow> kRowsSm90 = {
+    {Pick::IntTile, 0, "0tp", 0, 1500000, kNoMax, k8,
      "S1 (docs/perf/h100-stat-options.md, H100, Nsight Compute) int_s0_8b 1920x1080: 0t with the "
      "exact conversions, the division without its branch and the packed log table in shared "
      "memory 45.8 us vs 47.3 (0t), 26.9 vs 29.0 M warp instructions. 3840x2160 not measured at "
      "8 bits (the same statistic gains 4% at 10 bits there)."},
-    {0, "0p", 1500000, kNoMax, k10,
+    {Pick::IntTile, 0, "0p", 0, 1500000, kNoMax, k10,
      "S1 int_s0_10b: 48x16 with the statistic's options and the packed table 56.4 vs 58.2 us "
      "(1920x1080), 202.4 vs 210.8 (3840x2160); frame (events, pipelined) 77.1 vs 80.9 us, 254.0 "
      "vs 271.0."},
-    {0, "0t", 0, kNoMax, k8,
+    {Pick::IntTile, 0, "0t", 0, 0, kNoMax, k8,
      "T3 (docs/perf/h200-tensor-ncu.md, Nsight Compute) int_s0_8b, 48x16 with the vertical pass "
      "on the integer tensor cores: 1920x1080 46.6 us vs 50.7 (0b, chosen before) and 50.9 (0); "
      "3840x2160 167.0 vs 179.2 (0b); 576x324 8.7 vs 9.3 (0). Before: 0b >= 2 Mpx (T1), else 0."},
-    {0, "0", 0, kNoMax, kAllDepths,
+    {Pick::IntTile, 0, "0", 0, 0, kNoMax, kAllDepths,
      "T1/T2 576x324 int_s0_8b: 48x16/256t/v2h3 fastest (11.2 us); on CUDA cores at 1920x1080 "
      "(T2) 52.5 us vs 52.2 for the fastest, 64x16/v4h4"},
-    {1, "1s", 0, 200000, kAllDepths,
+    {Pick::IntTile, 1, "1s", 0, 0, 200000, kAllDepths,
      "sweep 3 (docs/journal/2026-11-25-performance.md): 576x324 scale 1 24x16/v2h2 8.4 vs 10.3 us; "
      "T2 576x324 int_s1: "
      "24x16/256t/v2h2 7.0-7.2 us"},
-    {1, "1p", 400000, kNoMax, kAllDepths,
+    {Pick::IntTile, 1, "1p", 0, 400000, kNoMax, kAllDepths,
      "S1 int_s1 (16-bit samples at every depth): 56x16 with the packed log table 14.0 vs 15.4 us "
      "(1920x1080), 39.7 vs 43.5 (3840x2160)."},
-    {1, "1", 0, kNoMax, kAllDepths,
+    {Pick::IntTile, 1, "1", 0, 0, kNoMax, kAllDepths,
      "T2 1920x1080 int_s1: 56x16/256t/v4h4 16.3 vs 16.8 (64x16/288t); 3840x2160 43.9 vs 45.4"},
-    {2, "2", 0, kNoMax, kAllDepths,
+    {Pick::IntTile, 2, "2", 0, 0, kNoMax, kAllDepths,
      "unfused only (sweeps); T2 3840x2160 int_s2: 60x16 15.0 us fastest"},
-    {3, "3", 0, kNoMax, kAllDepths, "unfused only (sweeps and the parity gate)"},
-    {kFusedSlot, "23bp", 100000, kNoMax, kAllDepths,
+    {Pick::IntTile, 3, "3", 0, 0, kNoMax, kAllDepths, "unfused only (sweeps and the parity gate)"},
+    {Pick::IntTile, kFusedSlot, "23bp", 0, 100000, kNoMax, kAllDepths,
      "S1 int_s23: 60x16+62x8 with the packed log table 9.0 vs 9.8 us (1920x1080), 16.6 vs 20.2 "
      "(3840x2160; 4 blocks/SM at 64 registers instead of 3 at 66)."},
-    {kFusedSlot, "23b", 100000, kNoMax, kAllDepths,
+    {Pick::IntTile, kFusedSlot, "23b", 0, 100000, kNoMax, kAllDepths,
      "T1 1920x1080 int_s23: 60x16+62x8 11.4 vs 12.4 us; 3840x2160 23.0 vs 25.1"},
-    {kFusedSlot, "23", 0, kNoMax, kAllDepths,
+    {Pick::IntTile, kFusedSlot, "23", 0, 0, kNoMax, kAllDepths,
      "T1 576x324 int_s23: 28x16+62x8 9.2 vs 10.2 (60x16+62x8); sweep 3: fusing saves 7-9 us/frame"},
-};
-
-// Batched launches (Engine::enqueue_batch). B = docs/perf/h200-small-batch.md: Nsight Compute,
-// sum of the kernels' gpu__time_duration per frame, H200, 576x324.
-const std::vector<IntBatchRule> kBatchSm90 = {
-    {250000, 16,
+    // Batched launches (Engine::enqueue_batch). B = docs/perf/h200-small-batch.md: Nsight Compute,
+    // sum of the kernels' gpu__time_duration per frame, H200, 576x324.
+    {Pick::IntBatch, 0, nullptr, 16, 0, 250000, kAllDepths,
      "B 576x324 8-bit: 7.2 us/frame at 16 frames a launch vs 23.4 one by one; 10-bit: 8.8 at 8"},
-    {kNoMax, 1, "larger frames not measured batched: one launch each (1080p fills 1-2 waves)"},
-};
-
-// Float kernel sets (engine/engine.cu). F = docs/perf/h100-sweep-float-3.md, H100, per frame.
-const std::vector<FloatRule> kFloatSm90 = {
-    {500000, "s32",
+    {Pick::IntBatch, 0, nullptr, 1, 250000, kNoMax, kAllDepths,
+     "larger frames not measured batched: one launch each (1080p fills 1-2 waves)"},
+    // Float kernel sets (engine/engine.cu). F = docs/perf/h100-sweep-float-3.md, H100, per frame.
+    {Pick::FloatSet, 0, "s32", 0, 0, 500000, kAllDepths,
      "F 576x324: 32x16 scale-0 tiles 32.5 vs 33.4 us (64x16: its grid is under one wave); the "
      "threshold lies between the measured 0.19 and 2.07 Mpx"},
-    {kNoMax, "s64", "F 64x16 scale-0 tiles 1920x1080 108.2 vs 119.0 us, 3840x2160 340.2 vs 384.3"},
+    {Pick::FloatSet, 0, "s64", 0, 500000, kNoMax, kAllDepths,
+     "F 64x16 scale-0 tiles 1920x1080 108.2 vs 119.0 us, 3840x2160 340.2 vs 384.3"},
+    // Ladder tiles (Engine::enqueue_multi; dispatch/ladder_variants.cu): one reference against K
+    // rungs, every launch with the pair's large-frame statistic.
+    {Pick::LadderTile, 0, "L0t", 0, 0, kNoMax, k8,
+     "H100 (docs/journal/2026-11-25-performance.md, \"H100, the ladder's rung loop on the tensor "
+     "cores\"): 1080p ladder of 6, 48x16 with the vertical passes on the integer tensor cores and "
+     "two barriers a rung 298-303 us vs 323-330 with the CUDA-core rung loop; the packed "
+     "statistic in all three launches 284.3-286.1 vs 298.7 (docs/perf/h100-final-2026-11-25.md)"},
+    {Pick::LadderTile, 0, "L0l", 0, 0, kNoMax, k8,
+     "without tensor cores (sm_75's rows): 48x16 on CUDA cores with two barriers a rung, the "
+     "fastest CUDA-core ladder of the same H100 run (317.6 us vs 323.6 with four)"},
+    {Pick::LadderTile, 0, "L0", 0, 0, kNoMax, k10Up,
+     "H200 (journal, \"Ladders and batches\"): a 6-rung ladder's scale-0 launch 48x16/v2h3 "
+     "237.6 us at 1080p, 882.5 at 2160p vs 261.0 and 930.5 with 64x16/v4h4"},
+    {Pick::LadderTile, 1, "L1", 0, 0, kNoMax, kAllDepths,
+     "the pair's 1 (56x16/v4h4) with the packed statistic (journal, \"Ladders and batches\")"},
+    {Pick::LadderTile, kFusedSlot, "L23", 0, 0, kNoMax, kAllDepths,
+     "the pair's 23b (60x16+62x8) with the packed statistic (journal, \"Ladders and batches\"); "
+     "2160p ladder of 6 985.0-989.3 us with the packed statistic vs 1071.2 with the hardware log2 "
+     "(docs/perf/h100-final-2026-11-25.md)"},
 };
 
-// sm_75 (Turing): no Turing GPU has been measured. Its rules are sm_90's without the rows that
-// pick tensor-core variants, so every slot falls through to the CUDA-core choice measured on the
-// H200/H100 (8-bit scale 0: "0", whose row cites the CUDA-core 1080p numbers too). Built from
-// kRulesSm90 so that a new sm_90 row reaches Turing unless it needs the tensor cores.
-const std::vector<IntRule>& rules_sm75() {
-    static const std::vector<IntRule> rules = [] {
-        std::vector<IntRule> out;
-        for (const IntRule& r : kRulesSm90) {
-            const int i = int_variant_index(r.slot, r.variant);
-            bool tensor = false;
-            for (int d : {8, 10, 12, 16})
-                if (i >= 0 && int_variants(r.slot)[i].has_depth(d) && ((r.depths >> d) & 1u))
-                    tensor = tensor || int_variants(r.slot)[i].launch(d, 64, 64).tensor_cores;
-            if (!tensor) out.push_back(r);
+// Whether the variant a tile row names uses the sm_80 tensor cores at any of the row's depths.
+bool row_needs_tensor_cores(const DispatchRow& r) {
+    if (r.pick != Pick::IntTile && r.pick != Pick::LadderTile) return false;
+    for (int d : {8, 10, 12, 16}) {
+        if (!((r.depths >> d) & 1u)) continue;
+        if (r.pick == Pick::IntTile) {
+            const int i = int_variant_index(r.slot, r.choice);
+            if (i >= 0 && int_variants(r.slot)[i].has_depth(d) &&
+                int_variants(r.slot)[i].launch(d, 64, 64).tensor_cores)
+                return true;
+        } else {
+            const int i = ladder_variant_index(r.slot, r.choice);
+            if (i >= 0 && ladder_variants(r.slot)[i].has_depth(d) &&
+                ladder_variants(r.slot)[i].launch(d, 64, 64).tensor_cores)
+                return true;
         }
+    }
+    return false;
+}
+
+// sm_75 (Turing): no Turing GPU has been measured. Its rows are sm_90's without the rows that
+// pick tensor-core variants, so every slot falls through to the CUDA-core choice measured on the
+// H200/H100 (8-bit scale 0: "0", whose row cites the CUDA-core 1080p numbers too; the ladder's
+// 8-bit scale 0: "L0l"). Built from kRowsSm90 so that a new sm_90 row reaches Turing unless it
+// needs the tensor cores.
+const std::vector<DispatchRow>& rows_sm75() {
+    static const std::vector<DispatchRow> rows = [] {
+        std::vector<DispatchRow> out;
+        for (const DispatchRow& r : kRowsSm90)
+            if (!row_needs_tensor_cores(r)) out.push_back(r);
         return out;
     }();
-    return rules;
+    return rows;
 }
 
 // Compiled like every kernel of this file, so its attributes say which PTX architecture the
 // driver loaded this file's kernels from (device_code_ptx_arch).
 __global__ void code_arch_probe() {}
 
+// The first row of `pick` (and, for the tile picks, `slot`) matching the size and depth.
+const DispatchRow* first_match(Arch a, Pick pick, int slot, int bpc, long px) {
+    for (const DispatchRow& r : dispatch_rows(a))
+        if (r.pick == pick && r.slot == slot && px >= r.min_pixels && px < r.max_pixels &&
+            ((r.depths >> bpc) & 1u))
+            return &r;
+    return nullptr;
+}
+
 } // namespace
 
-const std::vector<FloatRule>& float_rules(Arch a) {
-    switch (int_rules_owner(a)) {
-    default:
-        return kFloatSm90;
-    }
-}
-
 const char* float_select(Arch a, int w, int h) {
-    const long px = long(w) * h;
-    const auto& rules = float_rules(a);
-    for (const FloatRule& r : rules)
-        if (px < r.max_pixels) return r.set;
-    return rules.back().set;
+    const DispatchRow* r = first_match(a, Pick::FloatSet, 0, 8, long(w) * h);
+    return r ? r->choice : "s64"; // unreachable: the last float row always matches (tests)
 }
 
-const std::vector<IntBatchRule>& int_batch_rules(Arch a) {
-    switch (int_rules_owner(a)) {
-    default:
-        return kBatchSm90;
-    }
-}
-
-int int_batch_frames(Arch a, int, int w, int h) {
-    const long px = long(w) * h;
-    for (const IntBatchRule& r : int_batch_rules(a))
-        if (px < r.max_pixels) return r.frames;
-    return 1;
+int int_batch_frames(Arch a, int bpc, int w, int h) {
+    const DispatchRow* r = first_match(a, Pick::IntBatch, 0, bpc, long(w) * h);
+    return r ? r->frames : 1;
 }
 
 Arch arch_of(int major, int minor) {
@@ -287,13 +309,20 @@ bool arch_has_tensor_cores(Arch a) {
     return a != Arch::Sm75;
 }
 
-const std::vector<IntRule>& int_rules(Arch a) {
+const std::vector<DispatchRow>& dispatch_rows(Arch a) {
     switch (int_rules_owner(a)) {
     case Arch::Sm75:
-        return rules_sm75();
+        return rows_sm75();
     default:
-        return kRulesSm90;
+        return kRowsSm90;
     }
+}
+
+std::vector<DispatchRow> dispatch_rows(Arch a, Pick pick) {
+    std::vector<DispatchRow> v;
+    for (const DispatchRow& r : dispatch_rows(a))
+        if (r.pick == pick) v.push_back(r);
+    return v;
 }
 
 int int_variant_index(int slot, const std::string& id) {
@@ -303,39 +332,64 @@ int int_variant_index(int slot, const std::string& id) {
     return -1;
 }
 
-std::string int_rules_markdown(Arch a) {
+namespace {
+
+std::string pixel_range(long lo, long hi) {
+    return "[" + std::to_string(lo) + ", " +
+           (hi == LONG_MAX ? std::string("inf") : std::to_string(hi)) + ")";
+}
+
+std::string depth_list(unsigned depths, int* first) {
+    std::string s;
+    *first = 0;
+    for (int d : {8, 10, 12, 16})
+        if ((depths >> d) & 1u) {
+            s += (s.empty() ? "" : ", ") + std::to_string(d);
+            if (!*first) *first = d;
+        }
+    return s;
+}
+
+std::string slot_name(int slot) {
+    return slot == kFusedSlot ? std::string("2+3") : std::to_string(slot);
+}
+
+} // namespace
+
+std::string dispatch_markdown(Arch a) {
     std::string md = "| slot | variant | pixels of the scale | depths | source |\n"
                      "|---|---|---|---|---|\n";
-    for (const IntRule& r : int_rules(a)) {
-        std::string depths;
+    for (const DispatchRow& r : dispatch_rows(a)) {
         int first = 0;
-        for (int d : {8, 10, 12, 16})
-            if ((r.depths >> d) & 1u) {
-                depths += (depths.empty() ? "" : ", ") + std::to_string(d);
-                if (!first) first = d;
-            }
-        const int i = int_variant_index(r.slot, r.variant);
-        const std::string shape =
-            i >= 0 ? " " + int_variants(r.slot)[i].launch(first, 1920, 1080).shape : "";
-        md += "| " + (r.slot == kFusedSlot ? std::string("2+3") : std::to_string(r.slot)) + " | `" +
-              r.variant + "`" + shape + " | [" + std::to_string(r.min_pixels) + ", " +
-              (r.max_pixels == LONG_MAX ? std::string("inf") : std::to_string(r.max_pixels)) +
-              ") | " + depths + " | " + r.source + " |\n";
-    }
-    long lo = 0;
-    for (const IntBatchRule& r : int_batch_rules(a)) {
-        md += "| batch | " + std::to_string(r.frames) + " frames a launch | [" +
-              std::to_string(lo) + ", " +
-              (r.max_pixels == LONG_MAX ? std::string("inf") : std::to_string(r.max_pixels)) +
-              ") | 8, 10, 12, 16 | " + r.source + " |\n";
-        lo = r.max_pixels;
-    }
-    lo = 0;
-    for (const FloatRule& r : float_rules(a)) {
-        md += "| float | `" + std::string(r.set) + "` | [" + std::to_string(lo) + ", " +
-              (r.max_pixels == LONG_MAX ? std::string("inf") : std::to_string(r.max_pixels)) +
-              ") | 8, 10, 12, 16 | " + r.source + " |\n";
-        lo = r.max_pixels;
+        const std::string depths = depth_list(r.depths, &first);
+        std::string what, choice;
+        switch (r.pick) {
+        case Pick::IntTile: {
+            what = slot_name(r.slot);
+            const int i = int_variant_index(r.slot, r.choice);
+            choice = "`" + std::string(r.choice) + "`" +
+                     (i >= 0 ? " " + int_variants(r.slot)[i].launch(first, 1920, 1080).shape : "");
+            break;
+        }
+        case Pick::IntBatch:
+            what = "batch";
+            choice = std::to_string(r.frames) + " frames a launch";
+            break;
+        case Pick::FloatSet:
+            what = "float";
+            choice = "`" + std::string(r.choice) + "`";
+            break;
+        case Pick::LadderTile: {
+            what = "ladder " + slot_name(r.slot);
+            const int i = ladder_variant_index(r.slot, r.choice);
+            choice =
+                "`" + std::string(r.choice) + "`" +
+                (i >= 0 ? " " + ladder_variants(r.slot)[i].launch(first, 1920, 1080).shape : "");
+            break;
+        }
+        }
+        md += "| " + what + " | " + choice + " | " + pixel_range(r.min_pixels, r.max_pixels) +
+              " | " + depths + " | " + r.source + " |\n";
     }
     return md;
 }
@@ -352,13 +406,26 @@ std::string rules_by_arch_markdown() {
 
 int int_select(Arch a, int slot, int bpc, int w, int h) {
     const long px = long(w) * h;
-    for (const IntRule& r : int_rules(a)) {
-        if (r.slot != slot || px < r.min_pixels || px >= r.max_pixels || !((r.depths >> bpc) & 1u))
+    for (const DispatchRow& r : dispatch_rows(a)) {
+        if (r.pick != Pick::IntTile || r.slot != slot || px < r.min_pixels || px >= r.max_pixels ||
+            !((r.depths >> bpc) & 1u))
             continue;
-        const int i = int_variant_index(slot, r.variant);
+        const int i = int_variant_index(slot, r.choice);
         if (i >= 0 && int_variants(slot)[i].has_depth(bpc)) return i;
     }
-    return 0; // unreachable: every slot ends with a rule that always matches (kernel_table_test)
+    return 0; // unreachable: every slot ends with a row that always matches (kernel_table_test)
+}
+
+int ladder_select(Arch a, int slot, int bpc, int w, int h) {
+    const long px = long(w) * h;
+    for (const DispatchRow& r : dispatch_rows(a)) {
+        if (r.pick != Pick::LadderTile || r.slot != slot || px < r.min_pixels ||
+            px >= r.max_pixels || !((r.depths >> bpc) & 1u))
+            continue;
+        const int i = ladder_variant_index(slot, r.choice);
+        if (i >= 0 && ladder_variants(slot)[i].has_depth(bpc)) return i;
+    }
+    return -1; // unreachable: every ladder slot and depth has a row (tests)
 }
 
 } // namespace vif::cuda

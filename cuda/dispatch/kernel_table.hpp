@@ -1,8 +1,10 @@
-// The integer kernels' table: every compiled variant per launch slot (scales 0, 1, 2, 3 and the
-// fused scales 2+3 launch), each a typed launcher that carries its tile shape, grid, shared memory
-// and kernel arguments; and the selection rules per GPU architecture, each citing the sweep row
-// that chose it. Dispatch (Engine::plan), the candidate lists, the fused launch's grid arithmetic
-// and `vif-sweep --candidates` all read this table (kernel_table.cu); nothing else names a shape.
+// The dispatch table: every compiled integer variant per launch slot (scales 0, 1, 2, 3 and the
+// fused scales 2+3 launch) and every ladder variant, each a typed launcher that carries its tile
+// shape, grid, shared memory and kernel arguments; and the rows per GPU architecture, one format
+// for every choice (integer tiles, batching, float sets, ladder tiles), each citing the sweep
+// row that chose it. Dispatch (Engine::plan, Engine::enqueue_multi, the backend's batching), the
+// candidate lists, the fused launch's grid arithmetic and `vif-sweep --candidates` all read this
+// table (kernel_table.cu, ladder_variants.cu); nothing else names a shape.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -70,56 +72,75 @@ const std::vector<IntVariant>& int_variants(int slot);
 // The tuning candidates of a slot (tuning/int_candidates.cu; empty unless VIF_BUILD_TUNING).
 const std::vector<IntVariant>& int_candidates(int slot);
 
-// One selection rule: variant `variant` of slot `slot` for pictures of that scale with
-// min_pixels <= w * h < max_pixels, at the bit depths in `depths`. The first matching rule of
-// an architecture wins; every slot ends with a rule that always matches.
-struct IntRule {
-    int slot;
-    const char* variant; // IntVariant::id
+// What a row of the dispatch table chooses.
+enum class Pick {
+    IntTile,    // the integer pair's kernel variant of a launch slot (IntVariant)
+    IntBatch,   // integer frames per batched launch (Engine::enqueue_batch)
+    FloatSet,   // the float kernel set (engine/engine.cu's float_sets)
+    LadderTile, // the ladder's kernel variant of a launch slot (LadderVariant; slots 0, 1, 4)
+};
+
+// One row of the dispatch table, the one format of every kernel choice: for pictures with
+// min_pixels <= w * h < max_pixels (of the slot's scale for the tile picks, slot 4 = scale 2; of
+// the frame for batching and float sets) at the bit depths in `depths`, choose `choice` (the
+// variant id of IntTile and LadderTile, the float set id of FloatSet) or, IntBatch, `frames` a
+// launch. The first matching row of its pick (and slot) wins; each ends with a row that always
+// matches. `source`: the sweep measurement that chose it (docs/perf/, docs/journal/).
+struct DispatchRow {
+    Pick pick;
+    int slot;           // IntTile, LadderTile: the launch slot; else 0
+    const char* choice; // IntTile, LadderTile, FloatSet; IntBatch: nullptr
+    int frames;         // IntBatch; else 0
     long min_pixels;
     long max_pixels;
     unsigned depths;
-    const char* source; // the sweep row that chose it (docs/perf/)
+    const char* source;
 };
-const std::vector<IntRule>& int_rules(Arch a);
-// Which architecture's rules `a` uses (itself when it has its own, else sm_90's).
+// Every row of architecture `a`, in the order the docs show them.
+const std::vector<DispatchRow>& dispatch_rows(Arch a);
+// The rows of one pick, in order.
+std::vector<DispatchRow> dispatch_rows(Arch a, Pick pick);
+// Which architecture's rows `a` uses (itself when it has its own, else sm_90's).
 Arch int_rules_owner(Arch a);
 // Where the measurements behind `a`'s rules were taken, in words (docs and vif-sweep print it).
 const char* int_rules_measured_on(Arch a);
 // Whether `a`'s rules may pick tensor-core variants (KernelLaunch::tensor_cores).
 bool arch_has_tensor_cores(Arch a);
 
-// The variant (index into int_variants(slot)) the rules pick.
+// The variant (index into int_variants(slot)) the rows pick.
 int int_select(Arch a, int slot, int bpc, int w, int h);
 
 // Integer frames of w x h (scale 0) that one batched launch should carry when the backend has
 // several waiting (1: launch each frame on its own): small frames leave most SMs idle and end
-// each scale on a tail, so several of them per launch (grid.z) fill the waves. The rule cites
-// its sweep rows like the tile rules.
-struct IntBatchRule {
-    long max_pixels; // frames with w * h < max_pixels
-    int frames;
-    const char* source;
-};
-const std::vector<IntBatchRule>& int_batch_rules(Arch a);
+// each scale on a tail, so several of them per launch (grid.z) fill the waves.
 int int_batch_frames(Arch a, int bpc, int w, int h);
 
 // Float frames: which kernel set (engine/engine.cu's float_sets, by id) the engine runs when none
-// is forced and the filter widths are the default ones (other widths: the generic kernels). The
-// first rule with w * h < max_pixels wins; the last always matches.
-struct FloatRule {
-    long max_pixels;
-    const char* set; // FloatVariant::id, e.g. "s64"
-    const char* source;
-};
-const std::vector<FloatRule>& float_rules(Arch a);
+// is forced and the filter widths are the default ones (other widths: the generic kernels).
 const char* float_select(Arch a, int w, int h);
 
-// Every rule of architecture `a` (integer tiles, batching, float sets) as one Markdown table:
-// slot, variant id and tile shape, pixel range of the slot's scale, bit depths, the sweep row
-// that chose it. docs/cuda.md carries sm_90's and a test checks that it is this text (vif-sweep
-// heads its report with it too).
-std::string int_rules_markdown(Arch a);
+// One compiled ladder kernel (kernels/int_multi_kernels.cuh: one reference against K rungs) for
+// launch slot 0 (scale 0), 1 (scale 1) or 4 (scales 2+3; w x h of scale 2).
+struct LadderVariant {
+    const char* id; // e.g. "L0t"
+    int slot;
+    unsigned depths;
+    KernelLaunch (*launch)(int bpc, int w, int h);
+    bool has_depth(int bpc) const { return (depths >> bpc) & 1u; }
+};
+// The shipped ladder variants of a slot (dispatch/ladder_variants.cu), then, in tuning builds,
+// the candidates (tuning/ladder_candidates.cu).
+const std::vector<LadderVariant>& ladder_variants(int slot);
+const std::vector<LadderVariant>& ladder_candidates(int slot);
+int ladder_variant_index(int slot, const std::string& id);
+// The ladder variant (index into ladder_variants(slot)) the rows pick.
+int ladder_select(Arch a, int slot, int bpc, int w, int h);
+
+// Every row of architecture `a` (integer tiles, batching, float sets, ladder tiles) as one
+// Markdown table: what it picks, the variant id and tile shape, the pixel range, bit depths, the
+// sweep row that chose it. docs/cuda.md carries sm_90's and a test checks that it is this text
+// (vif-sweep heads its report with it too).
+std::string dispatch_markdown(Arch a);
 
 // Which rules each architecture uses and where they were measured, as one Markdown table
 // (docs/cuda.md carries it; a test checks that it is this text).

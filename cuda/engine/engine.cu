@@ -446,8 +446,8 @@ std::unique_ptr<Engine> Engine::create(const CudaParams& p, Status* err) {
                 if (Status x = opt_in(k)) return x;
             // A smaller frame may get the other set float_auto_set picks.
             if (d.float_forced == CudaOptions::kAuto && d.float_default_widths)
-                for (const FloatRule& r : float_rules(e->arch_)) {
-                    const int set = float_variant_index(r.set);
+                for (const DispatchRow& r : dispatch_rows(e->arch_, Pick::FloatSet)) {
+                    const int set = float_variant_index(r.choice);
                     for (int s = 0; s < kNumScales; ++s)
                         if (Status x = opt_in(float_sets()[set].launch(s, p.bitdepth, W >> s,
                                                                        H >> s, d.taps[s].n / 2)))
@@ -463,8 +463,8 @@ std::unique_ptr<Engine> Engine::create(const CudaParams& p, Status* err) {
                 const int forced = p.cuda.tiles[slot];
                 bool used = forced == static_cast<int>(i);
                 if (forced == CudaOptions::kAuto)
-                    for (const IntRule& r : int_rules(e->arch_))
-                        used = used || (r.slot == slot && v[i].id == std::string(r.variant));
+                    for (const DispatchRow& r : dispatch_rows(e->arch_, Pick::IntTile))
+                        used = used || (r.slot == slot && v[i].id == std::string(r.choice));
                 if (!used || !v[i].has_depth(bpc)) continue;
                 if (Status x = opt_in(v[i].launch(bpc, W >> scale, H >> scale))) return x;
             }

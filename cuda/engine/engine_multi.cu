@@ -1,5 +1,6 @@
 // One reference against K distorted pictures on the device (Engine::enqueue_multi): the
-// ladder kernels of int_multi_kernels.cuh, their tile shapes and the buffers they need (the
+// ladder kernels of int_multi_kernels.cuh as the dispatch table's ladder rows pick them, and the
+// buffers they need (the
 // reference's and every rung's images of scales 1-3, per-rung accumulators), allocated on first
 // use and grown with the largest count seen.
 #include <algorithm>
@@ -8,122 +9,21 @@
 #include "engine/cuda_check.hpp"
 #include "engine/engine.hpp"
 #include "kernels/int_multi_kernels.cuh"
-#include "kernels/tile_policy.hpp"
 
 namespace vif::cuda {
 
 namespace {
 
-// Tile shapes (IntTile, tile_policy.hpp), measured on the H200 (docs/journal/2026-11-25-performance.md, "Ladders
-// and batches"): scale 0 48x16/v2h3 (the pair's "0"; for a 6-rung ladder its scale-0 launch took
-// 237.6 us at 1080p and 882.5 at 2160p against 261.0 and 930.5 with the pair's large-frame choice
-// 64x16/v4h4, which CudaOptions::ladder_shape0 = 1 still selects at 8 bits), scale 1 56x16 and
-// scales 2+3 60x16+62x8 (the pair's "1" and "23b"). At 8 bits scale 0 runs its vertical passes
-// (the reference's once, each rung's y, y*y and x*y) on the integer tensor cores, the pair's "0t"
-// tile, with two barriers a rung (MultiLean, int_multi_kernels.cuh): 1080p ladder of 6 on the
-// H100 298-303 us against 323-330 with the CUDA-core rung loop (docs/journal/2026-11-25-performance.md, "H100, the
-// ladder's rung loop on the tensor cores"). Without the tensor cores (the sm_75 rules,
-// kernel_table.hpp) 8-bit scale 0 runs on CUDA cores with two barriers a rung, the fastest
-// CUDA-core ladder of that H100 run (317.6 us against 323.6 with four). CudaOptions::ladder_shape0
-// selects the others.
-// Every shape comes with two statistics (WithStat below, CudaOptions::ladder_stat_packed).
-using Multi0 = IntTile<48, 16, 256, 2, 3, 4>;
-using Multi0Wide = IntTile<64, 16, 256, 4, 4, 3>;
-using Multi0t = IntTile<48, 16, 256, 2, 3, 4, false, true>;
-using Multi0tLean = MultiLean<Multi0t>;
-using Multi0Lean = MultiLean<Multi0>;
-using Multi1 = IntTile<56, 16, 256, 4, 4, 3>;
-using Multi23_2 = IntTile<60, 16, 256, 4, 4, 2>;
-using Multi23_3 = IntTile<62, 8, 256, 2, 2, 2>;
-// The pair's large-frame statistic (CudaOptions::ladder_stat_packed; the pair's 0tp, 0p, 1p and
-// 23bp: exact conversions, the branch-free division, the packed log table in shared memory;
-// docs/cuda.md "The per-pixel statistic"), and any shape above with statistic flags St instead
-// of its own: WithStat<P, St>.
-constexpr unsigned kStatP = stat_mode::kNumerics | stat_mode::kLogPacked;
-template <class P, unsigned St>
-struct WithStatOf;
-template <int TW, int TH, int NT, int VR, int HC, int MB, bool ILP, bool VM, bool HM, unsigned S,
-          unsigned St>
-struct WithStatOf<IntTile<TW, TH, NT, VR, HC, MB, ILP, VM, HM, S>, St> {
-    using type = IntTile<TW, TH, NT, VR, HC, MB, ILP, VM, HM, St>;
-};
-template <class B, unsigned St>
-struct WithStatOf<MultiLean<B>, St> {
-    using type = MultiLean<typename WithStatOf<B, St>::type>;
-};
-template <class P, unsigned St>
-using WithStat = typename WithStatOf<P, St>::type;
-
-int ceil_div(int a, int b) {
-    return (a + b - 1) / b;
-}
-
-template <int S, int BPC, class P>
-KernelLaunch multi_launch(int w, int h) {
-    KernelLaunch k;
-    k.func = reinterpret_cast<const void*>(&int_multi_kernel<S, BPC, P>);
-    k.grid = dim3(ceil_div(w, P::kTileW), ceil_div(h, P::kTileH));
-    k.block = dim3(P::kThreads);
-    k.smem = IntSmemLayout<S, P>::kBytes;
-    k.name = "int_multi_s" + std::to_string(S);
-    k.tensor_cores = P::kVertMma;
-    return k;
-}
-
-// Scale 0 per bit depth (its samples' type and shifts differ); `shape`: CudaOptions::
-// ladder_shape0 at 8 bits (0 the rules' choice: tensor cores, two barriers a rung, or where the
-// rules have no tensor cores (`tensor` false) CUDA cores, two barriers a rung; 1 64x16; 2 48x16
-// on CUDA cores, as at the other depths; 3 tensor cores, four barriers a rung; 4 CUDA cores, two
-// barriers a rung).
-template <unsigned St>
-KernelLaunch multi_launch0(int bpc, int w, int h, int shape, bool tensor) {
-    switch (bpc) {
-    case 8:
-        switch (shape) {
-#if VIF_BUILD_TUNING
-        case 1:
-            return multi_launch<0, 8, WithStat<Multi0Wide, St>>(w, h);
-        case 2:
-            return multi_launch<0, 8, WithStat<Multi0, St>>(w, h);
-        case 3:
-            return multi_launch<0, 8, WithStat<Multi0t, St>>(w, h);
-        case 4:
-            return multi_launch<0, 8, WithStat<Multi0Lean, St>>(w, h);
-#endif
-        default:
-            (void)shape;
-            if (!tensor) return multi_launch<0, 8, WithStat<Multi0Lean, St>>(w, h);
-            return multi_launch<0, 8, WithStat<Multi0tLean, St>>(w, h);
-        }
-    case 10:
-        return multi_launch<0, 10, WithStat<Multi0, St>>(w, h);
-    case 12:
-        return multi_launch<0, 12, WithStat<Multi0, St>>(w, h);
-    default:
-        return multi_launch<0, 16, WithStat<Multi0, St>>(w, h);
-    }
-}
-
-template <class P2, class P3>
-KernelLaunch multi_launch23_t(int w2, int h2) {
-    KernelLaunch k;
-    k.fused_grid2_x = ceil_div(w2, P2::kTileW);
-    k.fused_grid3_x = ceil_div(w2 / 2, P3::kTileW);
-    k.fused_blocks2 = k.fused_grid2_x * ceil_div(h2, P2::kTileH);
-    k.func = reinterpret_cast<const void*>(&int_multi23_kernel<P2, P3>);
-    k.grid = dim3(k.fused_blocks2 + k.fused_grid3_x * ceil_div(h2 / 2, P3::kTileH));
-    k.block = dim3(P2::kThreads);
-    k.smem = std::max(IntSmemLayout<2, P2>::kBytes, IntSmemLayout<3, P3>::kBytes);
-    k.name = "int_multi_s23";
-    return k;
-}
-
-// A ladder's three launches (scale 0, scale 1, scales 2+3) with statistic flags St.
-template <unsigned St>
-void multi_launches(int bpc, int w, int h, int shape0, bool tensor, KernelLaunch* out) {
-    out[0] = multi_launch0<St>(bpc, w, h, shape0, tensor);
-    out[1] = multi_launch<1, 16, WithStat<Multi1, St>>(w >> 1, h >> 1);
-    out[2] = multi_launch23_t<WithStat<Multi23_2, St>, WithStat<Multi23_3, St>>(w >> 2, h >> 2);
+// The ladder variant CudaOptions force in launch slot `slot`: at 8 bits ladder_shape0 1 64x16, 2
+// 48x16 on CUDA cores with four barriers a rung, 3 tensor cores with four, 4 CUDA cores with two
+// (0: the rows' choice); ladder_stat_packed = false: the hardware-log2 form of it, suffix ".h".
+// Tuning candidates (tuning/ladder_candidates.cu), except where that is a shipped variant.
+std::string forced_ladder_id(const std::string& rows_choice, int slot, int bpc, int shape0,
+                             bool packed) {
+    static const char* const kShape0[] = {"", "L0w", "L0c", "L0t4", "L0l"};
+    std::string id = rows_choice;
+    if (slot == 0 && bpc == 8 && shape0 > 0 && shape0 < 5) id = kShape0[shape0];
+    return packed ? id : id + ".h";
 }
 
 // Rungs per block of a launch of `blocks` tiles. A grid smaller than one wave of the blocks the
@@ -208,22 +108,29 @@ Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int cou
         m.rungs = count;
     }
     if (w != m.plan_w || h != m.plan_h) {
-        const bool tensor = arch_has_tensor_cores(arch_); // the rules' choice for shape 0
-#if VIF_BUILD_TUNING
-        if (params_.cuda.ladder_stat_packed)
-            multi_launches<kStatP>(bpc, w, h, params_.cuda.ladder_shape0, tensor, m.launches);
-        else
-            multi_launches<0>(bpc, w, h, params_.cuda.ladder_shape0, tensor, m.launches);
-#else
         // The other shapes and the plain statistic are tuning candidates (cuda/tuning/README.md).
-        if (!params_.cuda.ladder_stat_packed || params_.cuda.ladder_shape0 != 0)
-            return Status{VIF_ERROR_INVALID_ARGUMENT,
-                          "CUDA: ladder kernel shape " +
-                              std::to_string(params_.cuda.ladder_shape0) +
-                              (params_.cuda.ladder_stat_packed ? "" : " with the plain statistic") +
-                              " is a tuning candidate: build with -DVIF_BUILD_TUNING=ON"};
-        multi_launches<kStatP>(bpc, w, h, 0, tensor, m.launches);
+        auto ladder_candidate_refusal = [&] {
+            return "CUDA: ladder kernel shape " + std::to_string(params_.cuda.ladder_shape0) +
+                   (params_.cuda.ladder_stat_packed ? "" : " with the plain statistic") +
+                   " is a tuning candidate: build with -DVIF_BUILD_TUNING=ON";
+        };
+        // The dispatch table's ladder rows (kernel_table.cu), unless the options force others.
+        const bool forced = params_.cuda.ladder_shape0 != 0 || !params_.cuda.ladder_stat_packed;
+#if !VIF_BUILD_TUNING
+        if (forced) // a shipped build carries only what the rows pick
+            return Status{VIF_ERROR_INVALID_ARGUMENT, ladder_candidate_refusal()};
 #endif
+        const int slots[3] = {0, 1, kFusedSlot};
+        for (int i = 0; i < 3; ++i) {
+            const int slot = slots[i], scale = i == 2 ? 2 : i;
+            int v = ladder_select(arch_, slot, bpc, w >> scale, h >> scale);
+            if (forced && v >= 0)
+                v = ladder_variant_index(slot, forced_ladder_id(ladder_variants(slot)[v].id, slot,
+                                                                bpc, params_.cuda.ladder_shape0,
+                                                                params_.cuda.ladder_stat_packed));
+            if (v < 0) return Status{VIF_ERROR_INVALID_ARGUMENT, ladder_candidate_refusal()};
+            m.launches[i] = ladder_variants(slot)[v].launch(bpc, w >> scale, h >> scale);
+        }
         if (!tensor_cores_)
             for (const KernelLaunch& k : m.launches)
                 if (k.tensor_cores)

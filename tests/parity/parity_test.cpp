@@ -20,6 +20,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -955,8 +956,8 @@ TEST(KernelTableRules, TheDocsShowTheTable) {
     std::fclose(f);
     using vif::cuda::Arch;
     const std::pair<std::string, std::string> tables[] = {
-        {"rules sm_90", vif::cuda::int_rules_markdown(Arch::Sm90)},
-        {"rules sm_75", vif::cuda::int_rules_markdown(Arch::Sm75)},
+        {"rules sm_90", vif::cuda::dispatch_markdown(Arch::Sm90)},
+        {"rules sm_75", vif::cuda::dispatch_markdown(Arch::Sm75)},
         {"rules by architecture", vif::cuda::rules_by_arch_markdown()},
     };
     for (const auto& [name, want] : tables) {
@@ -977,8 +978,8 @@ TEST(KernelTableRules, TheDocsShowTheTable) {
 TEST(KernelTableRules, FloatRulesKeepTheirChoices) {
     using namespace vif::cuda;
     for (Arch a : {Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx}) {
-        for (const FloatRule& r : float_rules(a))
-            EXPECT_GE(float_variant_index(r.set), 1) << arch_name(a) << ": " << r.set;
+        for (const DispatchRow& r : dispatch_rows(a, Pick::FloatSet))
+            EXPECT_GE(float_variant_index(r.choice), 1) << arch_name(a) << ": " << r.choice;
         EXPECT_STREQ(float_select(a, 576, 324), "s32");
         EXPECT_STREQ(float_select(a, 999, 500), "s32");
         EXPECT_STREQ(float_select(a, 1000, 500), "s64");
@@ -993,9 +994,9 @@ TEST(KernelTableRules, EverySlotDepthAndSizeGetsACompiledVariant) {
     const int sizes[][2] = {{16, 16},     {17, 19},     {576, 324},   {1280, 720},   {1920, 1080},
                             {1919, 1079}, {3840, 2160}, {7680, 4320}, {32768, 32768}};
     for (Arch a : {Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx}) {
-        for (const IntRule& r : int_rules(a))
-            EXPECT_GE(int_variant_index(r.slot, r.variant), 0)
-                << arch_name(a) << ": rule names variant " << r.variant << " missing from slot "
+        for (const DispatchRow& r : dispatch_rows(a, Pick::IntTile))
+            EXPECT_GE(int_variant_index(r.slot, r.choice), 0)
+                << arch_name(a) << ": row names variant " << r.choice << " missing from slot "
                 << r.slot;
         for (int slot = 0; slot < kIntSlots; ++slot)
             for (int bpc : {8, 10, 12, 16})
@@ -1185,6 +1186,68 @@ TEST(Sm75Rules, GoldenCasesEqualTheCpu) {
     }
     EXPECT_GT(cases, 0);
     std::printf("[sm75] golden cases on the Turing rules: %d, integer egl 100 and 1\n", cases);
+}
+
+// Host-side only: the ladder rows pick, on every architecture, size and depth, a compiled variant
+// of their slot, and the ones Engine::enqueue_multi launched before the rows existed (commit
+// 795f527: 48x16 scale 0 with the tensor-core vertical pass and two barriers a rung at 8 bits,
+// 48x16 on CUDA cores at the other depths, 56x16 scale 1, 60x16+62x8 scales 2+3, each with the
+// packed statistic; sm_75's rows, without tensor cores: 48x16 on CUDA cores with two barriers a
+// rung at 8 bits, as b726a87 chose). Every row of the table has a choice its lists carry.
+TEST(KernelTableRules, LadderRowsKeepTheirChoices) {
+    using namespace vif::cuda;
+    const int sizes[][2] = {{16, 16}, {576, 324}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
+    for (Arch a : {Arch::Sm75, Arch::Sm80, Arch::Sm86, Arch::Sm89, Arch::Sm90, Arch::Ptx}) {
+        const bool tc = arch_has_tensor_cores(a);
+        for (const DispatchRow& r : dispatch_rows(a, Pick::LadderTile))
+            EXPECT_GE(ladder_variant_index(r.slot, r.choice), 0)
+                << arch_name(a) << ": row names ladder variant " << r.choice;
+        for (const auto& sz : sizes)
+            for (int bpc : {8, 10, 12, 16}) {
+                const std::string what = std::string(arch_name(a)) + " " + std::to_string(sz[0]) +
+                                         "x" + std::to_string(sz[1]) + " " + std::to_string(bpc) +
+                                         "-bit";
+                const int i0 = ladder_select(a, 0, bpc, sz[0], sz[1]);
+                const int i1 = ladder_select(a, 1, bpc, sz[0] >> 1, sz[1] >> 1);
+                const int i23 = ladder_select(a, kFusedSlot, bpc, sz[0] >> 2, sz[1] >> 2);
+                ASSERT_GE(i0, 0) << what;
+                ASSERT_GE(i1, 0) << what;
+                ASSERT_GE(i23, 0) << what;
+                const LadderVariant& v0 = ladder_variants(0)[i0];
+                EXPECT_STREQ(v0.id, bpc != 8 ? "L0" : tc ? "L0t" : "L0l") << what;
+                EXPECT_EQ(v0.launch(bpc, sz[0], sz[1]).shape, bpc != 8 ? "48x16/256t/v2h3/scdp"
+                                                              : tc ? "48x16/256t/mmah3/lean/scdp"
+                                                                   : "48x16/256t/v2h3/lean/scdp")
+                    << what;
+                EXPECT_EQ(v0.launch(bpc, sz[0], sz[1]).tensor_cores, tc && bpc == 8) << what;
+                EXPECT_NE(v0.launch(bpc, sz[0], sz[1]).func, nullptr) << what;
+                EXPECT_STREQ(ladder_variants(1)[i1].id, "L1") << what;
+                EXPECT_EQ(ladder_variants(1)[i1].launch(bpc, sz[0] >> 1, sz[1] >> 1).shape,
+                          "56x16/256t/v4h4/scdp")
+                    << what;
+                EXPECT_STREQ(ladder_variants(kFusedSlot)[i23].id, "L23") << what;
+                EXPECT_EQ(
+                    ladder_variants(kFusedSlot)[i23].launch(bpc, sz[0] >> 2, sz[1] >> 2).shape,
+                    "60x16/256t+62x8/256t/scdp")
+                    << what;
+            }
+    }
+    for (int slot : {0, 1, kFusedSlot})
+        for (const LadderVariant& v : ladder_variants(slot)) {
+            EXPECT_EQ(v.slot, slot) << v.id;
+            for (int bpc : {8, 10, 12, 16})
+                EXPECT_EQ(v.launch(bpc, 64, 64).func != nullptr, v.has_depth(bpc))
+                    << v.id << " " << bpc;
+        }
+    // Every pick ends with a row that always matches (pixels [0, inf), every depth).
+    for (Pick p : {Pick::IntBatch, Pick::FloatSet}) {
+        const std::vector<DispatchRow> rows = dispatch_rows(Arch::Sm90, p);
+        ASSERT_FALSE(rows.empty());
+        EXPECT_EQ(rows.back().max_pixels, LONG_MAX);
+    }
+    EXPECT_EQ(int_batch_frames(Arch::Sm90, 8, 576, 324), 16);
+    EXPECT_EQ(int_batch_frames(Arch::Sm90, 10, 576, 324), 16);
+    EXPECT_EQ(int_batch_frames(Arch::Sm90, 8, 1920, 1080), 1);
 }
 
 // Every variant of the table, forced through CudaOptions, against the CPU reference.

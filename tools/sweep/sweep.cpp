@@ -693,7 +693,7 @@ int main(int argc, char** argv) {
         std::ostringstream rules;
         rules << "\n## Kernel table rules on this GPU (" << vif::cuda::arch_name(arch)
               << ", rules of " << vif::cuda::arch_name(vif::cuda::int_rules_owner(arch)) << ")\n\n"
-              << vif::cuda::int_rules_markdown(arch);
+              << vif::cuda::dispatch_markdown(arch);
         md += rules.str();
     }
     if (o.candidates) {
