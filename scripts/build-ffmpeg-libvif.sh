@@ -4,8 +4,8 @@
 #
 # Use:   scripts/build-ffmpeg-libvif.sh [--ci] PREFIX
 #   --ci       a small static configuration with only what tests/ffmpeg_filter uses (raw video,
-#              Y4M, Matroska with FFV1, the scale/format/metadata filters): a few minutes on 2
-#              cores. Without it: FFmpeg's default configuration plus --enable-libvif.
+#              Y4M, Matroska with FFV1, the scale/format/metadata/movie filters, the lavfi input
+#              device for ffprobe): a few minutes on 2 cores. Without it: FFmpeg's default configuration plus --enable-libvif.
 # Environment:
 #   VIF_PREFIX   installed libvif (cmake --install build --prefix DIR) with vif-ffmpeg.pc;
 #                default .deps/libvif-prefix
@@ -62,24 +62,29 @@ command -v nasm >/dev/null || { echo "build-ffmpeg-libvif: nasm is needed (apt-g
 export PKG_CONFIG_PATH="$vif_pc${FFNVCODEC_PREFIX:+:$FFNVCODEC_PREFIX/lib/pkgconfig}${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 cuda_opts=(--disable-ffnvcodec --disable-cuda --disable-nvdec)
 if pkg-config --exists ffnvcodec; then
-  cuda_opts=(--enable-ffnvcodec --enable-cuda --enable-nvdec)
+  # cuvid: the h264_cuvid/hevc_cuvid decoders (NVDEC behind its own parser, -surfaces), which
+  # bench/ffmpeg/gpu_run.sh times beside the nvdec hwaccel.
+  cuda_opts=(--enable-ffnvcodec --enable-cuda --enable-nvdec --enable-cuvid)
   # shellcheck disable=SC2054  # commas inside configure's values, not array separators
   [[ $ci == 1 ]] && cuda_opts+=(--enable-hwaccel=h264_nvdec,hevc_nvdec
-                               --enable-decoder=h264,hevc --enable-demuxer=mov,h264,hevc
+                               --enable-decoder=h264,hevc,h264_cuvid,hevc_cuvid
+                               --enable-demuxer=mov,h264,hevc
                                --enable-parser=h264,hevc --enable-filter=hwupload_cuda,hwdownload
                                --enable-bsf=h264_mp4toannexb,hevc_mp4toannexb)
 fi
 
 if [[ $ci == 1 ]]; then
   # shellcheck disable=SC2054  # commas inside configure's values, not array separators
+  # The lavfi input device and the movie source let ffprobe read a filtergraph's frames (the
+  # metadata test).
   opts=(--disable-everything --disable-autodetect --disable-doc --disable-network
-        --disable-ffplay --disable-avdevice --disable-swresample --disable-postproc
+        --disable-ffplay --disable-swresample --disable-postproc --enable-indev=lavfi
         --enable-ffmpeg --enable-ffprobe --enable-avfilter --enable-swscale --enable-pthreads
         --enable-decoder=rawvideo,ffv1,wrapped_avframe
         --enable-encoder=rawvideo,ffv1,wrapped_avframe
         --enable-demuxer=rawvideo,yuv4mpegpipe,matroska
         --enable-muxer=rawvideo,yuv4mpegpipe,matroska,null
-        --enable-filter=libvif,scale,format,metadata,null,setpts,trim,split
+        --enable-filter=libvif,scale,format,metadata,null,setpts,trim,split,movie
         --enable-protocol=file,pipe)
 else
   opts=()

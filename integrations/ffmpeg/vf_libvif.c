@@ -468,6 +468,22 @@ static int vif_error(AVFilterContext *ctx, const char *what, const char *msg)
     return AVERROR_EXTERNAL;
 }
 
+/* The name of what feeds `link`, for the log's details block (the CLI writes its input paths
+ * there): the file of a movie source, else the name of the source filter at the head of the
+ * chain (FFmpeg's CLI names its inputs "graph 0 input from stream 1:0"). */
+static void source_name(AVFilterLink *link, char *buf, size_t size)
+{
+    AVFilterContext *f = link->src;
+    uint8_t *file = NULL;
+    while (f->nb_inputs > 0 && f->inputs[0])
+        f = f->inputs[0]->src;
+    if (av_opt_get(f, "filename", AV_OPT_SEARCH_CHILDREN, &file) >= 0 && file && *file)
+        av_strlcpy(buf, (const char *)file, size);
+    else
+        av_strlcpy(buf, f->name ? f->name : "", size);
+    av_free(file);
+}
+
 /* Creates the contexts (and the log) from the first pair: size, bit depth and, for CUDA frames,
  * the device come from the frames. */
 static int create_contexts(AVFilterContext *ctx, const AVFrame *dist, const AVFrame *ref)
@@ -476,6 +492,7 @@ static int create_contexts(AVFilterContext *ctx, const AVFrame *dist, const AVFr
     VifLogRun run = { 0 };
     VifConfig base;
     VifStatus st;
+    char ref_name[1024], dist_name[1024];
 
     vif_default_config(&base); /* the call below sets size, depth and, for CUDA frames, the device */
     if (vif_ffmpeg_config_from_frame(&base, ref) != VIF_OK)
@@ -509,8 +526,10 @@ static int create_contexts(AVFilterContext *ctx, const AVFrame *dist, const AVFr
     run.height = base.max_height;
     run.bitdepth = base.bitdepth;
     run.backend = vif_backend_name(s->variants[0].ctx);
-    run.reference = "";
-    run.distorted = "";
+    source_name(ctx->inputs[1], ref_name, sizeof(ref_name));
+    source_name(ctx->inputs[0], dist_name, sizeof(dist_name));
+    run.reference = ref_name;
+    run.distorted = dist_name;
     run.subsample = s->n_subsample;
     run.precision = s->precision;
     run.details = s->details;

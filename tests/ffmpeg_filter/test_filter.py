@@ -303,6 +303,51 @@ def test_pixel_formats(env):
               "%s: %s against %s, the case's log" % (name, fmts[1], native))
 
 
+def test_details_and_ffprobe(env):
+    """The details block names the inputs: through the lavfi device with movie sources (what
+    ffprobe reads), the file names, so the whole log is the CLI's --details log for the same
+    files; through ffmpeg's -i, FFmpeg's names of its input streams. ffprobe shows each frame's
+    lavfi.vif.* tags, the CLI's values."""
+    c = by_name("foreman_176x144_8b_crf45")
+    c = dict(c)
+    c["dist"], c["ref"] = multi_frame(env, c, 4)
+    dist, ref = containers(env, c, "y4m")
+    expected = env.path("details.cli.json")
+    env.cli(["-r", ref, "-d", dist, "--details", "--json", "-o", expected])
+    want = json.load(open(expected))
+
+    # ffmpeg -i: the names of FFmpeg's inputs, the rest the CLI's.
+    out = env.path("details.json")
+    env.ff([["-i", dist], ["-i", ref]], "[0:v][1:v]libvif=details=1:log_path=%s:log_fmt=json" % out)
+    got = json.load(open(out))
+    names = (got.get("libvif", {}).get("reference", ""), got.get("libvif", {}).get("distorted", ""))
+    check(names[0].endswith("1:0") and names[1].endswith("0:0"),
+          "ffmpeg -i: the details block names the input streams 1:0 and 0:0, got %s" % (names,))
+    if "libvif" in got:
+        got["libvif"]["reference"], got["libvif"]["distorted"] = ref, dist
+    for d in (got, want):
+        d.pop("fps", None)
+    check(got == want, "ffmpeg -i with details=1: the CLI's --details log but for the names")
+
+    # ffprobe through the lavfi device: tags on every frame, and the log of the CLI byte for byte.
+    ffprobe = os.path.join(os.path.dirname(env.ffmpeg), "ffprobe")
+    out = env.path("probe.json")
+    graph = "movie=%s[d];movie=%s[r];[d][r]libvif=details=1:log_path=%s:log_fmt=json" % (
+        dist, ref, out)
+    p = run([ffprobe, "-v", "error", "-f", "lavfi", "-i", graph, "-show_entries", "frame_tags",
+             "-of", "json"])
+    frames = json.loads(p.stdout).get("frames", [])
+    check(len(frames) == 4 == len(want["frames"]), "ffprobe: 4 frames (got %d)" % len(frames))
+    for k, (fr, exp) in enumerate(zip(frames, want["frames"])):
+        tags = {key[len("lavfi.vif."):]: v for key, v in fr.get("tags", {}).items()
+                if key.startswith("lavfi.vif.")}
+        check(tags and {t: float(v) for t, v in tags.items()} ==
+              {t: float(v) for t, v in exp["metrics"].items()},
+              "ffprobe frame %d: tags %s equal the CLI's %s" % (k, tags, exp["metrics"]))
+    check(os.path.exists(out) and without_fps(read(out)) == without_fps(read(expected)),
+          "lavfi movie sources: the log is the CLI's --details log byte for byte")
+
+
 def test_bad_inputs(env):
     """Each bad input: non-zero exit, a message naming the problem, no log file."""
     c8 = by_name("foreman_176x144_8b_crf45")
@@ -376,7 +421,7 @@ def main():
     env = Env(os.path.abspath(a.ffmpeg), os.path.abspath(a.vif), tmp)
     tests = [test_golden_raw, test_containers, test_rounded_timestamps, test_metadata_and_options,
              test_pixel_formats,
-             test_ladder_rung, test_bad_inputs]
+             test_ladder_rung, test_details_and_ffprobe, test_bad_inputs]
     try:
         for t in tests:
             before = len(failures)
