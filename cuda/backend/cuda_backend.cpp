@@ -677,4 +677,89 @@ Status CudaBackend::submit_multi(const HostPlane& ref, const HostPlane* dists, s
     return {};
 }
 
+// ---- Ladders already on the device (vif_cuda_submit_multi) -----------------------------------
+
+Status CudaBackend::submit_device_multi(const DevPlane& ref, const DevPlane* dists, size_t count,
+                                        int width, int height, cudaStream_t stream,
+                                        uint64_t first_index) {
+    if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
+    if (count > slots_.size())
+        return {VIF_ERROR_INVALID_ARGUMENT,
+                "vif_cuda_submit_multi: " + std::to_string(count) +
+                    " distorted pictures, but each pair takes a place of the queue and its "
+                    "queue_depth is " +
+                    std::to_string(slots_.size()) +
+                    ": create the context with queue_depth >= " + std::to_string(count)};
+    if (in_flight_ + count > slots_.size())
+        return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
+    if (params_.variant != VIF_VARIANT_INTEGER) {
+        // Float: pairs one by one (the slots are there: none of these returns VIF_AGAIN).
+        for (size_t k = 0; k < count; ++k)
+            if (Status e = submit_device(ref, dists[k], width, height, stream, first_index + k)) {
+                if (k == 0) return e;
+                return failed(Status{VIF_ERROR_INVALID_STATE,
+                                     "vif_cuda_submit_multi: pair " + std::to_string(k) +
+                                         " failed after earlier pairs were queued: " + e.message});
+            }
+        return {};
+    }
+    if (Status e = device_guard()) return failed(e);
+    Slot* s[kMaxDistorted];
+    for (size_t k = 0; k < count; ++k) s[k] = &slots_[(head_ + in_flight_ + k) % slots_.size()];
+    const size_t row_bytes = size_t(width) * (params_.bitdepth == 8 ? 1 : 2);
+    const size_t pitch = staging_pitch(row_bytes);
+    // Samples above the bit depth (plain 10/12-bit words) are ORed on the device and looked at
+    // when each pair is received. Each pair must be able to name a bad reference sample, so the
+    // reference is then copied into every pair's slot (a device copy; its work is still shared).
+    const bool check_ref = samples_can_exceed(params_.bitdepth, ref.shift != 0);
+    auto enqueue = [&]() -> Status {
+        if (Status e = flush_held()) return e; // held small frames go first (queue order)
+        VIF_CUDA_TRY(cudaEventRecord(s[0]->caller, stream));
+        VIF_CUDA_TRY(cudaStreamWaitEvent(copy_stream_, s[0]->caller, 0));
+        for (size_t k = 0; k < (check_ref ? count : 1); ++k)
+            VIF_CUDA_TRY(cudaMemcpy2DAsync(s[k]->d_ref, pitch, ref.data, ref.pitch, row_bytes,
+                                           height, cudaMemcpyDeviceToDevice, copy_stream_));
+        for (size_t k = 0; k < count; ++k)
+            VIF_CUDA_TRY(cudaMemcpy2DAsync(s[k]->d_dis, pitch, dists[k].data, dists[k].pitch,
+                                           row_bytes, height, cudaMemcpyDeviceToDevice,
+                                           copy_stream_));
+        VIF_CUDA_TRY(cudaEventRecord(s[0]->ready, copy_stream_));
+        VIF_CUDA_TRY(cudaStreamWaitEvent(stream, s[0]->ready, 0));
+        VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, s[0]->ready, 0));
+        const DevPlane r{s[0]->d_ref, static_cast<ptrdiff_t>(pitch), ref.shift};
+        DevPlane d[kMaxDistorted];
+        DeviceResult* outs[kMaxDistorted];
+        for (size_t k = 0; k < count; ++k) {
+            d[k] = DevPlane{s[k]->d_dis, static_cast<ptrdiff_t>(pitch), dists[k].shift};
+            outs[k] = s[k]->d_out;
+            s[k]->check_or = check_ref || samples_can_exceed(params_.bitdepth, dists[k].shift != 0);
+            if (!s[k]->check_or) continue;
+            VIF_CUDA_TRY(cudaMemsetAsync(s[k]->d_or, 0, 2 * sizeof(unsigned), compute_stream_));
+            if (check_ref)
+                if (Status e = enqueue_or_words(s[k]->d_ref, pitch, width, height, s[k]->d_or,
+                                                compute_stream_))
+                    return e;
+            if (dists[k].shift == 0)
+                if (Status e = enqueue_or_words(s[k]->d_dis, pitch, width, height, s[k]->d_or + 1,
+                                                compute_stream_))
+                    return e;
+        }
+        if (Status e = engine_->enqueue_multi(r, d, static_cast<int>(count), width, height, outs,
+                                              compute_stream_))
+            return e;
+        for (size_t k = 0; k < count; ++k)
+            VIF_CUDA_TRY(cudaEventRecord(s[k]->done, compute_stream_));
+        enqueued(s[count - 1]); // one launch unit (batching's backlog test)
+        return {};
+    };
+    if (Status e = enqueue()) return failed(e);
+    for (size_t k = 0; k < count; ++k) {
+        s[k]->index = first_index + k;
+        s[k]->width = static_cast<uint32_t>(width);
+        s[k]->height = static_cast<uint32_t>(height);
+    }
+    in_flight_ += count;
+    return {};
+}
+
 } // namespace vif::cuda

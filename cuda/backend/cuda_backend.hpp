@@ -58,6 +58,12 @@ public:
     // continues once that copy is done, so the caller can reuse its surfaces early.
     Status submit_device(const DevPlane& ref, const DevPlane& dist, int width, int height,
                          cudaStream_t stream, uint64_t index);
+    // A ladder already on the device (vif_cuda_submit_multi): the reference copied once and, for
+    // the integer variant, its work done once per scale (Engine::enqueue_multi), as
+    // submit_multi; float rungs go as pairs. Each pair takes a slot; fewer than `count` free
+    // slots is VIF_AGAIN with nothing queued.
+    Status submit_device_multi(const DevPlane& ref, const DevPlane* dists, size_t count, int width,
+                               int height, cudaStream_t stream, uint64_t first_index);
 
     int device() const { return device_; }
 

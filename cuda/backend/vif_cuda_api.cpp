@@ -70,6 +70,45 @@ VifStatus vif_cuda_submit(VifContext* ctx, const VifDevicePicture* ref,
     });
 }
 
+VifStatus vif_cuda_submit_multi(VifContext* ctx, const VifDevicePicture* ref,
+                                const VifDevicePicture* const* dists, size_t count,
+                                cudaStream_t stream, uint64_t* first_index) {
+    if (VifStatus st = vif::check_usable(ctx, "vif_cuda_submit_multi"); st != VIF_OK) return st;
+    vif::cuda::CudaBackend* backend = cuda_backend_of(ctx);
+    if (!backend)
+        return vif::fail(VIF_ERROR_UNSUPPORTED,
+                         "vif_cuda_submit_multi: the context does not run on the CUDA backend");
+    if (!dists)
+        return vif::fail(VIF_ERROR_INVALID_ARGUMENT, "vif_cuda_submit_multi: dists is NULL");
+    if (count < 1 || count > VIF_MAX_DISTORTED)
+        return vif::fail(VIF_ERROR_INVALID_ARGUMENT, "vif_cuda_submit_multi: count " +
+                                                         std::to_string(count) + " is not in [1, " +
+                                                         std::to_string(VIF_MAX_DISTORTED) + "]");
+    if (VifStatus st = check_device_picture(ctx, ref, "reference"); st != VIF_OK) return st;
+    const int bd = static_cast<int>(ctx->params.bitdepth);
+    auto plane = [bd](const VifDevicePicture& p) {
+        return vif::cuda::DevPlane{p.data, p.pitch,
+                                   (p.flags & VIF_PICTURE_MSB_ALIGNED) ? 16 - bd : 0};
+    };
+    vif::cuda::DevPlane planes[VIF_MAX_DISTORTED];
+    for (size_t k = 0; k < count; ++k) {
+        const std::string which = "distorted[" + std::to_string(k) + "]";
+        if (VifStatus st = check_device_picture(ctx, dists[k], which.c_str()); st != VIF_OK)
+            return st;
+        if (VifStatus st = vif::check_same_size(ref->width, ref->height, dists[k]->width,
+                                                dists[k]->height, which);
+            st != VIF_OK)
+            return st;
+        planes[k] = plane(*dists[k]);
+    }
+    return vif::submit_frames(
+        ctx, "vif_cuda_submit_multi", count, true, first_index, [&](uint64_t index) {
+            return backend->submit_device_multi(plane(*ref), planes, count,
+                                                static_cast<int>(ref->width),
+                                                static_cast<int>(ref->height), stream, index);
+        });
+}
+
 int vif_cuda_context_device(const VifContext* ctx) {
     const vif::cuda::CudaBackend* b = cuda_backend_of(ctx);
     return b ? b->device() : -1;

@@ -711,6 +711,150 @@ TEST(DevicePointerErrors, SamplesAboveTheBitDepthAreNamedWhenReceived) {
     }
 }
 
+// ---- Ladders already on the device (vif_cuda_submit_multi) -----------------------------------
+
+// One reference against three rungs per source frame, all in device memory, in one call: each
+// pair scores as the CPU backend scores the same pair through vif_submit (integer: the same
+// numerators and denominators; float: the parity tolerance), in the order of the rungs.
+TEST_P(DevicePointer, LadderMatchesHostPairs) {
+    SKIP_WITHOUT_GPU();
+    const DeviceCase dc = GetParam();
+    const int w = 643, h = 361, n = 3, rungs = 3;
+    auto frames = synthetic_frames(w, h, dc.bpc, n * rungs, 5);
+    VifConfig cfg;
+    vif_default_config(&cfg);
+    cfg.max_width = w;
+    cfg.max_height = h;
+    cfg.bitdepth = dc.bpc;
+    cfg.variant = dc.variant;
+    cfg.queue_depth = 4; // one ladder fits, two do not: VIF_AGAIN and receiving in between
+    VifContext *cc = nullptr, *gc = nullptr;
+    cfg.backend = VIF_BACKEND_CPU;
+    ASSERT_EQ(vif_create(&cc, &cfg), VIF_OK) << vif_last_error();
+    cfg.backend = VIF_BACKEND_CUDA;
+    ASSERT_EQ(vif_create(&gc, &cfg), VIF_OK) << vif_last_error();
+    cudaStream_t st;
+    ASSERT_EQ(cudaStreamCreate(&st), cudaSuccess);
+    const uint32_t flags = dc.msb ? VIF_PICTURE_MSB_ALIGNED : 0;
+    std::vector<DeviceBuffer> bufs(n * (rungs + 1));
+    std::vector<VifScores> got_c, got_g;
+    for (int i = 0; i < n; ++i) {
+        // Frame i's reference is that of synthetic pair i*rungs; its rungs the distorted
+        // pictures of pairs i*rungs .. i*rungs+rungs-1 (distortions of other references too:
+        // any picture of the size is a valid rung).
+        const Plane& r = frames[i * rungs].first;
+        DeviceBuffer* b = &bufs[i * (rungs + 1)];
+        upload(r, dc.msb, &b[0], st);
+        VifDevicePicture dr{b[0].p,      (ptrdiff_t)b[0].pitch, (uint32_t)w,
+                            (uint32_t)h, (uint32_t)dc.bpc,      flags};
+        VifDevicePicture dd[rungs];
+        const VifDevicePicture* dp[rungs];
+        for (int k = 0; k < rungs; ++k) {
+            const Plane& d = frames[i * rungs + k].second;
+            upload(d, dc.msb, &b[1 + k], st);
+            dd[k] = VifDevicePicture{b[1 + k].p,  (ptrdiff_t)b[1 + k].pitch, (uint32_t)w,
+                                     (uint32_t)h, (uint32_t)dc.bpc,          flags};
+            dp[k] = &dd[k];
+            VifPicture hr{r.bytes.data(), r.stride, (uint32_t)w, (uint32_t)h, (uint32_t)dc.bpc, 0};
+            VifPicture hd{d.bytes.data(), d.stride, (uint32_t)w, (uint32_t)h, (uint32_t)dc.bpc, 0};
+            submit_draining(
+                cc, [&] { return vif_submit(cc, &hr, &hd, nullptr); }, &got_c);
+        }
+        ASSERT_FALSE(HasFatalFailure());
+        uint64_t first = 99;
+        submit_draining(
+            gc, [&] { return vif_cuda_submit_multi(gc, &dr, dp, rungs, st, &first); }, &got_g);
+        ASSERT_FALSE(HasFatalFailure());
+        EXPECT_EQ(first, static_cast<uint64_t>(i * rungs));
+    }
+    drain(cc, &got_c);
+    drain(gc, &got_g);
+    ASSERT_EQ(got_c.size(), static_cast<size_t>(n * rungs));
+    ASSERT_EQ(got_g.size(), static_cast<size_t>(n * rungs));
+    for (int i = 0; i < n * rungs; ++i) {
+        const VifScores &a = got_c[i], &b = got_g[i];
+        EXPECT_EQ(b.frame_index, static_cast<uint64_t>(i));
+        for (int s = 0; s < 4; ++s) {
+            if (dc.variant == VIF_VARIANT_INTEGER) {
+                EXPECT_EQ(a.num[s], b.num[s]) << "pair " << i << " scale " << s;
+                EXPECT_EQ(a.den[s], b.den[s]) << "pair " << i << " scale " << s;
+            } else {
+                EXPECT_LE(std::fabs(a.scale[s] - b.scale[s]), 1e-4)
+                    << "pair " << i << " scale " << s;
+            }
+        }
+    }
+    ASSERT_EQ(cudaStreamSynchronize(st), cudaSuccess);
+    cudaStreamDestroy(st);
+    vif_destroy(cc);
+    vif_destroy(gc);
+}
+
+// Refusals queue nothing; a reference sample above the bit depth is named for every pair.
+TEST(DevicePointerErrors, LadderRefusalsAndBadReferenceSample) {
+    SKIP_WITHOUT_GPU();
+    const uint32_t bpc = 10, W = 64, H = 48;
+    VifConfig cfg;
+    vif_default_config(&cfg);
+    cfg.max_width = W;
+    cfg.max_height = H;
+    cfg.bitdepth = bpc;
+    cfg.queue_depth = 3;
+    VifContext* ctx = nullptr;
+    cfg.backend = VIF_BACKEND_CPU;
+    ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK);
+    std::vector<uint16_t> good(W * H);
+    for (uint32_t i = 0; i < W * H; ++i) good[i] = static_cast<uint16_t>((i * 37) % 1024);
+    std::vector<uint16_t> bad = good;
+    bad[3 * W + 9] = 1024;
+    void *dg = nullptr, *db = nullptr;
+    ASSERT_EQ(cudaMalloc(&dg, good.size() * 2), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&db, bad.size() * 2), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(dg, good.data(), good.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(db, bad.data(), bad.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+    VifDevicePicture g{dg, W * 2, W, H, bpc, 0}, b{db, W * 2, W, H, bpc, 0};
+    const VifDevicePicture* two[2] = {&g, &g};
+    EXPECT_EQ(vif_cuda_submit_multi(ctx, &g, two, 2, nullptr, nullptr), VIF_ERROR_UNSUPPORTED);
+    vif_destroy(ctx);
+    cfg.backend = VIF_BACKEND_CUDA;
+    ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK) << vif_last_error();
+    const VifDevicePicture* four[4] = {&g, &g, &g, &g};
+    const VifDevicePicture* with_null[2] = {&g, nullptr};
+    VifDevicePicture small{dg, W * 2, 32, 32, bpc, 0};
+    const VifDevicePicture* other_size[2] = {&g, &small};
+    EXPECT_EQ(vif_cuda_submit_multi(ctx, &g, four, 4, nullptr, nullptr),
+              VIF_ERROR_INVALID_ARGUMENT); // more rungs than queue_depth
+    EXPECT_NE(std::string(vif_last_error()).find("queue_depth"), std::string::npos);
+    EXPECT_EQ(vif_cuda_submit_multi(ctx, &g, with_null, 2, nullptr, nullptr),
+              VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vif_cuda_submit_multi(ctx, &g, other_size, 2, nullptr, nullptr),
+              VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vif_cuda_submit_multi(ctx, &g, nullptr, 2, nullptr, nullptr),
+              VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vif_cuda_submit_multi(ctx, &g, two, 0, nullptr, nullptr), VIF_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(vif_pending(ctx), 0u); // nothing queued by any of those
+    uint64_t first = 99;
+    ASSERT_EQ(vif_cuda_submit_multi(ctx, &b, two, 2, nullptr, &first), VIF_OK) << vif_last_error();
+    EXPECT_EQ(first, 0u);
+    EXPECT_EQ(vif_cuda_submit_multi(ctx, &g, two, 2, nullptr, &first), VIF_AGAIN); // 1 free
+    EXPECT_EQ(vif_pending(ctx), 2u);
+    VifScores s;
+    for (int k = 0; k < 2; ++k) {
+        EXPECT_EQ(vif_receive(ctx, &s, 1), VIF_ERROR_INVALID_ARGUMENT) << "pair " << k;
+        const std::string msg = vif_last_error();
+        for (const std::string& part :
+             {"frame " + std::to_string(k), std::string("reference"), std::string("x=9, y=3")})
+            EXPECT_NE(msg.find(part), std::string::npos) << "'" << part << "' in: " << msg;
+    }
+    ASSERT_EQ(vif_cuda_submit_multi(ctx, &g, two, 2, nullptr, &first), VIF_OK)
+        << vif_last_error(); // the context stays usable
+    EXPECT_EQ(first, 2u);
+    for (int k = 0; k < 2; ++k) EXPECT_EQ(vif_receive(ctx, &s, 1), VIF_OK) << vif_last_error();
+    cudaFree(dg);
+    cudaFree(db);
+    vif_destroy(ctx);
+}
+
 // ---- Pipeline: many frames in flight, sizes changing inside one context ----------------------
 
 TEST(Pipeline, ManyFramesInFlightAndChangingSizes) {

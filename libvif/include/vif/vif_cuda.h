@@ -87,6 +87,32 @@ VIF_API VifStatus vif_cuda_submit(VifContext *ctx, const VifDevicePicture *ref,
                                   const VifDevicePicture *dist, cudaStream_t stream,
                                   uint64_t *frame_index);
 
+/**
+ * Queues one reference picture in device memory against `count` distorted pictures in device
+ * memory of the same size: vif_submit_multi (an encoding ladder's rungs for one source frame)
+ * for pictures already on the GPU, with vif_cuda_submit's stream and lifetime rules. The result
+ * is exactly that of `count` vif_cuda_submit calls with the same reference, bit for bit; the
+ * reference is copied once and, for the integer variant, its share of the work is done once per
+ * call (float ladders are queued as pairs, same scores).
+ *
+ * Pair k gets frame index *first_index + k (first_index may be NULL); vif_receive returns the
+ * score sets in the order of dists. Each pair takes a place of queue_depth: count above
+ * queue_depth is VIF_ERROR_INVALID_ARGUMENT (create the context with a queue_depth of at least
+ * count), fewer free places than count is VIF_AGAIN with nothing queued. dists is an array of
+ * `count` pointers, each checked as vif_cuda_submit's distorted picture. A sample above the bit
+ * depth is reported by vif_receive for each pair it affects (the reference's for every pair).
+ *
+ * Returns VIF_OK (all queued); VIF_AGAIN; VIF_ERROR_INVALID_ARGUMENT (NULL ctx/ref/dists or a
+ * NULL entry, count 0 or above VIF_MAX_DISTORTED, a picture vif_cuda_submit would refuse, a
+ * distorted size differing from the reference's; nothing queued); VIF_ERROR_UNSUPPORTED (the
+ * context is not on the CUDA backend); VIF_ERROR_DEVICE (a CUDA call failed; the context is
+ * unusable afterwards); VIF_ERROR_INVALID_STATE (it failed earlier, or a float pair failed after
+ * earlier ones were queued: destroy the context).
+ */
+VIF_API VifStatus vif_cuda_submit_multi(VifContext *ctx, const VifDevicePicture *ref,
+                                        const VifDevicePicture *const *dists, size_t count,
+                                        cudaStream_t stream, uint64_t *first_index);
+
 /** The CUDA device ordinal a context computes on, or -1 if it is not on the CUDA backend. */
 VIF_API int vif_cuda_context_device(const VifContext *ctx);
 
