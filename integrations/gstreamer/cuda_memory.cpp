@@ -52,11 +52,18 @@ void cuda_unmap_luma(DeviceLuma *luma) {
     luma->memory = nullptr;
 }
 
-VifStatus cuda_submit(VifContext *ctx, const DeviceLuma &ref, const DeviceLuma &dist,
+VifStatus cuda_submit(VifContext *ctx, const DeviceLuma &ref, const std::vector<DeviceLuma> &dists,
                       uint32_t width, uint32_t height, uint32_t bitdepth, uint32_t flags) {
     const VifDevicePicture r = {ref.data, ref.pitch, width, height, bitdepth, flags};
-    const VifDevicePicture d = {dist.data, dist.pitch, width, height, bitdepth, flags};
-    return vif_cuda_submit(ctx, &r, &d, nullptr, nullptr);
+    std::vector<VifDevicePicture> d;
+    std::vector<const VifDevicePicture *> dp;
+    d.reserve(dists.size());
+    for (const DeviceLuma &l : dists) {
+        d.push_back(VifDevicePicture{l.data, l.pitch, width, height, bitdepth, flags});
+        dp.push_back(&d.back());
+    }
+    if (d.size() == 1) return vif_cuda_submit(ctx, &r, &d[0], nullptr, nullptr);
+    return vif_cuda_submit_multi(ctx, &r, dp.data(), dp.size(), nullptr, nullptr);
 }
 
 namespace {
@@ -145,8 +152,8 @@ bool cuda_map_luma(GstBuffer *, const GstVideoInfo &, DeviceLuma *, const char *
     return false;
 }
 void cuda_unmap_luma(DeviceLuma *) {}
-VifStatus cuda_submit(VifContext *, const DeviceLuma &, const DeviceLuma &, uint32_t, uint32_t,
-                      uint32_t, uint32_t) {
+VifStatus cuda_submit(VifContext *, const DeviceLuma &, const std::vector<DeviceLuma> &, uint32_t,
+                      uint32_t, uint32_t, uint32_t) {
     return VIF_ERROR_UNSUPPORTED;
 }
 CudaContextShare::~CudaContextShare() = default;

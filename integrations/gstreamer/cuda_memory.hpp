@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "vif/vif.h"
 
@@ -33,9 +34,10 @@ struct DeviceLuma {
 bool cuda_map_luma(GstBuffer *buffer, const GstVideoInfo &info, DeviceLuma *out, const char **why);
 void cuda_unmap_luma(DeviceLuma *luma);
 
-// Queues one pair of device planes on the context (vif_cuda_submit on the legacy default
-// stream, which orders it after the producer's synchronised writes).
-VifStatus cuda_submit(VifContext *ctx, const DeviceLuma &ref, const DeviceLuma &dist,
+// Queues the reference against one distorted plane (vif_cuda_submit) or several, a ladder in
+// one call (vif_cuda_submit_multi), on the legacy default stream, which orders it after the
+// producer's synchronised writes.
+VifStatus cuda_submit(VifContext *ctx, const DeviceLuma &ref, const std::vector<DeviceLuma> &dists,
                       uint32_t width, uint32_t height, uint32_t bitdepth, uint32_t flags);
 
 // Shares the CUDA runtime's primary context of one device with upstream CUDA elements, so that

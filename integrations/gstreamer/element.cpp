@@ -446,41 +446,47 @@ static bool score_frame(GstVif *self, GstVifPad *ref, GstBuffer *refbuf, GstCloc
         }
         const uint32_t flags = ref->layout.msb_aligned ? VIF_PICTURE_MSB_ALIGNED : 0;
         bool ok = true;
-        for (size_t k = 0; k < matched.size() && ok; ++k) {
-            gstvif::DeviceLuma d;
-            if (!gstvif::cuda_map_luma(matched[k].buf, matched[k].pad->info, &d, &why)) {
-                post_error(self, st.streams[matched[k].pad->index].name + ": " + why);
+        std::vector<gstvif::DeviceLuma> ds(matched.size());
+        size_t mapped = 0;
+        for (; mapped < matched.size(); ++mapped) {
+            const std::string &name = st.streams[matched[mapped].pad->index].name;
+            if (!gstvif::cuda_map_luma(matched[mapped].buf, matched[mapped].pad->info, &ds[mapped],
+                                       &why)) {
+                post_error(self, name + ": " + why);
                 ok = false;
                 break;
             }
             const uint32_t dflags =
-                matched[k].pad->layout.msb_aligned ? VIF_PICTURE_MSB_ALIGNED : 0;
+                matched[mapped].pad->layout.msb_aligned ? VIF_PICTURE_MSB_ALIGNED : 0;
             if (dflags != flags) {
-                post_error(self, "the reference and " + st.streams[matched[k].pad->index].name +
+                post_error(self, "the reference and " + name +
                                      " store their samples differently (MSB-aligned or not); "
                                      "on CUDA memory both pads need the same layout");
-                gstvif::cuda_unmap_luma(&d);
+                ++mapped; // unmapped below with the others
                 ok = false;
                 break;
             }
+        }
+        if (ok) {
             // libvif reads the planes on the device after this returns: the buffers stay
             // referenced until the scores are back, so their memory cannot be reused earlier.
-            GstBuffer *hold_ref = gst_buffer_ref(refbuf),
-                      *hold_dist = gst_buffer_ref(matched[k].buf);
-            tags[k].release = [hold_ref, hold_dist]() {
-                gst_buffer_unref(hold_ref);
-                gst_buffer_unref(hold_dist);
-            };
-            std::vector<gstvif::FrameTag> one;
-            one.push_back(std::move(tags[k]));
+            for (size_t k = 0; k < matched.size(); ++k) {
+                GstBuffer *hold_ref = gst_buffer_ref(refbuf),
+                          *hold_dist = gst_buffer_ref(matched[k].buf);
+                tags[k].release = [hold_ref, hold_dist]() {
+                    gst_buffer_unref(hold_ref);
+                    gst_buffer_unref(hold_dist);
+                };
+            }
+            // A pair, or a whole ladder in one call (the reference's work done once).
             ok = st.scorer.submit_each(
                 [&](VifContext *c) {
-                    return gstvif::cuda_submit(c, r, d, st.width, st.height, st.bitdepth, flags);
+                    return gstvif::cuda_submit(c, r, ds, st.width, st.height, st.bitdepth, flags);
                 },
-                std::move(one), sink);
-            gstvif::cuda_unmap_luma(&d);
+                std::move(tags), sink);
             if (!ok) post_error(self, st.scorer.error());
         }
+        for (size_t k = 0; k < mapped; ++k) gstvif::cuda_unmap_luma(&ds[k]);
         gstvif::cuda_unmap_luma(&r);
         return ok;
     }
