@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The FFmpeg filter's and the GStreamer element's GPU runs in one call, from one carried folder
+# (bench/integrations/pack.sh): unpacks .integ-pack/deps.tar.xz, builds libvif with CUDA, the
+# element and the vif CLI once (bench/gstreamer/gpu_run.sh's build, BUILD_DIR build-integ), runs
+# the parity tests of the device-pointer API (vif_cuda_submit, vif_cuda_submit_multi), the
+# element's stages, then bench/ffmpeg/gpu_run.sh with the same build and the same clips.
+#   bash bench/integrations/gpu_run.sh       carry: .integ-pack (nothing else)
+# Environment: INTEG_PACK (.integ-pack), OUT (default /tmp/integ-out: gstreamer/ and ffmpeg/,
+# each with its summary.md; summary.md here has all), PARTS (default "build api gst ff"; on a
+# warm machine a later call can run "ff" alone on the same build), GST_STAGES (default inspect
+# exact upload bench), FF_STAGES (default exact faults bench), RUNS (timed rounds, default 2).
+# About 7 minutes in all on an H100 (build 2-3, GStreamer 2, FFmpeg 3): split with PARTS when
+# a call is limited to 10 minutes and the machine is slower.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 1
+PACK=$(realpath -m "${INTEG_PACK:-.integ-pack}")
+OUT=${OUT:-/tmp/integ-out}
+mkdir -p "$OUT"
+[[ -f $PACK/deps.tar.xz && -d $PACK/clips ]] ||
+  { echo "FAIL: no $PACK/deps.tar.xz or clips (run bench/integrations/pack.sh and carry .integ-pack)"; exit 1; }
+PARTS=${PARTS:-build api gst ff}
+export RUNS=${RUNS:-2}
+t0=$(date +%s)
+tar -C "$ROOT" -xJf "$PACK/deps.tar.xz" || { echo "FAIL: unpacking $PACK/deps.tar.xz"; exit 1; }
+echo "unpacked in $(( $(date +%s) - t0 )) s"
+
+has() { [[ " $PARTS " == *" $1 "* ]]; }
+B=$ROOT/build-integ
+gst=0; api=0; ff=0
+# One build for everything: libvif with CUDA, the element, the vif CLI with NVDEC, vif_ffmpeg
+# (the filter's library) and the parity tests.
+if has build; then
+  # shellcheck disable=SC2086  # stage lists
+  OUT=$OUT/build CLIPS=$PACK/clips BUILD_DIR=$B GST_BUILD_TESTS=ON \
+    EXTRA_TARGETS=vif_parity_tests bash bench/gstreamer/gpu_run.sh build || gst=1
+fi
+# The device-pointer tests: vif_cuda_submit and the ladder's vif_cuda_submit_multi, which the
+# element uses for CUDA memory ladders.
+if has api; then
+  if [[ -x $B/tests/parity/vif_parity_tests ]]; then
+    timeout 300 "$B/tests/parity/vif_parity_tests" --gtest_brief=1 \
+      --gtest_filter='All/DevicePointer.*:DevicePointerErrors.*' > "$OUT/device_pointer_tests.log" 2>&1
+    api=$?
+    echo "device-pointer tests (vif_cuda_submit, vif_cuda_submit_multi): rc=$api $(grep -E 'PASSED|FAILED  \]' "$OUT/device_pointer_tests.log" | tail -2 | tr '\n' ' ')" |
+      tee "$OUT/api_summary.md"
+    grep -E "^\[  FAILED|Failure|Expected|Which is" "$OUT/device_pointer_tests.log" | head -20
+  else
+    api=1; echo "FAIL: no $B/tests/parity/vif_parity_tests (PARTS=build first)" | tee "$OUT/api_summary.md"
+  fi
+fi
+if has gst; then
+  # shellcheck disable=SC2086
+  OUT=$OUT/gstreamer CLIPS=$PACK/clips BUILD_DIR=$B \
+    bash bench/gstreamer/gpu_run.sh ${GST_STAGES:-inspect exact upload bench} || gst=1
+fi
+if has ff; then
+  # shellcheck disable=SC2086
+  OUT=$OUT/ffmpeg CLIPS=$PACK/clips FFMPEG=$ROOT/.deps/ffmpeg-libvif-gpu/ffmpeg VIF=$B/tools/vif/vif \
+    VIF_LIB=$B/libvif:$B/libvif/ffmpeg VIF_FFMPEG_PREFIX=.gst-pack/sysroot/opt/ffmpeg-nvdec \
+    bash bench/ffmpeg/gpu_run.sh ${FF_STAGES:-exact faults bench} || ff=1
+fi
+cat "$OUT/api_summary.md" "$OUT/gstreamer/summary.md" "$OUT/ffmpeg/summary.md" > "$OUT/summary.md" 2>/dev/null
+
+echo "== integrations: device-pointer tests rc=$api, gstreamer rc=$gst, ffmpeg rc=$ff, $(( $(date +%s) - t0 )) s in all" | tee -a "$OUT/summary.md"
+[[ $api == 0 && $gst == 0 && $ff == 0 ]]

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Packs, on the development machine, everything bench/integrations/gpu_run.sh needs on a GPU
+# machine into one folder to carry (the FFmpeg filter's and the GStreamer element's GPU runs in
+# one call, inside the 64 MiB a call carries):
+#   .integ-pack/clips/      bench/nvdec's 1080p H.264 and 2160p HEVC Main10 pairs, one copy for
+#                           both runs (about 34 MiB; they are compressed video already)
+#   .integ-pack/deps.tar.xz (about 12 MiB) unpacked there into the repository root:
+#       .gst-pack/sysroot                    GStreamer 1.22 from Debian's packages
+#                                            (bench/gstreamer/pack.sh, made when missing)
+#       .gst-pack/sysroot/opt/ffmpeg-nvdec   the static FFmpeg with NVDEC the vif CLI is built
+#                                            with (scripts/build-ffmpeg-nvdec.sh), inside the
+#                                            sysroot so that pkg-config's sysroot keeps its paths
+#       .gpu-deps/prefix                     CLI11, fmt, nlohmann-json (scripts/gpu-deps.sh)
+#       .deps/ffmpeg-libvif-gpu/ffmpeg       ffmpeg with the libvif filter, the nvdec hwaccels
+#                                            and the cuvid decoders (scripts/build-ffmpeg-libvif.sh
+#                                            --ci where libffmpeg-nvenc-dev is installed)
+#   bench/integrations/pack.sh [DEST]        DEST default .integ-pack (git-ignored)
+# Environment: GST_PACK (.gst-pack), FFMPEG_NVDEC (.deps/ffmpeg-nvdec), GPU_DEPS
+# (.gpu-deps/prefix), FFMPEG_BIN (.deps/ffmpeg-libvif-ci/bin/ffmpeg), CLIPS (bench/nvdec/clips).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+dest=$(realpath -m "${1:-.integ-pack}")
+gst_pack=$(realpath -m "${GST_PACK:-.gst-pack}")
+ff_nvdec=$(realpath -m "${FFMPEG_NVDEC:-.deps/ffmpeg-nvdec}")
+gpu_deps=$(realpath -m "${GPU_DEPS:-.gpu-deps/prefix}")
+ff_bin=$(realpath -m "${FFMPEG_BIN:-.deps/ffmpeg-libvif-ci/bin/ffmpeg}")
+clips=$(realpath -m "${CLIPS:-bench/nvdec/clips}")
+need() { [[ -e $1 ]] || { echo "integrations pack: $1 is missing ($2)" >&2; exit 1; }; }
+
+[[ -d $gst_pack/sysroot ]] || bash bench/gstreamer/pack.sh "$gst_pack"
+need "$ff_nvdec/lib/pkgconfig" "scripts/build-ffmpeg-nvdec.sh"
+need "$gpu_deps" "scripts/gpu-deps.sh"
+need "$ff_bin" "scripts/build-ffmpeg-libvif.sh --ci, with libffmpeg-nvenc-dev installed"
+words=$(strings "$ff_bin") # (not piped into grep -q: pipefail would see strings' SIGPIPE)
+for w in libvif h264_cuvid hevc_cuvid h264_nvdec; do
+  grep -qx "$w" <<< "$words" ||
+    { echo "integrations pack: $ff_bin has no $w (rebuild it: scripts/build-ffmpeg-libvif.sh --ci with libffmpeg-nvenc-dev)" >&2; exit 1; }
+done
+pairs=(h264_src.mp4 h264_enc.mkv hevc_src.mp4 hevc_enc.mkv)
+for c in "${pairs[@]}"; do [[ -s $clips/$c ]] || bash bench/nvdec/make_clips.sh; done
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/.gst-pack" "$stage/.gpu-deps" "$stage/.deps/ffmpeg-libvif-gpu"
+cp -a "$gst_pack/sysroot" "$stage/.gst-pack/"
+mkdir -p "$stage/.gst-pack/sysroot/opt"
+cp -a "$ff_nvdec" "$stage/.gst-pack/sysroot/opt/ffmpeg-nvdec"
+rm -rf "$stage/.gst-pack/sysroot/opt/ffmpeg-nvdec"/{share,bin}
+cp -a "$gpu_deps" "$stage/.gpu-deps/prefix"
+cp "$ff_bin" "$stage/.deps/ffmpeg-libvif-gpu/ffmpeg"
+strip "$stage/.deps/ffmpeg-libvif-gpu/ffmpeg"
+
+rm -rf "$dest" && mkdir -p "$dest/clips"
+for c in "${pairs[@]}"; do cp "$clips/$c" "$dest/clips/"; done
+tar -C "$stage" -cf - .gst-pack .gpu-deps .deps | xz -T2 -6 > "$dest/deps.tar.xz"
+du -sh "$dest" "$dest/clips" "$dest/deps.tar.xz"
+total=$(du -sm "$dest" | cut -f1)
+((total < 64)) || { echo "integrations pack: $total MiB, over the 64 MiB a call carries" >&2; exit 1; }
