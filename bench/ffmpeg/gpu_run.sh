@@ -105,7 +105,9 @@ if has bench; then
   # command line of FFmpeg 5.1:
   #   nvdec       -hwaccel cuda (the nvdec hwaccel inside FFmpeg's own h264/hevc decoders)
   #   nvdec-t1    the same with -threads 1 (no frame threads in the software decoder around it)
-  #   nvdec-x16   the same with -extra_hw_frames 16 (more surfaces: frames held downstream)
+  #   nvdec-t4    the same with -threads 4 (default: one per core)
+  #   nvdec-x8    the same with -extra_hw_frames 8 (more surfaces: frames held downstream; NVDEC
+  #               takes at most 32 with the frame threads' own)
   #   cuvid       -c:v h264_cuvid / hevc_cuvid (NVDEC behind NVIDIA's parser, 4 frames of
   #               display delay: decode runs ahead of the frames FFmpeg hands on)
   #   cuvid-s8    the same with -surfaces 8 (default 25)
@@ -114,13 +116,14 @@ if has bench; then
   # everything above, since FFmpeg 5.1 decodes its inputs one after the other in its main thread.
   say "### whole process, side by side (files in page cache; best of $RUNS rounds)"
   cat "$CLIPS"/* > /dev/null
-  VARIANTS=${VARIANTS:-cli cli-d1 decode-nvdec decode-cuvid nvdec nvdec-t1 nvdec-x16 cuvid cuvid-s8 cuvid-ft1}
+  VARIANTS=${VARIANTS:-cli cli-d1 decode-nvdec decode-cuvid nvdec nvdec-t1 nvdec-t4 nvdec-x8 cuvid cuvid-s8 cuvid-ft1}
   # The decoder options of one variant for codec $1 (before each -i).
   dec_opts() { # variant codec
     case $1 in
       *nvdec) echo "${HW[*]}" ;;
       nvdec-t1) echo "${HW[*]} -threads 1" ;;
-      nvdec-x16) echo "${HW[*]} -extra_hw_frames 16" ;;
+      nvdec-t4) echo "${HW[*]} -threads 4" ;;
+      nvdec-x8) echo "${HW[*]} -extra_hw_frames 8" ;;
       *cuvid|cuvid-ft1) echo "${HW[*]} -c:v ${2}_cuvid" ;;
       cuvid-s8) echo "${HW[*]} -c:v ${2}_cuvid -surfaces 8" ;;
     esac
