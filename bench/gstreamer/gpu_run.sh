@@ -102,6 +102,12 @@ if has inspect || has exact || has upload || has bench; then
   "$INSPECT" nvh264dec > "$OUT/inspect_nvh264dec.txt" 2>&1 && nvdec=1
   "$INSPECT" cudaupload > "$OUT/inspect_cudaupload.txt" 2>&1 && upload=1
   say "nvh264dec: $([[ $nvdec = 1 ]] && echo found || echo MISSING); cudaupload: $([[ $upload = 1 ]] && echo found || echo MISSING)"
+  # The decoders' own properties (what a pipeline can tune), from gst-inspect.
+  for d in nvh264dec nvh264sldec; do
+    "$INSPECT" "$d" > "$OUT/inspect_$d.txt" 2>&1 &&
+      say "$d properties: $(sed -n '/^Element Properties:/,$p' "$OUT/inspect_$d.txt" |
+        grep -oE '^  [a-z][a-z0-9-]+ +:' | tr -d ' :' | tr '\n' ' ')"
+  done
   if [[ $nvdec = 0 ]]; then
     # Why nvcodec registered no decoder: its own debug output while the plugin is scanned.
     rm -f "$GST_REGISTRY_1_0"
