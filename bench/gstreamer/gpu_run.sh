@@ -56,7 +56,7 @@ if has build; then
     export PKG_CONFIG_LIBDIR=$PKG_CONFIG_LIBDIR:$FF/lib/pkgconfig
     export LIBRARY_PATH=$FF/lib${LIBRARY_PATH:+:$LIBRARY_PATH}
     cli=(-DVIF_WITH_FFMPEG=ON -DVIF_BUILD_TOOLS=ON -DCMAKE_PREFIX_PATH="$ROOT/.gpu-deps/prefix")
-    targets+=(vif vif_ffmpeg)
+    targets+=(vif_cli vif_ffmpeg)
   fi
   # EXTRA_TARGETS (e.g. vif_parity_tests, with GST_BUILD_TESTS=ON) in the same build.
   # shellcheck disable=SC2206
