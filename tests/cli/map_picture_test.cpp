@@ -219,10 +219,21 @@ TEST_F(MapPictures, BadRequestsLeaveNothing) {
         EXPECT_EQ(r.code, 2);
         EXPECT_NE(r.err.find("y4m maps every frame"), std::string::npos) << r.err;
     }
+    // An input that fails after two frames: the videos were being written; nothing is left.
+    {
+        const std::string dis = slurp(dir_ + "/dis.y4m");
+        spit(dir_ + "/cut.y4m", dis.substr(0, dis.size() - 1000));
+        const CliRun r =
+            run_argv({kCli, "-r", dir_ + "/ref.y4m", "-d", dir_ + "/cut.y4m", "-q", "--json", "-o",
+                      dir_ + "/s.json", "--map", dir_ + "/maps", "--map-format", "y4m"},
+                     dir_);
+        EXPECT_EQ(r.code, 1);
+        EXPECT_NE(r.err.find("frame 2 is incomplete"), std::string::npos) << r.err;
+    }
     std::vector<std::string> left;
     for (const auto &e : fs::directory_iterator(dir_)) left.push_back(e.path().filename());
     std::sort(left.begin(), left.end());
-    EXPECT_EQ(left, (std::vector<std::string>{"dis.y4m", "file", "ref.y4m"}));
+    EXPECT_EQ(left, (std::vector<std::string>{"cut.y4m", "dis.y4m", "file", "ref.y4m"}));
 }
 
 // Ladders and batch rows: one map folder per pair, DIR/<output name>/, holding what a single
