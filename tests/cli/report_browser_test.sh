@@ -3,8 +3,8 @@
 # testdata pair and of a two-rung ladder; the page's own check (#vif-report-check, written
 # once the page has loaded: every chart has its lines and a size on the page, every picture
 # decoded, no script error) must say ok, Chromium's log must have no console message (a
-# blocked fetch, a script error), and a screenshot of each page is kept under the build folder
-# as a test artifact (report-artifacts/; docs/images/ come from them).
+# blocked fetch, a script error), and a screenshot and a print (PDF) of each page are kept
+# under the build folder as test artifacts (report-artifacts/; docs/images/ come from them).
 #   tests/cli/report_browser_test.sh VIF_BINARY TESTDATA_DIR ARTIFACT_DIR
 # Exit 77 (skipped) without chromium.
 set -euo pipefail
@@ -55,5 +55,11 @@ for page in pair ladder; do
         { tail -20 "$work/$page.shot.log"; fail "$page: chromium --screenshot"; }
     [[ -s $art/$page.png ]] || fail "$page: no screenshot"
     echo "$page: screenshot $art/$page.png ($(stat -c %s "$art/$page.png") bytes)"
+    # Printed (the page's print styles), kept beside the screenshot.
+    run_chromium --no-pdf-header-footer --print-to-pdf="$art/$page.pdf" \
+        "file://$work/$page.html" >/dev/null 2>"$work/$page.pdf.log" ||
+        { tail -20 "$work/$page.pdf.log"; fail "$page: chromium --print-to-pdf"; }
+    [[ $(head -c 5 "$art/$page.pdf") == %PDF- ]] || fail "$page: no PDF"
+    echo "$page: printed $art/$page.pdf ($(stat -c %s "$art/$page.pdf") bytes)"
 done
 echo "PASS"
