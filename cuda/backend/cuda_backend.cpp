@@ -128,6 +128,15 @@ bool cuda_device_present() {
     return cuda::device_present();
 }
 
+int cuda_device_count() {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); // no driver: no device, and no error left for the next call
+        return 0;
+    }
+    return n;
+}
+
 Status cuda_prepare(int device) {
     if (Status e = cuda::check_device(device)) return e;
     int prev = -1;

@@ -154,6 +154,20 @@ TEST(Api, CudaPrepareReportsWhetherAGpuIsThere) {
     EXPECT_EQ(vif_cuda_prepare(0), VIF_OK);
 }
 
+// vif_cuda_device_count: every device it counts can be named, the one after the last cannot;
+// no GPU (or no CUDA build): 0.
+TEST(Api, CudaDeviceCountBoundsTheDeviceNumbers) {
+    const int n = vif_cuda_device_count();
+    ASSERT_GE(n, 0);
+    if (!vif_cuda_available()) {
+        EXPECT_EQ(vif_cuda_prepare(n), VIF_ERROR_NO_DEVICE);
+        return;
+    }
+    ASSERT_GE(n, 1);
+    EXPECT_EQ(vif_cuda_prepare(n - 1), VIF_OK) << vif_last_error();
+    EXPECT_EQ(vif_cuda_prepare(n), VIF_ERROR_NO_DEVICE);
+}
+
 TEST(Api, SubmitRejectsBadPicturesAndStaysUsable) {
     VifConfig cfg = config(64, 64);
     VifContext* ctx = nullptr;

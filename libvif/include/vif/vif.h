@@ -182,6 +182,13 @@ VIF_API void vif_default_config(VifConfig *cfg);
 VIF_API int vif_cuda_available(void);
 
 /**
+ * How many CUDA devices the driver shows this process (after CUDA_VISIBLE_DEVICES), usable or
+ * not: valid VifConfig.cuda_device values are 0 to count - 1. 0 without a CUDA backend in this
+ * build or without a driver. Does not start a device context.
+ */
+VIF_API int vif_cuda_device_count(void);
+
+/**
  * Optional: does the CUDA start-up that the first vif_create on a GPU would otherwise pay
  * (driver initialisation and the device's context, typically 0.1 to 0.3 s) now, so that it can
  * run on a thread of its own while the caller opens its inputs. Safe to call from any thread,

@@ -269,6 +269,14 @@ extern "C" VifStatus vif_cuda_prepare(int cuda_device) {
 #endif
 }
 
+extern "C" int vif_cuda_device_count(void) {
+#if defined(VIF_HAVE_CUDA)
+    return vif::cuda_device_count();
+#else
+    return 0;
+#endif
+}
+
 extern "C" int vif_cuda_available(void) {
 #if defined(VIF_HAVE_CUDA)
     return vif::cuda_device_present() ? 1 : 0;

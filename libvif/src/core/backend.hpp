@@ -118,6 +118,7 @@ std::unique_ptr<Backend> create_cpu_backend(const Params& params, Status* err);
 #if defined(VIF_HAVE_CUDA)
 std::unique_ptr<Backend> create_cuda_backend(const Params& params, Status* err);
 bool cuda_device_present();
+int cuda_device_count(); // devices the driver shows, 0 when none or no driver
 Status cuda_prepare(int device);
 #endif
 

@@ -37,9 +37,11 @@ int batch_main(int argc, const char *const *argv) {
     app.add_option("--shard", shard,
                    "I/N: this machine's share (or N, the index coming from SLURM_ARRAY_TASK_ID, "
                    "JOB_COMPLETION_INDEX or AWS_BATCH_JOB_ARRAY_INDEX)");
-    app.add_option("--devices", devices_text, "CUDA devices to spread the work over, e.g. 0,1");
+    app.add_option("--devices", devices_text,
+                   "CUDA devices to spread the work over: all (default: every GPU there is) or "
+                   "a list such as 0,1");
     app.add_option("--workers", workers,
-                   "Scoring contexts at once, 1 to 256 (default: one per device, or 1 on the "
+                   "Scoring contexts at once, 1 to 256 (default: up to 4 per GPU, or 1 on the "
                    "CPU; no more than there are groups to score)")
         ->check(CLI::Range(size_t(0), size_t(256)));
     app.add_flag("--overwrite", overwrite, "Score every row again, even with complete outputs");
@@ -53,27 +55,6 @@ int batch_main(int argc, const char *const *argv) {
             std::fprintf(stderr, "vif: error: %s\n", err.c_str());
             return kExitUsage;
         }
-        std::vector<int> devices;
-        if (!devices_text.empty()) {
-            std::stringstream ss(devices_text);
-            for (std::string d; std::getline(ss, d, ',');) {
-                char *end = nullptr;
-                const long v = std::strtol(d.c_str(), &end, 10);
-                if (d.empty() || *end || v < 0 || v > 1024) {
-                    std::fprintf(stderr,
-                                 "vif: error: --devices '%s': expected device numbers "
-                                 "such as 0,1\n",
-                                 devices_text.c_str());
-                    return kExitUsage;
-                }
-                devices.push_back(int(v));
-            }
-            if (c.backend == "cpu") {
-                std::fprintf(stderr, "vif: error: --devices needs --backend cuda or auto\n");
-                return kExitUsage;
-            }
-            c.backend = "cuda";
-        }
         const auto rows = vif::batch::read_manifest(manifest);
         const auto stems = vif::batch::output_stems(rows); // the whole manifest: shards agree
         std::map<size_t, std::string> stem_of;
@@ -86,10 +67,16 @@ int batch_main(int argc, const char *const *argv) {
             groups.push_back(std::move(jobs));
         }
         LadderSettings s = settings_from(c, out_dir);
+        DeviceSet devices;
+        std::string dev_err;
+        if (!choose_devices(devices_text, s.backend, &devices, &dev_err)) {
+            std::fprintf(stderr, "vif: error: %s\n", dev_err.c_str());
+            return kExitUsage;
+        }
         s.resume = !overwrite;
         s.manifest_id =
             vif::batch::manifest_identity(vif::batch::canonical_rows(rows), rows.size());
-        if (workers == 0) workers = devices.empty() ? 1 : devices.size();
+        if (workers == 0) workers = default_workers(devices);
         if (c.verbose && sh.count > 1)
             std::fprintf(stderr, "vif: shard %u of %u (%s): %zu reference groups\n", sh.index,
                          sh.count, sh.source.c_str(), groups.size());

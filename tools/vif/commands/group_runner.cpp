@@ -6,16 +6,20 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <thread>
 
+#include "batch/devices.hpp"
 #include "batch/outputs.hpp"
 #include "batch/progress_log.hpp"
 #include "batch/summary.hpp"
@@ -97,6 +101,33 @@ std::string list_rows(const std::vector<size_t> &rows) {
 
 } // namespace
 
+bool choose_devices(const std::string &text, VifBackend backend, DeviceSet *out, std::string *err) {
+    *out = DeviceSet{};
+    if (const char *v = std::getenv("VIF_TEST_CPU_DEVICES"); v && *v) {
+        out->cpu_standins = true;
+        return vif::batch::resolve_devices(text, std::atoi(v), "stand-in", &out->devices, err);
+    }
+    if (backend == VIF_BACKEND_CPU) {
+        if (text.empty()) return true;
+        *err = "--devices needs --backend cuda or auto";
+        return false;
+    }
+    const int found = vif_cuda_device_count();
+    // By default every GPU; none (or an unusable driver) leaves the backend as it is: the
+    // automatic one scores on the CPU, the CUDA one says why it cannot start.
+    if (text.empty() && (found == 0 || !vif_cuda_available())) return true;
+    return vif::batch::resolve_devices(text, found, "CUDA", &out->devices, err);
+}
+
+size_t default_workers(const DeviceSet &d) {
+    if (d.devices.empty()) return 1;
+    if (d.cpu_standins) return d.devices.size();
+    // A few per GPU: each decodes its inputs on the host while another's frames are scored
+    // (the GPU waits for the host otherwise); 4 each on a 16-core host per GPU.
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    return d.devices.size() * std::clamp<size_t>(cores / (4 * d.devices.size()), 1, 4);
+}
+
 std::string progress_log_path(const std::string &summary_path) {
     return summary_path + ".progress";
 }
@@ -116,14 +147,50 @@ std::vector<std::vector<RungJob>> split_groups(const std::vector<std::vector<Run
 }
 
 int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const LadderSettings &base,
-               const std::vector<int> &devices, size_t workers, const std::string &summary_path,
+               const DeviceSet &devices, size_t workers, const std::string &summary_path,
                const std::vector<std::string> &inputs, bool quiet) {
+    // The test hook that fails a device (checked before anything is written).
+    std::optional<vif::batch::DeviceFailureHook> fail_hook;
+    if (const char *v = std::getenv("VIF_TEST_FAIL_DEVICE"); v && *v) {
+        std::string err;
+        fail_hook = vif::batch::parse_device_failure_hook(v, &err);
+        if (!fail_hook) {
+            std::fprintf(stderr, "vif: error: %s\n", err.c_str());
+            return kExitUsage;
+        }
+    }
+    // The slots: a device each (or the settings' backend as it is).
+    struct Slot {
+        int device = 0;
+        std::string name;    // "CUDA device 1", for the messages
+        bool failed = false; // takes no more parts
+        std::string why;     // the first failure
+        size_t rows = 0;     // rows it scored (or found failed on their inputs)
+    };
+    std::vector<Slot> slots;
+    auto add_slot = [&](int device, std::string name) {
+        slots.emplace_back();
+        slots.back().device = device;
+        slots.back().name = std::move(name);
+    };
+    for (int d : devices.devices)
+        add_slot(d,
+                 fmt::format("{} {}", devices.cpu_standins ? "stand-in device" : "CUDA device", d));
+    if (slots.empty()) add_slot(base.cuda_device, "the scoring backend");
     // A reference group is scored VIF_MAX_DISTORTED rows at a time at most (what one
     // vif_submit_multi call takes): the reference is decoded once per part, and the open files
-    // and read-ahead buffers stay bounded whatever the manifest.
-    const auto groups = split_groups(whole_groups, VIF_MAX_DISTORTED);
+    // and read-ahead buffers stay bounded whatever the manifest. With several devices, groups
+    // are split further until there is a part for every device (one ladder spreads over all).
+    size_t most = VIF_MAX_DISTORTED;
+    auto groups = split_groups(whole_groups, most);
+    while (slots.size() > 1 && groups.size() < slots.size() && most > 1) {
+        most = (most + 1) / 2;
+        groups = split_groups(whole_groups, most);
+    }
     workers = std::max<size_t>(1, std::min(workers, groups.size()));
     LadderSettings shared = base;
+    if (!devices.devices.empty())
+        shared.backend = devices.cpu_standins ? VIF_BACKEND_CPU : VIF_BACKEND_CUDA;
     if (shared.threads == 0 && workers > 1 && shared.backend == VIF_BACKEND_CPU)
         shared.threads = std::max(1u, std::thread::hardware_concurrency() / unsigned(workers));
     // No output may be a file the command reads: checked before anything is written.
@@ -154,7 +221,14 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     std::vector<size_t> reused;
     bool log_failed = false;
     std::mutex mu;
-    std::atomic<size_t> next{0};
+    // The parts to score, pulled by every worker; a failed device's unfinished rows go back to
+    // its front. `in_flight`: parts being scored (a worker with nothing to pull waits for them,
+    // as one may come back).
+    std::deque<std::vector<RungJob>> queue(groups.begin(), groups.end());
+    size_t in_flight = 0;
+    std::mutex queue_mu;
+    std::condition_variable queue_cv;
+    std::vector<std::string> reruns; // "rows 3, 4 (CUDA device 1: why)", for stderr
     // Each input identified once per run (a file named by many rows is read once for it).
     std::map<std::string, std::string> identities;
     std::mutex identities_mu;
@@ -169,57 +243,107 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         return identities.emplace(path, id).first->second;
     };
     auto work = [&](size_t w) {
+        const size_t slot = w % slots.size();
         LadderSettings s = shared;
-        if (!devices.empty()) s.cuda_device = devices[w % devices.size()];
-        for (size_t g; (g = next++) < groups.size();) {
-            std::vector<RungJob> jobs = groups[g];
-            if (jobs.empty()) continue;
-            const std::string ref_identity = identity(jobs.front().row.reference);
-            std::map<size_t, std::string> key_of;
-            std::set<size_t> reused_rows;
-            for (RungJob &j : jobs) {
-                const std::string key =
-                    row_key(j, ref_identity, identity(j.row.distorted), options);
-                key_of[j.row.row] = key;
-                const vif::batch::ProgressRecord *rec = log.find(j.row.row);
-                if (s.resume && rec && !key.empty() && rec->key == key && rec->row.status == "ok" &&
-                    rec->output ==
-                        vif::batch::content_identity(
-                            (std::filesystem::path(s.out_dir) / rec->row.output).string()))
-                    j.reused = rec->row, reused_rows.insert(j.row.row);
+        if (!devices.devices.empty()) s.cuda_device = slots[slot].device;
+        for (;;) {
+            std::vector<RungJob> jobs;
+            {
+                std::unique_lock<std::mutex> lock(queue_mu);
+                queue_cv.wait(
+                    lock, [&] { return slots[slot].failed || !queue.empty() || in_flight == 0; });
+                if (slots[slot].failed || queue.empty()) return;
+                jobs = std::move(queue.front());
+                queue.pop_front();
+                ++in_flight;
+                s.simulate_device_failure = fail_hook && fail_hook->slot == slot &&
+                                            slots[slot].rows >= fail_hook->after_rows;
             }
-            auto finished = [&](const SummaryRow &r) {
-                bar.step(r.status == "failed");
-                if (r.status != "ok") return;
-                vif::batch::ProgressRecord rec{key_of[r.row], "", r};
-                std::lock_guard<std::mutex> lock(mu);
-                if (const vif::batch::ProgressRecord *old = log.find(r.row);
-                    old && reused_rows.count(r.row)) {
-                    records[r.row] = *old;
-                    reused.push_back(r.row);
-                    return;
+            std::vector<SummaryRow> part;
+            std::set<size_t> reported; // rows whose final summary line `done` gave
+            if (!jobs.empty()) {
+                const std::string ref_identity = identity(jobs.front().row.reference);
+                std::map<size_t, std::string> key_of;
+                std::set<size_t> reused_rows;
+                for (RungJob &j : jobs) {
+                    const std::string key =
+                        row_key(j, ref_identity, identity(j.row.distorted), options);
+                    key_of[j.row.row] = key;
+                    const vif::batch::ProgressRecord *rec = log.find(j.row.row);
+                    if (s.resume && rec && !key.empty() && rec->key == key &&
+                        rec->row.status == "ok" &&
+                        rec->output ==
+                            vif::batch::content_identity(
+                                (std::filesystem::path(s.out_dir) / rec->row.output).string()))
+                        j.reused = rec->row, reused_rows.insert(j.row.row);
                 }
-                progress_step(); // the output is written, not yet recorded
-                rec.output = vif::batch::content_identity(
-                    (std::filesystem::path(s.out_dir) / r.output).string());
-                if (rec.key.empty() || rec.output.empty()) return; // cannot be vouched for
+                auto finished = [&](const SummaryRow &r) {
+                    reported.insert(r.row);
+                    part.push_back(r);
+                    bar.step(r.status == "failed");
+                    if (r.status != "ok") return;
+                    vif::batch::ProgressRecord rec{key_of[r.row], "", r};
+                    std::lock_guard<std::mutex> lock(mu);
+                    if (const vif::batch::ProgressRecord *old = log.find(r.row);
+                        old && reused_rows.count(r.row)) {
+                        records[r.row] = *old;
+                        reused.push_back(r.row);
+                        return;
+                    }
+                    progress_step(); // the output is written, not yet recorded
+                    rec.output = vif::batch::content_identity(
+                        (std::filesystem::path(s.out_dir) / r.output).string());
+                    if (rec.key.empty() || rec.output.empty()) return; // cannot be vouched for
+                    try {
+                        log.append(rec);
+                    } catch (const std::exception &e) {
+                        if (!log_failed)
+                            std::fprintf(stderr,
+                                         "vif: warning: %s (a resumed run scores these rows "
+                                         "again)\n",
+                                         e.what());
+                        log_failed = true;
+                        return;
+                    }
+                    records[r.row] = rec;
+                    progress_step(); // recorded
+                };
                 try {
-                    log.append(rec);
-                } catch (const std::exception &e) {
-                    if (!log_failed)
-                        std::fprintf(stderr,
-                                     "vif: warning: %s (a resumed run scores these rows "
-                                     "again)\n",
-                                     e.what());
-                    log_failed = true;
-                    return;
+                    part = score_group(jobs, s, finished);
+                } catch (const DeviceFailure &e) {
+                    // The rows it did not finish go to the other devices.
+                    std::vector<RungJob> again;
+                    std::vector<size_t> numbers;
+                    for (RungJob &j : jobs)
+                        if (!reported.count(j.row.row)) {
+                            j.reused.reset(); // decided again when it is pulled
+                            numbers.push_back(j.row.row);
+                            again.push_back(std::move(j));
+                        }
+                    std::lock_guard<std::mutex> lock(queue_mu);
+                    Slot &sl = slots[slot];
+                    if (!sl.failed)
+                        std::fprintf(stderr, "vif: warning: %s failed after %zu rows: %s\n",
+                                     sl.name.c_str(), sl.rows, e.what());
+                    if (!sl.failed) sl.why = e.what();
+                    sl.failed = true;
+                    if (!again.empty()) {
+                        reruns.push_back(fmt::format("rows {} ({} failed: {})", list_rows(numbers),
+                                                     sl.name, e.what()));
+                        queue.push_front(std::move(again));
+                    }
                 }
-                records[r.row] = rec;
-                progress_step(); // recorded
-            };
-            auto part = score_group(jobs, s, finished);
-            std::lock_guard<std::mutex> lock(mu);
-            rows.insert(rows.end(), part.begin(), part.end());
+            }
+            {
+                std::lock_guard<std::mutex> lock(mu);
+                rows.insert(rows.end(), part.begin(), part.end());
+            }
+            {
+                std::lock_guard<std::mutex> lock(queue_mu);
+                slots[slot].rows += part.size();
+                --in_flight;
+            }
+            queue_cv.notify_all();
         }
     };
     std::vector<std::thread> pool;
@@ -233,6 +357,30 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     work(0);
     for (auto &t : pool) t.join();
     bar.finish();
+    if (!reruns.empty())
+        for (const std::string &r : reruns)
+            std::fprintf(stderr, "vif: rows given to the other devices: %s\n", r.c_str());
+    if (slots.size() > 1 && !quiet) {
+        std::string spread;
+        for (const Slot &sl : slots)
+            spread += fmt::format("{}{}: {} rows{}", spread.empty() ? "" : ", ", sl.name, sl.rows,
+                                  sl.failed ? " (failed)" : "");
+        std::fprintf(stderr, "vif: rows per device: %s\n", spread.c_str());
+    }
+    // Rows left when every device failed: no summary (it would look like a finished run).
+    size_t unscored = 0;
+    for (const auto &q : queue) unscored += q.size();
+    if (unscored) {
+        std::string why;
+        for (const Slot &sl : slots)
+            if (sl.failed) why += (why.empty() ? "" : "; ") + sl.name + ": " + sl.why;
+        std::fprintf(stderr,
+                     "vif: error: every device failed (%s): %zu of %zu rows not scored; no "
+                     "summary written (the %zu rows scored are kept in the progress log for a "
+                     "resumed run)\n",
+                     why.c_str(), unscored, total, records.size());
+        return kExitError; // the progress log stays as appended: it vouches for every row it did
+    }
     std::sort(rows.begin(), rows.end(),
               [](const SummaryRow &a, const SummaryRow &b) { return a.row < b.row; });
     std::sort(reused.begin(), reused.end());

@@ -75,7 +75,12 @@ int ladder_main(int argc, const char *const *argv) {
             vif::batch::manifest_identity(vif::batch::canonical_rows(rows), rows.size());
         std::vector<std::string> inputs = {reference};
         inputs.insert(inputs.end(), rungs.begin(), rungs.end());
-        return run_groups({group}, s, {}, 1,
+        // Every GPU by default: the ladder's rungs are spread over them (group_runner.hpp).
+        DeviceSet devices;
+        std::string dev_err;
+        if (!choose_devices("", s.backend, &devices, &dev_err))
+            throw std::invalid_argument(dev_err);
+        return run_groups({group}, s, devices, std::max<size_t>(1, devices.devices.size()),
                           (std::filesystem::path(out_dir) / "summary.csv").string(), inputs,
                           c.quiet);
     });

@@ -198,8 +198,17 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     const bool cuda =
         s.backend == VIF_BACKEND_CUDA || (s.backend == VIF_BACKEND_AUTO && vif_cuda_available());
     if (cuda) cfg.queue_depth = uint32_t(std::max<size_t>(4, 2 * rungs.size()));
+    // A device that cannot make a context (or is gone) is the device's failure, not the rows'.
+    auto device_status = [&](VifStatus st) {
+        return cuda && (st == VIF_ERROR_NO_DEVICE || st == VIF_ERROR_DEVICE ||
+                        st == VIF_ERROR_INVALID_STATE);
+    };
+    auto device_failure = [&](const std::string &what) { return DeviceFailure(what); };
     VifContext *ctx = nullptr;
-    if (vif_create(&ctx, &cfg) != VIF_OK) return finish_all(vif_last_error());
+    if (const VifStatus st = vif_create(&ctx, &cfg); st != VIF_OK) {
+        if (device_status(st)) throw device_failure(vif_last_error());
+        return finish_all(vif_last_error());
+    }
     std::unique_ptr<VifContext, void (*)(VifContext *)> guard(ctx, vif_destroy);
 
     // Which rung each submitted pair belongs to, in submission order (= receive order).
@@ -223,8 +232,10 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             r.scores.push_back(sc);
             owners.pop_front();
         }
-        if (!owners.empty() && st != VIF_AGAIN)
+        if (!owners.empty() && st != VIF_AGAIN) {
+            if (device_status(st)) throw device_failure(vif_last_error());
             throw std::runtime_error(fmt::format("scoring failed: {}", vif_last_error()));
+        }
     };
 
     Prefetcher ref_reader(*ref, fmt::format("reference '{}'", first.reference), ReadPlan{}, ahead);
@@ -295,8 +306,12 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             while ((st = vif_submit_multi(ctx, &rp, ptrs.data(), ptrs.size(), nullptr)) ==
                    VIF_AGAIN)
                 receive(true);
-            if (st != VIF_OK)
+            if (st != VIF_OK) {
+                if (device_status(st)) throw device_failure(vif_last_error());
                 throw std::runtime_error(fmt::format("scoring failed: {}", vif_last_error()));
+            }
+            if (s.simulate_device_failure)
+                throw DeviceFailure("simulated failure (VIF_TEST_FAIL_DEVICE)");
             // The pictures were copied: their buffers go back to the readers.
             ref_reader.release();
             for (size_t i : members) {
@@ -307,6 +322,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             ++frames;
         }
         receive(true);
+    } catch (const DeviceFailure &) {
+        throw; // the caller scores the rows on another device
     } catch (const std::exception &e) {
         // The reference (or the context) failed: every rung still going fails with it.
         for (Rung &r : rungs)

@@ -15,6 +15,7 @@
 
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,15 @@ struct LadderSettings {
     std::string manifest_id; ///< the run's identity (vif::batch::manifest_identity), every row
     /** --map: map.dir is the root; each scored pair's maps go to map.dir/<stem>/ (MapWriter). */
     MapOptions map;
+    /// Test hook (VIF_TEST_FAIL_DEVICE, group_runner.hpp): the device fails, as a lost GPU
+    /// would, once the group's first frame is submitted.
+    bool simulate_device_failure = false;
+};
+
+/** The device (not an input) failed while scoring a group: a lost or broken GPU. The group's
+ *  rows that were not reported are to be scored elsewhere (group_runner.hpp). */
+struct DeviceFailure : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 /** One rung to score: its manifest row and the output name (batch/outputs.hpp); `reused`
@@ -57,6 +67,9 @@ const char *format_extension(Format f);
  * per rung, in the order given (never throws for a problem with an input: that becomes a failed
  * row). `done` (if set) is called once per rung with its final summary row, from this thread,
  * after the rung's output is written.
+ * Throws DeviceFailure when the CUDA device fails (context creation, a CUDA error while
+ * scoring): `done` was then called only for the rungs that failed on their own inputs (or were
+ * reused) before it, none for a rung that scored.
  */
 std::vector<vif::batch::SummaryRow>
 score_group(const std::vector<RungJob> &rungs, const LadderSettings &settings,

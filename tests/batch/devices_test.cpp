@@ -1,0 +1,59 @@
+// --devices: "all" and lists resolved against the devices found; a missing device named with
+// the count found; the VIF_TEST_FAIL_DEVICE hook's syntax.
+#include <gtest/gtest.h>
+
+#include "batch/devices.hpp"
+
+using namespace vif::batch;
+
+namespace {
+std::vector<int> ok(const std::string& text, int found) {
+    std::vector<int> out;
+    std::string err;
+    EXPECT_TRUE(resolve_devices(text, found, "CUDA", &out, &err)) << text << ": " << err;
+    return out;
+}
+std::string refused(const std::string& text, int found) {
+    std::vector<int> out;
+    std::string err;
+    EXPECT_FALSE(resolve_devices(text, found, "CUDA", &out, &err)) << text;
+    return err;
+}
+} // namespace
+
+TEST(Devices, AllAndEmptyAreEveryDeviceFound) {
+    EXPECT_EQ(ok("", 1), std::vector<int>({0}));
+    EXPECT_EQ(ok("all", 4), std::vector<int>({0, 1, 2, 3}));
+}
+
+TEST(Devices, ListsKeepTheirOrderAndRepeats) {
+    EXPECT_EQ(ok("1,0", 2), std::vector<int>({1, 0}));
+    EXPECT_EQ(ok("0,0", 1), std::vector<int>({0, 0}));
+    EXPECT_EQ(ok("3", 4), std::vector<int>({3}));
+}
+
+TEST(Devices, AMissingDeviceIsNamedWithTheCountFound) {
+    EXPECT_EQ(refused("0,2", 2),
+              "--devices 0,2: there is no device 2 (2 CUDA devices were found: 0 to 1)");
+    EXPECT_EQ(refused("1", 1), "--devices 1: there is no device 1 (1 CUDA device was found: 0)");
+    EXPECT_EQ(refused("0", 0), "--devices 0: there is no device 0 (no CUDA device was found)");
+    EXPECT_EQ(refused("all", 0), "--devices all: no CUDA device was found");
+}
+
+TEST(Devices, MalformedListsAreRefused) {
+    for (const char* bad : {"0,", ",0", "a", "-1", "0;1", " 0", "1.5", "0,,1", "99999999999"})
+        EXPECT_NE(refused(bad, 4).find("expected all or device numbers"), std::string::npos)
+            << bad;
+}
+
+TEST(Devices, FailureHookSyntax) {
+    std::string err;
+    const auto h = parse_device_failure_hook("1:3", &err);
+    ASSERT_TRUE(h) << err;
+    EXPECT_EQ(h->slot, 1u);
+    EXPECT_EQ(h->after_rows, 3u);
+    for (const char* bad : {"", "1", "1:", ":3", "a:1", "1:-2", "1:3:4"}) {
+        EXPECT_FALSE(parse_device_failure_hook(bad, &err)) << bad;
+        EXPECT_NE(err.find("VIF_TEST_FAIL_DEVICE"), std::string::npos) << bad;
+    }
+}

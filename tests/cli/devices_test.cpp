@@ -1,0 +1,151 @@
+// `vif batch` over several devices (issue 25), on CPU stand-in devices (VIF_TEST_CPU_DEVICES):
+// the outputs and the summary do not depend on the devices or their number; a device that
+// fails mid-batch (VIF_TEST_FAIL_DEVICE) has its rows scored by the others, and stderr says
+// which; every device failing is an error with no summary; a missing device is named. Expected
+// bytes come from a plain CPU run of the same build (one context, no devices).
+#include "cli/cli_harness.hpp"
+
+namespace vif_cli_test {
+namespace {
+
+class DevicesCli : public CliTest {
+protected:
+    // Nine pairs in six reference groups, and one row that fails on its own input (row 10).
+    std::string manifest() {
+        std::string m = "reference,distorted,width,height,pixel_format,bitdepth\n";
+        for (const char *n :
+             {"kodim23pan_576x324_8b_crf35", "kodim23pan_576x324_8b_blur",
+              "kodim23pan_576x324_8b_identical", "foreman_352x288_8b_crf35",
+              "foreman_352x288_8b_noise", "foreman_176x144_8b_crf45",
+              "bsds100007pan_481x271_8b_crf35", "checker_352x288_8b_shift1",
+              "flat128_vs_flat100_576x324_8b"}) {
+            const GoldenCase &c = find_case(n);
+            m += c.ref_path() + "," + c.dist_path() + "," + std::to_string(c.width) + "," +
+                 std::to_string(c.height) + "," + c.pix + ",8\n";
+        }
+        const GoldenCase &f = find_case("foreman_352x288_8b_crf35");
+        m += f.ref_path() + "," + path("nowhere.yuv") + ",352,288,420,8\n";
+        spit(path("m.csv"), m);
+        return path("m.csv");
+    }
+    CliRun batch(const std::string &out, const std::string &env,
+                 std::vector<std::string> extra = {}) {
+        std::string cmd = env + " " + kCli + " batch '" + path("m.csv") + "' --out-dir '" +
+                          path(out) + "' --precision max";
+        for (const auto &e : extra) cmd += " '" + e + "'";
+        return shell(cmd);
+    }
+    // Every output file of `dir`, its "fps" line (a timing) left out.
+    std::map<std::string, std::string> outputs(const std::string &dir) {
+        std::map<std::string, std::string> out;
+        for (const auto &e : fs::directory_iterator(path(dir))) {
+            const std::string n = e.path().filename().string();
+            if (n.find(".progress") != std::string::npos) continue;
+            std::string text = slurp(e.path().string()), kept;
+            std::istringstream in(text);
+            for (std::string line; std::getline(in, line);)
+                if (line.find("\"fps\"") == std::string::npos) kept += line + "\n";
+            out[n] = kept;
+        }
+        return out;
+    }
+};
+
+TEST_F(DevicesCli, OutputsDoNotDependOnTheDevices) {
+    manifest();
+    CliRun plain = batch("plain", "", {"--backend", "cpu"});
+    ASSERT_EQ(plain.code, 1) << plain.err; // row 10 fails
+    const auto expected = outputs("plain");
+    ASSERT_EQ(expected.size(), 10u); // nine outputs and the summary
+    struct Way {
+        const char *env, *devices, *workers;
+    } ways[] = {{"VIF_TEST_CPU_DEVICES=1", "0", "1"},     {"VIF_TEST_CPU_DEVICES=1", "0,0", "2"},
+                {"VIF_TEST_CPU_DEVICES=3", "all", "3"},   {"VIF_TEST_CPU_DEVICES=3", "2,0,1", "6"},
+                {"VIF_TEST_CPU_DEVICES=4", "all", "4"}};
+    int k = 0;
+    for (const Way &w : ways) {
+        const std::string out = "way" + std::to_string(++k);
+        CliRun r = batch(out, w.env, {"--devices", w.devices, "--workers", w.workers});
+        EXPECT_EQ(r.code, 1) << w.devices << ": " << r.err;
+        EXPECT_EQ(outputs(out), expected) << w.env << " --devices " << w.devices;
+    }
+}
+
+// A ladder (one reference, many rungs) is split over the devices and gives the same files.
+TEST_F(DevicesCli, ALadderOverDevicesGivesTheSameFiles) {
+    const GoldenCase &a = find_case("kodim23pan_576x324_8b_crf35");
+    const GoldenCase &b = find_case("kodim23pan_576x324_8b_blur");
+    const GoldenCase &c = find_case("kodim23pan_576x324_8b_identical");
+    const std::string args = " -r '" + a.ref_path() + "' -d '" + a.dist_path() + "' -d '" +
+                             b.dist_path() + "' -d '" + c.dist_path() +
+                             "' -w 576 -h 324 -p 420 -b 8 --precision max ";
+    CliRun plain = shell(kCli + args + "--backend cpu -o " + path("plain"));
+    ASSERT_EQ(plain.code, 0) << plain.err;
+    CliRun spread = shell("VIF_TEST_CPU_DEVICES=3 " + kCli + args + "-o " + path("spread"));
+    ASSERT_EQ(spread.code, 0) << spread.err;
+    EXPECT_NE(spread.err.find("rows per device: stand-in device 0"), std::string::npos)
+        << spread.err;
+    EXPECT_EQ(outputs("spread"), outputs("plain"));
+}
+
+// Device 1 fails after its first row: its unfinished rows are scored by device 0, stderr names
+// them, and the outputs and summary are those of a run without a failure.
+TEST_F(DevicesCli, AFailedDeviceHasItsRowsScoredByTheOthers) {
+    manifest();
+    CliRun plain = batch("plain", "", {"--backend", "cpu"});
+    ASSERT_EQ(plain.code, 1) << plain.err;
+    CliRun r = batch("failed", "VIF_TEST_CPU_DEVICES=2 VIF_TEST_FAIL_DEVICE=1:1",
+                     {"--devices", "0,1", "--workers", "2"});
+    EXPECT_EQ(r.code, 1) << r.err; // row 10, as without the failure
+    EXPECT_EQ(outputs("failed"), outputs("plain"));
+    // Device 1 pulls parts (its thread starts first) until one with frames fails it.
+    EXPECT_NE(r.err.find("stand-in device 1 failed after"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("rows given to the other devices: rows "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("simulated failure (VIF_TEST_FAIL_DEVICE)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("stand-in device 1: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(" rows (failed)"), std::string::npos) << r.err;
+}
+
+// The only device fails after two rows: an error, no summary; the rows it scored are kept for
+// a resumed run, which then gives the plain run's files.
+TEST_F(DevicesCli, EveryDeviceFailingIsAnErrorWithNoSummary) {
+    manifest();
+    CliRun plain = batch("plain", "", {"--backend", "cpu"});
+    ASSERT_EQ(plain.code, 1) << plain.err;
+    CliRun r = batch("out", "VIF_TEST_CPU_DEVICES=1 VIF_TEST_FAIL_DEVICE=0:2", {"--devices", "0"});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_NE(r.err.find("vif: error: every device failed (stand-in device 0: simulated "
+                         "failure (VIF_TEST_FAIL_DEVICE))"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("rows not scored; no summary written"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("out/summary.csv")));
+    CliRun resumed = batch("out", "VIF_TEST_CPU_DEVICES=1", {"--devices", "0"});
+    EXPECT_EQ(resumed.code, 1) << resumed.err;
+    EXPECT_NE(resumed.err.find("vif: reused rows"), std::string::npos) << resumed.err;
+    EXPECT_EQ(outputs("out"), outputs("plain"));
+}
+
+TEST_F(DevicesCli, MissingDevicesAndBadHooksAreUsageErrors) {
+    manifest();
+    CliRun missing = batch("a", "VIF_TEST_CPU_DEVICES=2", {"--devices", "0,5"});
+    EXPECT_EQ(missing.code, 2);
+    EXPECT_NE(missing.err.find("--devices 0,5: there is no device 5 (2 stand-in devices were "
+                               "found: 0 to 1)"),
+              std::string::npos)
+        << missing.err;
+    // A real CUDA device number no machine has (here: none, or a few GPUs).
+    CliRun cuda = batch("b", "", {"--devices", "4096", "--backend", "cuda"});
+    EXPECT_EQ(cuda.code, 2);
+    EXPECT_NE(cuda.err.find("there is no device 4096 ("), std::string::npos) << cuda.err;
+    CliRun cpu = batch("c", "", {"--devices", "0", "--backend", "cpu"});
+    EXPECT_EQ(cpu.code, 2);
+    EXPECT_NE(cpu.err.find("--devices needs --backend cuda or auto"), std::string::npos);
+    CliRun hook = batch("d", "VIF_TEST_FAIL_DEVICE=x", {});
+    EXPECT_EQ(hook.code, 2);
+    EXPECT_NE(hook.err.find("VIF_TEST_FAIL_DEVICE='x'"), std::string::npos) << hook.err;
+    for (const char *d : {"a", "b", "c", "d"}) EXPECT_FALSE(fs::exists(path(d))) << d;
+}
+
+} // namespace
+} // namespace vif_cli_test
