@@ -120,7 +120,7 @@ public:
         } else {
             io_ = std::make_unique<InputFileIo>(std::move(file));
         }
-        if (!reader_.open(req.path, 0, &err, io_ ? io_->context() : nullptr))
+        if (!reader_.open(req.path, req.decoder_threads, &err, io_ ? io_->context() : nullptr))
             throw InputError(name_ + ": " + (io_ && !io_->error().empty() ? io_->error() : err));
         info_.width = reader_.width();
         info_.height = reader_.height();

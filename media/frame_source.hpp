@@ -71,6 +71,9 @@ struct SourceRequest {
     std::string pixel_format;  ///< "420", "422", "444" or "400"
     bool allow_mapping = true; ///< false: never offer map_luma (--no-mmap)
     bool verbose = false;      ///< --verbose: let FFmpeg's own error lines through
+    /// Encoded inputs: libavcodec threads of the decoder, 0 = FFmpeg's choice (one per core).
+    /// Many inputs decoded at once (a catalogue) do better with a share of the cores each.
+    int decoder_threads = 0;
 };
 
 class FrameSource {

@@ -42,8 +42,7 @@ TEST(Devices, AMissingDeviceIsNamedWithTheCountFound) {
 
 TEST(Devices, MalformedListsAreRefused) {
     for (const char* bad : {"0,", ",0", "a", "-1", "0;1", " 0", "1.5", "0,,1", "99999999999"})
-        EXPECT_NE(refused(bad, 4).find("expected all or device numbers"), std::string::npos)
-            << bad;
+        EXPECT_NE(refused(bad, 4).find("expected all or device numbers"), std::string::npos) << bad;
 }
 
 TEST(Devices, FailureHookSyntax) {

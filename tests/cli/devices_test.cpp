@@ -13,12 +13,11 @@ protected:
     // Nine pairs in six reference groups, and one row that fails on its own input (row 10).
     std::string manifest() {
         std::string m = "reference,distorted,width,height,pixel_format,bitdepth\n";
-        for (const char *n :
-             {"kodim23pan_576x324_8b_crf35", "kodim23pan_576x324_8b_blur",
-              "kodim23pan_576x324_8b_identical", "foreman_352x288_8b_crf35",
-              "foreman_352x288_8b_noise", "foreman_176x144_8b_crf45",
-              "bsds100007pan_481x271_8b_crf35", "checker_352x288_8b_shift1",
-              "flat128_vs_flat100_576x324_8b"}) {
+        for (const char *n : {"kodim23pan_576x324_8b_crf35", "kodim23pan_576x324_8b_blur",
+                              "kodim23pan_576x324_8b_identical", "foreman_352x288_8b_crf35",
+                              "foreman_352x288_8b_noise", "foreman_176x144_8b_crf45",
+                              "bsds100007pan_481x271_8b_crf35", "checker_352x288_8b_shift1",
+                              "flat128_vs_flat100_576x324_8b"}) {
             const GoldenCase &c = find_case(n);
             m += c.ref_path() + "," + c.dist_path() + "," + std::to_string(c.width) + "," +
                  std::to_string(c.height) + "," + c.pix + ",8\n";
@@ -59,8 +58,10 @@ TEST_F(DevicesCli, OutputsDoNotDependOnTheDevices) {
     ASSERT_EQ(expected.size(), 10u); // nine outputs and the summary
     struct Way {
         const char *env, *devices, *workers;
-    } ways[] = {{"VIF_TEST_CPU_DEVICES=1", "0", "1"},     {"VIF_TEST_CPU_DEVICES=1", "0,0", "2"},
-                {"VIF_TEST_CPU_DEVICES=3", "all", "3"},   {"VIF_TEST_CPU_DEVICES=3", "2,0,1", "6"},
+    } ways[] = {{"VIF_TEST_CPU_DEVICES=1", "0", "1"},
+                {"VIF_TEST_CPU_DEVICES=1", "0,0", "2"},
+                {"VIF_TEST_CPU_DEVICES=3", "all", "3"},
+                {"VIF_TEST_CPU_DEVICES=3", "2,0,1", "6"},
                 {"VIF_TEST_CPU_DEVICES=4", "all", "4"}};
     int k = 0;
     for (const Way &w : ways) {

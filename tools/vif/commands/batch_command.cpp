@@ -31,6 +31,7 @@ int batch_main(int argc, const char *const *argv) {
     std::string manifest, out_dir, shard, devices_text;
     size_t workers = 0;
     bool overwrite = false;
+    int decoder_threads = -1;
     CommonOptions c;
     app.add_option("manifest", manifest, "The manifest (CSV or JSON lines)")->required();
     app.add_option("--out-dir", out_dir, "Output folder")->required();
@@ -44,6 +45,11 @@ int batch_main(int argc, const char *const *argv) {
                    "Scoring contexts at once, 1 to 256 (default: up to 4 per GPU, or 1 on the "
                    "CPU; no more than there are groups to score)")
         ->check(CLI::Range(size_t(0), size_t(256)));
+    app.add_option("--decoder-threads", decoder_threads,
+                   "libavcodec threads per encoded input, 0 = one per core (FFmpeg's choice; "
+                   "default: with several workers, the cores shared among the inputs they "
+                   "decode at once)")
+        ->check(CLI::Range(0, 256));
     app.add_flag("--overwrite", overwrite, "Score every row again, even with complete outputs");
     add_common(app, c);
     if (int code = parse_subcommand(app, argc - 1, argv + 1); code >= 0) return code;
@@ -74,6 +80,7 @@ int batch_main(int argc, const char *const *argv) {
             return kExitUsage;
         }
         s.resume = !overwrite;
+        s.decoder_threads = decoder_threads;
         s.manifest_id =
             vif::batch::manifest_identity(vif::batch::canonical_rows(rows), rows.size());
         if (workers == 0) workers = default_workers(devices);

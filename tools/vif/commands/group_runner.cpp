@@ -242,6 +242,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         std::lock_guard<std::mutex> lock(identities_mu);
         return identities.emplace(path, id).first->second;
     };
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
     auto work = [&](size_t w) {
         const size_t slot = w % slots.size();
         LadderSettings s = shared;
@@ -259,6 +260,12 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 s.simulate_device_failure = fail_hook && fail_hook->slot == slot &&
                                             slots[slot].rows >= fail_hook->after_rows;
             }
+            // Each worker decodes a reference and its rungs at once: FFmpeg's default of a
+            // thread per core for every one of them puts hundreds of threads on the cores.
+            if (shared.decoder_threads < 0)
+                s.decoder_threads =
+                    workers > 1 ? int(std::max<size_t>(1, cores / (workers * (jobs.size() + 1))))
+                                : 0;
             std::vector<SummaryRow> part;
             std::set<size_t> reported; // rows whose final summary line `done` gave
             if (!jobs.empty()) {

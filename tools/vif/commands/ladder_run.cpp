@@ -57,10 +57,11 @@ bool raw_name(const std::string &path) {
 }
 
 SourceRequest request(const std::string &path, const std::string &label,
-                      const vif::batch::ManifestRow &row) {
+                      const vif::batch::ManifestRow &row, int decoder_threads) {
     SourceRequest q;
     q.path = path;
     q.label = label;
+    q.decoder_threads = decoder_threads;
     if (!raw_name(path)) return q;
     q.width = row.width;
     q.height = row.height;
@@ -122,7 +123,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     const vif::batch::ManifestRow &first = jobs.front().row;
     std::unique_ptr<FrameSource> ref;
     try {
-        ref = open_frame_source(request(first.reference, "reference", first));
+        ref = open_frame_source(request(first.reference, "reference", first, s.decoder_threads));
     } catch (const std::exception &e) {
         return finish_all(e.what());
     }
@@ -134,7 +135,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     for (Rung &r : rungs) {
         if (!r.active) continue;
         try {
-            r.src = open_frame_source(request(r.job.row.distorted, "distorted", r.job.row));
+            r.src = open_frame_source(
+                request(r.job.row.distorted, "distorted", r.job.row, s.decoder_threads));
             const VideoInfo &di = r.src->info();
             r.summary.source_width = di.width;
             r.summary.source_height = di.height;

@@ -37,6 +37,9 @@ struct LadderSettings {
     vif::batch::ScalerKernel scaler = vif::batch::ScalerKernel::kBicubic;
     bool resume = true; ///< reuse rows whose output the progress log vouches for
     bool verbose = false;
+    /// libavcodec threads per encoded input, 0 = one per core (FFmpeg's choice); -1 (run_groups
+    /// only): the cores shared among the inputs its workers decode at once.
+    int decoder_threads = 0;
     std::string manifest_id; ///< the run's identity (vif::batch::manifest_identity), every row
     /** --map: map.dir is the root; each scored pair's maps go to map.dir/<stem>/ (MapWriter). */
     MapOptions map;

@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# Issue 25 in one GPU call: `vif batch` on 1, 2 and 4 GPUs of one host against today's binary,
+# whole process, the same files side by side, with the checks that say PASS or FAIL.
+#
+#   A. the compact catalogue (bench/batch/make_compact_clips.sh: 100 pairs of 48 frames of
+#      576x324, x264 MKV, software decoding): the baseline (`--devices 0`, its default of one
+#      worker; and with 4 workers), then this tree on 1, 2 and 4 GPUs (`--devices`, default
+#      workers: up to 4 per GPU);
+#   B. a catalogue of the bench/nvdec 1080p H.264 pair (h264_src.mp4 / h264_enc.mkv, 1,200
+#      frames): ROWS_1080 rows (default 16), each a group of its own (links), the same ways;
+#   C. where one GPU's time goes (measure before fixing): the compact catalogue on one GPU with
+#      1, 2, 4 and 8 workers (wall and CPU seconds), the GPU's utilisation during part B's
+#      one-GPU run, and the 1080p pair alone decoded on the CPU (--read-only) and scored with
+#      NVDEC (--hwdec cuda);
+#   D. faults on the real GPUs: the second device of `--devices 0,1` (0,0 on one GPU) fails
+#      after 2 rows (VIF_TEST_FAIL_DEVICE): exit 0, the same outputs, its rows re-run and named;
+#      the only device failing: exit 1, no summary; a device that is not there: exit 2, named.
+# Every way's outputs are compared with the one-GPU run's: summary.csv byte for byte and every
+# per-pair JSON byte for byte but its "fps" line (a timing); the baseline's too.
+# Targets (issue 25): one GPU >= 1.5x the baseline's pair-frames/s on A; 2 GPUs >= 1.8x one on
+# A and on B; 4 GPUs >= 3.4x one (where there are 4).
+#
+# On the GPU machine, from the repository root (no network, no ffmpeg there):
+#   OUT=$OUT bash bench/batch/multi_gpu.sh
+# Environment:
+#   NEW_VIF   this tree's vif (default: built here into build-mgpu, CLI only, with the static
+#             FFmpeg of .deps/ffmpeg-nvdec and .gpu-deps/prefix, as scripts/gpu-check.sh does)
+#   BASE_VIF  the baseline's vif (default: built from BASE_SRC, default .baseline/src, into
+#             build-mgpu-base); BASE_VIF=none skips the baseline
+#   COMPACT   the compact clips: DIR with m100.csv and clips/ (default bench/batch/clips, made on
+#             the development machine by bench/batch/make_compact_clips.sh bench/batch/clips)
+#   NVCLIPS   folder with h264_src.mp4 and h264_enc.mkv (default bench/nvdec/clips)
+#   ROWS_1080 rows of part B (default 16); PARTS (default "A B C D"); WORK (default /tmp/vif-mgpu);
+#   RUN_TIMEOUT seconds a run may take (default 300); NGPU (a dry run on CPU stand-in devices:
+#   NGPU=2 VIF_TEST_CPU_DEVICES=2 NEW_VIF=build-cpu/tools/vif/vif BASE_VIF=none)
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT" || exit 1
+RES=${OUT:-$ROOT/out}
+WORK=${WORK:-/tmp/vif-mgpu}
+PARTS=${PARTS:-A B C D}
+ROWS_1080=${ROWS_1080:-16}
+COMPACT=$(realpath -m "${COMPACT:-$ROOT/bench/batch/clips}")
+NVCLIPS=$(realpath -m "${NVCLIPS:-$ROOT/bench/nvdec/clips}")
+mkdir -p "$RES" "$WORK"
+SUMMARY=$RES/multi_gpu.md
+: > "$SUMMARY"
+note() { echo "$*" | tee -a "$SUMMARY"; }
+fails=0
+check() { # NAME CONDITION-TEXT OK(0/1)
+  if [ "$3" = 1 ]; then note "PASS $1 ($2)"; else note "FAIL $1 ($2)"; fails=$((fails + 1)); fi
+}
+has() { [[ " $PARTS " == *" $1 "* ]]; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "0" }'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }' && echo 1 || echo 0; }
+
+ngpu=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')} # NGPU: a dry run without GPUs
+note "## multi_gpu.sh: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1) x $ngpu, $(nproc) cores, $(date -u +%FT%TZ)"
+
+# ---- builds (both at once) ----
+ff=$ROOT/.deps/ffmpeg-nvdec
+[ -d "$ff/lib" ] && export LD_LIBRARY_PATH=$ff/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+build() { # SRC BUILD_DIR LOG
+  VIF_SRC=$1 BUILD_DIR=$2 OUT=$RES/$3 TARGETS=vif_cli bash "$ROOT/scripts/gpu-check.sh" build \
+    > "$RES/$3.log" 2>&1
+}
+pids=()
+if [ -z "${NEW_VIF:-}" ]; then
+  build "$ROOT" "$ROOT/build-mgpu" build-new & pids+=($!)
+  NEW_VIF=$ROOT/build-mgpu/tools/vif/vif
+fi
+BASE_SRC=${BASE_SRC:-$ROOT/.baseline/src}
+if [ -z "${BASE_VIF:-}" ] && [ -d "$BASE_SRC" ]; then
+  build "$BASE_SRC" "$ROOT/build-mgpu-base" build-base & pids+=($!)
+  BASE_VIF=$ROOT/build-mgpu-base/tools/vif/vif
+fi
+BASE_VIF=${BASE_VIF:-none}
+for p in "${pids[@]}"; do wait "$p"; done
+[ -x "$NEW_VIF" ] || { note "FAIL build: no $NEW_VIF"; tail -30 "$RES"/build-new/build.log 2>/dev/null; exit 1; }
+[ "$BASE_VIF" = none ] || [ -x "$BASE_VIF" ] || { note "no baseline binary ($BASE_VIF): the baseline columns are skipped"; BASE_VIF=none; }
+NEW_VIF=$(realpath "$NEW_VIF")
+[ "$BASE_VIF" = none ] || BASE_VIF=$(realpath "$BASE_VIF")
+note "new: $NEW_VIF; baseline: $BASE_VIF"
+
+# ---- helpers ----
+# run NAME VIF OUTDIR MANIFEST [ARGS...]: a whole `vif batch`, wall and CPU seconds into
+# $WORK/NAME.time, stderr into $RES/NAME.err; prints "wall cpu rc".
+run() {
+  local name=$1 vif=$2 out=$3 m=$4 t TIMEFORMAT="%R %U %S"
+  shift 4
+  rm -rf "$out"
+  t=$( { time { timeout "${RUN_TIMEOUT:-300}" "$vif" batch "$m" --out-dir "$out" --backend cuda --precision max "$@" \
+                  2> "$RES/$name.err"; echo $? > "$WORK/$name.rc"; }; } 2>&1 )
+  awk -v t="$t" -v rc="$(cat "$WORK/$name.rc")" \
+    'BEGIN { split(t, x, " "); printf "%.3f %.1f %s\n", x[1], x[2] + x[3], rc }'
+}
+frames_of() { # summary.csv -> sum of the frames column
+  awk -F, 'NR > 1 && $5 == "ok" { n += $6 } END { print n + 0 }' "$1" 2>/dev/null || echo 0
+}
+# same DIR_A DIR_B: summary.csv equal, every JSON equal but its "fps" line; prints why not
+same() {
+  local a=$1 b=$2 bad=0 n=0
+  if [ ! -f "$a/summary.csv" ] || [ ! -f "$b/summary.csv" ]; then echo "a summary is missing"; return 1; fi
+  cmp -s "$a/summary.csv" "$b/summary.csv" || { echo "summary.csv differs"; bad=1; }
+  for f in "$a"/*.json; do
+    n=$((n + 1))
+    cmp -s <(grep -v '"fps"' "$f") <(grep -v '"fps"' "$b/$(basename "$f")" 2>/dev/null) ||
+      { echo "$(basename "$f") differs"; bad=1; break; }
+  done
+  [ "$n" -gt 0 ] || { echo "no outputs"; bad=1; }
+  return $bad
+}
+devlist() { seq -s, 0 $(($1 - 1)); }
+
+# One catalogue (A or B): baseline, then 1, 2, 4 GPUs; table, byte checks, targets.
+catalogue() { # TAG MANIFEST
+  local tag=$1 m=$2 wall cpu rc fr base_pfs=0 one_pfs=0
+  note ""
+  note "### $tag: $(($(wc -l < "$m") - 1)) pairs ($m)"
+  note "| way | wall s | CPU s | pair-frames/s | vs baseline | vs 1 GPU | rows per device |"
+  note "|---|---|---|---|---|---|---|"
+  local ways=()
+  # The baseline as it runs by default (one worker on one GPU) and with 4 workers; part B (long
+  # rows) only the latter.
+  if [ "$BASE_VIF" != none ]; then
+    if [ "$tag" = A ]; then ways+=("base:--devices 0" "base4:--devices 0 --workers 4")
+    else ways+=("base:--devices 0 --workers 4"); fi
+  fi
+  for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g$g:--devices $(devlist "$g")"); done
+  for w in "${ways[@]}"; do
+    local key=${w%%:*} args=${w#*:} vif=$NEW_VIF
+    [[ $key == base* ]] && vif=$BASE_VIF
+    # shellcheck disable=SC2086 # args are words
+    read -r wall cpu rc < <(run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args)
+    fr=$(frames_of "$WORK/$tag-$key/summary.csv")
+    local pfs
+    pfs=$(awk -v f="$fr" -v w="$wall" 'BEGIN { printf "%.0f", (w > 0 ? f / w : 0) }')
+    [ "$key" = base ] && base_pfs=$pfs
+    [ "$key" = g1 ] && one_pfs=$pfs
+    local vb="-" v1="-"
+    [ "$base_pfs" != 0 ] && vb="$(ratio "$pfs" "$base_pfs")x"
+    [ "$one_pfs" != 0 ] && v1="$(ratio "$pfs" "$one_pfs")x"
+    local spread
+    spread=$(grep -o 'rows per device: .*' "$RES/$tag-$key.err" | sed 's/rows per device: //; s/CUDA device //g')
+    note "| $key ($args) rc=$rc | $wall | $cpu | $pfs | $vb | $v1 | ${spread:--} |"
+    eval "${tag}_${key}_pfs=$pfs"
+    [ "$rc" = 0 ] || { note "  $key exit $rc: $(tail -3 "$RES/$tag-$key.err" | tr '\n' ' ')"; check "$tag $key runs" "exit $rc" 0; }
+  done
+  for key in g2 g4 base; do
+    [ -d "$WORK/$tag-$key" ] || continue
+    local why
+    why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")
+    check "$tag outputs of $key = 1 GPU's" "summary.csv and JSON bytes but fps${why:+: $why}" "$([ -z "$why" ] && echo 1 || echo 0)"
+  done
+  local r
+  if [ "$tag" = A ] && [ "$base_pfs" != 0 ]; then
+    r=$(ratio "$one_pfs" "$base_pfs")
+    check "A one GPU >= 1.5x baseline" "${r}x" "$(ge "$r" 1.5)"
+  fi
+  if [ "$ngpu" -ge 2 ]; then
+    r=$(ratio "$(eval echo "\${${tag}_g2_pfs:-0}")" "$one_pfs")
+    check "$tag 2 GPUs >= 1.8x one" "${r}x" "$(ge "$r" 1.8)"
+  fi
+  if [ "$ngpu" -ge 4 ]; then
+    r=$(ratio "$(eval echo "\${${tag}_g4_pfs:-0}")" "$one_pfs")
+    check "$tag 4 GPUs >= 3.4x one" "${r}x" "$(ge "$r" 3.4)"
+  fi
+}
+
+# ---- A. the compact catalogue ----
+if has A || has C || has D; then
+  if [ -f "$COMPACT/m100.csv" ]; then
+    cp "$COMPACT/m100.csv" "$WORK/m100.csv" && ln -sfn "$COMPACT/clips" "$WORK/clips"
+  else
+    note "FAIL compact catalogue missing: $COMPACT/m100.csv (make it with bench/batch/make_compact_clips.sh bench/batch/clips and carry bench/batch/clips)"
+    fails=$((fails + 1))
+    PARTS=${PARTS//A/}; PARTS=${PARTS//C/}; PARTS=${PARTS//D/}
+  fi
+fi
+cd "$WORK" || exit 1
+has A && catalogue A m100.csv
+
+# ---- B. the 1080p H.264 catalogue ----
+if has B; then
+  if [ -f "$NVCLIPS/h264_src.mp4" ] && [ -f "$NVCLIPS/h264_enc.mkv" ]; then
+    mkdir -p rows1080
+    {
+      echo "reference,distorted"
+      for i in $(seq 1 "$ROWS_1080"); do
+        ln -sfn "$NVCLIPS/h264_src.mp4" "rows1080/src$i.mp4"
+        ln -sfn "$NVCLIPS/h264_enc.mkv" "rows1080/enc$i.mkv"
+        echo "rows1080/src$i.mp4,rows1080/enc$i.mkv"
+      done
+    } > m1080.csv
+    cat "$NVCLIPS"/h264_* > /dev/null
+    # The GPUs' utilisation while the one-GPU run goes (part C's evidence).
+    nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 250 \
+      > "$RES/B-utilisation.csv" 2>/dev/null &
+    smi=$!
+    catalogue B m1080.csv
+    kill "$smi" 2>/dev/null
+  else
+    note "FAIL 1080p clips missing in $NVCLIPS (h264_src.mp4, h264_enc.mkv: carry them)"
+    fails=$((fails + 1))
+  fi
+fi
+
+# ---- C. where one GPU's time goes ----
+if has C; then
+  note ""
+  note "### C: one GPU, where the time goes"
+  note "| compact catalogue, --devices 0 | wall s | CPU s | pair-frames/s |"
+  note "|---|---|---|---|"
+  for w in 1 2 4 8 16; do
+    read -r wall cpu rc < <(run "C-w$w" "$NEW_VIF" "$WORK/C-w$w" m100.csv --devices 0 --workers "$w")
+    note "| --workers $w (rc=$rc) | $wall | $cpu | $(awk -v f="$(frames_of "$WORK/C-w$w/summary.csv")" -v w="$wall" 'BEGIN { printf "%.0f", f / w }') |"
+  done
+  if [ -s "$RES/B-utilisation.csv" ]; then
+    note "GPU utilisation during part B (mean of 250 ms samples, per GPU index): $(awk -F', ' '{ s[$1] += $2; n[$1]++ } END { for (g in s) printf "%s: %.0f%% ", g, s[g] / n[g] }' "$RES/B-utilisation.csv")"
+  fi
+  if [ -f m1080.csv ]; then
+    src=rows1080/src1.mp4 enc=rows1080/enc1.mkv
+    n=$(frames_of "$WORK/B-g1/summary.csv")
+    n=$((n / ROWS_1080))
+    [ "$n" -gt 0 ] || n=1200
+    for way in "cpu-decode:--read-only --hwdec none" "cpu-decode+score:--hwdec none" \
+               "nvdec+score:--hwdec cuda"; do
+      t0=$(date +%s.%N)
+      # shellcheck disable=SC2086 # the options are words
+      timeout "${RUN_TIMEOUT:-300}" "$NEW_VIF" -r $src -d $enc ${way#*:} --backend cuda \
+        -o "$WORK/C-pair.json" > "$RES/C-${way%%:*}.out" 2>&1
+      rc=$?
+      t1=$(date +%s.%N)
+      note "1080p pair alone ($n frames), ${way%%:*} (${way#*:}): rc=$rc, $(awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN { printf "%.2f s, %.0f pair-frames/s", b - a, n / (b - a) }')"
+    done
+  fi
+fi
+
+# ---- D. faults on the real GPUs ----
+if has D; then
+  note ""
+  note "### D: device faults"
+  [ -d "$WORK/A-g1" ] || run A-g1 "$NEW_VIF" "$WORK/A-g1" m100.csv --devices 0 > /dev/null
+  pair=0,1
+  [ "$ngpu" -ge 2 ] || pair=0,0
+  read -r wall cpu rc < <(VIF_TEST_FAIL_DEVICE=1:2 run D-fail "$NEW_VIF" "$WORK/D-fail" m100.csv --devices $pair)
+  why=$(same "$WORK/A-g1" "$WORK/D-fail")
+  check "D a device failing after 2 rows: exit 0, the same outputs" "--devices $pair, rc=$rc${why:+, $why}" "$([ "$rc" = 0 ] && [ -z "$why" ] && echo 1 || echo 0)"
+  check "D the re-run rows are named" "$(grep -o 'rows given to the other devices: .\{0,60\}' "$RES/D-fail.err" | head -1)" "$(grep -q 'rows given to the other devices: rows ' "$RES/D-fail.err" && echo 1 || echo 0)"
+  read -r wall cpu rc < <(VIF_TEST_FAIL_DEVICE=0:3 run D-all "$NEW_VIF" "$WORK/D-all" m100.csv --devices 0)
+  check "D every device failing: exit 1, no summary" "rc=$rc, $(grep -o 'every device failed.\{0,40\}' "$RES/D-all.err" | head -1)" "$([ "$rc" = 1 ] && [ ! -f "$WORK/D-all/summary.csv" ] && grep -q 'every device failed' "$RES/D-all.err" && echo 1 || echo 0)"
+  read -r wall cpu rc < <(run D-missing "$NEW_VIF" "$WORK/D-missing" m100.csv --devices "$ngpu")
+  check "D a missing device is named" "rc=$rc: $(head -1 "$RES/D-missing.err")" "$([ "$rc" = 2 ] && grep -q "there is no device $ngpu ($ngpu " "$RES/D-missing.err" && echo 1 || echo 0)"
+fi
+
+note ""
+note "## multi_gpu.sh: $fails check(s) failed"
+[ "$fails" = 0 ]
