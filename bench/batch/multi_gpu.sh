@@ -7,7 +7,8 @@
 #      worker; and with 4 workers), then this tree on 1, 2 and 4 GPUs (`--devices`, default
 #      workers: up to 4 per GPU);
 #   B. a catalogue of the bench/nvdec 1080p H.264 pair (h264_src.mp4 / h264_enc.mkv, 1,200
-#      frames): ROWS_1080 rows (default 16), each a group of its own (links), the same ways;
+#      frames): ROWS_1080 rows (default 16), each a group of its own (links), the same ways
+#      (each row decoded by the NVDEC of the GPU that scores it) and one GPU with --hwdec none;
 #   C. where one GPU's time goes (measure before fixing): the compact catalogue on one GPU with
 #      1, 2, 4 and 8 workers (wall and CPU seconds), the GPU's utilisation during part B's
 #      one-GPU run, and the 1080p pair alone decoded on the CPU (--read-only) and scored with
@@ -127,6 +128,9 @@ catalogue() { # TAG MANIFEST
     else ways+=("base:--devices 0 --workers 4"); fi
   fi
   for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g$g:--devices $(devlist "$g")"); done
+  # Part B's rows are groups of one: decoded by NVDEC on the scoring GPU by default; on the
+  # host (libavcodec) as well, to see what that path gives.
+  [ "$tag" = B ] && ways+=("g1host:--devices 0 --hwdec none")
   for w in "${ways[@]}"; do
     local key=${w%%:*} args=${w#*:} vif=$NEW_VIF
     [[ $key == base* ]] && vif=$BASE_VIF
@@ -146,7 +150,7 @@ catalogue() { # TAG MANIFEST
     eval "${tag}_${key}_pfs=$pfs"
     [ "$rc" = 0 ] || { note "  $key exit $rc: $(tail -3 "$RES/$tag-$key.err" | tr '\n' ' ')"; check "$tag $key runs" "exit $rc" 0; }
   done
-  for key in g2 g4 base; do
+  for key in g2 g4 g1host base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")

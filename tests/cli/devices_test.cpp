@@ -142,10 +142,14 @@ TEST_F(DevicesCli, MissingDevicesAndBadHooksAreUsageErrors) {
     CliRun cpu = batch("c", "", {"--devices", "0", "--backend", "cpu"});
     EXPECT_EQ(cpu.code, 2);
     EXPECT_NE(cpu.err.find("--devices needs --backend cuda or auto"), std::string::npos);
+    CliRun hwdec = batch("e", "", {"--hwdec", "cuda"});
+    EXPECT_EQ(hwdec.code, 2) << hwdec.err;
+    CliRun threads = batch("f", "", {"--decoder-threads", "-2"});
+    EXPECT_EQ(threads.code, 2) << threads.err;
     CliRun hook = batch("d", "VIF_TEST_FAIL_DEVICE=x", {});
     EXPECT_EQ(hook.code, 2);
     EXPECT_NE(hook.err.find("VIF_TEST_FAIL_DEVICE='x'"), std::string::npos) << hook.err;
-    for (const char *d : {"a", "b", "c", "d"}) EXPECT_FALSE(fs::exists(path(d))) << d;
+    for (const char *d : {"a", "b", "c", "d", "e", "f"}) EXPECT_FALSE(fs::exists(path(d))) << d;
 }
 
 } // namespace

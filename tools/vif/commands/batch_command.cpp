@@ -32,6 +32,7 @@ int batch_main(int argc, const char *const *argv) {
     size_t workers = 0;
     bool overwrite = false;
     int decoder_threads = -1;
+    std::string hwdec = "auto";
     CommonOptions c;
     app.add_option("manifest", manifest, "The manifest (CSV or JSON lines)")->required();
     app.add_option("--out-dir", out_dir, "Output folder")->required();
@@ -50,6 +51,12 @@ int batch_main(int argc, const char *const *argv) {
                    "default: with several workers, the cores shared among the inputs they "
                    "decode at once)")
         ->check(CLI::Range(0, 256));
+    app.add_option("--hwdec", hwdec,
+                   "auto: a row whose reference is its alone (a group of one) and whose two "
+                   "inputs NVDEC decodes is decoded and scored on its GPU; none: every input "
+                   "decoded on the host")
+        ->check(CLI::IsMember({"auto", "none"}))
+        ->capture_default_str();
     app.add_flag("--overwrite", overwrite, "Score every row again, even with complete outputs");
     add_common(app, c);
     if (int code = parse_subcommand(app, argc - 1, argv + 1); code >= 0) return code;
@@ -81,6 +88,7 @@ int batch_main(int argc, const char *const *argv) {
         }
         s.resume = !overwrite;
         s.decoder_threads = decoder_threads;
+        s.hwdec = hwdec == "auto";
         s.manifest_id =
             vif::batch::manifest_identity(vif::batch::canonical_rows(rows), rows.size());
         if (workers == 0) workers = default_workers(devices);

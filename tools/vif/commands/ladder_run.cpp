@@ -8,10 +8,15 @@
 #include <deque>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include "batch/outputs.hpp"
 #include "frame_source.hpp"
+#if defined(VIF_WITH_NVDEC)
+#include "device_pairs.hpp"
+#include "hw_decode.hpp"
+#endif
 #include "maps/map_writer.hpp"
 #include "pair/failure.hpp"
 #include "prefetch.hpp"
@@ -119,6 +124,154 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         return out;
     };
     if (todo == 0) return finish_all("");
+
+    // Writes every rung that scored (and reports every rung): the output file, then its summary.
+    auto write_outputs = [&](VifContext *ctx, const VifConfig &cfg, const VideoInfo &ri,
+                             uint64_t frames, double secs) {
+        for (Rung &r : rungs) {
+            if (!r.summary.status.empty()) {
+                report(r);
+                continue;
+            }
+            if (r.scores.empty()) {
+                fail(r, "no frames to score");
+                report(r);
+                continue;
+            }
+            Report rep;
+            rep.fps = secs > 0 ? double(frames) / secs : 0;
+            rep.width = ri.width;
+            rep.height = ri.height;
+            rep.bitdepth = ri.bitdepth;
+            rep.backend = vif_backend_name(ctx);
+            rep.reference = r.job.row.reference;
+            rep.distorted = r.job.row.distorted;
+            if (add_variant_columns(rep, cfg, r.scores, VIF_METRIC_SCALE3 + 1) != VIF_OK) {
+                fail(r, vif_last_error());
+                report(r);
+                continue;
+            }
+            for (int m = VIF_METRIC_SCALE0; m <= VIF_METRIC_SCALE3; ++m) {
+                std::vector<double> column(r.scores.size());
+                for (size_t i = 0; i < column.size(); ++i)
+                    column[i] = vif_metric_value(&r.scores[i], VifMetric(m));
+                r.summary.scale[size_t(m - VIF_METRIC_SCALE0)] = mean(column);
+            }
+            std::vector<double> combined(r.scores.size());
+            for (size_t i = 0; i < combined.size(); ++i) {
+                combined[i] = r.scores[i].combined;
+                rep.frame_nums.push_back(i);
+            }
+            try {
+                if (r.maps) r.maps->commit(); // before the output: a pair is complete or failed
+                vif::batch::write_atomically(r.path, render(rep, s.format, s.precision));
+            } catch (const Failure &f) {
+                fail(r, f.message);
+                r.maps.reset();
+                report(r);
+                continue;
+            } catch (const std::exception &e) {
+                fail(r, e.what());
+                report(r);
+                continue;
+            }
+            r.summary.status = "ok";
+            r.summary.frames = r.scores.size();
+            r.summary.width = ri.width;
+            r.summary.height = ri.height;
+            r.summary.has_scores = true;
+            r.summary.vif = mean(combined);
+            r.summary.error = r.note;
+            if (!r.note.empty())
+                std::fprintf(stderr, "vif: warning: row %zu (%s): %s\n", r.summary.row,
+                             r.job.row.distorted.c_str(), r.note.c_str());
+            report(r);
+        }
+        std::vector<SummaryRow> out;
+        for (Rung &r : rungs) out.push_back(r.summary);
+        return out;
+    };
+
+#if defined(VIF_WITH_NVDEC)
+    // One rung of two encoded inputs, scored on CUDA: both decoded by the NVDEC engines of the
+    // scoring GPU and scored where they were decoded (no decoded frame crosses PCIe). Anything
+    // this path does not take (raw input, sizes or depths that differ, an input NVDEC cannot
+    // decode or that fails to open) goes the host way below, which says what is wrong.
+    if (todo == 1 && s.hwdec && s.backend == VIF_BACKEND_CUDA && !s.map.enabled() &&
+        !s.simulate_device_failure) {
+        Rung &r = *std::find_if(rungs.begin(), rungs.end(), [](const Rung &x) { return x.active; });
+        HwDecodeRequest hr;
+        hr.mode = HwDecode::kAuto;
+        hr.cuda_device = s.cuda_device;
+        hr.verbose = s.verbose;
+        hr.gpu_ready = [&](std::string *why) {
+            if (vif_cuda_prepare(s.cuda_device) == VIF_OK) return true;
+            *why = vif_last_error();
+            return false;
+        };
+        std::optional<HwDecodeInputs> hw;
+        try {
+            hw = open_hw_decode(
+                hr, request(r.job.row.reference, "reference", r.job.row, s.decoder_threads),
+                request(r.job.row.distorted, "distorted", r.job.row, s.decoder_threads));
+        } catch (...) {
+            hw.reset();
+        }
+        if (hw && hw->ref_decoder && hw->dist_decoder &&
+            hw->ref_decoder->width() == hw->dist_decoder->width() &&
+            hw->ref_decoder->height() == hw->dist_decoder->height() &&
+            hw->ref_decoder->bitdepth() == hw->dist_decoder->bitdepth()) {
+            DeviceInput a, b;
+            a.decoder = hw->ref_decoder.get();
+            b.decoder = hw->dist_decoder.get();
+            for (DeviceInput *d : {&a, &b}) {
+                d->info.width = d->decoder->width();
+                d->info.height = d->decoder->height();
+                d->info.bitdepth = d->decoder->bitdepth();
+                d->info.format = d->decoder->description();
+            }
+            a.name = fmt::format("reference '{}'", r.job.row.reference);
+            b.name = fmt::format("distorted '{}'", r.job.row.distorted);
+            r.summary.source_width = b.info.width;
+            r.summary.source_height = b.info.height;
+            VifConfig cfg;
+            vif_default_config(&cfg);
+            apply_variant(s.variant, &cfg);
+            cfg.backend = VIF_BACKEND_CUDA;
+            cfg.cuda_device = s.cuda_device;
+            cfg.max_width = a.info.width;
+            cfg.max_height = a.info.height;
+            cfg.bitdepth = a.info.bitdepth;
+            VifContext *ctx = nullptr;
+            if (const VifStatus st = vif_create(&ctx, &cfg); st != VIF_OK) {
+                if (st == VIF_ERROR_NO_DEVICE || st == VIF_ERROR_DEVICE)
+                    throw DeviceFailure(vif_last_error());
+                return finish_all(vif_last_error());
+            }
+            std::unique_ptr<VifContext, void (*)(VifContext *)> guard(ctx, vif_destroy);
+            const auto t0 = std::chrono::steady_clock::now();
+            DeviceRunResult res;
+            try {
+                res = run_device_pairs({ctx}, s.cuda_device, a, b, 1, UINT64_MAX, nullptr, nullptr);
+                r.scores = std::move(res.scores.at(0));
+                // The notes of the host path, word for word (the summaries must not differ).
+                if (res.short_input == "distorted")
+                    r.note = fmt::format("the distorted has {} frames, fewer than the "
+                                         "reference; scored those",
+                                         res.short_frames);
+                else if (res.short_input == "reference")
+                    r.note = fmt::format("the distorted has more frames than the reference "
+                                         "({}); scored the {} common ones",
+                                         res.short_frames, res.short_frames);
+            } catch (const std::exception &e) {
+                fail(r, e.what());
+            }
+            const double secs =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            return write_outputs(ctx, cfg, a.info, res.submitted, secs);
+        }
+    }
+#endif
 
     const vif::batch::ManifestRow &first = jobs.front().row;
     std::unique_ptr<FrameSource> ref;
@@ -334,68 +487,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-    for (Rung &r : rungs) {
-        if (!r.summary.status.empty()) {
-            report(r);
-            continue;
-        }
-        if (r.scores.empty()) {
-            fail(r, "no frames to score");
-            report(r);
-            continue;
-        }
-        Report rep;
-        rep.fps = secs > 0 ? double(frames) / secs : 0;
-        rep.width = ri.width;
-        rep.height = ri.height;
-        rep.bitdepth = ri.bitdepth;
-        rep.backend = vif_backend_name(ctx);
-        rep.reference = r.job.row.reference;
-        rep.distorted = r.job.row.distorted;
-        if (add_variant_columns(rep, cfg, r.scores, VIF_METRIC_SCALE3 + 1) != VIF_OK) {
-            fail(r, vif_last_error());
-            report(r);
-            continue;
-        }
-        for (int m = VIF_METRIC_SCALE0; m <= VIF_METRIC_SCALE3; ++m) {
-            std::vector<double> column(r.scores.size());
-            for (size_t i = 0; i < column.size(); ++i)
-                column[i] = vif_metric_value(&r.scores[i], VifMetric(m));
-            r.summary.scale[size_t(m - VIF_METRIC_SCALE0)] = mean(column);
-        }
-        std::vector<double> combined(r.scores.size());
-        for (size_t i = 0; i < combined.size(); ++i) {
-            combined[i] = r.scores[i].combined;
-            rep.frame_nums.push_back(i);
-        }
-        try {
-            if (r.maps) r.maps->commit(); // before the output: a pair is complete or failed
-            vif::batch::write_atomically(r.path, render(rep, s.format, s.precision));
-        } catch (const Failure &f) {
-            fail(r, f.message);
-            r.maps.reset();
-            report(r);
-            continue;
-        } catch (const std::exception &e) {
-            fail(r, e.what());
-            report(r);
-            continue;
-        }
-        r.summary.status = "ok";
-        r.summary.frames = r.scores.size();
-        r.summary.width = ri.width;
-        r.summary.height = ri.height;
-        r.summary.has_scores = true;
-        r.summary.vif = mean(combined);
-        r.summary.error = r.note;
-        if (!r.note.empty())
-            std::fprintf(stderr, "vif: warning: row %zu (%s): %s\n", r.summary.row,
-                         r.job.row.distorted.c_str(), r.note.c_str());
-        report(r);
-    }
-    std::vector<SummaryRow> out;
-    for (Rung &r : rungs) out.push_back(r.summary);
-    return out;
+    return write_outputs(ctx, cfg, ri, frames, secs);
 }
 
 } // namespace vifcli

@@ -40,6 +40,9 @@ struct LadderSettings {
     /// libavcodec threads per encoded input, 0 = one per core (FFmpeg's choice); -1 (run_groups
     /// only): the cores shared among the inputs its workers decode at once.
     int decoder_threads = 0;
+    /// A group of one rung whose inputs NVDEC decodes, on CUDA: decoded and scored on the GPU
+    /// (`vif batch --hwdec auto`, its default); false: every input decoded on the host.
+    bool hwdec = false;
     std::string manifest_id; ///< the run's identity (vif::batch::manifest_identity), every row
     /** --map: map.dir is the root; each scored pair's maps go to map.dir/<stem>/ (MapWriter). */
     MapOptions map;
