@@ -72,6 +72,8 @@ if [ -z "${NEW_VIF:-}" ]; then
 fi
 BASE_SRC=${BASE_SRC:-$ROOT/.baseline/src}
 if [ -z "${BASE_VIF:-}" ] && [ -d "$BASE_SRC" ]; then
+  # Its tests' configuration looks for testdata/ (not carried with it): this tree's.
+  [ -e "$BASE_SRC/testdata" ] || ln -sfn "$ROOT/testdata" "$BASE_SRC/testdata"
   build "$BASE_SRC" "$ROOT/build-mgpu-base" build-base & pids+=($!)
   BASE_VIF=$ROOT/build-mgpu-base/tools/vif/vif
 fi
