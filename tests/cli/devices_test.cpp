@@ -127,6 +127,20 @@ TEST_F(DevicesCli, EveryDeviceFailingIsAnErrorWithNoSummary) {
     EXPECT_EQ(outputs("out"), outputs("plain"));
 }
 
+// Many workers at once on a large group stay within a low open-file limit (smaller parts).
+TEST_F(DevicesCli, ManyWorkersStayWithinTheOpenFileLimit) {
+    const GoldenCase &c = find_case("foreman_176x144_8b_crf45");
+    std::string m = "reference,distorted,width,height,pixel_format,bitdepth\n";
+    for (int i = 0; i < 300; ++i) m += c.ref_path() + "," + c.dist_path() + ",176,144,420,8\n";
+    spit(path("many.csv"), m);
+    CliRun r = bash("ulimit -n 256 && VIF_TEST_CPU_DEVICES=4 " + kCli + " batch " +
+                    path("many.csv") + " --out-dir " + path("out") + " -q --workers 8");
+    ASSERT_EQ(r.code, 0) << r.err.substr(0, 2000);
+    const std::string s = slurp(path("out/summary.csv"));
+    EXPECT_EQ(std::count(s.begin(), s.end(), '\n'), 301);
+    EXPECT_EQ(s.find("failed"), std::string::npos);
+}
+
 TEST_F(DevicesCli, MissingDevicesAndBadHooksAreUsageErrors) {
     manifest();
     CliRun missing = batch("a", "VIF_TEST_CPU_DEVICES=2", {"--devices", "0,5"});

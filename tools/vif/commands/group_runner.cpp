@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -188,6 +189,19 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         groups = split_groups(whole_groups, most);
     }
     workers = std::max<size_t>(1, std::min(workers, groups.size()));
+    // Every row of a part being scored holds its input open (and its output while it is
+    // written): many workers at once get smaller parts, so that together they stay within half
+    // the process's open-file limit (the rest for the libraries, the GPU runtime, the logs).
+    if (struct rlimit rl;
+        workers > 1 && ::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        const size_t budget = size_t(rl.rlim_cur) / 2;
+        if (workers * 2 * (most + 1) > budget) {
+            const size_t per_worker = budget / (2 * workers); // files, two a row
+            most = per_worker > 1 ? per_worker - 1 : 1;
+            groups = split_groups(whole_groups, most);
+            workers = std::max<size_t>(1, std::min(workers, groups.size()));
+        }
+    }
     LadderSettings shared = base;
     if (!devices.devices.empty())
         shared.backend = devices.cpu_standins ? VIF_BACKEND_CPU : VIF_BACKEND_CUDA;

@@ -30,7 +30,8 @@ struct DeviceSet {
  *
  * Scheduling: groups are split into parts of VIF_MAX_DISTORTED rows at most (and, with several
  * devices, into at least as many parts as devices, so that one ladder spreads over all of
- * them); worker w scores on slot w % slots; every worker pulls the next part from one queue, so
+ * them, and with many workers small enough that their open files stay within half the open-file
+ * limit); worker w scores on slot w % slots; every worker pulls the next part from one queue, so
  * a device that finishes sooner takes more (the least-loaded device gets the next part). The
  * outputs and the summary do not depend on which device scored a row.
  *
