@@ -378,7 +378,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     work(0);
     for (auto &t : pool) t.join();
     bar.finish();
-    if (!reruns.empty())
+    if (slots.size() > 1) // (with one device there is no other to give them to)
         for (const std::string &r : reruns)
             std::fprintf(stderr, "vif: rows given to the other devices: %s\n", r.c_str());
     if (slots.size() > 1 && !quiet) {
