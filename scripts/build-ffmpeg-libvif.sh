@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
-# Builds FFmpeg 5.1 (Debian 12's source) with the `libvif` filter (integrations/ffmpeg) into a
-# prefix: ffmpeg and ffprobe, linked against an installed libvif found through pkg-config.
+# Builds FFmpeg 5.1 (Debian 12's source) or 7.1 (Debian 13's) with the `libvif` filter
+# (integrations/ffmpeg) into a prefix: ffmpeg and ffprobe, linked against an installed libvif
+# found through pkg-config.
 #
-# Use:   scripts/build-ffmpeg-libvif.sh [--ci] PREFIX
+# Use:   scripts/build-ffmpeg-libvif.sh [--ci] [--ffmpeg 5.1|7.1] PREFIX
+#   --ffmpeg   the FFmpeg release (default 5.1) and so the series integrations/ffmpeg/patches/VER.
+#              7.1's source comes from Debian 13 (trixie) through a private apt state
+#              (.deps/apt-trixie: its own sources list and package lists, deb-src only), so the
+#              system's apt sources never see trixie; it is unpacked into .deps/src-7.1.
 #   --ci       a small static configuration with only what tests/ffmpeg_filter uses (raw video,
 #              Y4M, Matroska with FFV1, the scale/format/metadata/movie filters, the lavfi input
 #              device for ffprobe): a few minutes on 2 cores. Without it: FFmpeg's default configuration plus --enable-libvif.
 # Environment:
 #   VIF_PREFIX   installed libvif (cmake --install build --prefix DIR) with vif-ffmpeg.pc;
 #                default .deps/libvif-prefix
-#   FFMPEG_SRC   an unpacked FFmpeg 5.1 source; default .deps/src/ffmpeg-5.1*, fetched with
-#                `apt-get source ffmpeg` when missing (a deb-src entry is added when there is none)
+#   FFMPEG_SRC   an unpacked FFmpeg source of that release; default .deps/src/ffmpeg-5.1*
+#                (5.1, fetched with `apt-get source ffmpeg` when missing; a deb-src entry is added
+#                when there is none) or .deps/src-7.1/ffmpeg-7.1* (7.1, see --ffmpeg)
 #   JOBS         make -j (default 2)
+#   7.1: the ffmpeg binary loads PREFIX/lib/libvif_ffmpeg.so.1 first (its rpath), a glue built
+#   against 7.1's own libavutil by scripts/build-vif-ffmpeg-glue.sh (VIF_PREFIX's vif_ffmpeg
+#   is compiled against the system's FFmpeg 5.1, whose AVFrame layout and pixel-format numbers
+#   differ; it serves only configure's link check). On a CUDA machine rebuild that glue from
+#   the CUDA build: scripts/build-vif-ffmpeg-glue.sh PREFIX BUILD_DIR DIR, DIR first on
+#   LD_LIBRARY_PATH.
 #   CUDA: when the ffnvcodec headers are found (pkg-config ffnvcodec, Debian's
 #   libffmpeg-nvenc-dev, or FFNVCODEC_PREFIX), the cuda/nvdec hwaccels (--ci: H.264 and HEVC)
 #   are enabled too, so `-hwaccel cuda -hwaccel_output_format cuda` frames reach the filter.
@@ -21,12 +33,22 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 ci=0
-if [[ ${1:-} == --ci ]]; then ci=1; shift; fi
-[[ $# -eq 1 ]] || { echo "usage: $0 [--ci] PREFIX" >&2; exit 2; }
+ffver=5.1
+usage() { echo "usage: $0 [--ci] [--ffmpeg 5.1|7.1] PREFIX" >&2; exit 2; }
+while [[ ${1:-} == --* ]]; do
+  case $1 in
+    --ci) ci=1; shift ;;
+    --ffmpeg) [[ $# -ge 2 ]] || usage; ffver=$2; shift 2 ;;
+    *) usage ;;
+  esac
+done
+[[ $# -eq 1 ]] || usage
+[[ $ffver == 5.1 || $ffver == 7.1 ]] ||
+  { echo "build-ffmpeg-libvif: no series for FFmpeg $ffver (integrations/ffmpeg/patches has 5.1 and 7.1)" >&2; exit 2; }
 prefix=$(realpath -m "$1")
 vif_prefix=$(realpath -m "${VIF_PREFIX:-$root/.deps/libvif-prefix}")
 jobs=${JOBS:-2}
-patches=("$root"/integrations/ffmpeg/patches/*.patch)
+patches=("$root"/integrations/ffmpeg/patches/"$ffver"/*.patch)
 filter_src=$root/integrations/ffmpeg/vf_libvif.c
 
 vif_pc=$(ls -d "$vif_prefix"/lib*/pkgconfig "$vif_prefix"/lib/*/pkgconfig 2>/dev/null | head -1 || true)
@@ -37,9 +59,29 @@ if [[ -z $vif_pc || ! -f $vif_pc/vif-ffmpeg.pc ]]; then
 fi
 
 # ---- FFmpeg's source ----------------------------------------------------------------------
+# Where each release's source is unpacked (5.1's place predates the option and stays).
+src_dir=$root/.deps/src$([[ $ffver == 5.1 ]] || echo "-$ffver")
 src=${FFMPEG_SRC:-}
 if [[ -z $src ]]; then
-  src=$(ls -d "$root"/.deps/src/ffmpeg-5.1*/ 2>/dev/null | head -1 || true); src=${src%/}
+  src=$(ls -d "$src_dir"/ffmpeg-"$ffver"*/ 2>/dev/null | head -1 || true); src=${src%/}
+fi
+if [[ -z $src || ! -x $src/configure ]] && [[ $ffver == 7.1 ]]; then
+  # Debian 13's source package through a private apt configuration: its own sources list (one
+  # deb-src line), package lists and cache, none of the system's sources parts. Nothing is
+  # installed from it; `apt-get source` only downloads and unpacks.
+  sudo_cmd=""; [[ $(id -u) == 0 ]] || sudo_cmd=sudo
+  command -v dpkg-source >/dev/null || $sudo_cmd apt-get install -y -qq --no-install-recommends dpkg-dev
+  apt_dir=$root/.deps/apt-trixie
+  mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$src_dir"
+  echo 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main' \
+    >"$apt_dir/trixie.list"
+  apt_opts=(-o Dir::Etc::SourceList="$apt_dir/trixie.list" -o Dir::Etc::SourceParts=/nonexistent
+            -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache")
+  echo "build-ffmpeg-libvif: fetching FFmpeg 7.1's source from Debian 13 (trixie) into $src_dir"
+  apt-get -qq "${apt_opts[@]}" update
+  (cd "$src_dir" && apt-get -qq "${apt_opts[@]}" source ffmpeg)
+  src=$(ls -d "$src_dir"/ffmpeg-7.1*/ 2>/dev/null | head -1 || true); src=${src%/}
+  [[ -n $src ]] || { echo "build-ffmpeg-libvif: trixie's ffmpeg source is not 7.1 (ls $src_dir)" >&2; exit 1; }
 fi
 if [[ -z $src || ! -x $src/configure ]]; then
   sudo_cmd=""; [[ $(id -u) == 0 ]] || sudo_cmd=sudo
@@ -55,7 +97,7 @@ if [[ -z $src || ! -x $src/configure ]]; then
   src=$(ls -d "$root"/.deps/src/ffmpeg-5.1*/ | head -1); src=${src%/}
 fi
 version=$(cat "$src/RELEASE" 2>/dev/null || echo unknown)
-[[ $version == 5.1* ]] || echo "build-ffmpeg-libvif: warning: FFmpeg $version, the series is made for 5.1" >&2
+[[ $version == "$ffver"* ]] || echo "build-ffmpeg-libvif: warning: FFmpeg $version, the series is made for $ffver" >&2
 command -v nasm >/dev/null || { echo "build-ffmpeg-libvif: nasm is needed (apt-get install nasm)" >&2; exit 1; }
 
 # ---- CUDA hwaccels when the headers are there ------------------------------------------------
@@ -89,19 +131,21 @@ if [[ $ci == 1 ]]; then
 else
   opts=()
 fi
-opts+=(--prefix="$prefix" --enable-libvif "${cuda_opts[@]}"
-       --extra-ldflags="-Wl,-rpath,$(dirname "$vif_pc")")
+rpath=$(dirname "$vif_pc")
+[[ $ffver == 5.1 ]] || rpath=$prefix/lib:$rpath # its own glue first (see above)
+opts+=(--prefix="$prefix" --enable-libvif "${cuda_opts[@]}" --extra-ldflags="-Wl,-rpath,$rpath")
 
 # conf_key: what the configured tree depends on; key: what the installed binary depends on.
 conf_key=$( { echo "$version ${opts[*]}"; cat "${patches[@]}"; } | sha256sum | cut -c1-16)
-key=$( { echo "$conf_key"; cat "$filter_src" "$vif_prefix"/include/vif/*.h; } | sha256sum | cut -c1-16)
+glue_src=("$root"/libvif/ffmpeg/*.cpp "$root"/scripts/build-vif-ffmpeg-glue.sh)
+key=$( { echo "$conf_key"; cat "$filter_src" "$vif_prefix"/include/vif/*.h "${glue_src[@]}"; } | sha256sum | cut -c1-16)
 if [[ -x $prefix/bin/ffmpeg && $(cat "$prefix/.libvif-build-key" 2>/dev/null) == "$key" ]]; then
   echo "build-ffmpeg-libvif: $prefix/bin/ffmpeg is up to date ($key)"
   exit 0
 fi
 
 # ---- a patched copy of the source --------------------------------------------------------
-work=$root/.deps/build-ffmpeg-libvif$([[ $ci == 1 ]] && echo -ci)
+work=$root/.deps/build-ffmpeg-libvif$([[ $ci == 1 ]] && echo -ci)$([[ $ffver == 5.1 ]] || echo "-$ffver")
 # A configured tree of the same key is built on (an interrupted build resumes).
 if [[ $(cat "$work/.key" 2>/dev/null) == "$conf_key" && -f $work/build/ffbuild/config.mak ]]; then
   cd "$work/build"
@@ -135,5 +179,8 @@ fi
 cmp -s "$filter_src" "$work/src/libavfilter/vf_libvif.c" || cp "$filter_src" "$work/src/libavfilter/vf_libvif.c"
 nice make -j"$jobs" >make.out 2>&1 || { grep -E 'error|Error' make.out | head -30 >&2; tail -20 make.out >&2; exit 1; }
 make install >install.out 2>&1 || { tail -20 install.out >&2; exit 1; }
+if [[ $ffver != 5.1 ]]; then
+  bash "$root/scripts/build-vif-ffmpeg-glue.sh" "$prefix" "$vif_prefix" "$prefix/lib"
+fi
 echo "$key" >"$prefix/.libvif-build-key"
 echo "build-ffmpeg-libvif: $prefix/bin/ffmpeg with the libvif filter"

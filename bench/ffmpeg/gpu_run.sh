@@ -7,7 +7,9 @@
 #   bench/ffmpeg/gpu_run.sh [stages]     stages (default all): exact faults bench
 # Needs, from the repository root:
 #   FFMPEG   ffmpeg with the libvif filter and NVDEC (default .deps/ffmpeg-libvif-ci/bin/ffmpeg:
-#            scripts/build-ffmpeg-libvif.sh --ci on a machine with libffmpeg-nvenc-dev)
+#            scripts/build-ffmpeg-libvif.sh --ci on a machine with libffmpeg-nvenc-dev; FFmpeg
+#            5.1 or, with --ffmpeg 7.1, 7.1: then VIF_LIB starts with the glue built against
+#            7.1, scripts/build-vif-ffmpeg-glue.sh, as bench/integrations/gpu_run.sh part ff71 does)
 #   VIF_LIB  the CUDA build's libraries, found before the ones the binary was linked with
 #            (default build-gpu/libvif:build-gpu/libvif/ffmpeg: scripts/gpu-check.sh build)
 #   VIF      the CUDA build's CLI (default build-gpu/tools/vif/vif)
@@ -42,7 +44,7 @@ fail=0
 say "## libvif FFmpeg filter on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC')"
 "$FFMPEG" -hide_banner -filters 2>/dev/null | grep -q ' libvif ' || { say "FAIL: $FFMPEG has no libvif filter"; exit 1; }
 "$FFMPEG" -hide_banner -hwaccels 2>/dev/null | grep -q cuda || { say "FAIL: $FFMPEG has no cuda hwaccel"; exit 1; }
-say "libvif: $(ldd "$FFMPEG" | grep -E 'libvif' | awk '{print $1, $3}' | tr '\n' ' ')"
+say "$("$FFMPEG" -hide_banner -version 2>/dev/null | head -1); libvif: $(ldd "$FFMPEG" | grep -E 'libvif' | awk '{print $1, $3}' | tr '\n' ' ')"
 
 # The CUDA device on the primary context (libvif's CUDA runtime works there), used by -hwaccel.
 # shellcheck disable=SC2054  # the comma is part of -init_hw_device's value
@@ -102,7 +104,7 @@ if has bench; then
   # slow minute of the machine touches all of them), the best wall time of each reported.
   # The filter variants write JSON logs whose scores must equal the CLI's (a faster variant
   # that scores differently is a FAIL). The FFmpeg options are all a user can give on the
-  # command line of FFmpeg 5.1:
+  # command line of FFmpeg 5.1 (and 7.1):
   #   nvdec       -hwaccel cuda (the nvdec hwaccel inside FFmpeg's own h264/hevc decoders)
   #   nvdec-t1    the same with -threads 1 (no frame threads in the software decoder around it)
   #   nvdec-t4    the same with -threads 4 (default: one per core)
@@ -113,7 +115,8 @@ if has bench; then
   #   cuvid-s8    the same with -surfaces 8 (default 25)
   #   cuvid-ft1   the same with -filter_threads 1
   # and, without the filter, FFmpeg decoding both inputs to a null output: the bound for
-  # everything above, since FFmpeg 5.1 decodes its inputs one after the other in its main thread.
+  # everything above, since FFmpeg 5.1 decodes its inputs one after the other in its main thread
+  # (7.1 decodes each input in a thread of its own).
   say "### whole process, side by side (files in page cache; best of $RUNS rounds)"
   cat "$CLIPS"/* > /dev/null
   VARIANTS=${VARIANTS:-cli cli-d1 decode-nvdec decode-cuvid nvdec nvdec-t1 nvdec-t4 nvdec-x8 cuvid cuvid-s8 cuvid-ft1}

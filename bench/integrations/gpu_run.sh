@@ -3,11 +3,14 @@
 # (bench/integrations/pack.sh): unpacks .integ-pack/deps.tar.xz, builds libvif with CUDA, the
 # element and the vif CLI once (bench/gstreamer/gpu_run.sh's build, BUILD_DIR build-integ), runs
 # the parity tests of the device-pointer API (vif_cuda_submit, vif_cuda_submit_multi), the
-# element's stages, then bench/ffmpeg/gpu_run.sh with the same build and the same clips.
+# element's stages, then bench/ffmpeg/gpu_run.sh with the same build and the same clips, for
+# FFmpeg 5.1 (part ff) and, when the pack has it, FFmpeg 7.1 (part ff71: its vif_ffmpeg glue is
+# compiled here against 7.1's libavutil and the CUDA build's libvif, scripts/build-vif-ffmpeg-glue.sh).
 #   bash bench/integrations/gpu_run.sh       carry: .integ-pack (nothing else)
 # Environment: INTEG_PACK (.integ-pack), OUT (default /tmp/integ-out: gstreamer/ and ffmpeg/,
-# each with its summary.md; summary.md here has all), PARTS (default "build api gst ff"; on a
-# warm machine a later call can run "ff" alone on the same build), GST_STAGES (default inspect
+# each with its summary.md; summary.md here has all; ffmpeg71/ for 7.1), PARTS (default
+# "build api gst ff"; add ff71 for FFmpeg 7.1, e.g. PARTS="build ff71"; on a warm machine a
+# later call can run "ff" or "ff71" alone on the same build), GST_STAGES (default inspect
 # exact upload bench), FF_STAGES (default exact faults bench), RUNS (timed rounds, default 2).
 # About 7 minutes in all on an H100 (build 2-3, GStreamer 2, FFmpeg 3): split with PARTS when
 # a call is limited to 10 minutes and the machine is slower.
@@ -27,7 +30,7 @@ echo "unpacked in $(( $(date +%s) - t0 )) s"
 
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 B=$ROOT/build-integ
-gst=0; api=0; ff=0
+gst=0; api=0; ff=0; ff71=0
 # One build for everything: libvif with CUDA, the element, the vif CLI with NVDEC, vif_ffmpeg
 # (the filter's library) and the parity tests.
 if has build; then
@@ -60,7 +63,22 @@ if has ff; then
     VIF_LIB=$B/libvif:$B/libvif/ffmpeg VIF_FFMPEG_PREFIX=.gst-pack/sysroot/opt/ffmpeg-nvdec \
     bash bench/ffmpeg/gpu_run.sh ${FF_STAGES:-exact faults bench} || ff=1
 fi
-cat "$OUT/api_summary.md" "$OUT/gstreamer/summary.md" "$OUT/ffmpeg/summary.md" > "$OUT/summary.md" 2>/dev/null
+if has ff71; then
+  F71=$ROOT/.deps/ffmpeg-libvif-7.1
+  mkdir -p "$OUT/ffmpeg71"
+  if [[ ! -x $F71/bin/ffmpeg ]]; then
+    ff71=1; echo "FAIL: the pack has no FFmpeg 7.1 (bench/integrations/pack.sh with FFMPEG71)" | tee "$OUT/ffmpeg71/summary.md"
+  elif ! bash scripts/build-vif-ffmpeg-glue.sh "$F71" "$B" "$B/ffmpeg71-glue" > "$OUT/ffmpeg71/glue.log" 2>&1; then
+    ff71=1; { echo "FAIL: the vif_ffmpeg glue for FFmpeg 7.1 did not build:"; tail -15 "$OUT/ffmpeg71/glue.log"; } | tee "$OUT/ffmpeg71/summary.md"
+  else
+    cat "$OUT/ffmpeg71/glue.log"
+    # shellcheck disable=SC2086
+    OUT=$OUT/ffmpeg71 CLIPS=$PACK/clips FFMPEG=$F71/bin/ffmpeg VIF=$B/tools/vif/vif \
+      VIF_LIB=$B/ffmpeg71-glue:$B/libvif VIF_FFMPEG_PREFIX=.gst-pack/sysroot/opt/ffmpeg-nvdec \
+      bash bench/ffmpeg/gpu_run.sh ${FF_STAGES:-exact faults bench} || ff71=1
+  fi
+fi
+cat "$OUT/api_summary.md" "$OUT/gstreamer/summary.md" "$OUT/ffmpeg/summary.md" "$OUT/ffmpeg71/summary.md" > "$OUT/summary.md" 2>/dev/null
 
-echo "== integrations: device-pointer tests rc=$api, gstreamer rc=$gst, ffmpeg rc=$ff, $(( $(date +%s) - t0 )) s in all" | tee -a "$OUT/summary.md"
-[[ $api == 0 && $gst == 0 && $ff == 0 ]]
+echo "== integrations: device-pointer tests rc=$api, gstreamer rc=$gst, ffmpeg rc=$ff, ffmpeg 7.1 rc=$ff71, $(( $(date +%s) - t0 )) s in all" | tee -a "$OUT/summary.md"
+[[ $api == 0 && $gst == 0 && $ff == 0 && $ff71 == 0 ]]

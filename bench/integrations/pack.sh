@@ -14,9 +14,15 @@
 #       .deps/ffmpeg-libvif-gpu/ffmpeg       ffmpeg with the libvif filter, the nvdec hwaccels
 #                                            and the cuvid decoders (scripts/build-ffmpeg-libvif.sh
 #                                            --ci where libffmpeg-nvenc-dev is installed)
+#       .deps/ffmpeg-libvif-7.1/             FFmpeg 7.1's the same way (--ffmpeg 7.1), when
+#         bin/ffmpeg, include/libavutil,     built (FFMPEG71, default .deps/ffmpeg-libvif-ci-7.1;
+#         lib/libavutil.a                    FFMPEG71=none leaves it out), with the libavutil that
+#                                            gpu_run.sh builds its vif_ffmpeg glue against
+#                                            (scripts/build-vif-ffmpeg-glue.sh): about 4 MiB
 #   bench/integrations/pack.sh [DEST]        DEST default .integ-pack (git-ignored)
 # Environment: GST_PACK (.gst-pack), FFMPEG_NVDEC (.deps/ffmpeg-nvdec), GPU_DEPS
-# (.gpu-deps/prefix), FFMPEG_BIN (.deps/ffmpeg-libvif-ci/bin/ffmpeg), CLIPS (bench/nvdec/clips).
+# (.gpu-deps/prefix), FFMPEG_BIN (.deps/ffmpeg-libvif-ci/bin/ffmpeg), FFMPEG71, CLIPS
+# (bench/nvdec/clips).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -25,6 +31,8 @@ gst_pack=$(realpath -m "${GST_PACK:-.gst-pack}")
 ff_nvdec=$(realpath -m "${FFMPEG_NVDEC:-.deps/ffmpeg-nvdec}")
 gpu_deps=$(realpath -m "${GPU_DEPS:-.gpu-deps/prefix}")
 ff_bin=$(realpath -m "${FFMPEG_BIN:-.deps/ffmpeg-libvif-ci/bin/ffmpeg}")
+ff71=${FFMPEG71:-.deps/ffmpeg-libvif-ci-7.1}
+[[ $ff71 == none ]] || ff71=$(realpath -m "$ff71")
 clips=$(realpath -m "${CLIPS:-bench/nvdec/clips}")
 need() { [[ -e $1 ]] || { echo "integrations pack: $1 is missing ($2)" >&2; exit 1; }; }
 
@@ -32,11 +40,20 @@ need() { [[ -e $1 ]] || { echo "integrations pack: $1 is missing ($2)" >&2; exit
 need "$ff_nvdec/lib/pkgconfig" "scripts/build-ffmpeg-nvdec.sh"
 need "$gpu_deps" "scripts/gpu-deps.sh"
 need "$ff_bin" "scripts/build-ffmpeg-libvif.sh --ci, with libffmpeg-nvenc-dev installed"
-words=$(strings "$ff_bin") # (not piped into grep -q: pipefail would see strings' SIGPIPE)
-for w in libvif h264_cuvid hevc_cuvid h264_nvdec; do
-  grep -qx "$w" <<< "$words" ||
-    { echo "integrations pack: $ff_bin has no $w (rebuild it: scripts/build-ffmpeg-libvif.sh --ci with libffmpeg-nvenc-dev)" >&2; exit 1; }
-done
+gpu_ffmpeg() { # binary, how to build it
+  local words w
+  words=$(strings "$1") # (not piped into grep -q: pipefail would see strings' SIGPIPE)
+  for w in libvif h264_cuvid hevc_cuvid h264_nvdec; do
+    grep -qx "$w" <<< "$words" ||
+      { echo "integrations pack: $1 has no $w (rebuild it: $2 with libffmpeg-nvenc-dev)" >&2; exit 1; }
+  done
+}
+gpu_ffmpeg "$ff_bin" "scripts/build-ffmpeg-libvif.sh --ci"
+if [[ $ff71 != none ]]; then
+  need "$ff71/bin/ffmpeg" "scripts/build-ffmpeg-libvif.sh --ci --ffmpeg 7.1 $ff71, or FFMPEG71=none"
+  need "$ff71/lib/libavutil.a" "a static FFmpeg 7.1 install"
+  gpu_ffmpeg "$ff71/bin/ffmpeg" "scripts/build-ffmpeg-libvif.sh --ci --ffmpeg 7.1"
+fi
 pairs=(h264_src.mp4 h264_enc.mkv hevc_src.mp4 hevc_enc.mkv)
 for c in "${pairs[@]}"; do [[ -s $clips/$c ]] || bash bench/nvdec/make_clips.sh; done
 
@@ -50,6 +67,14 @@ rm -rf "$stage/.gst-pack/sysroot/opt/ffmpeg-nvdec"/{share,bin}
 cp -a "$gpu_deps" "$stage/.gpu-deps/prefix"
 cp "$ff_bin" "$stage/.deps/ffmpeg-libvif-gpu/ffmpeg"
 strip "$stage/.deps/ffmpeg-libvif-gpu/ffmpeg"
+if [[ $ff71 != none ]]; then
+  s71=$stage/.deps/ffmpeg-libvif-7.1
+  mkdir -p "$s71/bin" "$s71/include" "$s71/lib/pkgconfig"
+  cp "$ff71/bin/ffmpeg" "$s71/bin/" && strip "$s71/bin/ffmpeg"
+  cp -a "$ff71/include/libavutil" "$s71/include/"
+  cp "$ff71/lib/libavutil.a" "$ff71/lib/pkgconfig/libavutil.pc" "$s71/lib/"
+  mv "$s71/lib/libavutil.pc" "$s71/lib/pkgconfig/"
+fi
 
 rm -rf "$dest" && mkdir -p "$dest/clips"
 for c in "${pairs[@]}"; do cp "$clips/$c" "$dest/clips/"; done

@@ -16,6 +16,10 @@
  * frame metadata (lavfi.vif.<libvmaf key>). Host frames and CUDA frames (NVDEC) are scored
  * without conversion; the log file is libvif's result log (vif/vif_log.h), the bytes of the
  * `vif` CLI.
+ *
+ * One source for FFmpeg 5.1 (libavfilter 8) and 7.1 (libavfilter 10.4): LIBVIF_LAVFI_71 marks
+ * where 7.1's libavfilter API differs (the link's frame rate, frames context and frame counts
+ * live in FilterLink; formats are negotiated through query_func2; framesync has ts_sync_mode).
  */
 
 #include <float.h>
@@ -30,15 +34,21 @@
 #include "libavutil/avstring.h"
 #include "libavutil/dict.h"
 #include "libavutil/hwcontext.h"
+#include "libavutil/mem.h"
 #include "libavutil/opt.h"
 #include "libavutil/pixdesc.h"
 #include "libavutil/time.h"
+#include "version.h"
 #include "avfilter.h"
 #include "filters.h"
 #include "formats.h"
 #include "framesync.h"
-#include "internal.h"
 #include "video.h"
+
+#define LIBVIF_LAVFI_71 (LIBAVFILTER_VERSION_INT >= AV_VERSION_INT(10, 4, 100))
+#if !LIBVIF_LAVFI_71
+#include "internal.h" /* 5.1: FILTER_INPUTS, ff_filter_frame, ... (filters.h since 7.1) */
+#endif
 
 #define LIBVIF_MAX_VARIANTS 2
 #define LIBVIF_MAX_PENDING 64
@@ -339,11 +349,53 @@ static av_cold int init(AVFilterContext *ctx)
 
 /* ---- formats and links -------------------------------------------------------------------- */
 
+/* A link's frame rate, CUDA frames context and count of frames sent: AVFilterLink's own fields
+ * in 5.1, FilterLink's (the link's internal part) in 7.1. */
+static AVRational *link_frame_rate(AVFilterLink *l)
+{
+#if LIBVIF_LAVFI_71
+    return &ff_filter_link(l)->frame_rate;
+#else
+    return &l->frame_rate;
+#endif
+}
+
+static AVBufferRef **link_hw_frames(AVFilterLink *l)
+{
+#if LIBVIF_LAVFI_71
+    return &ff_filter_link(l)->hw_frames_ctx;
+#else
+    return &l->hw_frames_ctx;
+#endif
+}
+
+static int64_t link_frame_count_in(AVFilterLink *l)
+{
+#if LIBVIF_LAVFI_71
+    return ff_filter_link(l)->frame_count_in;
+#else
+    return l->frame_count_in;
+#endif
+}
+
+#if LIBVIF_LAVFI_71
+static int query_formats(const AVFilterContext *ctx, AVFilterFormatsConfig **cfg_in,
+                         AVFilterFormatsConfig **cfg_out)
+#else
 static int query_formats(AVFilterContext *ctx)
+#endif
 {
     /* Every format is offered, so that no conversion is inserted silently (a conversion to
      * another bit depth would change the scores); config_input checks what arrives. The output
      * carries the distorted frames: its format is the first input's. */
+#if LIBVIF_LAVFI_71
+    AVFilterFormats **dist_in = &cfg_in[0]->formats, **out = &cfg_out[0]->formats;
+    AVFilterFormats **ref_in = &cfg_in[1]->formats;
+#else
+    AVFilterFormats **dist_in = &ctx->inputs[0]->outcfg.formats;
+    AVFilterFormats **out = &ctx->outputs[0]->incfg.formats;
+    AVFilterFormats **ref_in = &ctx->inputs[1]->outcfg.formats;
+#endif
     AVFilterFormats *main_fmts = ff_all_formats(AVMEDIA_TYPE_VIDEO);
     AVFilterFormats *ref_fmts = ff_all_formats(AVMEDIA_TYPE_VIDEO);
     int ret;
@@ -354,9 +406,8 @@ static int query_formats(AVFilterContext *ctx)
         av_free(ref_fmts);
         return AVERROR(ENOMEM);
     }
-    if ((ret = ff_formats_ref(main_fmts, &ctx->inputs[0]->outcfg.formats)) < 0 ||
-        (ret = ff_formats_ref(main_fmts, &ctx->outputs[0]->incfg.formats)) < 0 ||
-        (ret = ff_formats_ref(ref_fmts, &ctx->inputs[1]->outcfg.formats)) < 0)
+    if ((ret = ff_formats_ref(main_fmts, dist_in)) < 0 || (ret = ff_formats_ref(main_fmts, out)) < 0 ||
+        (ret = ff_formats_ref(ref_fmts, ref_in)) < 0)
         return ret;
     return 0;
 }
@@ -364,15 +415,16 @@ static int query_formats(AVFilterContext *ctx)
 /* The format libvif reads on a link: the link's own, or its CUDA frames' software format. */
 static int link_sw_format(AVFilterLink *l)
 {
-    if (l->format == AV_PIX_FMT_CUDA && l->hw_frames_ctx)
-        return ((AVHWFramesContext *)l->hw_frames_ctx->data)->sw_format;
+    AVBufferRef *hw = *link_hw_frames(l);
+    if (l->format == AV_PIX_FMT_CUDA && hw)
+        return ((AVHWFramesContext *)hw->data)->sw_format;
     return l->format;
 }
 
 static int check_input(AVFilterContext *ctx, AVFilterLink *l, const char *which)
 {
     int f = link_sw_format(l);
-    if (l->format == AV_PIX_FMT_CUDA && !l->hw_frames_ctx) {
+    if (l->format == AV_PIX_FMT_CUDA && !*link_hw_frames(l)) {
         av_log(ctx, AV_LOG_ERROR, "the %s input has CUDA frames without a frames context\n", which);
         return AVERROR(EINVAL);
     }
@@ -433,7 +485,9 @@ static int config_output(AVFilterLink *outlink)
     AVFilterContext *ctx = outlink->src;
     LIBVIFContext *s = ctx->priv;
     AVFilterLink *mainlink = ctx->inputs[0];
-    int ret;
+    AVRational rate = *link_frame_rate(mainlink);
+    AVBufferRef *hw = *link_hw_frames(mainlink), **out_hw = link_hw_frames(outlink);
+    int nearest = 0, ret;
 
     if ((ret = ff_framesync_init_dualinput(&s->fs, ctx)) < 0)
         return ret;
@@ -442,17 +496,22 @@ static int config_output(AVFilterLink *outlink)
     outlink->h = mainlink->h;
     outlink->time_base = mainlink->time_base;
     outlink->sample_aspect_ratio = mainlink->sample_aspect_ratio;
-    outlink->frame_rate = mainlink->frame_rate;
+    *link_frame_rate(outlink) = rate;
+#if LIBVIF_LAVFI_71
+    /* ts_sync_mode=nearest (framesync since 6.1): the reference frame nearest in time pairs,
+     * which absorbs the containers' rounding below by itself, at any frame rate. */
+    nearest = s->fs.opt_ts_sync_mode == TS_NEAREST;
+#endif
     /* Containers round timestamps differently (Matroska keeps milliseconds: 33 ms where MP4 has
-     * 33.33 ms), and framesync's exact comparison would pair such a distorted frame with the
-     * reference frame before it. With one constant frame rate on both inputs, sync on a
-     * half-frame grid: rounding to it absorbs any difference under a quarter of a frame. */
-    if (mainlink->frame_rate.num > 0 && mainlink->frame_rate.den > 0 &&
-        !av_cmp_q(mainlink->frame_rate, ctx->inputs[1]->frame_rate))
-        s->fs.time_base = av_inv_q(av_mul_q(mainlink->frame_rate, (AVRational){ 2, 1 }));
-    if (mainlink->hw_frames_ctx) {
-        av_buffer_unref(&outlink->hw_frames_ctx);
-        if (!(outlink->hw_frames_ctx = av_buffer_ref(mainlink->hw_frames_ctx)))
+     * 33.33 ms), and framesync's default comparison (the last reference frame at or before the
+     * distorted one) would pair such a distorted frame with the reference frame before it. With
+     * one constant frame rate on both inputs, sync on a half-frame grid: rounding to it absorbs
+     * any difference under a quarter of a frame. */
+    if (!nearest && rate.num > 0 && rate.den > 0 && !av_cmp_q(rate, *link_frame_rate(ctx->inputs[1])))
+        s->fs.time_base = av_inv_q(av_mul_q(rate, (AVRational){ 2, 1 }));
+    if (hw) {
+        av_buffer_unref(out_hw);
+        if (!(*out_hw = av_buffer_ref(hw)))
             return AVERROR(ENOMEM);
     }
     return ff_framesync_configure(&s->fs);
@@ -828,7 +887,7 @@ static int finish(AVFilterContext *ctx)
 static int activate(AVFilterContext *ctx)
 {
     LIBVIFContext *s = ctx->priv;
-    int64_t sent = ctx->outputs[0]->frame_count_in;
+    int64_t sent = link_frame_count_in(ctx->outputs[0]);
     int ret, ret2;
     if (s->failed)
         return AVERROR(EINVAL);
@@ -852,7 +911,7 @@ static int activate(AVFilterContext *ctx)
         ff_filter_set_ready(ctx, 100);
         return 0;
     }
-    return ctx->outputs[0]->frame_count_in != sent ? 0 : ret;
+    return link_frame_count_in(ctx->outputs[0]) != sent ? 0 : ret;
 }
 
 static av_cold void uninit(AVFilterContext *ctx)
@@ -939,6 +998,10 @@ const AVFilter ff_vf_libvif = {
     .priv_class     = &libvif_class,
     FILTER_INPUTS(libvif_inputs),
     FILTER_OUTPUTS(libvif_outputs),
+#if LIBVIF_LAVFI_71
+    FILTER_QUERY_FUNC2(query_formats),
+#else
     FILTER_QUERY_FUNC(query_formats),
+#endif
     .flags_internal = FF_FILTER_FLAG_HWFRAME_AWARE,
 };

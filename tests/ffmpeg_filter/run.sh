@@ -5,9 +5,13 @@
 # headers or the script change), the series checked to apply to the pristine source, then
 # test_filter.py against the build's `vif` CLI.
 #   tests/ffmpeg_filter/run.sh [BUILD_DIR]     (default build)
+# FFMPEG_VERSION=7.1 runs the same against FFmpeg 7.1 (series patches/7.1, built into
+# .deps/ffmpeg-libvif-ci-7.1 with its own vif_ffmpeg glue): by hand, CI runs 5.1 only.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(realpath "${1:-build}")
+ffver=${FFMPEG_VERSION:-5.1}
+sfx=$([[ $ffver == 5.1 ]] || echo "-$ffver") # 5.1's places predate the option and stay
 t0=$(date +%s)
 step() { echo "== ffmpeg filter test [$(( $(date +%s) - t0 ))s]: $*"; }
 
@@ -31,12 +35,13 @@ prefix=$root/.deps/libvif-prefix
 step "installing libvif into $prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 
-step "building FFmpeg with the libvif filter (cached in .deps/ffmpeg-libvif-ci)"
-VIF_PREFIX=$prefix "$root/scripts/build-ffmpeg-libvif.sh" --ci "$root/.deps/ffmpeg-libvif-ci"
+ff_prefix=$root/.deps/ffmpeg-libvif-ci$sfx
+step "building FFmpeg $ffver with the libvif filter (cached in $ff_prefix)"
+VIF_PREFIX=$prefix "$root/scripts/build-ffmpeg-libvif.sh" --ci --ffmpeg "$ffver" "$ff_prefix"
 
 step "the series applies to the pristine FFmpeg source"
-src=${FFMPEG_SRC:-$(ls -d "$root"/.deps/src/ffmpeg-5.1*/ | head -1)}
-for p in "$root"/integrations/ffmpeg/patches/*.patch; do
+src=${FFMPEG_SRC:-$(ls -d "$root"/.deps/src"$sfx"/ffmpeg-"$ffver"*/ | head -1)}
+for p in "$root"/integrations/ffmpeg/patches/"$ffver"/*.patch; do
   (cd "$src" && patch -p1 --dry-run --quiet <"$p" >/dev/null) ||
     { echo "ffmpeg filter test: $(basename "$p") does not apply cleanly" >&2; exit 1; }
   if (cd "$src" && patch -p1 --dry-run <"$p" | grep -q -e 'offset' -e 'fuzz'); then
@@ -45,8 +50,11 @@ for p in "$root"/integrations/ffmpeg/patches/*.patch; do
 done
 
 step "tests/ffmpeg_filter/test_filter.py"
-# The freshly built libvif, whatever the binary was linked against.
-LD_LIBRARY_PATH=$build/libvif:$build/libvif/ffmpeg${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
-  python3 "$root/tests/ffmpeg_filter/test_filter.py" --ffmpeg "$root/.deps/ffmpeg-libvif-ci/bin/ffmpeg" \
+# The freshly built libvif, whatever the binary was linked against; for 7.1 its own glue
+# (built against 7.1's libavutil) before the build's (5.1's).
+libs=$build/libvif:$build/libvif/ffmpeg
+[[ $ffver == 5.1 ]] || libs=$ff_prefix/lib:$libs
+LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+  python3 "$root/tests/ffmpeg_filter/test_filter.py" --ffmpeg "$ff_prefix/bin/ffmpeg" \
   --vif "$build/tools/vif/vif"
 step "done"
