@@ -59,6 +59,17 @@ if [[ -z $vif_pc || ! -f $vif_pc/vif-ffmpeg.pc ]]; then
 fi
 
 # ---- FFmpeg's source ----------------------------------------------------------------------
+# apt-get on Debian 13's (trixie's) source packages only: a private sources list (one deb-src
+# line), package lists and cache under .deps/apt-trixie, none of the system's sources parts.
+trixie_apt() {
+  local apt_dir=$root/.deps/apt-trixie
+  mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
+  echo 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main' \
+    >"$apt_dir/trixie.list"
+  apt-get -qq -o Dir::Etc::SourceList="$apt_dir/trixie.list" -o Dir::Etc::SourceParts=/nonexistent \
+    -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache" "$@"
+}
+
 # Where each release's source is unpacked (5.1's place predates the option and stays).
 src_dir=$root/.deps/src$([[ $ffver == 5.1 ]] || echo "-$ffver")
 src=${FFMPEG_SRC:-}
@@ -71,15 +82,10 @@ if [[ -z $src || ! -x $src/configure ]] && [[ $ffver == 7.1 ]]; then
   # installed from it; `apt-get source` only downloads and unpacks.
   sudo_cmd=""; [[ $(id -u) == 0 ]] || sudo_cmd=sudo
   command -v dpkg-source >/dev/null || $sudo_cmd apt-get install -y -qq --no-install-recommends dpkg-dev
-  apt_dir=$root/.deps/apt-trixie
-  mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$src_dir"
-  echo 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main' \
-    >"$apt_dir/trixie.list"
-  apt_opts=(-o Dir::Etc::SourceList="$apt_dir/trixie.list" -o Dir::Etc::SourceParts=/nonexistent
-            -o Dir::State::Lists="$apt_dir/lists" -o Dir::Cache="$apt_dir/cache")
+  mkdir -p "$src_dir"
   echo "build-ffmpeg-libvif: fetching FFmpeg 7.1's source from Debian 13 (trixie) into $src_dir"
-  apt-get -qq "${apt_opts[@]}" update
-  (cd "$src_dir" && apt-get -qq "${apt_opts[@]}" source ffmpeg)
+  trixie_apt update
+  (cd "$src_dir" && trixie_apt source ffmpeg)
   src=$(ls -d "$src_dir"/ffmpeg-7.1*/ 2>/dev/null | head -1 || true); src=${src%/}
   [[ -n $src ]] || { echo "build-ffmpeg-libvif: trixie's ffmpeg source is not 7.1 (ls $src_dir)" >&2; exit 1; }
 fi
@@ -101,6 +107,24 @@ version=$(cat "$src/RELEASE" 2>/dev/null || echo unknown)
 command -v nasm >/dev/null || { echo "build-ffmpeg-libvif: nasm is needed (apt-get install nasm)" >&2; exit 1; }
 
 # ---- CUDA hwaccels when the headers are there ------------------------------------------------
+# 7.1 wants ffnvcodec >= 11.1.5.3, Debian 12 has 11.1.5.2: trixie's nv-codec-headers (headers
+# and a .pc file, nothing compiled) into .deps/ffnvcodec-7.1 when the system's are older.
+if [[ $ffver == 7.1 && -z ${FFNVCODEC_PREFIX:-} ]] && pkg-config --exists ffnvcodec &&
+   ! pkg-config --exists 'ffnvcodec >= 11.1.5.3'; then
+  FFNVCODEC_PREFIX=$root/.deps/ffnvcodec-7.1
+  if [[ ! -f $FFNVCODEC_PREFIX/lib/pkgconfig/ffnvcodec.pc ]]; then
+    nv_src=$root/.deps/src-7.1/nv-codec-headers
+    rm -rf "$nv_src" && mkdir -p "$nv_src"
+    echo "build-ffmpeg-libvif: ffnvcodec $(pkg-config --modversion ffnvcodec) is too old for 7.1: trixie's nv-codec-headers into $FFNVCODEC_PREFIX"
+    trixie_apt update
+    # Only the upstream tarball is used (the Debian packaging is not needed for headers).
+    (cd "$nv_src" && trixie_apt source --download-only nv-codec-headers) || true
+    orig=$(ls "$nv_src"/nv-codec-headers_*.orig.tar.* 2>/dev/null | head -1 || true)
+    [[ -n $orig ]] || { echo "build-ffmpeg-libvif: could not fetch trixie's nv-codec-headers" >&2; exit 1; }
+    tar -C "$nv_src" -xf "$orig"
+    make -C "$(ls -d "$nv_src"/nv-codec-headers-*/ | head -1)" install PREFIX="$FFNVCODEC_PREFIX" >/dev/null
+  fi
+fi
 export PKG_CONFIG_PATH="$vif_pc${FFNVCODEC_PREFIX:+:$FFNVCODEC_PREFIX/lib/pkgconfig}${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 cuda_opts=(--disable-ffnvcodec --disable-cuda --disable-nvdec)
 if pkg-config --exists ffnvcodec; then
