@@ -281,6 +281,12 @@ Status CudaBackend::init(const CudaParams& p) {
         VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.ready, cudaEventDisableTiming));
         VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.caller, cudaEventDisableTiming));
         VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming));
+        if (p.maps)
+            if (Status e = alloc_maps(&s.maps)) return e;
+    }
+    if (p.maps) {
+        if (Status e = alloc_maps(&received_maps_)) return e;
+        VIF_CUDA_TRY(cudaStreamCreateWithFlags(&maps_stream_, cudaStreamNonBlocking));
     }
     trace.step("streams, pinned staging, slots");
     return {};
@@ -298,6 +304,7 @@ CudaBackend::~CudaBackend() {
     for (void* p : host_allocs_) cudaFreeHost(p);
     for (void* p : dev_allocs_) cudaFree(p);
     engine_.reset();
+    if (maps_stream_) cudaStreamDestroy(maps_stream_);
     if (compute_stream_) cudaStreamDestroy(compute_stream_);
     if (copy_stream_) cudaStreamDestroy(copy_stream_);
 }
@@ -341,9 +348,88 @@ Status CudaBackend::harvest_oldest(FrameRaw* out, bool block) {
         r.scale[sc].num = o.num[sc];
         r.scale[sc].den = o.den[sc];
     }
+    if (params_.maps && !bad)
+        if (Status e = take_maps(s, out)) return failed(e);
     head_ = (head_ + 1) % slots_.size();
     --in_flight_;
     return bad;
+}
+
+// Per-pixel terms of a frame of the largest size, every scale one after another (§12.1).
+Status CudaBackend::alloc_maps(DeviceMaps* m) {
+    const bool integer = params_.variant == VIF_VARIANT_INTEGER;
+    for (int sc = 0; sc < 4; ++sc) {
+        const size_t px = size_t(params_.max_width >> sc) * (params_.max_height >> sc);
+        void* p = nullptr;
+        VIF_CUDA_TRY(cudaMalloc(&p, std::max<size_t>(px, 1) * (integer ? 16 : 8)));
+        dev_allocs_.push_back(p);
+        if (integer) {
+            m->term[sc] = static_cast<int32_t*>(p);
+        } else {
+            m->num[sc] = static_cast<float*>(p);
+            m->den[sc] = m->num[sc] + px;
+        }
+    }
+    return {};
+}
+
+Status CudaBackend::take_maps(const Slot& s, FrameRaw* out) {
+    auto maps = std::make_shared<FrameMaps>();
+    const bool integer = params_.variant == VIF_VARIANT_INTEGER;
+    const int w = static_cast<int>(s.width), h = static_cast<int>(s.height);
+    if (s.from_device) {
+        // The slot is free once received: copy its terms where the next submit cannot reach.
+        for (int sc = 0; sc < 4; ++sc) {
+            const size_t px = size_t(w >> sc) * (h >> sc);
+            if (integer)
+                VIF_CUDA_TRY(cudaMemcpyAsync(received_maps_.term[sc], s.maps.term[sc], 16 * px,
+                                             cudaMemcpyDeviceToDevice, maps_stream_));
+            else
+                for (int q = 0; q < 2; ++q)
+                    VIF_CUDA_TRY(
+                        cudaMemcpyAsync(q ? received_maps_.den[sc] : received_maps_.num[sc],
+                                        q ? s.maps.den[sc] : s.maps.num[sc], 4 * px,
+                                        cudaMemcpyDeviceToDevice, maps_stream_));
+        }
+        VIF_CUDA_TRY(cudaStreamSynchronize(maps_stream_));
+    }
+    maps->on_device = s.from_device;
+    for (int sc = 0; sc < 4; ++sc) {
+        ScaleMap& m = maps->scale[sc];
+        m.width = w >> sc;
+        m.height = h >> sc;
+        const size_t px = m.pixels();
+        FrameMaps::DeviceTerms& dt = maps->device[sc];
+        if (s.from_device) {
+            if (integer) {
+                const int32_t* t = received_maps_.term[sc];
+                dt = {t, t + px, t + 2 * px, t + 3 * px, nullptr, nullptr};
+            } else {
+                dt = {nullptr,
+                      nullptr,
+                      nullptr,
+                      nullptr,
+                      received_maps_.num[sc],
+                      received_maps_.den[sc]};
+            }
+            continue;
+        }
+        if (integer) {
+            std::vector<int32_t>* v[4] = {&m.nl, &m.dl, &m.nn, &m.dn};
+            for (int q = 0; q < 4; ++q) {
+                v[q]->resize(px);
+                VIF_CUDA_TRY(cudaMemcpy(v[q]->data(), s.maps.term[sc] + q * px, 4 * px,
+                                        cudaMemcpyDeviceToHost));
+            }
+        } else {
+            m.num.resize(px);
+            m.den.resize(px);
+            VIF_CUDA_TRY(cudaMemcpy(m.num.data(), s.maps.num[sc], 4 * px, cudaMemcpyDeviceToHost));
+            VIF_CUDA_TRY(cudaMemcpy(m.den.data(), s.maps.den[sc], 4 * px, cudaMemcpyDeviceToHost));
+        }
+    }
+    out->maps = std::move(maps);
+    return {};
 }
 
 Status CudaBackend::locate_sample_above(const Slot& s) {
@@ -455,6 +541,9 @@ Status CudaBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t
     if (Status e = enqueue()) return failed(e);
     s->index = index;
     s->check_or = false;
+    s->width = ref.width;
+    s->height = ref.height;
+    s->from_device = false;
     ++in_flight_;
     return {};
 }
@@ -494,7 +583,9 @@ Status CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int
                                                 compute_stream_))
                     return e;
         }
-        if (Status e = engine_->enqueue(r, d, width, height, s->d_out, compute_stream_)) return e;
+        if (Status e = engine_->enqueue(r, d, width, height, s->d_out, compute_stream_, nullptr,
+                                        nullptr, params_.maps ? &s->maps : nullptr))
+            return e;
         VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
         enqueued(s);
         return {};
@@ -503,6 +594,7 @@ Status CudaBackend::submit_device(const DevPlane& ref, const DevPlane& dist, int
     s->index = index;
     s->width = static_cast<uint32_t>(width);
     s->height = static_cast<uint32_t>(height);
+    s->from_device = true;
     ++in_flight_;
     return {};
 }
@@ -522,7 +614,8 @@ Status CudaBackend::receive(FrameRaw* out, bool block) {
 // ---- Batching of small frames ----------------------------------------------------------------
 
 int CudaBackend::batch_target(int w, int h) const {
-    if (params_.variant != VIF_VARIANT_INTEGER) return 1;
+    // Maps: each frame writes its own per-pixel buffers, launched on its own.
+    if (params_.variant != VIF_VARIANT_INTEGER || params_.maps) return 1;
     const int want = params_.cuda.batch_frames;
     const bool autom = want == CudaOptions::kAuto;
     int f =
@@ -555,7 +648,9 @@ Status CudaBackend::enqueue_or_hold(Slot* s, const DevPlane& ref, const DevPlane
         if (Status e = flush_held()) return e;
     if (target <= 1) {
         VIF_CUDA_TRY(cudaStreamWaitEvent(compute_stream_, s->ready, 0));
-        if (Status e = engine_->enqueue(ref, dis, w, h, s->d_out, compute_stream_)) return e;
+        if (Status e = engine_->enqueue(ref, dis, w, h, s->d_out, compute_stream_, nullptr, nullptr,
+                                        params_.maps ? &s->maps : nullptr))
+            return e;
         VIF_CUDA_TRY(cudaEventRecord(s->done, compute_stream_));
         enqueued(s);
         return {};
@@ -615,7 +710,9 @@ uint32_t CudaBackend::stage_plane(void* dst, const HostPlane& p, size_t pitch, b
 
 Status CudaBackend::submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
                                  uint64_t first_index) {
-    if (params_.variant != VIF_VARIANT_INTEGER)
+    // Float ladders, and ladders with maps (the ladder kernels keep no per-pixel terms): the
+    // pairs one by one.
+    if (params_.variant != VIF_VARIANT_INTEGER || params_.maps)
         return Backend::submit_multi(ref, dists, count, first_index);
     if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
     if (count > slots_.size())
@@ -701,8 +798,9 @@ Status CudaBackend::submit_device_multi(const DevPlane& ref, const DevPlane* dis
                     ": create the context with queue_depth >= " + std::to_string(count)};
     if (in_flight_ + count > slots_.size())
         return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
-    if (params_.variant != VIF_VARIANT_INTEGER) {
-        // Float: pairs one by one (the slots are there: none of these returns VIF_AGAIN).
+    if (params_.variant != VIF_VARIANT_INTEGER || params_.maps) {
+        // Float, and maps (the ladder kernels keep no per-pixel terms): pairs one by one (the
+        // slots are there: none of these returns VIF_AGAIN).
         for (size_t k = 0; k < count; ++k)
             if (Status e = submit_device(ref, dists[k], width, height, stream, first_index + k)) {
                 if (k == 0) return e;

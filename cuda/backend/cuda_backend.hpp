@@ -85,12 +85,19 @@ private:
         uint32_t width = 0, height = 0; // this frame's size (to locate a bad sample)
         uint64_t index = 0;
         DevPlane batch_ref, batch_dis; // while held for a batch: its device planes
+        DeviceMaps maps;               // Params::maps: this frame's per-pixel terms
+        bool from_device = false;      // submitted with vif_cuda_submit: maps stay on the device
     };
 
     Status init(const CudaParams& params);
     Status acquire_slot(Slot** slot); // VIF_AGAIN when every slot holds an unreceived frame
     Status harvest_oldest(FrameRaw* out, bool block); // takes the oldest frame's result
     Status locate_sample_above(const Slot& s); // names the first bad sample of a device frame
+    // Params::maps: allocates the slot's per-pixel buffers (and received_maps_); hands a received
+    // frame's maps to the caller: host copies, or (from_device) a device copy that stays valid
+    // until the next receive (a free slot's buffers may be overwritten by the next submit).
+    Status alloc_maps(DeviceMaps* m);
+    Status take_maps(const Slot& s, FrameRaw* out);
     // Copies one host plane into pinned staging (pitch `pitch`) on the copy pool; returns the
     // OR of its 16-bit words when `check` (sample_range.hpp), else 0. Used by submit_multi.
     uint32_t stage_plane(void* dst, const HostPlane& p, size_t pitch, bool check);
@@ -123,7 +130,9 @@ private:
     std::vector<void*> dev_allocs_;
     std::unique_ptr<CopyPool> copy_pool_;
     std::vector<CopyChunk> chunks_;
-    std::vector<Slot*> held_; // staged, not yet given to the engine (the newest in flight)
+    std::vector<Slot*> held_;  // staged, not yet given to the engine (the newest in flight)
+    DeviceMaps received_maps_; // maps of the last received device frame (Params::maps)
+    cudaStream_t maps_stream_ = nullptr;
     int held_w_ = 0, held_h_ = 0;
     Slot* last_enqueued_ = nullptr; // the last frame of the newest launch unit
     Slot* prev_enqueued_ = nullptr; // ... and of the one before it

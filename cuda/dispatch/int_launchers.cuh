@@ -52,6 +52,7 @@ KernelLaunch int_launch(int w, int h) {
     KernelLaunch k;
     k.func = reinterpret_cast<const void*>(&int_scale_kernel<S, BPC, P>);
     k.batch_func = reinterpret_cast<const void*>(&int_scale_kernel<S, BPC, P, true>);
+    k.maps_func = reinterpret_cast<const void*>(&int_scale_kernel<S, BPC, P, false, true>);
     k.grid = dim3(ceil_div(w, P::kTileW), ceil_div(h, P::kTileH));
     k.block = dim3(P::kThreads);
     k.smem = IntSmemLayout<S, P>::kBytes;
@@ -96,6 +97,7 @@ KernelLaunch launch_fused23(int, int w2, int h2) {
     k.fused_blocks2 = k.fused_grid2_x * ceil_div(h2, P2::kTileH);
     k.func = reinterpret_cast<const void*>(&int_scale23_kernel<P2, P3>);
     k.batch_func = reinterpret_cast<const void*>(&int_scale23_kernel<P2, P3, true>);
+    k.maps_func = reinterpret_cast<const void*>(&int_scale23_kernel<P2, P3, false, true>);
     k.grid = dim3(k.fused_blocks2 + k.fused_grid3_x * ceil_div(h3, P3::kTileH));
     k.block = dim3(P2::kThreads);
     k.smem = std::max(L2::kBytes, L3::kBytes);

@@ -20,6 +20,8 @@ struct IntScaleArgs;
 struct KernelLaunch {
     const void* func = nullptr;
     const void* batch_func = nullptr; // integer: the same kernel for batched launches (grid.z)
+    const void* maps_func = nullptr;  // integer: the same kernel also storing each pixel's terms
+                                      // (IntScaleArgs::map; docs/algorithm.md §12.1)
     dim3 grid, block;
     size_t smem = 0;
     std::string name;  // e.g. "int_s0_8b" (stable across tile shapes)

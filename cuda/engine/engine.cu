@@ -602,10 +602,11 @@ Status launch_gate(const volatile int* flag, cudaStream_t stream) {
 }
 
 Status Engine::enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
-                       cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events) {
+                       cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events,
+                       const DeviceMaps* maps) {
     Impl& d = *d_;
-    if (events || params_.cuda.sync_each_launch || !params_.cuda.graphs)
-        return launch_direct(ref, dis, w, h, out, stream, input_consumed, events);
+    if (events || maps || params_.cuda.sync_each_launch || !params_.cuda.graphs)
+        return launch_direct(ref, dis, w, h, out, stream, input_consumed, events, maps);
     Impl::GraphEntry* hit = nullptr;
     for (auto& g : d.graphs)
         if (g.ref == ref.data && g.dis == dis.data && g.ref_pitch == ref.pitch &&
@@ -680,7 +681,7 @@ std::vector<KernelLaunch> Engine::plan(int w, int h) const {
 
 Status Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int h,
                              DeviceResult* out, cudaStream_t stream, cudaEvent_t input_consumed,
-                             const cudaEvent_t* events) {
+                             const cudaEvent_t* events, const DeviceMaps* maps) {
     Impl& d = *d_;
     if (w != d.plan_w || h != d.plan_h) {
         d.plan = plan(w, h);
@@ -693,7 +694,12 @@ Status Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, in
         const KernelLaunch& k = launches[li];
         if (events) VIF_CUDA_TRY(cudaEventRecord(events[li], stream));
         ++li;
-        VIF_CUDA_TRY(cudaLaunchKernel(k.func, k.grid, k.block, args, k.smem, stream));
+        // Integer maps: the instance of the same kernel that also stores each pixel's terms.
+        const void* func = maps && k.maps_func ? k.maps_func : k.func;
+        if (maps && params_.variant == VIF_VARIANT_INTEGER && !k.maps_func)
+            return Status{VIF_ERROR_INVALID_ARGUMENT,
+                          "cuda: kernel " + k.name + " (" + k.shape + ") has no maps instance"};
+        VIF_CUDA_TRY(cudaLaunchKernel(func, k.grid, k.block, args, k.smem, stream));
         if (params_.cuda.sync_each_launch) VIF_CUDA_TRY(cudaStreamSynchronize(stream));
         return {};
     };
@@ -730,6 +736,7 @@ Status Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, in
             a.done_counter = d.counter;
             a.out = out->acc;
             a.gain_limit = params_.gain_limit;
+            a.map = maps ? maps->term[s] : nullptr;
         }
         const int unfused = params_.cuda.fuse23 ? 2 : 4;
         for (int s = 0; s < unfused; ++s) {
@@ -768,6 +775,15 @@ Status Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, in
             void* args[] = {&a, &taps};
             if (Status x = launch(args)) return x;
             if (s == 0 && input_consumed) VIF_CUDA_TRY(cudaEventRecord(input_consumed, stream));
+            // Maps: the kernel's own per-pixel num and den (the terms the row sums add, §12.1).
+            if (maps) {
+                const size_t row = sizeof(float) * static_cast<size_t>(w >> s);
+                const size_t src_pitch = sizeof(float) * static_cast<size_t>(d.pix_pitch[s]);
+                VIF_CUDA_TRY(cudaMemcpy2DAsync(maps->num[s], row, d.num[s], src_pitch, row, h >> s,
+                                               cudaMemcpyDeviceToDevice, stream));
+                VIF_CUDA_TRY(cudaMemcpy2DAsync(maps->den[s], row, d.den[s], src_pitch, row, h >> s,
+                                               cudaMemcpyDeviceToDevice, stream));
+            }
         }
         RowSumArgs rs{};
         int groups = 0;

@@ -33,6 +33,15 @@ struct DeviceResult {
     float den[4];
 };
 
+// Where one frame's per-pixel VIF terms go (docs/algorithm.md §12.1), in device memory, scale s
+// at (w >> s) x (h >> s), rows tight. Integer: term[s] holds the four planes nl, dl, nn, dn one
+// after another; float: num[s] and den[s]. Null when maps are off.
+struct DeviceMaps {
+    int32_t* term[4] = {};
+    float* num[4] = {};
+    float* den[4] = {};
+};
+
 class Engine {
 public:
     // Allocates everything for frames up to params.max_width x max_height on the current
@@ -63,9 +72,12 @@ public:
     // Without events the frame runs as one CUDA graph (captured on first use for these
     // pointers and this size, then replayed: one launch instead of 4-6); CudaOptions::graphs
     // false launches the kernels one by one instead.
+    // `maps` (optional): the frame's per-pixel terms are written there too (integer: by the
+    // maps instances of the same kernels, KernelLaunch::maps_func; float: copied from the
+    // kernels' own per-pixel buffers). Such a frame is launched directly, not as a graph.
     Status enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
                    cudaStream_t stream, cudaEvent_t input_consumed = nullptr,
-                   const cudaEvent_t* events = nullptr);
+                   const cudaEvent_t* events = nullptr, const DeviceMaps* maps = nullptr);
 
     // Most frames enqueue_batch takes (the kernels' kMaxBatch).
     static constexpr int kMaxBatchFrames = 16;
@@ -98,8 +110,8 @@ public:
 private:
     Engine() = default;
     Status launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
-                         cudaStream_t stream, cudaEvent_t input_consumed,
-                         const cudaEvent_t* events);
+                         cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events,
+                         const DeviceMaps* maps = nullptr);
     Status verify_log_lookup(const uint16_t* expected);
     Status make_two_level_tables(const uint16_t* expected);
     LogLookup log_args() const; // the integer kernels' IntScaleArgs::log

@@ -49,6 +49,9 @@ struct IntScaleArgs {
     long long* out;             // scale 3: the last block moves acc here and zeroes acc
     double gain_limit;
     int src_w, src_h; // fused scale 3: size of the scale-2 image that ref/dis point to
+    // Maps instances only (kMaps): this scale's per-pixel terms (docs/algorithm.md §12.1), the
+    // planes nl, dl, nn, dn of w x h int32 one after another.
+    int32_t* map;
     // Batched launches only (the kBatched kernels): frame z's pointers; its accumulators are
     // acc + 16 z and its done counter done_counter + z.
     IntBatchFrames batch;
@@ -81,15 +84,47 @@ int_pixel_stat(uint32_t mux, uint32_t muy, uint32_t exx, uint32_t eyy, uint32_t 
                         pixel::variance(exy, mux, muy), lt, gain_limit, nl, dl, nn, dn);
 }
 
+// Where a maps instance stores the terms of its pixels (docs/algorithm.md §12.1): pixel p of
+// the scale at map[p], map[p + plane], map[p + 2 plane], map[p + 3 plane] (nl, dl, nn, dn).
+struct MapStore {
+    int32_t* map;
+    size_t plane;
+    __device__ __forceinline__ void put(size_t p, int32_t nl, int32_t dl, int32_t nn,
+                                        int32_t dn) const {
+        map[p] = nl;
+        map[p + plane] = dl;
+        map[p + 2 * plane] = nn;
+        map[p + 3 * plane] = dn;
+    }
+};
+
+// int_pixel_stat for a maps instance: the pixel's own terms are stored at p, then added.
+template <unsigned F, class LogT>
+__device__ __forceinline__ void
+int_pixel_stat_map(uint32_t mux, uint32_t muy, uint32_t exx, uint32_t eyy, uint32_t exy,
+                   const LogT& lt, double gain_limit, int32_t& nl, int32_t& dl, int64_t& nn,
+                   int32_t& dn, const MapStore& ms, size_t p) {
+    int32_t pl = 0, pd = 0, pdn = 0;
+    int64_t pn = 0;
+    pixel::add_pixel<F>(pixel::variance(exx, mux, mux), pixel::variance(eyy, muy, muy),
+                        pixel::variance(exy, mux, muy), lt, gain_limit, pl, pd, pn, pdn);
+    ms.put(p, pl, pd, static_cast<int32_t>(pn), pdn);
+    nl += pl;
+    dl += pd;
+    nn += pn;
+    dn += pdn;
+}
+
 // The same statistics for the HC pixels of one thread, written without branches so that their
 // independent chains (table loads, divisions) overlap: every pixel runs the same instructions
 // with safe operands where a branch of §6.5 does not apply, and the masks pick what is
 // added. Bit-identical to int_pixel_stat on the pixels it counts.
-template <int HC, unsigned F, class LogT>
-__device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC],
-                                                    const uint32_t (&e)[3][HC], uint32_t valid,
-                                                    const LogT& lt, double gain_limit, int32_t& nl,
-                                                    int32_t& dl, int64_t& nn, int32_t& dn) {
+// kMaps: each counted pixel's terms are also stored, pixel o at p0 + o (MapStore).
+template <int HC, unsigned F, class LogT, bool kMaps = false>
+__device__ __forceinline__ void
+int_pixel_stats_ilp(const uint32_t (&mu)[2][HC], const uint32_t (&e)[3][HC], uint32_t valid,
+                    const LogT& lt, double gain_limit, int32_t& nl, int32_t& dl, int64_t& nn,
+                    int32_t& dn, const MapStore& ms = {}, size_t p0 = 0) {
     int32_t sxx[HC], syy[HC], sxy[HC];
 #pragma unroll
     for (int o = 0; o < HC; ++o) {
@@ -114,10 +149,13 @@ __device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC],
         if (!((valid >> o) & 1u)) continue;
         const bool big = sxx[o] >= static_cast<int32_t>(kNsq);
         const bool lp = big && sxy[o] > 0 && syy[o] > 0;
-        dl += big ? ld[o] - 17 * 2048 : 0;
-        nl += lp ? ln[o] : 0;
-        nn += big ? 0 : syy[o];
-        dn += big ? 0 : 1;
+        const int32_t pd = big ? ld[o] - 17 * 2048 : 0, pl = lp ? ln[o] : 0;
+        const int32_t pn = big ? 0 : syy[o], pdn = big ? 0 : 1;
+        dl += pd;
+        nl += pl;
+        nn += pn;
+        dn += pdn;
+        if constexpr (kMaps) ms.put(p0 + o, pl, pd, pn, pdn);
     }
 }
 
@@ -125,7 +163,8 @@ __device__ __forceinline__ void int_pixel_stats_ilp(const uint32_t (&mu)[2][HC],
 // in the block steps of int_block_steps.cuh.
 // kFromFiner: S == 3 inside the fused 2+3 launch (inputs derived from scale 2).
 // kWriteNext: whether to produce the next scale's samples (off for scale 2 when fused).
-template <int S, int BPC, class P, bool kFromFiner, bool kWriteNext>
+// kMaps: the maps instance, storing each pixel's terms at a.map (docs/algorithm.md §12.1).
+template <int S, int BPC, class P, bool kFromFiner, bool kWriteNext, bool kMaps = false>
 __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, int by,
                                                unsigned char* smem) {
     using Info = IntScaleInfo<S>;
@@ -180,6 +219,7 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     int32_t nl = 0, dl = 0, dn = 0;
     int64_t nn = 0;
     const auto lt = int_log_of<P, L>(a.log, smem);
+    const MapStore ms{a.map, static_cast<size_t>(w) * h};
     if constexpr (P::kHorizMma) {
         // The same sums from the FP64 tensor cores (int_tensor_passes.cuh), two pixels a lane.
         int_horizontal_dmma<TW, TH, SM, SD, NT>(
@@ -189,7 +229,9 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                 uint32_t valid = 0;
 #pragma unroll
                 for (int o = 0; o < 2; ++o) valid |= (x0 + col + o < w && gy < h) ? 1u << o : 0u;
-                int_pixel_stats_ilp<2, F>(mu, e, valid, lt, a.gain_limit, nl, dl, nn, dn);
+                int_pixel_stats_ilp<2, F, decltype(lt), kMaps>(
+                    mu, e, valid, lt, a.gain_limit, nl, dl, nn, dn, ms,
+                    static_cast<size_t>(gy) * w + x0 + col);
             });
     } else {
         constexpr int kGroups = TW / HC;
@@ -206,14 +248,22 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                 uint32_t valid = 0;
 #pragma unroll
                 for (int o = 0; o < HC; ++o) valid |= (x0 + j0 + o < w && gy < h) ? 1u << o : 0u;
-                int_pixel_stats_ilp<HC, F>(mu, e, valid, lt, a.gain_limit, nl, dl, nn, dn);
+                int_pixel_stats_ilp<HC, F, decltype(lt), kMaps>(
+                    mu, e, valid, lt, a.gain_limit, nl, dl, nn, dn, ms,
+                    static_cast<size_t>(gy) * w + x0 + j0);
             } else {
 #pragma unroll
                 for (int o = 0; o < HC; ++o) {
                     const int gx = x0 + j0 + o;
-                    if (gx < w && gy < h)
-                        int_pixel_stat<F>(mu[0][o], mu[1][o], e[0][o], e[1][o], e[2][o], lt,
-                                          a.gain_limit, nl, dl, nn, dn);
+                    if (gx < w && gy < h) {
+                        if constexpr (kMaps)
+                            int_pixel_stat_map<F>(mu[0][o], mu[1][o], e[0][o], e[1][o], e[2][o], lt,
+                                                  a.gain_limit, nl, dl, nn, dn, ms,
+                                                  static_cast<size_t>(gy) * w + gx);
+                        else
+                            int_pixel_stat<F>(mu[0][o], mu[1][o], e[0][o], e[1][o], e[2][o], lt,
+                                              a.gain_limit, nl, dl, nn, dn);
+                    }
                 }
             }
         }
@@ -255,28 +305,31 @@ __device__ __forceinline__ void int_publish_if_last(const IntScaleArgs& a) {
 
 // One scale per launch. kBatched: the instance for batched launches (grid.z = frame,
 // int_frame_args); a separate instance so that one-frame launches keep their pointers in the
-// constant bank instead of registers.
-template <int S, int BPC, class P, bool kBatched = false>
+// constant bank instead of registers. kMaps: the instance that also stores each pixel's terms
+// (one-frame launches only), so that the plain instances are the code they were.
+template <int S, int BPC, class P, bool kBatched = false, bool kMaps = false>
 __global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
     int_scale_kernel(const IntScaleArgs a) {
+    static_assert(!(kBatched && kMaps), "maps: one frame per launch");
     extern __shared__ __align__(16) unsigned char smem[];
     if constexpr (kBatched) {
         const IntScaleArgs f = int_frame_args(a);
         int_scale_tile<S, BPC, P, false, true>(f, blockIdx.x, blockIdx.y, smem);
         if constexpr (S == 3) int_publish_if_last(f);
     } else {
-        int_scale_tile<S, BPC, P, false, true>(a, blockIdx.x, blockIdx.y, smem);
+        int_scale_tile<S, BPC, P, false, true, kMaps>(a, blockIdx.x, blockIdx.y, smem);
         if constexpr (S == 3) int_publish_if_last(a);
     }
 }
 
 // Scales 2 and 3 in one launch (a 1-D grid: the scale-2 tiles, then the scale-3 tiles, whose
 // inputs are derived from scale 2): one kernel boundary less for the two smallest scales.
-template <class P2, class P3, bool kBatched = false>
+template <class P2, class P3, bool kBatched = false, bool kMaps = false>
 __global__ void __launch_bounds__(P2::kThreads, P2::kMinBlocks)
     int_scale23_kernel(const IntScaleArgs a2, const IntScaleArgs a3, int blocks2, int grid2_x,
                        int grid3_x) {
     static_assert(P2::kThreads == P3::kThreads, "one block size per launch");
+    static_assert(!(kBatched && kMaps), "maps: one frame per launch");
     extern __shared__ __align__(16) unsigned char smem[];
     const int b = blockIdx.x;
     if constexpr (kBatched) {
@@ -290,10 +343,10 @@ __global__ void __launch_bounds__(P2::kThreads, P2::kMinBlocks)
         int_publish_if_last(f3);
     } else {
         if (b < blocks2)
-            int_scale_tile<2, 16, P2, false, false>(a2, b % grid2_x, b / grid2_x, smem);
+            int_scale_tile<2, 16, P2, false, false, kMaps>(a2, b % grid2_x, b / grid2_x, smem);
         else
-            int_scale_tile<3, 16, P3, true, false>(a3, (b - blocks2) % grid3_x,
-                                                   (b - blocks2) / grid3_x, smem);
+            int_scale_tile<3, 16, P3, true, false, kMaps>(a3, (b - blocks2) % grid3_x,
+                                                          (b - blocks2) / grid3_x, smem);
         int_publish_if_last(a3);
     }
 }

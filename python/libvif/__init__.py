@@ -62,9 +62,10 @@ def score(ref: Any, dist: Any, variant: str = "integer", backend: str = "auto",
 
     Returns a Result: ``result.frames`` (a FrameScores dict per frame, libvmaf's key names),
     ``result.pooled`` (mean, harmonic_mean, min, max per key), ``result["integer_vif"]`` (one
-    key over the frames as a numpy array). With ``maps=True`` (CPU backend, host arrays)
-    ``result.maps[i]`` holds frame i's local VIF map of each scale as float32 arrays
-    (docs/algorithm.md §12.3). The GIL is released while frames are scored.
+    key over the frames as a numpy array). With ``maps=True`` ``result.maps[i]`` holds frame
+    i's local VIF map of each scale as float32 arrays (docs/algorithm.md §12.3): numpy arrays,
+    or for PyTorch / CuPy GPU tensors, tensors of that framework on their device. The GIL is
+    released while frames are scored.
     Raises TypeError/ValueError for arrays libvif cannot take, VifError (InvalidArgumentError
     is also a ValueError) with the library's message for anything the library refuses.
     """

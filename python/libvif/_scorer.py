@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 import threading
-from typing import Any, Iterator, List, Optional
+from typing import Any, Iterator, List, Optional, Tuple
 
 import numpy as np
 
@@ -51,7 +52,8 @@ class Scorer:
     one per core), ``queue_depth`` (frames in flight, 0 = automatic), ``cuda_device``,
     ``msb_aligned`` (16-bit words hold the sample in their top bits, as P010), ``width``/``height``
     (the largest frame; default: the first frame's size), ``maps`` (True: each frame also
-    carries its local VIF maps, see ``FrameScores.maps``; CPU backend only). Samples above the bit depth's range are
+    carries its local VIF maps, see ``FrameScores.maps``: numpy arrays, or for PyTorch / CuPy GPU
+    tensors, tensors of that framework on the same device). Samples above the bit depth's range are
     always refused (here for host arrays, with the largest value; by the library for every
     input, with the sample's place).
     """
@@ -77,6 +79,8 @@ class Scorer:
         self._cuda_device = None if cuda_device is None else check_count("cuda_device",
                                                                           cuda_device)
         self._maps = bool(maps)
+        # Maps of GPU frames go back to the caller's framework and device: (framework, device).
+        self._map_device: Optional[Tuple[str, int]] = None
         self._flags = 1 if msb_aligned else 0  # VIF_PICTURE_MSB_ALIGNED
         self._check_range = not msb_aligned  # the library checks MSB-aligned words itself
         self._ctx: Any = None
@@ -105,9 +109,6 @@ class Scorer:
                 if backend == _BACKENDS["cpu"]:
                     raise ValueError("GPU tensors need the CUDA backend, but backend='cpu' was "
                                      "asked for (move them to the host to score on the CPU)")
-                if self._maps:
-                    raise ValueError("maps=True: per-pixel maps are computed on the CPU backend "
-                                     "only (move the tensors to the host)")
                 backend = _BACKENDS["cuda"]
                 if device is None:
                     device = frames.device_id
@@ -178,6 +179,8 @@ class Scorer:
         ctx = self._context(r, bitdepth)
         if isinstance(r, HostFrames):
             return ctx.submit_host(r.array, d.array, self._flags)
+        if self._maps and self._map_device is None:
+            self._map_device = (type(ref).__module__.split(".")[0], r.device_id or 0)
         _, h, w = r.shape
         return ctx.submit_device(r.data, r.frame_stride, r.pitch, d.data, d.frame_stride,
                                  d.pitch, r.frames, w, h, self._flags, r.stream)
@@ -193,7 +196,7 @@ class Scorer:
         index, values = got
         frame = FrameScores(index, self._names, values)
         if self._maps:
-            frame.maps = self._ctx.take_maps(index)
+            frame.maps = self._on_device(self._ctx.take_maps(index))
         return frame
 
     def __iter__(self) -> Iterator[FrameScores]:
@@ -209,8 +212,23 @@ class Scorer:
         if self._ctx is None:
             return Result([], [], np.zeros((0, 0)), "none")
         indices, values = self._ctx.drain()
-        maps = [self._ctx.take_maps(i) for i in indices] if self._maps else None
+        maps = [self._on_device(self._ctx.take_maps(i)) for i in indices] if self._maps else None
         return Result(self._names, indices, values, self._ctx.backend, maps=maps)
+
+    def _on_device(self, maps: Optional[List[np.ndarray]]) -> Any:
+        """A frame's local maps as tensors on the device its GPU frames came from (PyTorch or
+        CuPy; numpy arrays for host frames and other frameworks)."""
+        if maps is None or self._map_device is None:
+            return maps
+        framework, device = self._map_device
+        if framework == "torch" and "torch" in sys.modules:
+            torch = sys.modules["torch"]
+            return [torch.as_tensor(m, device=f"cuda:{device}") for m in maps]
+        if framework == "cupy" and "cupy" in sys.modules:
+            cupy = sys.modules["cupy"]
+            with cupy.cuda.Device(device):
+                return [cupy.asarray(m) for m in maps]
+        return maps
 
     def close(self) -> None:
         """Waits for work in flight and frees the context (scores not received are dropped)."""

@@ -263,11 +263,53 @@ private:
             local[sc].width = m.scale[sc].width;
             local[sc].height = m.scale[sc].height;
             local[sc].values.resize(size_t(m.scale[sc].width) * m.scale[sc].height);
-            const VifStatus ls = vif_local_map(&m.scale[sc], local[sc].values.data());
+            VifScaleMap host = m.scale[sc];
+            host_copy(&host);
+            const VifStatus ls = vif_local_map(&host, local[sc].values.data());
             if (ls != VIF_OK) return ls;
         }
         maps_[s->frame_index] = std::move(local);
         return VIF_OK;
+    }
+
+    /** Frames submitted with vif_cuda_submit get their terms in device memory (docs/api.md):
+     *  copies them into terms_host_ and points `m` there, for vif_local_map. Host terms are
+     *  left as they are. */
+    void host_copy(VifScaleMap *m) {
+#if defined(VIF_PY_HAVE_CUDA)
+        const size_t n = size_t(m->width) * m->height;
+        const bool integer = m->nl != nullptr;
+        const void *src[4] = {m->nl, m->dl, m->nn, m->dn};
+        if (!integer) {
+            src[0] = m->num;
+            src[1] = m->den;
+        }
+        cudaPointerAttributes attr{};
+        if (cudaPointerGetAttributes(&attr, src[0]) != cudaSuccess) {
+            cudaGetLastError(); // a host pointer the runtime does not know
+            return;
+        }
+        if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged) return;
+        const int arrays = integer ? 4 : 2;
+        terms_host_.resize(4 * n);
+        for (int q = 0; q < arrays; ++q)
+            if (cudaMemcpy(terms_host_.data() + q * n, src[q], 4 * n, cudaMemcpyDefault) !=
+                cudaSuccess)
+                throw LibraryError(VIF_ERROR_DEVICE, std::string("copying the maps to the host: ") +
+                                                         cudaGetErrorString(cudaGetLastError()));
+        const int32_t *t = reinterpret_cast<const int32_t *>(terms_host_.data());
+        if (integer) {
+            m->nl = t;
+            m->dl = t + n;
+            m->nn = t + 2 * n;
+            m->dn = t + 3 * n;
+        } else {
+            m->num = reinterpret_cast<const float *>(t);
+            m->den = reinterpret_cast<const float *>(t + n);
+        }
+#else
+        (void)m;
+#endif
     }
 
     VifContext *live() const {
@@ -302,6 +344,7 @@ private:
     std::mutex mutex_;
     std::deque<std::pair<uint64_t, MetricValues>> ready_; // received while submitting
     std::map<uint64_t, std::vector<LocalMap>> maps_;      // with maps: received, not taken
+    std::vector<uint32_t> terms_host_;                    // host_copy's buffer
 };
 
 double pool(const py::array_t<double, py::array::c_style | py::array::forcecast> &values,

@@ -1,7 +1,9 @@
 """libvif.score(..., maps=True): each frame's local VIF maps as numpy arrays (CPU backend). The
 values are checked against the vif CLI's --map npy files (the same library function reached
 through the other front end), the scores against a run without maps, and the picture against a
-hand-made pair with one blurred quadrant."""
+hand-made pair with one blurred quadrant. On a GPU: the CUDA backend's maps equal the CPU's bit
+for bit, host arrays giving numpy arrays and PyTorch / CuPy GPU tensors tensors of their own
+framework on their device (skipped, with the reason, without a GPU)."""
 
 from __future__ import annotations
 
@@ -75,7 +77,53 @@ def test_the_streaming_scorer_hands_each_frame_its_maps(src01):
     assert [m.shape for m in got.maps] == [(90, 160), (45, 80), (22, 40), (11, 20)]
 
 
-def test_maps_on_the_cuda_backend_are_refused(src01):
+def _gpu():
+    if not libvif.cuda_available():
+        pytest.skip("GPU maps skipped: " + ("no usable GPU" if libvif.HAVE_CUDA
+                                            else "this libvif module was built without CUDA"))
+
+
+@pytest.mark.parametrize("variant", ["integer", "float"])
+def test_cuda_maps_of_host_arrays_equal_the_cpu_maps(src01, variant):
+    _gpu()
     _, ref, dist = src01
-    with pytest.raises(libvif.UnsupportedError):
-        libvif.score(ref[:1], dist[:1], backend="cuda", maps=True)
+    cpu = libvif.score(ref, dist, variant, backend="cpu", maps=True)
+    gpu = libvif.score(ref, dist, variant, backend="cuda", maps=True)
+    assert gpu.backend == "cuda"
+    assert [dict(f) for f in gpu.frames] == [dict(f) for f in cpu.frames]
+    for f, (a, b) in enumerate(zip(cpu.maps, gpu.maps)):
+        for s in range(4):
+            assert isinstance(b[s], np.ndarray)
+            assert np.array_equal(a[s], b[s]), (f, s)
+
+
+@pytest.mark.parametrize("variant", ["integer", "float"])
+def test_maps_of_torch_cuda_tensors_are_tensors_on_their_device(src01, variant):
+    _gpu()
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no GPU")
+    _, ref, dist = src01
+    cpu = libvif.score(ref, dist, variant, backend="cpu", maps=True)
+    got = libvif.score(torch.from_numpy(ref).cuda(), torch.from_numpy(dist).cuda(), variant,
+                       maps=True)
+    assert got.backend == "cuda"
+    assert [dict(f) for f in got.frames] == [dict(f) for f in cpu.frames]
+    for f, (a, b) in enumerate(zip(cpu.maps, got.maps)):
+        for s in range(4):
+            assert isinstance(b[s], torch.Tensor) and b[s].is_cuda, (f, s)
+            assert b[s].device == torch.device("cuda", 0)
+            assert b[s].dtype == torch.float32
+            assert np.array_equal(a[s], b[s].cpu().numpy()), (f, s)
+
+
+def test_maps_of_cupy_arrays_are_cupy_arrays(src01):
+    _gpu()
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    _, ref, dist = src01
+    cpu = libvif.score(ref[:2], dist[:2], backend="cpu", maps=True)
+    got = libvif.score(cupy.asarray(ref[:2]), cupy.asarray(dist[:2]), maps=True)
+    for a, b in zip(cpu.maps, got.maps):
+        for s in range(4):
+            assert isinstance(b[s], cupy.ndarray)
+            assert np.array_equal(a[s], cupy.asnumpy(b[s])), s

@@ -51,6 +51,7 @@ struct Options {
     bool gate = true;         // queue frames behind a gate kernel (off under a profiler)
     std::vector<int> batches; // --batch: frames per launch to time (1: one-frame launches)
     std::vector<std::string> float_kernels; // --float-kernels: float kernel sets to time too
+    bool maps = false; // --maps: every frame also writes its per-pixel terms (one-frame launches)
 };
 
 void usage() {
@@ -60,7 +61,7 @@ void usage() {
         "                 [--candidates] [--tiles s0,s1,s2,s3,s23[,fuse]]... [--log-table] "
         "[--sm75-rules] [--verbose]\n"
         "                 [--no-gate] [--batch F[,F...]] [--float-kernels ID[,ID...]] [--runs N] "
-        "[--warmup N] [--device N] [--out DIR]\n"
+        "[--warmup N] [--device N] [--maps] [--out DIR]\n"
         "Times every CUDA kernel of libvif per resolution and bit depth; writes "
         "sweep.md/.json/.csv/.svg.\n"
         "--tiles: one kernel-table variant id per launch slot (scales 0-3, fused 2+3; e.g. "
@@ -70,7 +71,9 @@ void usage() {
         "Engine::enqueue_batch; times per frame).\n"
         "--float-kernels: float kernel sets to time beside the chosen one (generic, s32, ...; "
         "'all' for every set).\n"
-        "--sm75-rules: the Turing (sm_75) rules on this GPU: CUDA-core kernels only.");
+        "--sm75-rules: the Turing (sm_75) rules on this GPU: CUDA-core kernels only.\n"
+        "--maps: every frame also writes its per-pixel VIF terms (docs/algorithm.md §12; integer: "
+        "the kernels' maps instances, float: copies of the kernels' per-pixel buffers).");
 }
 
 bool parse(int argc, char** argv, Options* o) {
@@ -140,6 +143,8 @@ bool parse(int argc, char** argv, Options* o) {
             o->verbose = true;
         } else if (a == "--no-gate") {
             o->gate = false;
+        } else if (a == "--maps") {
+            o->maps = true;
         } else if (a == "--runs") {
             const char* v = next();
             if (!v) return false;
@@ -323,6 +328,24 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
     for (int z = 0; z < batch; ++z) outs[z] = d_out + z;
     cudaStream_t st;
     CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    // --maps: one set of per-pixel buffers, every frame writes it (as a CUDA backend slot's).
+    vif::cuda::DeviceMaps maps;
+    std::vector<void*> map_allocs;
+    if (o.maps) {
+        if (batch != 1) {
+            std::fprintf(stderr, "vif-sweep: --maps times one-frame launches only (no --batch)\n");
+            std::exit(2);
+        }
+        for (int s = 0; s < 4; ++s) {
+            const size_t px = size_t(w >> s) * (h >> s);
+            void* m = nullptr;
+            CK(cudaMalloc(&m, px * (o.variant == VIF_VARIANT_INTEGER ? 16 : 8)));
+            map_allocs.push_back(m);
+            maps.term[s] = static_cast<int32_t*>(m);
+            maps.num[s] = static_cast<float*>(m);
+            maps.den[s] = maps.num[s] + px;
+        }
+    }
 
     const auto plan = engine->plan(w, h);
     const int nk = static_cast<int>(plan.size());
@@ -333,6 +356,7 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
         vif::cuda::KernelLaunch kb = k;
         kb.grid.z = static_cast<unsigned>(batch);
         if (batch > 1) kb.func = k.batch_func;
+        if (o.maps && k.maps_func) kb.func = k.maps_func;
         occupancy(kb, prop, &row);
         r.kernels.push_back(row);
     }
@@ -368,7 +392,8 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
     auto enqueue_unit = [&](int i, const cudaEvent_t* events) -> vif::Status {
         if (batch == 1) {
             auto [a, b] = planes(i);
-            return engine->enqueue(a, b, w, h, d_out, st, nullptr, events);
+            return engine->enqueue(a, b, w, h, d_out, st, nullptr, events,
+                                   o.maps ? &maps : nullptr);
         }
         for (int z = 0; z < batch; ++z) std::tie(br[z], bd[z]) = planes(i * batch + z);
         return engine->enqueue_batch(br.data(), bd.data(), batch, w, h, outs.data(), st, nullptr,
@@ -435,6 +460,7 @@ Result run_one(const Options& o, const cudaDeviceProp& prop, int w, int h, int b
     for (auto& e : ev) CK(cudaEventDestroy(e));
     CK(cudaStreamDestroy(st));
     CK(cudaFree(d_out));
+    for (void* m : map_allocs) CK(cudaFree(m));
     for (void* p : d_in) CK(cudaFree(p));
     return r;
 }

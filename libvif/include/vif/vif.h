@@ -137,8 +137,8 @@ typedef struct VifConfig {
     int32_t cuda_device;    /**< cuda: device ordinal, default 0 */
     uint32_t maps;          /**< 1: every frame also keeps its per-pixel VIF terms, read with
                                     vif_receive_maps (docs/algorithm.md §12); 0 (default): none.
-                                    CPU backend only for now (backend auto picks it; cuda:
-                                    VIF_ERROR_UNSUPPORTED) */
+                                    Both backends, the same bits; on cuda, frames of
+                                    vif_cuda_submit get them in device memory (docs/api.md) */
     uint32_t reserved[14];  /**< must be zero (VIF_ERROR_INVALID_ARGUMENT otherwise): room to
                                     grow without breaking the ABI */
 } VifConfig;
@@ -276,7 +276,8 @@ typedef struct VifMaps {
  * vif_receive for a context created with VifConfig.maps = 1: the oldest frame's scores and its
  * per-pixel terms. The arrays are owned by the context and stay valid until the next
  * vif_receive / vif_receive_maps / vif_score on it or vif_destroy; copy what you keep. (A plain
- * vif_receive on such a context drops the frame's maps.)
+ * vif_receive on such a context drops the frame's maps.) They are host memory, except for
+ * frames submitted with vif_cuda_submit, whose arrays are device memory on the context's GPU.
  * @return as vif_receive; VIF_ERROR_INVALID_ARGUMENT also for a NULL maps, or a context created
  *         without maps (no frame is taken then).
  */
@@ -286,7 +287,8 @@ VIF_API VifStatus vif_receive_maps(VifContext *ctx, VifScores *scores, VifMaps *
  * The local VIF map of one scale (docs/algorithm.md §12.3): for each pixel, the sum of the num
  * terms over the 5x5 window around it (clipped at the frame's edges) divided by the sum of the
  * den terms; 1 where the distorted frame kept the detail, towards 0 where it was lost. Writes
- * map->width * map->height floats, row-major, to `out`. Any thread; no context needed.
+ * map->width * map->height floats, row-major, to `out`. Any thread; no context needed. Reads
+ * host memory: copy the device arrays of a vif_cuda_submit frame to the host first.
  * @return VIF_OK; VIF_ERROR_INVALID_ARGUMENT (NULL map or out, a zero size, or neither the
  *         integer nor the float arrays set)
  */

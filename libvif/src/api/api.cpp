@@ -63,7 +63,15 @@ VifStatus receive_frame(VifContext* ctx, VifScores* scores, VifMaps* maps, int b
                 VifScaleMap& o = maps->scale[s];
                 o.width = static_cast<uint32_t>(m.width);
                 o.height = static_cast<uint32_t>(m.height);
-                if (m.integer()) {
+                if (ctx->last_maps->on_device) { // CUDA, vif_cuda_submit: device pointers
+                    const vif::FrameMaps::DeviceTerms& d = ctx->last_maps->device[s];
+                    o.nl = d.nl;
+                    o.dl = d.dl;
+                    o.nn = d.nn;
+                    o.dn = d.dn;
+                    o.num = d.num;
+                    o.den = d.den;
+                } else if (m.integer()) {
                     o.nl = m.nl.data();
                     o.dl = m.dl.data();
                     o.nn = m.nn.data();

@@ -22,6 +22,14 @@ struct ScaleMap {
 
 struct FrameMaps {
     ScaleMap scale[4];
+    // CUDA backend, frames submitted with vif_cuda_submit: the terms stay in device memory (the
+    // backend's, valid until the next receive); `scale` then holds only the sizes and `device`
+    // points at the arrays.
+    bool on_device = false;
+    struct DeviceTerms {
+        const int32_t *nl, *dl, *nn, *dn;
+        const float *num, *den;
+    } device[4] = {};
 };
 
 } // namespace vif

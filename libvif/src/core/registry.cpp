@@ -8,12 +8,6 @@ std::unique_ptr<Backend> create_backend(const Params& params, VifBackend kind, S
     case VIF_BACKEND_CPU:
         return create_cpu_backend(params, err);
     case VIF_BACKEND_CUDA:
-        if (params.maps) {
-            *err = {VIF_ERROR_UNSUPPORTED,
-                    "backend cuda: per-pixel maps (VifConfig.maps) are computed on the CPU backend "
-                    "only for now"};
-            return nullptr;
-        }
 #if defined(VIF_HAVE_CUDA)
         return create_cuda_backend(params, err);
 #else
@@ -22,7 +16,7 @@ std::unique_ptr<Backend> create_backend(const Params& params, VifBackend kind, S
 #endif
     case VIF_BACKEND_AUTO:
 #if defined(VIF_HAVE_CUDA)
-        if (!params.maps && cuda_device_present()) return create_cuda_backend(params, err);
+        if (cuda_device_present()) return create_cuda_backend(params, err);
 #endif
         return create_cpu_backend(params, err);
     }
