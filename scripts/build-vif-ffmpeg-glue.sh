@@ -32,7 +32,8 @@ fi
 [[ -e $vif_lib/libvif.so ]] || { echo "build-vif-ffmpeg-glue: no libvif.so in $vif_lib" >&2; exit 1; }
 
 srcs=("$root/libvif/ffmpeg/vif_ffmpeg.cpp")
-defs=(); incs=(-I"$root/libvif/include" -I"$vif_inc" -I"$ff/include"); libs=()
+# vif.h includes "vif_version.h", generated into (build or prefix)/.../vif/
+defs=(); incs=(-I"$root/libvif/include" -I"$vif_inc" -I"$vif_inc/vif" -I"$ff/include"); libs=()
 if [[ $cuda == 1 ]]; then
   nvcc=$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$vif/CMakeCache.txt")
   cuda_home=${CUDA_HOME:-$([[ -n $nvcc ]] && dirname "$(dirname "$nvcc")" || echo /usr/local/cuda)}

@@ -12,6 +12,8 @@
 #            7.1, scripts/build-vif-ffmpeg-glue.sh, as bench/integrations/gpu_run.sh part ff71 does)
 #   VIF_LIB  the CUDA build's libraries, found before the ones the binary was linked with
 #            (default build-gpu/libvif:build-gpu/libvif/ffmpeg: scripts/gpu-check.sh build)
+#   FFMPEG_LIB libraries only the ffmpeg binary finds first (FFmpeg 7.1: the vif_ffmpeg glue
+#            built against 7.1, scripts/build-vif-ffmpeg-glue.sh; the CLI must keep its own)
 #   VIF      the CUDA build's CLI (default build-gpu/tools/vif/vif)
 #   CLIPS    bench/nvdec/make_clips.sh's clips (default bench/nvdec/clips)
 #   RUNS     timed rounds (default 3; each round runs every variant once; the best is reported)
@@ -36,6 +38,13 @@ ff_lib=$ROOT/${VIF_FFMPEG_PREFIX:-.deps/ffmpeg-nvdec}/lib
 export LD_LIBRARY_PATH=$VIF_LIB${ff_lib:+:$ff_lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 LOG=$OUT/logs
 mkdir -p "$LOG"
+FFMPEG_BIN=$FFMPEG
+if [[ -n ${FFMPEG_LIB:-} ]]; then
+  # A glue for another FFmpeg's AVFrame layout would break the CLI: only ffmpeg gets it.
+  FFMPEG=$OUT/ffmpeg-with-glue
+  printf '#!/bin/sh\nLD_LIBRARY_PATH=%s:$LD_LIBRARY_PATH exec %s "$@"\n' "$FFMPEG_LIB" "$FFMPEG_BIN" > "$FFMPEG"
+  chmod +x "$FFMPEG"
+fi
 : > "$OUT/summary.md"
 has() { [[ " $STAGES " == *" $1 "* ]]; }
 say() { echo "$*" | tee -a "$OUT/summary.md"; }
@@ -44,7 +53,7 @@ fail=0
 say "## libvif FFmpeg filter on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(nproc) cores, $(date -u '+%Y-%m-%d %H:%M UTC')"
 "$FFMPEG" -hide_banner -filters 2>/dev/null | grep -q ' libvif ' || { say "FAIL: $FFMPEG has no libvif filter"; exit 1; }
 "$FFMPEG" -hide_banner -hwaccels 2>/dev/null | grep -q cuda || { say "FAIL: $FFMPEG has no cuda hwaccel"; exit 1; }
-say "$("$FFMPEG" -hide_banner -version 2>/dev/null | head -1); libvif: $(ldd "$FFMPEG" | grep -E 'libvif' | awk '{print $1, $3}' | tr '\n' ' ')"
+say "$("$FFMPEG" -hide_banner -version 2>/dev/null | head -1); libvif: $(LD_LIBRARY_PATH=${FFMPEG_LIB:+$FFMPEG_LIB:}$LD_LIBRARY_PATH ldd "$FFMPEG_BIN" | grep -E 'libvif' | awk '{print $1, $3}' | tr '\n' ' ')"
 
 # The CUDA device on the primary context (libvif's CUDA runtime works there), used by -hwaccel.
 # shellcheck disable=SC2054  # the comma is part of -init_hw_device's value

@@ -74,7 +74,7 @@ if has ff71; then
     cat "$OUT/ffmpeg71/glue.log"
     # shellcheck disable=SC2086
     OUT=$OUT/ffmpeg71 CLIPS=$PACK/clips FFMPEG=$F71/bin/ffmpeg VIF=$B/tools/vif/vif \
-      VIF_LIB=$B/ffmpeg71-glue:$B/libvif VIF_FFMPEG_PREFIX=.gst-pack/sysroot/opt/ffmpeg-nvdec \
+      FFMPEG_LIB=$B/ffmpeg71-glue VIF_LIB=$B/libvif:$B/libvif/ffmpeg VIF_FFMPEG_PREFIX=.gst-pack/sysroot/opt/ffmpeg-nvdec \
       bash bench/ffmpeg/gpu_run.sh ${FF_STAGES:-exact faults bench} || ff71=1
   fi
 fi

@@ -50,10 +50,11 @@ for p in "$root"/integrations/ffmpeg/patches/"$ffver"/*.patch; do
 done
 
 step "tests/ffmpeg_filter/test_filter.py"
-# The freshly built libvif, whatever the binary was linked against; for 7.1 its own glue
-# (built against 7.1's libavutil) before the build's (5.1's).
+# The freshly built libvif, whatever the binary was linked against. 7.1's ffmpeg finds its own
+# glue (built against 7.1's libavutil) through its runpath: the build's (5.1's, which the CLI
+# loads) must not come before it.
 libs=$build/libvif:$build/libvif/ffmpeg
-[[ $ffver == 5.1 ]] || libs=$ff_prefix/lib:$libs
+[[ $ffver == 5.1 ]] || libs=$build/libvif
 LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
   python3 "$root/tests/ffmpeg_filter/test_filter.py" --ffmpeg "$ff_prefix/bin/ffmpeg" \
   --vif "$build/tools/vif/vif"

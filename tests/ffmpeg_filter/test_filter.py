@@ -163,6 +163,27 @@ def test_rounded_timestamps(env):
           "ms-rounded Matroska timestamps against exact ones: the CLI's frame-by-frame log")
 
 
+def test_ts_sync_nearest(env):
+    """FFmpeg 7.1's framesync option ts_sync_mode=nearest (no such option in 5.1): the filter
+    leaves its half-frame grid to framesync's nearest pairing, and the ms-rounded Matroska case
+    still gives the CLI's log."""
+    help_text = run([env.ffmpeg, "-hide_banner", "-h", "filter=libvif"]).stdout
+    if "ts_sync_mode" not in help_text:
+        print("skip test_ts_sync_nearest: this FFmpeg's framesync has no ts_sync_mode (5.1)")
+        return
+    c = [c for c in cases() if c["name"] == "foreman_176x144_8b_crf45"][0]
+    dist = env.path("foreman_30fps_nearest.mkv")
+    run([env.ffmpeg, "-hide_banner", "-nostdin", "-y", "-loglevel", "error", "-framerate", "30"] +
+        raw_in(c["dist"], c["w"], c["h"], c["pix_fmt"]) +
+        ["-c:v", "ffv1", "-level", "3", "-f", "matroska", dist])
+    expected, out = env.path("foreman.nearest.cli.json"), env.path("foreman.nearest.json")
+    env.cli(cli_raw(c) + ["--json", "-o", expected])
+    env.ff([["-i", dist], ["-framerate", "30"] + raw_in(c["ref"], c["w"], c["h"], c["pix_fmt"])],
+           "[0:v][1:v]libvif=ts_sync_mode=nearest:log_path=%s:log_fmt=json" % out)
+    check(without_fps(read(out)) == without_fps(read(expected)),
+          "ts_sync_mode=nearest, ms-rounded Matroska timestamps: the CLI's frame-by-frame log")
+
+
 def frame_bytes(c):
     """Bytes of one frame of a manifest case (4:2:0, 4:2:2 or 4:4:4; 1 or 2 bytes a sample)."""
     chroma = {"420": 0.5, "422": 1.0, "444": 2.0}[c["p"]]
@@ -419,7 +440,8 @@ def main():
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="vif_ffmpeg_filter.")
     env = Env(os.path.abspath(a.ffmpeg), os.path.abspath(a.vif), tmp)
-    tests = [test_golden_raw, test_containers, test_rounded_timestamps, test_metadata_and_options,
+    tests = [test_golden_raw, test_containers, test_rounded_timestamps, test_ts_sync_nearest,
+             test_metadata_and_options,
              test_pixel_formats,
              test_ladder_rung, test_details_and_ffprobe, test_bad_inputs]
     try:
