@@ -49,12 +49,13 @@ struct IntScaleArgs {
     long long* out;             // scale 3: the last block moves acc here and zeroes acc
     double gain_limit;
     int src_w, src_h; // fused scale 3: size of the scale-2 image that ref/dis point to
-    // Maps instances only (kMaps): this scale's per-pixel terms (docs/algorithm.md §12.1), the
-    // planes nl, dl, nn, dn of w x h int32 one after another.
-    int32_t* map;
     // Batched launches only (the kBatched kernels): frame z's pointers; its accumulators are
     // acc + 16 z and its done counter done_counter + z.
     IntBatchFrames batch;
+    // Maps instances only (kMaps): this scale's per-pixel terms (docs/algorithm.md §12.1), the
+    // planes nl, dl, nn, dn of w x h int32 one after another. Last, so that the other fields
+    // keep their parameter offsets (the plain kernels' code is unchanged).
+    int32_t* map;
 };
 
 // The arguments of the frame this block of a batched launch (grid.z = frames) works on: frame
