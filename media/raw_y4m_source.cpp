@@ -1,5 +1,6 @@
 // Raw planar YUV and YUV4MPEG2 sources: luma only, straight from the file into the caller's
 // buffer (one pread per frame for raw, two for Y4M: the frame header, then the plane).
+#include "decimal.hpp"
 #include "input_file.hpp"
 
 #include <fmt/format.h>
@@ -232,17 +233,6 @@ private:
     uint64_t index_ = 0;
 };
 
-bool parse_u32(const std::string &s, uint32_t *out) {
-    if (s.empty() || s.size() > 9) return false;
-    uint32_t v = 0;
-    for (char c : s) {
-        if (c < '0' || c > '9') return false;
-        v = v * 10 + uint32_t(c - '0');
-    }
-    *out = v;
-    return true;
-}
-
 } // namespace
 
 bool supported_bitdepth(uint32_t b) {
@@ -371,12 +361,12 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
         std::string val = tok.substr(1);
         switch (tok[0]) {
         case 'W':
-            have_w = parse_u32(val, &w);
+            have_w = parse_small_decimal(val, &w);
             if (!have_w)
                 throw InputError(fmt::format("{}: broken Y4M header: bad width '{}'", name, tok));
             break;
         case 'H':
-            have_h = parse_u32(val, &h);
+            have_h = parse_small_decimal(val, &h);
             if (!have_h)
                 throw InputError(fmt::format("{}: broken Y4M header: bad height '{}'", name, tok));
             break;
@@ -385,8 +375,9 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
             break;
         case 'F': { // "F30000:1001"; a malformed rate is only a missing one (it is not scored)
             const size_t colon = val.find(':');
-            if (colon == std::string::npos || !parse_u32(val.substr(0, colon), &rate_num) ||
-                !parse_u32(val.substr(colon + 1), &rate_den) || !rate_num || !rate_den)
+            if (colon == std::string::npos ||
+                !parse_small_decimal(val.substr(0, colon), &rate_num) ||
+                !parse_small_decimal(val.substr(colon + 1), &rate_den) || !rate_num || !rate_den)
                 rate_num = rate_den = 0;
             break;
         }
@@ -424,7 +415,7 @@ std::unique_ptr<FrameSource> open_y4m_source(const SourceRequest &req,
         throw InputError(fmt::format("{}: unsupported Y4M colour space 'C{}'", name, cs));
     if (!rest.empty()) {
         std::string digits = rest[0] == 'p' ? rest.substr(1) : rest;
-        if (!parse_u32(digits, &depth) || depth < 8 || depth > 16)
+        if (!parse_small_decimal(digits, &depth) || depth < 8 || depth > 16)
             throw InputError(fmt::format("{}: unsupported Y4M colour space 'C{}'", name, cs));
     }
     if (!supported_bitdepth(depth))

@@ -15,10 +15,10 @@
 
 #include <unistd.h>
 
-#include "batch/luma_scaler.hpp"
+#include "luma_scaler.hpp"
 #include "vif/vif.h"
 
-using namespace vif::batch;
+using namespace vifcli;
 
 namespace {
 

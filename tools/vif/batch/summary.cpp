@@ -1,6 +1,7 @@
 #include "batch/summary.hpp"
 
 #include "batch/csv.hpp"
+#include "decimal.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -50,18 +51,6 @@ T parse_num(const std::string& s, const std::string& where) {
     return v;
 }
 
-// A decimal number of at most 9 digits (no sign, no spaces), else false.
-bool small_number(const std::string& s, uint32_t* out) {
-    if (s.empty() || s.size() > 9) return false;
-    uint32_t v = 0;
-    for (char c : s) {
-        if (c < '0' || c > '9') return false;
-        v = v * 10 + uint32_t(c - '0');
-    }
-    *out = v;
-    return true;
-}
-
 // "summary.shard-I-of-N.csv" -> I, N; false for other names. Throws for a shard name whose
 // numbers are out of range.
 bool shard_of(const std::string& file, uint32_t* index, uint32_t* count) {
@@ -72,8 +61,8 @@ bool shard_of(const std::string& file, uint32_t* index, uint32_t* count) {
         return false;
     const std::string mid = name.substr(pre.size(), name.size() - pre.size() - suf.size());
     const size_t of = mid.find("-of-");
-    if (of == std::string::npos || !small_number(mid.substr(0, of), index) ||
-        !small_number(mid.substr(of + 4), count) || *count == 0 || *index >= *count)
+    if (of == std::string::npos || !vifcli::parse_small_decimal(mid.substr(0, of), index) ||
+        !vifcli::parse_small_decimal(mid.substr(of + 4), count) || *count == 0 || *index >= *count)
         throw SummaryError(file + ": not a shard's summary name (summary.shard-I-of-N.csv with "
                                   "0 <= I < N, N at most 9 digits)");
     return true;
@@ -200,7 +189,8 @@ MergeResult merge_summaries(const std::vector<std::string>& files) {
                 const size_t colon = r.manifest.rfind(':');
                 uint32_t count = 0;
                 if (colon == std::string::npos ||
-                    !small_number(r.manifest.substr(colon + 1), &count) || count == 0)
+                    !vifcli::parse_small_decimal(r.manifest.substr(colon + 1), &count) ||
+                    count == 0)
                     throw SummaryError(file + ": row " + std::to_string(r.row) +
                                        " names no manifest (a summary of an older vif?)");
                 manifest = r.manifest;

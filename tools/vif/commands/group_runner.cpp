@@ -81,7 +81,7 @@ std::string options_key(const LadderSettings &s) {
                        "backend={}",
                        format_extension(s.format), s.precision, int(s.variant.variant),
                        s.variant.enhn_gain_limit, s.variant.kernelscale,
-                       vif::batch::scaler_name(s.scaler), int(s.backend));
+                       vifcli::scaler_name(s.scaler), int(s.backend));
 }
 
 // Everything a row's result depends on; "" when an input cannot be identified (never reused).

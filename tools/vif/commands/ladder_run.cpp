@@ -45,7 +45,7 @@ struct Rung {
     SummaryRow summary;
     std::string path; // output file
     std::unique_ptr<FrameSource> src;
-    std::unique_ptr<vif::batch::LumaScaler> scaler;
+    std::unique_ptr<vifcli::LumaScaler> scaler;
     std::unique_ptr<Prefetcher> reader; // decodes ahead on a thread of its own
     bool active = false;
     bool reported = false; // `done` called for it
@@ -298,11 +298,11 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                                                      "is {}-bit",
                                                      ri.bitdepth, di.bitdepth));
             if (di.width != ri.width || di.height != ri.height) {
-#if defined(VIF_BATCH_HAVE_SCALER)
+#if defined(VIF_MEDIA_HAVE_SCALER)
                 if (di.picture_flags & VIF_PICTURE_MSB_ALIGNED)
                     throw std::runtime_error("MSB-aligned decoder output cannot be upscaled");
-                r.scaler = std::make_unique<vif::batch::LumaScaler>(
-                    di.width, di.height, ri.width, ri.height, ri.bitdepth, s.scaler);
+                r.scaler = std::make_unique<vifcli::LumaScaler>(di.width, di.height, ri.width,
+                                                                ri.height, ri.bitdepth, s.scaler);
 #else
                 throw std::runtime_error(fmt::format(
                     "the distorted is {}x{}, the reference {}x{}: upscaling needs a build with "

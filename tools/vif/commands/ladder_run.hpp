@@ -1,7 +1,7 @@
 // Scoring a reference group: one reference input against every rung (distorted input) that
 // shares it, the reference decoded once and each source frame scored against all rungs in one
 // vif_submit_multi call. Rungs of another size are upscaled to the reference size first
-// (batch/luma_scaler.hpp, FFmpeg's scale filter bit for bit). Used by `vif -r SRC -d R1 -d R2
+// (media/luma_scaler.hpp, FFmpeg's scale filter bit for bit). Used by `vif -r SRC -d R1 -d R2
 // -o DIR` (one group) and by `vif batch` (every group of a manifest).
 //
 // A rung that cannot be scored (missing file, other bit depth, a read error) fails alone: its
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "batch/luma_scaler.hpp"
+#include "luma_scaler.hpp"
 #include "batch/manifest.hpp"
 #include "batch/summary.hpp"
 #include "options.hpp"
@@ -34,7 +34,7 @@ struct LadderSettings {
     VifBackend backend = VIF_BACKEND_AUTO;
     int cuda_device = 0;
     uint32_t threads = 0; ///< CPU worker threads of the context (0: one per core)
-    vif::batch::ScalerKernel scaler = vif::batch::ScalerKernel::kBicubic;
+    vifcli::ScalerKernel scaler = vifcli::ScalerKernel::kBicubic;
     bool resume = true; ///< reuse rows whose output the progress log vouches for
     bool verbose = false;
     /// libavcodec threads per encoded input, 0 = one per core (FFmpeg's choice); -1 (run_groups

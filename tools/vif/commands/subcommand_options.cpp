@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "batch/luma_scaler.hpp"
+#include "luma_scaler.hpp"
 #include "batch/outputs.hpp"
 
 namespace vifcli {
@@ -73,7 +73,7 @@ LadderSettings settings_from(const CommonOptions &c, const std::string &out_dir)
                      s.threads, cores, cores);
         s.threads = cores;
     }
-    vif::batch::parse_scaler(c.scaler, &s.scaler);
+    vifcli::parse_scaler(c.scaler, &s.scaler);
     s.verbose = c.verbose;
     MapArgs m = c.map;
     m.others_given = m.scales.size() || m.frames != "all" || m.format != "pgm16";

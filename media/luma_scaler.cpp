@@ -1,4 +1,4 @@
-#include "batch/luma_scaler.hpp"
+#include "luma_scaler.hpp"
 
 #include <stdexcept>
 
@@ -7,7 +7,7 @@ extern "C" {
 #include <libswscale/swscale.h>
 }
 
-namespace vif::batch {
+namespace vifcli {
 
 namespace {
 int sws_flags(ScalerKernel k) {
@@ -66,4 +66,4 @@ const uint8_t* LumaScaler::scale(const uint8_t* src, ptrdiff_t src_stride) {
     return out_.data();
 }
 
-} // namespace vif::batch
+} // namespace vifcli

@@ -14,7 +14,7 @@
 
 struct SwsContext; // libswscale's
 
-namespace vif::batch {
+namespace vifcli {
 
 enum class ScalerKernel { kBicubic, kLanczos, kBilinear };
 
@@ -44,4 +44,4 @@ private:
     std::vector<uint8_t> out_;
 };
 
-} // namespace vif::batch
+} // namespace vifcli

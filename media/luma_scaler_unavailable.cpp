@@ -1,10 +1,10 @@
 // LumaScaler in a build without FFmpeg: rungs of the reference's size still score; a rung of
 // another size is a clear error (its upscale must be libswscale's to equal the usual workflow).
-#include "batch/luma_scaler.hpp"
+#include "luma_scaler.hpp"
 
 #include <stdexcept>
 
-namespace vif::batch {
+namespace vifcli {
 
 LumaScaler::LumaScaler(uint32_t src_w, uint32_t src_h, uint32_t dst_w, uint32_t dst_h, uint32_t,
                        ScalerKernel) {
@@ -20,4 +20,4 @@ const uint8_t* LumaScaler::scale(const uint8_t*, ptrdiff_t) {
     throw std::runtime_error("scaler: this build has no FFmpeg");
 }
 
-} // namespace vif::batch
+} // namespace vifcli

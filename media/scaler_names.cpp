@@ -1,7 +1,7 @@
 // The names of the --scaler kernels; compiled in every build (with or without FFmpeg).
-#include "batch/luma_scaler.hpp"
+#include "luma_scaler.hpp"
 
-namespace vif::batch {
+namespace vifcli {
 
 bool parse_scaler(const std::string& name, ScalerKernel* out) {
     if (name == "bicubic")
@@ -27,4 +27,4 @@ const char* scaler_name(ScalerKernel k) {
     return "?";
 }
 
-} // namespace vif::batch
+} // namespace vifcli
