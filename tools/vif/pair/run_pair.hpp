@@ -14,7 +14,8 @@
 
 namespace vifcli {
 
-/** Scores the pair the options name; returns the exit code (or ends the process with it). */
+/** Scores the pair the options name and ends the process with the exit code once every output
+ *  is complete (sanitizer builds return it instead, for the leak check). */
 int run_pair(const Options &o, const StdStreams &streams);
 
 } // namespace vifcli
