@@ -1,6 +1,7 @@
 // See hw_decode.hpp.
 #include "hw_decode.hpp"
 
+#include "decode_choice.hpp"
 #include "ffmpeg_source.hpp"
 
 #include <vif/vif_ffmpeg.h>
@@ -89,6 +90,32 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
         say("scoring does not run on CUDA: software decoding");
         return std::nullopt;
     }
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    if (!cuda_mode) {
+        // A short clip is decoded on the CPU: it is done before NVDEC would have started.
+        uint64_t frames = 0; // the most pairs the run scores; 0: unknown
+        std::optional<ClipShape> shape;
+        for (int i = 0; i < 2; ++i) {
+            const SourceRequest &r = i ? dist : ref;
+            if (!(i ? dist_enc : ref_enc)) continue;
+            std::optional<ClipShape> s = probe_clip_shape(r.path);
+            if (!s || s->frames == 0) {
+                frames = 0;
+                shape = std::nullopt;
+                break;
+            }
+            const uint64_t skip = i ? req.skip_dist : req.skip_ref;
+            const uint64_t n = s->frames > skip ? s->frames - skip : 0;
+            frames = shape ? std::min(frames, n) : n;
+            if (!shape || uint64_t(s->width) * s->height > uint64_t(shape->width) * shape->height)
+                shape = s;
+        }
+        if (shape && req.max_frames) frames = std::min(frames, req.max_frames);
+        const NvdecChoice choice =
+            shape && frames ? choose_nvdec(frames, *shape, cores) : NvdecChoice{};
+        if (!choice.why.empty()) say(choice.why);
+        if (!choice.nvdec) return std::nullopt;
+    }
     SegmentDecoderOptions o;
     o.cuda = true;
     o.cuda_device = req.cuda_device;
@@ -103,7 +130,6 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
         o.threads_per_decoder =
             std::max(1u, (std::max(1u, std::thread::hardware_concurrency()) / 2) /
                              unsigned(req.cpu_decoders));
-    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     // Both inputs are opened at once, while CUDA starts (opening probes the stream and its first
     // frame with NVDEC: a few hundred milliseconds each).
     struct Opened {

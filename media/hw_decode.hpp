@@ -5,7 +5,8 @@
 //   cuda: every encoded input (not raw/Y4M, not stdin) is decoded with NVDEC; a GPU, a CUDA
 //         backend and an input NVDEC decodes are required, anything else is an error.
 //   auto: NVDEC for each encoded input it can decode when the scoring runs on CUDA; software
-//         for the others; the host path when neither input goes to NVDEC. --verbose says which.
+//         for the others; the host path when neither input goes to NVDEC, or when the clip is
+//         too short for NVDEC's start-up to pay (decode_choice.hpp). --verbose says which.
 // A raw/Y4M input next to an NVDEC-decoded one is read on the host and uploaded.
 #ifndef VIF_TOOLS_HW_DECODE_HPP
 #define VIF_TOOLS_HW_DECODE_HPP
@@ -42,6 +43,8 @@ struct HwDecodeRequest {
     unsigned decoders = 0; ///< NVDEC decoders per input, 0: automatic
     int cpu_decoders = -1; ///< software decoders beside them per input, -1: automatic
     bool verbose = false;
+    uint64_t max_frames = 0; ///< --frames: the most pairs the run scores, 0: all
+    uint64_t skip_ref = 0, skip_dist = 0; ///< frames skipped at the start of each input
 };
 
 /** Thrown for `--hwdec cuda` requests that cannot be met: one line. */

@@ -4,11 +4,13 @@
 // Every way must give libvmaf's values from testdata/expected exactly.
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "decode_choice.hpp"
 #include "ffmpeg_test_util.hpp"
 #include "ffmpeg_reader.hpp"
 
@@ -291,6 +293,48 @@ TEST(ReaderErrors, ProbeTellsRawFromEncoded) {
         make_encode(ffmpeg, *c, c->ref_path(), *find_encode("ffv1_mkv"), "probe", &why);
     ASSERT_FALSE(mkv.empty()) << why;
     EXPECT_TRUE(vif::ffmpeg::probe_is_media(mkv));
+}
+
+// --hwdec auto's short-clip rule (media/decode_choice.*): the container's header gives the clip's
+// length and size without decoding (Matroska from its duration and frame rate, MP4 from its
+// frame count), and NVDEC is chosen from a length on that falls as frames grow and rises with
+// the CPU threads; a clip of unknown length goes to NVDEC as before.
+TEST(DecodeChoice, HeaderGivesLengthAndSize) {
+    VIF_REQUIRE_FFMPEG(ffmpeg);
+    VIF_REQUIRE_CASE(c, "foreman_176x144_8b_crf45");
+    for (const char* enc : {"ffv1_mkv", "x264_mp4"}) {
+        SCOPED_TRACE(enc);
+        std::string why;
+        const std::string file =
+            make_encode(ffmpeg, *c, c->ref_path(), *find_encode(enc), "shape", &why);
+        if (file.empty()) GTEST_SKIP() << why;
+        const std::optional<vifcli::ClipShape> s = vifcli::probe_clip_shape(file);
+        ASSERT_TRUE(s);
+        EXPECT_EQ(s->frames, uint64_t(c->frames));
+        EXPECT_EQ(s->width, c->width);
+        EXPECT_EQ(s->height, c->height);
+    }
+    EXPECT_FALSE(vifcli::probe_clip_shape(c->ref_path())); // raw YUV: no header
+}
+
+TEST(DecodeChoice, ShortClipsOnTheCpuLongOnesOnNvdec) {
+    using vifcli::choose_nvdec;
+    const vifcli::ClipShape hd{0, 1920, 1080, "h264"}, uhd{0, 3840, 2160, "hevc"};
+    // The first length NVDEC is chosen for.
+    auto crossing = [](const vifcli::ClipShape& s, unsigned cores) {
+        uint64_t n = 1;
+        while (n < 100000 && !choose_nvdec(n, s, cores).nvdec) ++n;
+        for (uint64_t m = n; m < n + 50; ++m) EXPECT_TRUE(choose_nvdec(m, s, cores).nvdec) << m;
+        return n;
+    };
+    const uint64_t hd16 = crossing(hd, 16), uhd16 = crossing(uhd, 16), hd64 = crossing(hd, 64);
+    EXPECT_GT(hd16, 1u);    // a one-frame 1080p clip is not worth NVDEC's start-up
+    EXPECT_LT(hd16, 1200u); // a 1,200-frame one is
+    EXPECT_LT(uhd16, hd16); // bigger frames decode slower in software: NVDEC pays sooner
+    EXPECT_GT(hd64, hd16);  // more CPU threads: software stays ahead longer
+    EXPECT_TRUE(choose_nvdec(0, hd, 16).nvdec); // length unknown
+    const vifcli::NvdecChoice c = choose_nvdec(48, hd, 16);
+    EXPECT_NE(c.why.find("48 frames of 1920x1080 h264"), std::string::npos) << c.why;
 }
 
 #if defined(VIF_CLI_PATH)

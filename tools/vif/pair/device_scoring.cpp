@@ -154,6 +154,9 @@ std::optional<int> score_on_device_if_chosen(const Options &o, CudaWarmup &warmu
     hr.decoders = o.decoders;
     hr.cpu_decoders = o.cpu_decoders;
     hr.verbose = o.verbose;
+    hr.max_frames = o.max_frames.value_or(0);
+    hr.skip_ref = o.skip_ref;
+    hr.skip_dist = o.skip_dist;
     hr.host_only = (o.backend == VIF_BACKEND_CPU && !o.read_only) ||
                    (o.read_only && hr.mode != HwDecode::kCuda);
     hr.gpu_ready = [&](std::string *why) {

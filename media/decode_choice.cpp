@@ -1,0 +1,95 @@
+// See decode_choice.hpp.
+#include "decode_choice.hpp"
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+}
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace vifcli {
+
+namespace {
+
+// The rates of the rule, in one place. Pixels are luma samples of both inputs of a pair.
+//
+// NVDEC's start-up beyond what software decoding pays: its sessions (three an input) and each
+// input's probe on the GPU. Issue 26 (H200 machine, 2026-11-25): a 48-frame 1080p x264 pair took
+// 0.69 s with --backend cuda --hwdec cuda and 0.38 s with --hwdec none.
+constexpr double kNvdecStartS = 0.30;
+// NVDEC's steady rate: 1,302 pairs/s of 1080p H.264 in the decode+score loop (same machine),
+// 2 x 1920 x 1080 x 1,302 = 5.4e9 pixels/s.
+constexpr double kNvdecPixelsPerS = 5.4e9;
+// FFmpeg's software H.264 decoding, pixels a second per CPU thread: a lower bound from the same
+// day's --backend cpu run of that pair (0.375 s whole process: at least 160 pairs/s decoded on
+// 16 threads). bench/startup's encoded curves show where the two paths really cross: correct
+// this number from them.
+constexpr double kCpuPixelsPerSPerThread = 0.45e8;
+// Software decoding cost of other codecs relative to H.264 (HEVC Main10 and AV1 decode slower).
+double codec_cost(const std::string &codec) {
+    if (codec == "hevc") return 1.6;
+    if (codec == "av1") return 1.3;
+    return 1.0;
+}
+
+} // namespace
+
+std::optional<ClipShape> probe_clip_shape(const std::string &path) {
+    AVFormatContext *fmt = nullptr;
+    if (avformat_open_input(&fmt, path.c_str(), nullptr, nullptr) < 0) return std::nullopt;
+    std::optional<ClipShape> out;
+    for (unsigned i = 0; i < fmt->nb_streams && !out; ++i) {
+        const AVStream *st = fmt->streams[i];
+        if (st->codecpar->codec_type != AVMEDIA_TYPE_VIDEO) continue;
+        if (st->disposition & AV_DISPOSITION_ATTACHED_PIC) continue;
+        ClipShape s;
+        s.width = uint32_t(std::max(0, st->codecpar->width));
+        s.height = uint32_t(std::max(0, st->codecpar->height));
+        s.codec = avcodec_get_name(st->codecpar->codec_id);
+        if (st->nb_frames > 0) {
+            s.frames = uint64_t(st->nb_frames);
+        } else {
+            // No count in the header (Matroska): its duration times its frame rate.
+            const AVRational rate = st->avg_frame_rate.num ? st->avg_frame_rate : st->r_frame_rate;
+            double secs = 0;
+            if (st->duration > 0 && st->duration != AV_NOPTS_VALUE)
+                secs = double(st->duration) * av_q2d(st->time_base);
+            else if (fmt->duration > 0)
+                secs = double(fmt->duration) / AV_TIME_BASE;
+            if (rate.num > 0 && rate.den > 0 && secs > 0)
+                s.frames = uint64_t(std::llround(secs * av_q2d(rate)));
+        }
+        out = s;
+    }
+    avformat_close_input(&fmt);
+    return out;
+}
+
+NvdecChoice choose_nvdec(uint64_t frames, const ClipShape &shape, unsigned cores) {
+    NvdecChoice c;
+    if (frames == 0 || shape.width == 0 || shape.height == 0) {
+        c.why = "clip length unknown: NVDEC";
+        return c;
+    }
+    const double pixels = 2.0 * shape.width * shape.height; // a pair
+    const double cpu_s = pixels * codec_cost(shape.codec) /
+                         (kCpuPixelsPerSPerThread * std::max(1u, cores)); // a pair, software
+    const double gpu_s = pixels / kNvdecPixelsPerS;                       // a pair, NVDEC
+    // NVDEC from the length where its start-up is paid back; never when software is as fast.
+    const double crossing = cpu_s > gpu_s ? kNvdecStartS / (cpu_s - gpu_s) : INFINITY;
+    c.nvdec = double(frames) >= crossing;
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "%llu frames of %ux%u %s: %s (NVDEC pays for its %.2f s start-up from about "
+                  "%.0f frames on %u CPU threads)",
+                  (unsigned long long)frames, shape.width, shape.height, shape.codec.c_str(),
+                  c.nvdec ? "NVDEC" : "software decoding on the CPU", kNvdecStartS, crossing,
+                  cores);
+    c.why = line;
+    return c;
+}
+
+} // namespace vifcli

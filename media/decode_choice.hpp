@@ -1,0 +1,40 @@
+// `--hwdec auto` on a short clip: whether NVDEC pays for its start-up, decided from the clip's
+// length and size before any decoder opens. The rates behind the rule are written down here and
+// nowhere else (decode_choice.cpp); bench/startup measures them.
+//
+// Decoding a pair with NVDEC costs a start-up (its sessions opened, each input probed on the
+// GPU) and then a fast rate; decoding it with FFmpeg on the CPU threads starts at once but runs
+// slower. NVDEC is worth it from the clip length where the two lines cross.
+#ifndef VIF_MEDIA_DECODE_CHOICE_HPP
+#define VIF_MEDIA_DECODE_CHOICE_HPP
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace vifcli {
+
+/** What the container says of one encoded input, read from its header alone (no decoding). */
+struct ClipShape {
+    uint64_t frames = 0; ///< 0: the container does not say
+    uint32_t width = 0, height = 0;
+    std::string codec; ///< FFmpeg's codec name ("h264", "hevc", "av1", ...)
+};
+
+/** The header of `path`; nullopt when FFmpeg cannot open it or it has no video stream. */
+std::optional<ClipShape> probe_clip_shape(const std::string &path);
+
+struct NvdecChoice {
+    bool nvdec = true;
+    std::string why; ///< one line for --verbose
+};
+
+/**
+ * Whether NVDEC should decode a pair of `frames` frames (the most the run will score, 0:
+ * unknown: NVDEC) of the given shape on a machine with `cores` CPU threads.
+ */
+NvdecChoice choose_nvdec(uint64_t frames, const ClipShape &shape, unsigned cores);
+
+} // namespace vifcli
+
+#endif
