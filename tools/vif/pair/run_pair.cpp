@@ -69,7 +69,7 @@ int run_pair(const Options &asked, const StdStreams &streams) {
     // `auto` context that finished on the CPU, static destructors -- is what the process exit
     // frees anyway (docs/design.md, "Start-up and exit in the CLI").
     if (std::fflush(nullptr) != 0 && code == 0) {
-        std::fprintf(stderr, "vif: error: cannot write standard output\n");
+        std::fprintf(stderr, "vif: error: cannot write to standard output\n");
         code = kExitError;
     }
 #if defined(__SANITIZE_ADDRESS__)
