@@ -43,7 +43,7 @@ struct HwDecodeRequest {
     unsigned decoders = 0; ///< NVDEC decoders per input, 0: automatic
     int cpu_decoders = -1; ///< software decoders beside them per input, -1: automatic
     bool verbose = false;
-    uint64_t max_frames = 0; ///< --frames: the most pairs the run scores, 0: all
+    uint64_t max_frames = 0;              ///< --frames: the most pairs the run scores, 0: all
     uint64_t skip_ref = 0, skip_dist = 0; ///< frames skipped at the start of each input
 };
 
