@@ -22,6 +22,8 @@ if [[ ${1:-} == build ]]; then
   rc=0
   OUT=$OUT/build-new BUILD_DIR=build-gpu TARGETS="$targets" bash scripts/gpu-check.sh build || rc=1
   if [[ -d $BASE_SRC ]]; then
+    # A baseline carried without its testdata/ (to save carry) gets this tree's.
+    [[ -d $BASE_SRC/testdata ]] || cp -r "$ROOT/testdata" "$BASE_SRC/"
     VIF_SRC=$BASE_SRC OUT=$OUT/build-base BUILD_DIR=build-base TARGETS="$targets" \
       bash scripts/gpu-check.sh build || rc=1
   else
