@@ -12,11 +12,8 @@
 
 namespace {
 
-// The context's CUDA backend; an `auto` context waits here for CUDA's start-up.
 vif::cuda::CudaBackend* cuda_backend_of(const VifContext* ctx) {
-    return ctx && ctx->backend
-               ? dynamic_cast<vif::cuda::CudaBackend*>(ctx->backend->device_backend())
-               : nullptr;
+    return ctx ? dynamic_cast<vif::cuda::CudaBackend*>(ctx->backend.get()) : nullptr;
 }
 
 VifStatus check_device_picture(const VifContext* ctx, const VifDevicePicture* pic,

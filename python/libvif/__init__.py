@@ -57,8 +57,7 @@ def score(ref: Any, dist: Any, variant: str = "integer", backend: str = "auto",
     each row's samples are contiguous; other views (a column step, flipped rows) are copied.
 
     variant: "integer" (libvmaf's ``vif``, VMAF's default; bit-exact) or "float"
-    (``float_vif``). backend: "auto" (the CPU at once, CUDA once started when built with it and
-    a GPU is present), "cpu" or
+    (``float_vif``). backend: "auto" (CUDA when built with it and a GPU is present), "cpu" or
     "cuda". options: see Scorer (``enhn_gain_limit``, ``kernelscale``, ``threads``, ...).
 
     Returns a Result: ``result.frames`` (a FrameScores dict per frame, libvmaf's key names),

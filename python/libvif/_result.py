@@ -51,8 +51,7 @@ class Result:
     - ``frames``: a list of FrameScores, one per frame, in order.
     - ``pooled``: ``{name: {"mean": ..., "harmonic_mean": ..., "min": ..., "max": ...}}``.
     - ``result[name]``: one metric over the frames as a numpy array.
-    - ``backend``: "cpu", "cuda" or "cpu+cuda" (auto: frames on both); ``names``: the metric
-      keys in libvif's order.
+    - ``backend``: "cpu" or "cuda"; ``names``: the metric keys in libvif's order.
     - ``maps`` (scored with ``maps=True``, else None): per frame, its local VIF maps (a list of
       four float32 arrays, scale 0 to 3; also ``frames[i].maps``).
     """

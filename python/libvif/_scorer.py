@@ -128,7 +128,7 @@ class Scorer:
 
     @property
     def backend(self) -> str:
-        """"cpu", "cuda" or "cpu+cuda" (the backend the context runs on; known after the first submit)."""
+        """"cpu" or "cuda" (the backend the context runs on; known after the first submit)."""
         if self._ctx is None:
             raise RuntimeError("the backend is chosen at the first submit()")
         return self._ctx.backend

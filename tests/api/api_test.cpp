@@ -298,53 +298,6 @@ TEST(Api, ScoresDoNotDependOnThreadCount) {
     }
 }
 
-// The default backend (auto: the CPU at once, CUDA once it has started, when a GPU is there)
-// scores every frame of a case as libvmaf does, in order, with frames in flight whatever the
-// hand-over's moment; without a GPU it is the CPU backend throughout, and says so.
-TEST(Api, AutoBackendGivesLibvmafValuesInOrder) {
-    for (const char* name : {"kodim23pan_576x324_8b_crf35", "cosmospan_576x324_10b_crf35"}) {
-        SCOPED_TRACE(name);
-        const GoldenCase c = find_case(name);
-        const auto expected = vif::testing::load_expected(c.expected_path());
-        ASSERT_EQ(expected.size(), size_t(c.frames));
-        VifConfig cfg = config(c.width, c.height, c.bitdepth);
-        cfg.backend = VIF_BACKEND_AUTO;
-        VifContext* ctx = nullptr;
-        ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK) << vif_last_error();
-        std::vector<VifScores> got;
-        auto take = [&](int block) {
-            VifScores s;
-            const VifStatus st = vif_receive(ctx, &s, block);
-            if (st == VIF_OK) got.push_back(s);
-            return st;
-        };
-        for (uint32_t f = 0; f < c.frames; ++f) {
-            const auto ref = vif::testing::read_luma(c, c.ref_path(), f);
-            const auto dis = vif::testing::read_luma(c, c.dist_path(), f);
-            const ptrdiff_t stride = ptrdiff_t(c.width * c.bytes_per_sample());
-            VifPicture r{ref.data(), stride, c.width, c.height, c.bitdepth, 0};
-            VifPicture d{dis.data(), stride, c.width, c.height, c.bitdepth, 0};
-            VifStatus st;
-            while ((st = vif_submit(ctx, &r, &d, nullptr)) == VIF_AGAIN) ASSERT_EQ(take(1), VIF_OK);
-            ASSERT_EQ(st, VIF_OK) << vif_last_error();
-        }
-        while (vif_pending(ctx)) ASSERT_EQ(take(1), VIF_OK) << vif_last_error();
-        const std::string backend = vif_backend_name(ctx);
-        vif_destroy(ctx);
-        ASSERT_EQ(got.size(), expected.size());
-        for (size_t f = 0; f < got.size(); ++f) {
-            EXPECT_EQ(got[f].frame_index, f);
-            for (int k = 0; k < 4; ++k)
-                EXPECT_EQ(got[f].scale[k], expected[f].at("integer_vif_scale" + std::to_string(k)))
-                    << "frame " << f << " scale " << k << " (" << backend << ")";
-        }
-        if (!vif_cuda_available())
-            EXPECT_EQ(backend, "cpu");
-        else
-            EXPECT_TRUE(backend == "cpu" || backend == "cuda" || backend == "cpu+cuda") << backend;
-    }
-}
-
 TEST(Api, MetricNamesFollowLibvmaf) {
     // Column names of testdata/expected are libvmaf's keys.
     const GoldenCase c = find_case("foreman_352x288_8b_crf35");

@@ -83,9 +83,7 @@ typedef enum VifVariant {
 } VifVariant;
 
 typedef enum VifBackend {
-    VIF_BACKEND_AUTO = 0, /**< cpu at once; with CUDA built in and a GPU present, cuda takes
-                               over once it has started (frames stay in order, integer scores
-                               the same bits) */
+    VIF_BACKEND_AUTO = 0, /**< cuda when built with CUDA and a GPU is present, else cpu */
     VIF_BACKEND_CPU = 1,  /**< the reference backend (multi-threaded over frames) */
     VIF_BACKEND_CUDA = 2
 } VifBackend;
@@ -220,9 +218,8 @@ VIF_API VifStatus vif_create(VifContext **ctx, const VifConfig *cfg);
 VIF_API void vif_destroy(VifContext *ctx);
 
 /**
- * Name of the backend the context runs on: "cpu" or "cuda"; for VIF_BACKEND_AUTO "cpu" until
- * CUDA takes over, then "cuda", or "cpu+cuda" once frames went to both ("" for NULL). Valid
- * for the context's life.
+ * Name of the backend the context runs on: "cpu" or "cuda" ("" for NULL). Valid for the
+ * context's life.
  */
 VIF_API const char *vif_backend_name(const VifContext *ctx);
 

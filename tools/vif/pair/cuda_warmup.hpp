@@ -1,7 +1,6 @@
 // CUDA's one-time start-up (driver and device context, 0.1-0.3 s) on a thread of its own, so
-// that it overlaps opening and checking the inputs, for the choices that need to know whether a
-// GPU is there (--hwdec, --backend cuda, --check-parity); `auto` scoring contexts do not wait
-// for it (docs/design.md, "Start-up and exit in the CLI").
+// that it overlaps opening and checking the inputs; the scoring contexts are created after it
+// (docs/design.md, "Start-up in the CLI").
 #ifndef VIF_TOOLS_PAIR_CUDA_WARMUP_HPP
 #define VIF_TOOLS_PAIR_CUDA_WARMUP_HPP
 

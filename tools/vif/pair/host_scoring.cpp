@@ -29,15 +29,18 @@ void require_gpu(const Options &o, CudaWarmup &warmup) {
                   why};
 }
 
-// The contexts of every variant: the CPU and CUDA for --check-parity, else the backend asked
-// for. With `auto` the library scores the first frames on the CPU while CUDA starts and hands the
-// rest to the GPU once it is ready (docs/design.md, "auto: the hand-over").
-void create_contexts(const Options &o, Variants &variants, std::optional<uint64_t> expected) {
+// The contexts every variant starts with: the CPU and CUDA for --check-parity, the CPU while
+// a hand-over is pending, else the backend asked for.
+void create_contexts(const Options &o, Variants &variants, CudaWarmup &warmup, bool hand_over,
+                     std::optional<uint64_t> expected) {
     for (auto &v : variants) {
         if (o.check_parity) {
             v->primary.create(v->cfg, VIF_BACKEND_CPU);
             v->secondary.create(v->cfg, VIF_BACKEND_CUDA);
+        } else if (hand_over) {
+            v->primary.create(v->cfg, VIF_BACKEND_CPU);
         } else {
+            if (o.backend == VIF_BACKEND_AUTO) warmup.wait(); // done already: no wait
             v->primary.create(v->cfg, o.backend);
         }
         if (expected) {
@@ -48,10 +51,37 @@ void create_contexts(const Options &o, Variants &variants, std::optional<uint64_
     g_timeline.mark("scoring contexts created");
 }
 
+// The hand-over, once CUDA's start-up has finished: a CUDA context for every variant, or for
+// none (then everything stays on the CPU; nothing was sent to CUDA yet).
+void hand_over_to_gpu(Variants &variants, CudaWarmup &warmup, std::optional<uint64_t> expected,
+                      bool verbose) {
+    if (warmup.wait() != VIF_OK) {
+        // Said once: a machine without a CUDA driver or GPU scores on the CPU (docs/packaging.md).
+        if (verbose)
+            std::fprintf(stderr, "vif: no usable GPU (%s): scoring on the cpu\n",
+                         warmup.message().c_str());
+        return;
+    }
+    try {
+        for (auto &v : variants) {
+            v->gpu.create(v->cfg, VIF_BACKEND_CUDA);
+            v->gpu.scores.reserve(expected ? size_t(*expected) : 0);
+        }
+        g_timeline.mark("GPU ready: frames from here on go to cuda");
+    } catch (const Failure &f) {
+        for (auto &v : variants) {
+            vif_destroy(v->gpu.ctx);
+            v->gpu.ctx = nullptr;
+        }
+        if (verbose) std::fprintf(stderr, "vif: staying on the cpu: %s\n", f.message.c_str());
+    }
+}
+
 void drain_all(const Options &o, Variants &variants, bool block) {
     for (auto &v : variants) {
         v->primary.drain(block);
         if (o.check_parity) v->secondary.drain(block);
+        if (v->gpu.ctx) v->gpu.drain(block);
     }
 }
 
@@ -64,7 +94,13 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     auto variants = make_variants(o, ri, in.expected);
 
     if (!o.read_only && (o.check_parity || o.backend == VIF_BACKEND_CUDA)) require_gpu(o, warmup);
-    if (!o.read_only) create_contexts(o, variants, in.expected);
+    // --backend auto while CUDA is still starting: score on the CPU at once and hand the frames
+    // over to the GPU as soon as it is ready. Short clips are then done before CUDA's 0.2-0.3 s
+    // start-up is.
+    const bool hand_over =
+        !o.read_only && !o.check_parity && o.backend == VIF_BACKEND_AUTO && warmup.running();
+    bool handed_over = false;
+    if (!o.read_only) create_contexts(o, variants, warmup, hand_over, in.expected);
     std::vector<uint64_t> frame_nums;
     // --map: checked (and its temporary folder made) before any frame is scored.
     std::optional<MapWriter> maps;
@@ -88,17 +124,23 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
                     ri.bitdepth, ri.picture_flags};
     VifPicture dpic{nullptr,     ptrdiff_t(di.row_bytes()), di.width, di.height,
                     di.bitdepth, di.picture_flags};
-    auto scored = [&] { return variants[0]->primary.scores.size(); };
+    auto scored = [&] {
+        return variants[0]->primary.scores.size() + variants[0]->gpu.scores.size();
+    };
     for (;;) {
         Prefetcher::Frame fa, fb;
         auto sa = rpf.next(&fa);
         auto sb = dpf.next(&fb);
         if (sa == Prefetcher::Status::kFrame && sb == Prefetcher::Status::kFrame) {
+            if (hand_over && !handed_over && !warmup.running()) {
+                handed_over = true; // asked once, whatever the outcome
+                hand_over_to_gpu(variants, warmup, in.expected, o.verbose);
+            }
             if (!o.read_only) {
                 rpic.data = fa.data;
                 dpic.data = fb.data;
                 for (auto &v : variants) {
-                    v->primary.submit(rpic, dpic);
+                    (v->gpu.ctx ? v->gpu : v->primary).submit(rpic, dpic);
                     if (o.check_parity) v->secondary.submit(rpic, dpic);
                 }
             } else {
@@ -128,18 +170,22 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     rpf.stop();
     dpf.stop();
     if (!o.read_only) drain_all(o, variants, true);
-    // The backend that scored the frames: `auto` may have moved to the GPU on the way.
-    for (auto &v : variants)
-        if (v->primary.ctx) v->primary.backend = vif_backend_name(v->primary.ctx);
-    if (o.verbose && !o.read_only) {
-        const std::string &b = variants[0]->primary.backend;
-        const char *why = o.backend != VIF_BACKEND_AUTO ? ""
-                          : b == "cpu" ? " (auto: every frame scored before CUDA had started, or "
-                                         "no usable GPU)"
-                          : b == "cpu+cuda" ? " (auto: the first frames on the cpu while CUDA "
-                                              "started)"
-                                            : "";
-        std::fprintf(stderr, "vif: scoring on the %s backend%s\n", b.c_str(), why);
+    // Frames scored on the CPU before the hand-over come first: submission order is kept.
+    const bool on_gpu = variants[0]->gpu.ctx != nullptr;
+    const size_t cpu_frames = on_gpu ? variants[0]->primary.scores.size() : 0;
+    // --verbose names the backend once: here, unless the hand-over already said why it stayed
+    // on the CPU (or the line below says how the frames were shared).
+    if (!on_gpu && o.verbose && !o.read_only && !(hand_over && handed_over))
+        std::fprintf(stderr, "vif: scoring on the %s backend%s\n",
+                     variants[0]->primary.backend.c_str(),
+                     hand_over ? " (every frame scored before CUDA had started)" : "");
+    if (on_gpu) {
+        if (o.verbose)
+            std::fprintf(stderr, "vif: %zu frames on the cpu while CUDA started, %zu on cuda\n",
+                         cpu_frames, variants[0]->gpu.scores.size());
+        for (auto &v : variants)
+            v->primary.scores.insert(v->primary.scores.end(), v->gpu.scores.begin(),
+                                     v->gpu.scores.end());
     }
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -165,7 +211,11 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
                          o.map.dir.c_str());
     }
     return write_report(o, variants, std::move(frame_nums), secs > 0 ? double(submitted) / secs : 0,
-                        ri, variants[0]->primary.backend, out);
+                        ri,
+                        !on_gpu      ? variants[0]->primary.backend
+                        : cpu_frames ? "cpu+cuda"
+                                     : "cuda",
+                        out);
 }
 
 } // namespace vifcli

@@ -1,6 +1,6 @@
 // The scoring contexts of a pair run: one VariantRun per VIF variant asked for (--feature, one or
-// both), each with the contexts it may need: the backend asked for and the CUDA one beside it for
-// --check-parity.
+// both), each with the contexts it may need: the backend asked for, the CUDA one beside it for
+// --check-parity, and the CUDA one that takes over from the CPU with --backend auto.
 #ifndef VIF_TOOLS_PAIR_VARIANTS_HPP
 #define VIF_TOOLS_PAIR_VARIANTS_HPP
 
@@ -44,8 +44,9 @@ private:
 /** One VIF variant being scored: its configuration and its contexts. */
 struct VariantRun {
     VifConfig cfg;
-    Scorer primary;   ///< the backend asked for (`auto`: the library's hand-over)
+    Scorer primary;   ///< the backend asked for (or the CPU until the hand-over)
     Scorer secondary; ///< --check-parity: the cuda backend
+    Scorer gpu;       ///< --backend auto: the GPU, once CUDA has started
 };
 
 using Variants = std::vector<std::unique_ptr<VariantRun>>;
