@@ -432,10 +432,11 @@ std::unique_ptr<Engine> Engine::create(const CudaParams& p, Status* err) {
                                                      std::to_string(optin)};
         VIF_CUDA_TRY(cudaFuncSetAttribute(k.func, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                           static_cast<int>(k.smem)));
-        if (k.batch_func)
-            VIF_CUDA_TRY(cudaFuncSetAttribute(k.batch_func,
-                                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                              static_cast<int>(k.smem)));
+        // The batched and the maps instances are kernels of their own: each needs the opt-in.
+        for (const void* f : {k.batch_func, k.maps_func})
+            if (f)
+                VIF_CUDA_TRY(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  static_cast<int>(k.smem)));
         return {};
     };
     auto attrs = [&]() -> Status {
