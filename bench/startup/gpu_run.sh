@@ -34,6 +34,10 @@ if [[ ${1:-} == build ]]; then
   done
   exit $rc
 fi
+# The static NVDEC FFmpeg keeps libdav1d (shared: Debian has no static one) beside it; both
+# builds link it, so they start only with that folder on the library path.
+ff_lib=$ROOT/${VIF_FFMPEG_PREFIX:-.deps/ffmpeg-nvdec}/lib
+[[ -d $ff_lib ]] && export LD_LIBRARY_PATH=$ff_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export VIF=${VIF:-$ROOT/build-gpu/tools/vif/vif}
 if [[ -z ${BASE_VIF:-} && -x $ROOT/build-base/tools/vif/vif ]]; then BASE_VIF=$ROOT/build-base/tools/vif/vif; fi
 export BASE_VIF=${BASE_VIF:-}
