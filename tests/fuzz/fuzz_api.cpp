@@ -194,7 +194,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     cfg.threads = 1 + in.u8() % 2;
     cfg.queue_depth = in.u8() % 6;
     const bool reserved_set = in.u8() % 16 == 0;
-    if (reserved_set) cfg.reserved[in.u8() % 15] = 1 + in.u8();
+    // Any slot of the reserved words, however many the header keeps (VifConfig grows into them).
+    constexpr unsigned kReserved = sizeof(cfg.reserved) / sizeof(cfg.reserved[0]);
+    if (reserved_set) cfg.reserved[in.u8() % kReserved] = 1 + in.u8();
 
     check_names(cfg, variant, in);
 
