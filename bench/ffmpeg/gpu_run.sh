@@ -55,7 +55,9 @@ say "## libvif FFmpeg filter on $(nvidia-smi --query-gpu=name,driver_version --f
 "$FFMPEG" -hide_banner -hwaccels 2>/dev/null | grep -q cuda || { say "FAIL: $FFMPEG has no cuda hwaccel"; exit 1; }
 say "$("$FFMPEG" -hide_banner -version 2>/dev/null | head -1); libvif: $(LD_LIBRARY_PATH=${FFMPEG_LIB:+$FFMPEG_LIB:}$LD_LIBRARY_PATH ldd "$FFMPEG_BIN" | grep -E 'libvif' | awk '{print $1, $3}' | tr '\n' ' ')"
 
-# The CUDA device on the primary context (libvif's CUDA runtime works there), used by -hwaccel.
+# The issue's command is the plain one: -hwaccel cuda makes a CUDA context of FFmpeg's own, whose
+# frames libvif copies on the GPU into its (primary) context. INIT puts FFmpeg's device on the
+# primary context instead (no such copy): the -pctx variants and the checks below that name it.
 # shellcheck disable=SC2054  # the comma is part of -init_hw_device's value
 INIT=(-init_hw_device cuda=cu:0,primary_ctx=1)
 HW=(-hwaccel cuda -hwaccel_output_format cuda)
@@ -71,16 +73,19 @@ if has exact; then
     [[ -f $src && -f $enc ]] || { say "- $n: clips missing"; fail=1; continue; }
     opts="precision=max:log_fmt=json"
     ff -i "$enc" -i "$src" -lavfi "libvif=backend=cpu:$opts:log_path=$LOG/$n.cpu.json" -f null - 2> "$LOG/$n.cpu.err"; r1=$?
-    ff "${INIT[@]}" "${HW[@]}" -i "$enc" "${HW[@]}" -i "$src" -lavfi "libvif=backend=cuda:$opts:log_path=$LOG/$n.cuda.json" -f null - 2> "$LOG/$n.cuda.err"; r2=$?
-    ff "${INIT[@]}" "${HW[@]}" -i "$enc" -i "$src" -lavfi "libvif=backend=cuda:$opts:log_path=$LOG/$n.mixed.json" -f null - 2> "$LOG/$n.mixed.err"; r3=$?
-    "$VIF" -r "$src" -d "$enc" --backend cuda --hwdec cuda --precision max --json -q -o "$LOG/$n.cli.json" 2> "$LOG/$n.cli.err"; r4=$?
+    # the issue's plain command: FFmpeg's own CUDA context
+    ff "${HW[@]}" -i "$enc" "${HW[@]}" -i "$src" -lavfi "libvif=backend=cuda:$opts:log_path=$LOG/$n.plain.json" -f null - 2> "$LOG/$n.plain.err"; r2=$?
+    ff "${INIT[@]}" "${HW[@]}" -i "$enc" "${HW[@]}" -i "$src" -lavfi "libvif=backend=cuda:$opts:log_path=$LOG/$n.cuda.json" -f null - 2> "$LOG/$n.cuda.err"; r3=$?
+    ff "${HW[@]}" -i "$enc" -i "$src" -lavfi "libvif=backend=cuda:$opts:log_path=$LOG/$n.mixed.json" -f null - 2> "$LOG/$n.mixed.err"; r4=$?
+    "$VIF" -r "$src" -d "$enc" --backend cuda --hwdec cuda --precision max --json -q -o "$LOG/$n.cli.json" 2> "$LOG/$n.cli.err"; r5=$?
     frames=$(grep -c '"frameNum"' "$LOG/$n.cpu.json" 2>/dev/null)
     res=""
-    if cmp -s <(scores "$LOG/$n.cpu.json") <(scores "$LOG/$n.cuda.json"); then res+="cuda frames = cpu; "; else res+="cuda frames DIFFER; "; fail=1; fi
+    if cmp -s <(scores "$LOG/$n.cpu.json") <(scores "$LOG/$n.plain.json"); then res+="cuda frames, plain -hwaccel cuda (FFmpeg's context, copied on the GPU) = cpu; "; else res+="plain -hwaccel cuda DIFFERS; "; fail=1; fi
+    if cmp -s <(scores "$LOG/$n.cpu.json") <(scores "$LOG/$n.cuda.json"); then res+="cuda frames, primary_ctx=1 = cpu; "; else res+="primary_ctx=1 DIFFERS; "; fail=1; fi
     if cmp -s <(scores "$LOG/$n.cpu.json") <(scores "$LOG/$n.mixed.json"); then res+="cuda+software (uploaded) = cpu; "; else res+="mixed DIFFER; "; fail=1; fi
     if cmp -s <(scores "$LOG/$n.cpu.json") <(scores "$LOG/$n.cli.json"); then res+="= vif --hwdec cuda"; else res+="vif CLI DIFFERS"; fail=1; fi
-    say "- $n: ${frames:-0} frames, rc $r1 $r2 $r3 $r4: $res"
-    [[ $r1$r2$r3$r4 == 0000 ]] || { fail=1; tail -n 3 "$LOG/$n".*.err | tee -a "$OUT/summary.md"; }
+    say "- $n: ${frames:-0} frames, rc $r1 $r2 $r3 $r4 $r5: $res"
+    [[ $r1$r2$r3$r4$r5 == 00000 ]] || { fail=1; tail -n 3 "$LOG/$n".*.err | tee -a "$OUT/summary.md"; }
   done
 fi
 
@@ -100,11 +105,9 @@ if has faults; then
       say "- $name: FAIL (rc=$rc, $left): $(grep -i -m2 error "$LOG/fault_$name.err" | tr '\n' ' ')"; fail=1
     fi
   }
-  fault cuda-frames-backend-cpu "backend=cpu with CUDA frames" "${INIT[@]}" "${HW[@]}" -i "$enc" "${HW[@]}" -i "$src" \
+  fault cuda-frames-backend-cpu "backend=cpu with CUDA frames" "${HW[@]}" -i "$enc" "${HW[@]}" -i "$src" \
     -lavfi "libvif=backend=cpu:log_path=$LOG/fault.json:log_fmt=json"
-  fault not-primary-context "primary" -hwaccel cuda -hwaccel_output_format cuda -i "$enc" \
-    -hwaccel cuda -hwaccel_output_format cuda -i "$src" -lavfi "libvif=backend=cuda:log_path=$LOG/fault.json:log_fmt=json"
-  fault size-mismatch "the distorted input is" "${INIT[@]}" "${HW[@]}" -i "$CLIPS/hevc_enc.mkv" "${HW[@]}" -i "$src" \
+  fault size-mismatch "the distorted input is" "${HW[@]}" -i "$CLIPS/hevc_enc.mkv" "${HW[@]}" -i "$src" \
     -lavfi "libvif=log_path=$LOG/fault.json:log_fmt=json"
 fi
 
@@ -112,49 +115,63 @@ if has bench; then
   # Every command on one pair, RUNS rounds, each round running them one after the other (so a
   # slow minute of the machine touches all of them), the best wall time of each reported.
   # The filter variants write JSON logs whose scores must equal the CLI's (a faster variant
-  # that scores differently is a FAIL). The FFmpeg options are all a user can give on the
-  # command line of FFmpeg 5.1 (and 7.1):
-  #   nvdec       -hwaccel cuda (the nvdec hwaccel inside FFmpeg's own h264/hevc decoders)
-  #   nvdec-t1    the same with -threads 1 (no frame threads in the software decoder around it)
-  #   nvdec-t4    the same with -threads 4 (default: one per core)
-  #   nvdec-x8    the same with -extra_hw_frames 8 (more surfaces: frames held downstream; NVDEC
-  #               takes at most 32 with the frame threads' own)
-  #   cuvid       -c:v h264_cuvid / hevc_cuvid (NVDEC behind NVIDIA's parser, 4 frames of
-  #               display delay: decode runs ahead of the frames FFmpeg hands on)
-  #   cuvid-s8    the same with -surfaces 8 (default 25)
-  #   cuvid-ft1   the same with -filter_threads 1
-  # and, without the filter, FFmpeg decoding both inputs to a null output: the bound for
-  # everything above, since FFmpeg 5.1 decodes its inputs one after the other in its main thread
-  # (7.1 decodes each input in a thread of its own).
+  # that scores differently is a FAIL, except with unsafe_output: FFmpeg's own warning). A
+  # variant is a decoder and its options, joined by '-' (before each -i), all of which a user
+  # can give on FFmpeg's command line:
+  #   nvdec       -hwaccel cuda -hwaccel_output_format cuda (the nvdec hwaccel inside FFmpeg's own
+  #               h264/hevc decoders), FFmpeg's own CUDA context: the issue's plain command
+  #   cuvid       the same with -c:v h264_cuvid / hevc_cuvid (NVDEC behind NVIDIA's parser, a few
+  #               frames of display delay: decode runs ahead of the frames FFmpeg hands on)
+  #   -pctx       -init_hw_device cuda=cu:0,primary_ctx=1 first: the frames are in libvif's
+  #               context, not copied on the GPU (the plain command's copy costs the difference)
+  #   -t1, -t4    -threads 1 / 4 (frame threads of the software decoder around NVDEC; default:
+  #               one per core)
+  #   -x8         -extra_hw_frames 8 (more surfaces: frames held downstream)
+  #   -unsafe     -hwaccel_flags +unsafe_output (FFmpeg 6.1+: NVDEC's mapped surface is handed
+  #               on without FFmpeg's device copy; FFmpeg 5.1 has no such flag: left out there)
+  #   -s8         -surfaces 8 (cuvid; default 25)
+  #   -ft1        -filter_threads 1
+  # and, without the filter, decode-<variant>: FFmpeg decoding both inputs to a null output,
+  # the bound for everything above (FFmpeg 5.1 decodes its inputs one after the other in its
+  # main thread; 7.1 decodes each input in a thread of its own, with no option for more).
   say "### whole process, side by side (files in page cache; best of $RUNS rounds)"
   cat "$CLIPS"/* > /dev/null
-  VARIANTS=${VARIANTS:-cli cli-d1 decode-nvdec decode-cuvid nvdec nvdec-t1 nvdec-t4 nvdec-x8 cuvid cuvid-s8 cuvid-ft1}
-  # The decoder options of one variant for codec $1 (before each -i).
+  VARIANTS=${VARIANTS:-cli cli-d1 decode-nvdec decode-nvdec-x8 decode-nvdec-unsafe decode-cuvid nvdec nvdec-pctx nvdec-t1 nvdec-t4 nvdec-x8 nvdec-x8-pctx nvdec-unsafe nvdec-x8-unsafe cuvid cuvid-pctx cuvid-s8 cuvid-ft1}
+  if ! "$FFMPEG" -hide_banner -h full 2>/dev/null | grep -q unsafe_output; then
+    say "(this FFmpeg has no -hwaccel_flags unsafe_output: the -unsafe variants are left out)"
+    VARIANTS=$(tr ' ' '\n' <<< "$VARIANTS" | grep -v -e '-unsafe' | tr '\n' ' ')
+  fi
+  # The decoder options of a variant for codec $2 (before each -i).
   dec_opts() { # variant codec
-    case $1 in
-      *nvdec) echo "${HW[*]}" ;;
-      nvdec-t1) echo "${HW[*]} -threads 1" ;;
-      nvdec-t4) echo "${HW[*]} -threads 4" ;;
-      nvdec-x8) echo "${HW[*]} -extra_hw_frames 8" ;;
-      *cuvid|cuvid-ft1) echo "${HW[*]} -c:v ${2}_cuvid" ;;
-      cuvid-s8) echo "${HW[*]} -c:v ${2}_cuvid -surfaces 8" ;;
-    esac
+    local o=("${HW[@]}") m
+    [[ $1 == *cuvid* ]] && o+=(-c:v "${2}_cuvid")
+    for m in ${1//-/ }; do
+      case $m in
+        t1) o+=(-threads 1) ;;
+        t4) o+=(-threads 4) ;;
+        x8) o+=(-extra_hw_frames 8) ;;
+        s8) o+=(-surfaces 8) ;;
+        unsafe) o+=(-hwaccel_flags +unsafe_output) ;;
+      esac
+    done
+    echo "${o[*]}"
   }
   # One run of a variant on pair ($src, $enc, codec $codec); its JSON log (if any) in $2.
   run_variant() { # variant log
     local v=$1 log=$2 d g=()
+    [[ $v == *-ft1* ]] && g+=(-filter_threads 1)
+    [[ $v == *-pctx* ]] && g+=("${INIT[@]}")
     case $v in
       cli) "$VIF" -r "$src" -d "$enc" --backend cuda --hwdec cuda -q --json -o "$log" ;;
       cli-d1) "$VIF" -r "$src" -d "$enc" --backend cuda --hwdec cuda --decoders 1 -q --json -o "$log" ;;
       decode-*)
         # shellcheck disable=SC2207
         d=($(dec_opts "${v#decode-}" "$codec"))
-        ff "${INIT[@]}" "${d[@]}" -i "$enc" "${d[@]}" -i "$src" -map 0:v -f null - -map 1:v -f null - ;;
+        ff "${g[@]}" "${d[@]}" -i "$enc" "${d[@]}" -i "$src" -map 0:v -f null - -map 1:v -f null - ;;
       *)
         # shellcheck disable=SC2207
         d=($(dec_opts "$v" "$codec"))
-        [[ $v == *-ft1 ]] && g=(-filter_threads 1)
-        ff "${g[@]}" "${INIT[@]}" "${d[@]}" -i "$enc" "${d[@]}" -i "$src" \
+        ff "${g[@]}" "${d[@]}" -i "$enc" "${d[@]}" -i "$src" \
           -lavfi "libvif=backend=cuda:log_path=$log:log_fmt=json" -f null - ;;
     esac
   }
@@ -179,12 +196,13 @@ if has bench; then
     say "| command | seconds | fps | % of vif --hwdec cuda | % of --decoders 1 | scores |"
     say "|---|---|---|---|---|---|"
     c=${best[cli]:-fail}; c1=${best[cli-d1]:-fail}
-    top=""; top_v=""
+    top=""; top_v=""; dtop=""; dtop_v=""
     for v in $VARIANTS; do
       t=${best[$v]:-fail}
       ex="-"
       if [[ $v != cli && $v != decode-* && -f $LOG/bench_${n}_$v.json ]]; then
         if cmp -s <(scores "$LOG/bench_${n}_cli.json") <(scores "$LOG/bench_${n}_$v.json"); then ex="= CLI"
+        elif [[ $v == *-unsafe* ]]; then ex="DIFFER (unsafe_output: not usable)"
         else ex="DIFFER"; fail=1; fi
       fi
       if [[ $t == fail ]]; then
@@ -195,11 +213,24 @@ if has bench; then
       say "$(awk -v v="$v" -v f="$frames" -v t="$t" -v c="$c" -v c1="$c1" -v ex="$ex" 'BEGIN{
         p = (c+0 > 0) ? sprintf("%.0f%%", 100*c/t) : "-"; p1 = (c1+0 > 0) ? sprintf("%.0f%%", 100*c1/t) : "-";
         printf "| %s | %.2f | %.0f | %s | %s | %s |", v, t, f/t, p, p1, ex}')"
-      # the fastest filter command
-      if [[ $v != cli* && $v != decode-* ]] && { [[ -z $top ]] || awk -v a="$t" -v b="$top" 'BEGIN{exit !(a<b)}'; }; then
+      # the fastest filter command that scores right, and the fastest decoding alone
+      if [[ $v != cli* && $v != decode-* && $ex == "= CLI" ]] && { [[ -z $top ]] || awk -v a="$t" -v b="$top" 'BEGIN{exit !(a<b)}'; }; then
         top=$t; top_v=$v
       fi
+      if [[ $v == decode-* ]] && { [[ -z $dtop ]] || awk -v a="$t" -v b="$dtop" 'BEGIN{exit !(a<b)}'; }; then
+        dtop=$t; dtop_v=$v
+      fi
     done
+    # What the plain command's copy into libvif's context costs: the same command with and
+    # without primary_ctx=1.
+    for v in nvdec nvdec-x8 cuvid; do
+      a=${best[$v]:-fail}; b=${best[$v-pctx]:-fail}
+      [[ $a == fail || $b == fail ]] && continue
+      say "$(awk -v v="$v" -v a="$a" -v b="$b" -v n="$n" 'BEGIN{printf "- %s: %s (FFmpeg'"'"'s own context, frames copied on the GPU) %.2f s, %s-pctx (primary_ctx=1, no copy) %.2f s: the copy costs %+.1f%%", n, v, a, v, b, 100*(a-b)/b}')"
+    done
+    if [[ -n $dtop && $c != fail ]]; then
+      say "$(awk -v n="$n" -v v="$dtop_v" -v d="$dtop" -v c="$c" -v t="${top:-0}" 'BEGIN{printf "- %s: the bound: FFmpeg decoding alone (%s) at %.0f%% of vif --hwdec cuda", n, v, 100*c/d; if (t > 0) printf "; the fastest filter command at %.0f%% of that decoding", 100*d/t}')"
+    fi
     if [[ -n $top && $c != fail ]]; then
       pct=$(awk -v c="$c" -v t="$top" 'BEGIN{printf "%.0f", 100*c/t}')
       if ((pct >= 90)); then say "- $n: fastest filter command ($top_v) at $pct% of vif --hwdec cuda: target >= 90%: MET"

@@ -3,8 +3,9 @@
 # (bench/integrations/pack.sh): unpacks .integ-pack/deps.tar.xz, builds libvif with CUDA, the
 # element and the vif CLI once (bench/gstreamer/gpu_run.sh's build, BUILD_DIR build-integ), runs
 # the parity tests of the device-pointer API (vif_cuda_submit, vif_cuda_submit_multi), the
-# element's stages, then bench/ffmpeg/gpu_run.sh with the same build and the same clips, for
-# FFmpeg 5.1 (part ff) and, when the pack has it, FFmpeg 7.1 (part ff71: its vif_ffmpeg glue is
+# element's stages, then (part ff) tests/ffmpeg/cuda_frames_test.cpp (vif_ffmpeg on CUDA frames of
+# the primary context and of FFmpeg's own) and bench/ffmpeg/gpu_run.sh with the same build and the
+# same clips, for FFmpeg 5.1 (part ff) and, when the pack has it, FFmpeg 7.1 (part ff71: its vif_ffmpeg glue is
 # compiled here against 7.1's libavutil and the CUDA build's libvif, scripts/build-vif-ffmpeg-glue.sh).
 #   bash bench/integrations/gpu_run.sh       carry: .integ-pack (nothing else)
 # Environment: INTEG_PACK (.integ-pack), OUT (default /tmp/integ-out: gstreamer/ and ffmpeg/,
@@ -30,13 +31,13 @@ echo "unpacked in $(( $(date +%s) - t0 )) s"
 
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 B=$ROOT/build-integ
-gst=0; api=0; ff=0; ff71=0
+gst=0; api=0; ff=0; ff71=0; frames=0
 # One build for everything: libvif with CUDA, the element, the vif CLI with NVDEC, vif_ffmpeg
 # (the filter's library) and the parity tests.
 if has build; then
   # shellcheck disable=SC2086  # stage lists
   OUT=$OUT/build CLIPS=$PACK/clips BUILD_DIR=$B GST_BUILD_TESTS=ON \
-    EXTRA_TARGETS=vif_parity_tests bash bench/gstreamer/gpu_run.sh build || gst=1
+    EXTRA_TARGETS="vif_parity_tests vif_ffmpeg_cuda_tests" bash bench/gstreamer/gpu_run.sh build || gst=1
 fi
 # The device-pointer tests: vif_cuda_submit and the ladder's vif_cuda_submit_multi, which the
 # element uses for CUDA memory ladders.
@@ -58,6 +59,17 @@ if has gst; then
     bash bench/gstreamer/gpu_run.sh ${GST_STAGES:-inspect exact upload bench} || gst=1
 fi
 if has ff; then
+  # vif_ffmpeg_submit on CUDA frames of the primary context and of FFmpeg's own context (copied on
+  # the GPU), against libvmaf's goldens (tests/ffmpeg/cuda_frames_test.cpp).
+  if [[ -x $B/tests/ffmpeg/vif_ffmpeg_cuda_tests ]]; then
+    LD_LIBRARY_PATH=$B/libvif:$B/libvif/ffmpeg:$ROOT/.gst-pack/sysroot/opt/ffmpeg-nvdec/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+      timeout 300 "$B/tests/ffmpeg/vif_ffmpeg_cuda_tests" > "$OUT/cuda_frames_test.log" 2>&1
+    frames=$?
+    { echo "vif_ffmpeg CUDA frames test (primary context and FFmpeg's own): rc=$frames $(tail -1 "$OUT/cuda_frames_test.log")"
+      grep -E "^FAIL" "$OUT/cuda_frames_test.log" | head -10; } | tee "$OUT/cuda_frames_summary.md"
+  else
+    frames=1; echo "FAIL: no $B/tests/ffmpeg/vif_ffmpeg_cuda_tests (PARTS=build first)" | tee "$OUT/cuda_frames_summary.md"
+  fi
   # shellcheck disable=SC2086
   OUT=$OUT/ffmpeg CLIPS=$PACK/clips FFMPEG=$ROOT/.deps/ffmpeg-libvif-gpu/ffmpeg VIF=$B/tools/vif/vif \
     VIF_LIB=$B/libvif:$B/libvif/ffmpeg VIF_FFMPEG_PREFIX=.gst-pack/sysroot/opt/ffmpeg-nvdec \
@@ -78,7 +90,7 @@ if has ff71; then
       bash bench/ffmpeg/gpu_run.sh ${FF_STAGES:-exact faults bench} || ff71=1
   fi
 fi
-cat "$OUT/api_summary.md" "$OUT/gstreamer/summary.md" "$OUT/ffmpeg/summary.md" "$OUT/ffmpeg71/summary.md" > "$OUT/summary.md" 2>/dev/null
+cat "$OUT/api_summary.md" "$OUT/cuda_frames_summary.md" "$OUT/gstreamer/summary.md" "$OUT/ffmpeg/summary.md" "$OUT/ffmpeg71/summary.md" > "$OUT/summary.md" 2>/dev/null
 
-echo "== integrations: device-pointer tests rc=$api, gstreamer rc=$gst, ffmpeg rc=$ff, ffmpeg 7.1 rc=$ff71, $(( $(date +%s) - t0 )) s in all" | tee -a "$OUT/summary.md"
-[[ $api == 0 && $gst == 0 && $ff == 0 && $ff71 == 0 ]]
+echo "== integrations: device-pointer tests rc=$api, CUDA frames test rc=$frames, gstreamer rc=$gst, ffmpeg rc=$ff, ffmpeg 7.1 rc=$ff71, $(( $(date +%s) - t0 )) s in all" | tee -a "$OUT/summary.md"
+[[ $api == 0 && $frames == 0 && $gst == 0 && $ff == 0 && $ff71 == 0 ]]

@@ -1,12 +1,19 @@
 // CUDA hardware frames (NVDEC output, hwupload_cuda, ...) to the CUDA backend, no host copy.
 //
 // FFmpeg's frames live in the CUDA context of their AVCUDADeviceContext and are written on its
-// stream. libvif's CUDA backend works in the primary context of its device (CUDA runtime), so the
-// frames must come from a device context created on that primary context
-// (AV_CUDA_USE_PRIMARY_CONTEXT, "primary_ctx=1"); anything else is refused up front, since a
-// kernel reading another context's memory would fault and poison the vif context. The planes are
-// read on the frames' stream, ordered after the decoder's writes; when ref and dist come from two
-// device contexts with different streams, events order the two streams around the read.
+// stream. libvif's CUDA backend works in the primary context of its device (CUDA runtime).
+// - Frames of that primary context (an FFmpeg device made with primary_ctx=1) are read where
+//   they are, on the frames' stream; when ref and dist come with different streams, events
+//   order the two streams around the read.
+// - Frames of any other context of the same device (FFmpeg's default: `-hwaccel cuda` makes a
+//   context of its own with cuCtxCreate) cannot be read by kernels of the primary context. Their
+//   luma rows are first copied on the GPU into a buffer of the primary context
+//   (cuMemcpy3DPeerAsync between the two contexts of the one device: device memory to device
+//   memory, nothing through the host), on this thread's per-thread stream of the primary
+//   context, which then carries libvif's work. That stream waits for the frames' streams before
+//   the copy (the decoder's writes), and the frames' streams wait for it after the submission
+//   (whatever reuses a frame's memory next comes after the copy has read it).
+// Frames of another device are refused with a message.
 #include "vif_ffmpeg_cuda.hpp"
 
 #include <cuda.h>
@@ -26,9 +33,6 @@ namespace vif::ffmpeg {
 
 namespace {
 
-using PFN_PrimaryCtxRetain = CUresult (*)(CUcontext*, CUdevice);
-using PFN_PrimaryCtxRelease = CUresult (*)(CUdevice);
-
 // Driver entry points through the runtime, so that vif_ffmpeg needs no link to libcuda.
 template <typename Fn>
 Fn driver_fn(const char* name) {
@@ -43,37 +47,89 @@ Fn driver_fn(const char* name) {
     return q == cudaDriverEntryPointSuccess ? reinterpret_cast<Fn>(fn) : nullptr;
 }
 
-// Whether cu is the primary context of device ordinal `device`.
-bool is_primary_context(CUcontext cu, int device, std::string* why) {
-    static const auto retain = driver_fn<PFN_PrimaryCtxRetain>("cuDevicePrimaryCtxRetain");
-    static const auto release = driver_fn<PFN_PrimaryCtxRelease>("cuDevicePrimaryCtxRelease");
-    if (!retain || !release) {
-        *why = "the CUDA driver entry points are not available";
-        return false;
-    }
-    CUcontext primary = nullptr;
-    if (retain(&primary, static_cast<CUdevice>(device)) != CUDA_SUCCESS) {
-        *why = "cannot query the primary context of CUDA device " + std::to_string(device);
-        return false;
-    }
-    release(static_cast<CUdevice>(device));
-    if (primary != cu) {
-        *why = "the frames' CUDA context is not the primary context of CUDA device " +
-               std::to_string(device) +
-               " that the vif context runs on; create the FFmpeg CUDA device with "
-               "AV_CUDA_USE_PRIMARY_CONTEXT (av_hwdevice_ctx_create flags, or the option "
-               "primary_ctx=1) on that device";
-        return false;
-    }
-    return true;
+// The driver calls this file makes (contexts, events across contexts, the copy between contexts).
+struct Driver {
+    CUresult (*primary_retain)(CUcontext*, CUdevice) = nullptr;
+    CUresult (*primary_release)(CUdevice) = nullptr;
+    CUresult (*device_get)(CUdevice*, int) = nullptr;
+    CUresult (*ctx_push)(CUcontext) = nullptr;
+    CUresult (*ctx_pop)(CUcontext*) = nullptr;
+    CUresult (*ctx_get_device)(CUdevice*) = nullptr;
+    CUresult (*event_create)(CUevent*, unsigned) = nullptr;
+    CUresult (*event_record)(CUevent, CUstream) = nullptr;
+    CUresult (*event_destroy)(CUevent) = nullptr;
+    CUresult (*stream_wait)(CUstream, CUevent, unsigned) = nullptr;
+    CUresult (*copy_peer)(const CUDA_MEMCPY3D_PEER*, CUstream) = nullptr;
+    bool loaded = false;
+};
+
+const Driver& driver() {
+    static const Driver d = [] {
+        Driver x;
+        x.primary_retain = driver_fn<decltype(x.primary_retain)>("cuDevicePrimaryCtxRetain");
+        x.primary_release = driver_fn<decltype(x.primary_release)>("cuDevicePrimaryCtxRelease");
+        x.device_get = driver_fn<decltype(x.device_get)>("cuDeviceGet");
+        x.ctx_push = driver_fn<decltype(x.ctx_push)>("cuCtxPushCurrent");
+        x.ctx_pop = driver_fn<decltype(x.ctx_pop)>("cuCtxPopCurrent");
+        x.ctx_get_device = driver_fn<decltype(x.ctx_get_device)>("cuCtxGetDevice");
+        x.event_create = driver_fn<decltype(x.event_create)>("cuEventCreate");
+        x.event_record = driver_fn<decltype(x.event_record)>("cuEventRecord");
+        x.event_destroy = driver_fn<decltype(x.event_destroy)>("cuEventDestroy");
+        x.stream_wait = driver_fn<decltype(x.stream_wait)>("cuStreamWaitEvent");
+        x.copy_peer = driver_fn<decltype(x.copy_peer)>("cuMemcpy3DPeerAsync");
+        x.loaded = x.primary_retain && x.primary_release && x.device_get && x.ctx_push &&
+                   x.ctx_pop && x.ctx_get_device && x.event_create && x.event_record &&
+                   x.event_destroy && x.stream_wait && x.copy_peer;
+        return x;
+    }();
+    return d;
 }
+
+std::string cu_error(const char* call, CUresult r) {
+    return std::string(call) + " failed (CUDA driver error " + std::to_string(int(r)) + ")";
+}
+
+// The primary context of device ordinal `device`, or nullptr with *why set. libvif's context
+// keeps it alive (the runtime retains it), so the handle stays valid after the release here.
+CUcontext primary_context(int device, std::string* why) {
+    const Driver& dr = driver();
+    if (!dr.loaded) {
+        *why = "the CUDA driver entry points are not available";
+        return nullptr;
+    }
+    CUdevice dev = 0;
+    CUcontext primary = nullptr;
+    if (dr.device_get(&dev, device) != CUDA_SUCCESS ||
+        dr.primary_retain(&primary, dev) != CUDA_SUCCESS) {
+        *why = "cannot query the primary context of CUDA device " + std::to_string(device);
+        return nullptr;
+    }
+    dr.primary_release(dev);
+    return primary;
+}
+
+// Makes `cu` the current context of this thread until the end of the scope.
+class ContextScope {
+public:
+    explicit ContextScope(CUcontext cu) : ok_(driver().ctx_push(cu) == CUDA_SUCCESS) {}
+    ~ContextScope() {
+        CUcontext popped = nullptr;
+        if (ok_) driver().ctx_pop(&popped);
+    }
+    ContextScope(const ContextScope&) = delete;
+    ContextScope& operator=(const ContextScope&) = delete;
+    bool ok() const { return ok_; }
+
+private:
+    bool ok_;
+};
 
 struct CudaLuma {
     VifDevicePicture pic{};
     cudaStream_t stream = nullptr;
     CUcontext context = nullptr;
+    bool foreign = false; // not the primary context: copied first
 };
-
 VifStatus describe(const AVFrame* f, const char* which, CudaLuma* out, std::string* msg) {
     if (!f->hw_frames_ctx || !f->data[0]) {
         *msg = std::string("vif_ffmpeg_submit: ") + which +
@@ -122,37 +178,213 @@ bool order_streams(cudaStream_t signaller, cudaStream_t waiter) {
     return ok;
 }
 
-} // namespace
+// This thread's primary-context copies of foreign frames' luma rows, reused frame after frame.
+// They are written and read only on this thread's per-thread stream, in order, so the next
+// frame's copy cannot overtake libvif's read of the previous one.
+class Staging {
+public:
+    ~Staging() { release(); }
+    // Plane k (0: ref, 1: dist) of at least row_bytes x rows on `device`; nullptr with *why set
+    // when it cannot be had. Called with the device's primary context current.
+    void* plane(int k, int device, size_t row_bytes, size_t rows, size_t* pitch, std::string* why) {
+        if (device != device_) release();
+        device_ = device;
+        Plane& p = planes_[k];
+        if (!p.data || p.row_bytes < row_bytes || p.rows < rows) {
+            if (p.data) cudaFree(p.data);
+            p = Plane{};
+            if (cudaMallocPitch(&p.data, &p.pitch, row_bytes, rows) != cudaSuccess) {
+                cudaGetLastError();
+                p.data = nullptr;
+                *why = "cannot allocate " + std::to_string(row_bytes * rows >> 10) +
+                       " KiB of device memory for a copy of a frame of another CUDA context";
+                return nullptr;
+            }
+            p.row_bytes = row_bytes;
+            p.rows = rows;
+        }
+        *pitch = p.pitch;
+        return p.data;
+    }
 
-VifStatus submit_cuda(VifContext* ctx, const AVFrame* ref, const AVFrame* dist,
-                      uint64_t* frame_index, std::string* message) {
-    CudaLuma r, d;
-    if (VifStatus st = describe(ref, "ref", &r, message); st != VIF_OK) return st;
-    if (VifStatus st = describe(dist, "dist", &d, message); st != VIF_OK) return st;
-    if (r.pic.width != d.pic.width || r.pic.height != d.pic.height) {
-        *message = "vif_ffmpeg_submit: frame sizes differ: ref " + std::to_string(r.pic.width) +
-                   "x" + std::to_string(r.pic.height) + ", dist " + std::to_string(d.pic.width) +
-                   "x" + std::to_string(d.pic.height);
+private:
+    struct Plane {
+        void* data = nullptr;
+        size_t pitch = 0, row_bytes = 0, rows = 0;
+    };
+    void release() {
+        if (device_ < 0) return;
+        int prev = -1;
+        const bool switched = cudaGetDevice(&prev) == cudaSuccess && prev != device_ &&
+                              cudaSetDevice(device_) == cudaSuccess;
+        for (Plane& p : planes_) {
+            if (p.data) cudaFree(p.data); // synchronises: the last copies have been read
+            p = Plane{};
+        }
+        if (switched) cudaSetDevice(prev);
+        cudaGetLastError();
+        device_ = -1;
+    }
+    int device_ = -1;
+    Plane planes_[2];
+};
+
+thread_local Staging t_staging;
+
+// Makes `waiter` (a stream of the current context) wait for the work queued so far on stream `s`
+// of context `cu`; the event is recorded in `cu`, as the driver requires.
+bool wait_for(CUstream waiter, CUcontext cu, CUstream s, std::string* why) {
+    const Driver& dr = driver();
+    CUevent ev = nullptr;
+    CUresult r;
+    {
+        ContextScope in(cu);
+        if (!in.ok()) {
+            *why = "cannot make the frames' CUDA context current";
+            return false;
+        }
+        if ((r = dr.event_create(&ev, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS) {
+            *why = cu_error("cuEventCreate", r);
+            return false;
+        }
+        if ((r = dr.event_record(ev, s)) != CUDA_SUCCESS) {
+            dr.event_destroy(ev);
+            *why = cu_error("cuEventRecord", r);
+            return false;
+        }
+    }
+    r = dr.stream_wait(waiter, ev, 0); // an event of another context may be waited on
+    dr.event_destroy(ev);              // released once the wait has been satisfied
+    if (r != CUDA_SUCCESS) *why = cu_error("cuStreamWaitEvent", r);
+    return r == CUDA_SUCCESS;
+}
+
+// Makes stream `s` of context `cu` wait for the work queued so far on `signaller` (a stream of
+// the current context).
+bool make_wait(CUcontext cu, CUstream s, CUstream signaller, std::string* why) {
+    const Driver& dr = driver();
+    CUevent ev = nullptr;
+    CUresult r;
+    if ((r = dr.event_create(&ev, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS) {
+        *why = cu_error("cuEventCreate", r);
+        return false;
+    }
+    if ((r = dr.event_record(ev, signaller)) == CUDA_SUCCESS) {
+        ContextScope in(cu); // s may be the legacy default stream, which is the current context's
+        r = in.ok() ? dr.stream_wait(s, ev, 0) : CUDA_ERROR_INVALID_CONTEXT;
+        if (r != CUDA_SUCCESS) *why = cu_error("cuStreamWaitEvent", r);
+    } else {
+        *why = cu_error("cuEventRecord", r);
+    }
+    dr.event_destroy(ev);
+    return r == CUDA_SUCCESS;
+}
+
+// The device ordinal-checked copy of a foreign frame's luma rows into staging plane k, queued on
+// `work` (a stream of the primary context, current on this thread).
+VifStatus copy_foreign(CudaLuma* f, int k, int device, CUcontext primary, CUstream work,
+                       std::string* message) {
+    const char* which = k == 0 ? "ref" : "dist";
+    const Driver& dr = driver();
+    CUdevice want = 0, got = -1;
+    {
+        ContextScope in(f->context);
+        if (!in.ok() || dr.ctx_get_device(&got) != CUDA_SUCCESS) {
+            *message = std::string("vif_ffmpeg_submit: cannot query the device of the ") + which +
+                       " CUDA frame's context";
+            return VIF_ERROR_DEVICE;
+        }
+    }
+    if (dr.device_get(&want, device) != CUDA_SUCCESS || got != want) {
+        *message = std::string("vif_ffmpeg_submit: the ") + which +
+                   " CUDA frame is on another CUDA device than the vif context's device " +
+                   std::to_string(device) +
+                   "; create the FFmpeg CUDA device on that device (or set the vif context's "
+                   "cuda_device to the frames' device)";
         return VIF_ERROR_INVALID_ARGUMENT;
     }
-    if (r.pic.bitdepth != d.pic.bitdepth) {
-        *message = "vif_ffmpeg_submit: bit depths differ: ref " + std::to_string(r.pic.bitdepth) +
-                   "-bit, dist " + std::to_string(d.pic.bitdepth) + "-bit";
+    if (f->pic.pitch <= 0) {
+        *message = std::string("vif_ffmpeg_submit: the ") + which +
+                   " CUDA frame has a linesize of " + std::to_string(f->pic.pitch);
         return VIF_ERROR_INVALID_ARGUMENT;
     }
-    const int device = vif_cuda_context_device(ctx);
-    if (device < 0) {
-        *message = "vif_ffmpeg_submit: CUDA frames need a context on the cuda backend "
-                   "(VifConfig.backend = VIF_BACKEND_CUDA); this one runs on " +
-                   std::string(vif_backend_name(ctx));
-        return VIF_ERROR_UNSUPPORTED;
-    }
+    const size_t row_bytes = size_t(f->pic.width) * (f->pic.bitdepth > 8 ? 2 : 1);
+    size_t pitch = 0;
     std::string why;
-    if (!is_primary_context(r.context, device, &why) ||
-        (d.context != r.context && !is_primary_context(d.context, device, &why))) {
+    void* dst = t_staging.plane(k, device, row_bytes, f->pic.height, &pitch, &why);
+    if (!dst) {
         *message = "vif_ffmpeg_submit: " + why;
-        return VIF_ERROR_UNSUPPORTED;
+        return VIF_ERROR_DEVICE;
     }
+    CUDA_MEMCPY3D_PEER c{};
+    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.srcDevice = reinterpret_cast<CUdeviceptr>(f->pic.data);
+    c.srcContext = f->context;
+    c.srcPitch = size_t(f->pic.pitch);
+    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.dstDevice = reinterpret_cast<CUdeviceptr>(dst);
+    c.dstContext = primary;
+    c.dstPitch = pitch;
+    c.WidthInBytes = row_bytes;
+    c.Height = f->pic.height;
+    c.Depth = 1;
+    if (CUresult r = dr.copy_peer(&c, work); r != CUDA_SUCCESS) {
+        *message = "vif_ffmpeg_submit: copying the " + std::string(which) +
+                   " CUDA frame into libvif's context: " + cu_error("cuMemcpy3DPeerAsync", r);
+        return VIF_ERROR_DEVICE;
+    }
+    f->pic.data = dst;
+    f->pic.pitch = ptrdiff_t(pitch);
+    return VIF_OK;
+}
+
+// Frames of which at least one is not in the primary context (see the top of the file).
+VifStatus submit_foreign(VifContext* ctx, CudaLuma* r, CudaLuma* d, int device, CUcontext primary,
+                         uint64_t* frame_index, std::string* message) {
+    ContextScope in(primary); // the driver calls below and libvif's runtime act in it
+    if (!in.ok()) {
+        *message = "vif_ffmpeg_submit: cannot make the primary context of CUDA device " +
+                   std::to_string(device) + " current";
+        return VIF_ERROR_DEVICE;
+    }
+    const CUstream work = CU_STREAM_PER_THREAD;
+    // The inputs' streams, each once.
+    CudaLuma* inputs[2] = {r, d};
+    const size_t n_inputs = (d->context == r->context && d->stream == r->stream) ? 1 : 2;
+    std::string why;
+    for (size_t i = 0; i < n_inputs; ++i)
+        if (!wait_for(work, inputs[i]->context, inputs[i]->stream, &why)) {
+            *message = "vif_ffmpeg_submit: ordering after the frames' CUDA stream: " + why;
+            return VIF_ERROR_DEVICE;
+        }
+    const bool same_plane =
+        d->context == r->context && d->pic.data == r->pic.data && d->pic.pitch == r->pic.pitch;
+    for (int k = 0; k < 2; ++k) {
+        CudaLuma* f = inputs[k];
+        if (!f->foreign || (k == 1 && same_plane)) continue;
+        if (VifStatus st = copy_foreign(f, k, device, primary, work, message); st != VIF_OK)
+            return st;
+    }
+    if (same_plane) d->pic = r->pic;
+    const VifStatus st =
+        vif_cuda_submit(ctx, &r->pic, &d->pic, static_cast<cudaStream_t>(work), frame_index);
+    if (st != VIF_OK) {
+        *message = vif_last_error();
+        return st;
+    }
+    for (size_t i = 0; i < n_inputs; ++i)
+        if (!make_wait(inputs[i]->context, inputs[i]->stream, work, &why)) {
+            *message = "vif_ffmpeg_submit: frame queued, but cannot order the frames' CUDA stream "
+                       "after it: " +
+                       why;
+            return VIF_ERROR_DEVICE;
+        }
+    return VIF_OK;
+}
+
+// Both frames in the primary context: read where they are, on ref's stream.
+VifStatus submit_primary(VifContext* ctx, const CudaLuma& r, const CudaLuma& d, int device,
+                         uint64_t* frame_index, std::string* message) {
     // One stream carries the work: ref's. dist's decoder writes must be done before it reads,
     // and dist's later work must wait until it has read.
     const bool two_streams = d.stream != r.stream;
@@ -183,6 +415,44 @@ VifStatus submit_cuda(VifContext* ctx, const AVFrame* ref, const AVFrame* dist,
         return VIF_ERROR_DEVICE;
     }
     return VIF_OK;
+}
+
+} // namespace
+
+VifStatus submit_cuda(VifContext* ctx, const AVFrame* ref, const AVFrame* dist,
+                      uint64_t* frame_index, std::string* message) {
+    CudaLuma r, d;
+    if (VifStatus st = describe(ref, "ref", &r, message); st != VIF_OK) return st;
+    if (VifStatus st = describe(dist, "dist", &d, message); st != VIF_OK) return st;
+    if (r.pic.width != d.pic.width || r.pic.height != d.pic.height) {
+        *message = "vif_ffmpeg_submit: frame sizes differ: ref " + std::to_string(r.pic.width) +
+                   "x" + std::to_string(r.pic.height) + ", dist " + std::to_string(d.pic.width) +
+                   "x" + std::to_string(d.pic.height);
+        return VIF_ERROR_INVALID_ARGUMENT;
+    }
+    if (r.pic.bitdepth != d.pic.bitdepth) {
+        *message = "vif_ffmpeg_submit: bit depths differ: ref " + std::to_string(r.pic.bitdepth) +
+                   "-bit, dist " + std::to_string(d.pic.bitdepth) + "-bit";
+        return VIF_ERROR_INVALID_ARGUMENT;
+    }
+    const int device = vif_cuda_context_device(ctx);
+    if (device < 0) {
+        *message = "vif_ffmpeg_submit: CUDA frames need a context on the cuda backend "
+                   "(VifConfig.backend = VIF_BACKEND_CUDA); this one runs on " +
+                   std::string(vif_backend_name(ctx));
+        return VIF_ERROR_UNSUPPORTED;
+    }
+    std::string why;
+    const CUcontext primary = primary_context(device, &why);
+    if (!primary) {
+        *message = "vif_ffmpeg_submit: " + why;
+        return VIF_ERROR_DEVICE;
+    }
+    r.foreign = r.context != primary;
+    d.foreign = d.context != primary;
+    if (r.foreign || d.foreign)
+        return submit_foreign(ctx, &r, &d, device, primary, frame_index, message);
+    return submit_primary(ctx, r, d, device, frame_index, message);
 }
 
 } // namespace vif::ffmpeg

@@ -4,11 +4,13 @@
 // p016) and scored on the device with no host copy; the integer scores must equal libvmaf's.
 // Also: frames from two device contexts with their own streams (the read must be ordered after
 // both uploads, and overwrites queued on either stream after the submission must not change the
-// scores), frames of a non-primary CUDA context and mixed or CPU-context submissions (refused
-// with a clear message).
+// scores); frames of a CUDA context of FFmpeg's own (FFmpeg's default, not the primary context:
+// copied on the GPU into libvif's context), alone and beside primary-context frames, with the
+// same overwrites; mixed or CPU-context submissions (refused with a clear message).
 //
 // A plain program (no GoogleTest, so that it builds where only CUDA and libavutil are present):
 // exit status 0 when every check passed, 1 otherwise, 77 when there is no GPU (skipped).
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -45,6 +47,33 @@ struct BufferRef {
     AVBufferRef* ref = nullptr;
     ~BufferRef() { av_buffer_unref(&ref); }
 };
+
+// cuCtxPushCurrent / cuCtxPopCurrent through the runtime (no link to libcuda: the program must
+// start on a machine without a driver to report the skip).
+struct CtxCalls {
+    CUresult (*push)(CUcontext) = nullptr;
+    CUresult (*pop)(CUcontext*) = nullptr;
+};
+void* driver_fn(const char* name) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q) != cudaSuccess)
+        return nullptr;
+#else
+    if (cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &q) != cudaSuccess) return nullptr;
+#endif
+    return q == cudaDriverEntryPointSuccess ? fn : nullptr;
+}
+const CtxCalls& ctx_calls() {
+    static const CtxCalls c = [] {
+        CtxCalls x;
+        x.push = reinterpret_cast<CUresult (*)(CUcontext)>(driver_fn("cuCtxPushCurrent"));
+        x.pop = reinterpret_cast<CUresult (*)(CUcontext*)>(driver_fn("cuCtxPopCurrent"));
+        return x;
+    }();
+    return c;
+}
 
 // A CUDA device context; primary: on the device's primary context; stream: its stream (null:
 // FFmpeg's default, the legacy default stream).
@@ -164,9 +193,18 @@ void run_case(const GoldenCase& c, AVPixelFormat sw, const BufferRef& dev_ref,
             for (const AVFrame* f : {gr.get(), gd.get()}) {
                 const auto* fc = reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data);
                 const auto* hw = static_cast<const AVCUDADeviceContext*>(fc->device_ctx->hwctx);
-                cudaMemset2DAsync(f->data[0], size_t(f->linesize[0]), 0x5a,
-                                  size_t(f->width) * (c.bitdepth > 8 ? 2 : 1), size_t(f->height),
-                                  static_cast<cudaStream_t>(hw->stream));
+                // In the frame's own context (the runtime works in the current one), on its
+                // stream, as FFmpeg's next write to that memory would be.
+                CUcontext popped = nullptr;
+                const bool pushed = ctx_calls().push && ctx_calls().pop &&
+                                    ctx_calls().push(hw->cuda_ctx) == CUDA_SUCCESS;
+                CHECK(pushed, "%s: cannot make the frame's context current", what.c_str());
+                CHECK(cudaMemset2DAsync(f->data[0], size_t(f->linesize[0]), 0x5a,
+                                        size_t(f->width) * (c.bitdepth > 8 ? 2 : 1),
+                                        size_t(f->height),
+                                        static_cast<cudaStream_t>(hw->stream)) == cudaSuccess,
+                      "%s: overwriting the frame failed", what.c_str());
+                if (pushed) ctx_calls().pop(&popped);
             }
         }
         while (vif_receive(ctx, &s, 0) == VIF_OK) got.push_back(s);
@@ -238,6 +276,25 @@ int main() {
                      "one stream, overwritten after submit");
     }
 
+    // A context of FFmpeg's own (what `-hwaccel cuda` makes without primary_ctx=1): its frames
+    // are copied on the GPU into libvif's context first; the scores are the goldens', and the
+    // overwrites queued on FFmpeg's stream after each submission do not reach them.
+    if (!make_device(&other, false, nullptr)) {
+        CHECK(false, "av_hwdevice_ctx_create(cuda) without primary_ctx failed");
+    } else {
+        for (const Job& j : {jobs[0], jobs[4], jobs[5]})
+            if (const GoldenCase* c = find_case(j.name))
+                run_case(*c, j.sw, other, other, true,
+                         std::string(j.name) + " as CUDA " + av_get_pix_fmt_name(j.sw) +
+                             " of FFmpeg's own context, overwritten after submit");
+        if (const GoldenCase* c = find_case("foreman_176x144_8b_crf45")) {
+            run_case(*c, AV_PIX_FMT_NV12, primary, other, true,
+                     "ref in the primary context, dist in FFmpeg's own, overwritten after submit");
+            run_case(*c, AV_PIX_FMT_NV12, other, dev2, true,
+                     "ref in FFmpeg's own context, dist on a primary-context stream, overwritten");
+        }
+    }
+
     // Refusals.
     if (const GoldenCase* c = find_case("foreman_176x144_8b_crf45")) {
         RawFrame r;
@@ -253,17 +310,6 @@ int main() {
                   "mixed frames accepted");
             CHECK(std::strstr(vif_ffmpeg_last_error(), "software") != nullptr, "%s",
                   vif_ffmpeg_last_error());
-            // Frames of a non-primary CUDA context.
-            if (make_device(&other, false, nullptr)) {
-                BufferRef oframes;
-                make_frames(&oframes, other, AV_PIX_FMT_NV12, int(c->width), int(c->height));
-                FramePtr ohw = upload(oframes, host.get());
-                CHECK(ohw && vif_ffmpeg_submit(ctx, ohw.get(), ohw.get(), nullptr) ==
-                                 VIF_ERROR_UNSUPPORTED,
-                      "frames of a non-primary context accepted");
-                CHECK(std::strstr(vif_ffmpeg_last_error(), "primary") != nullptr, "%s",
-                      vif_ffmpeg_last_error());
-            }
             CHECK(vif_pending(ctx) == 0, "a refused submission queued something");
             vif_destroy(ctx);
         }

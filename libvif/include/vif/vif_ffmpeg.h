@@ -13,16 +13,22 @@
  *
  * Hardware frames (AV_PIX_FMT_CUDA, e.g. from NVDEC with hwaccel cuda): in builds with the CUDA
  * backend, the luma plane of the frames' sw_format stays on the device and goes to
- * vif_cuda_submit() (vif/vif_cuda.h) on the stream of the frames' AVCUDADeviceContext, with no
- * host copy. The context must run on the cuda backend, and the FFmpeg CUDA device must have been
- * created on the primary CUDA context of the same device (av_hwdevice_ctx_create with the option
- * "primary_ctx" = "1", i.e. AV_CUDA_USE_PRIMARY_CONTEXT): libvif works in that context, and
- * frames of another context are refused with a message. Builds without CUDA return
+ * vif_cuda_submit() (vif/vif_cuda.h), with no host copy. The context must run on the cuda
+ * backend, and the frames must be on its device. libvif computes in the device's primary CUDA
+ * context:
+ *   - frames of an FFmpeg CUDA device created on that primary context (av_hwdevice_ctx_create
+ *     with the option "primary_ctx" = "1", i.e. AV_CUDA_USE_PRIMARY_CONTEXT) are read where they
+ *     are, on the stream of their AVCUDADeviceContext;
+ *   - frames of any other context on the same device (FFmpeg's default: a context of its own)
+ *     are first copied on the GPU, device to device between the two contexts, into buffers of
+ *     the primary context (one luma plane per frame; this thread's per-thread stream then
+ *     carries the work, ordered after the frames' streams, and they after it).
+ * Frames of another device are refused with a message. Builds without CUDA return
  * VIF_ERROR_UNSUPPORTED for CUDA frames. FFmpeg's "primary_ctx" refuses a primary context that
  * the CUDA runtime has already activated with other flags: create the FFmpeg device before the
  * vif context (examples/nvdec_decode_score.c), or allocate it with av_hwdevice_ctx_alloc and set
  * AVCUDADeviceContext.cuda_ctx to the runtime's current (primary) context before
- * av_hwdevice_ctx_init (tools/vif/segment_decoder.cpp).
+ * av_hwdevice_ctx_init (media/segment_decoder.cpp).
  *
  * Encoder loop (reconstructed frames against the source):
  *
