@@ -10,8 +10,10 @@
  * cannot decode the inputs.
  *
  * The FFmpeg CUDA device is created on the device's primary context (primary_ctx=1) BEFORE the
- * vif context: libvif computes in that context, and FFmpeg refuses to take over a primary
- * context that the CUDA runtime has already activated with other flags.
+ * vif context: libvif computes in that context, so its frames are read in place (a device of a
+ * context of FFmpeg's own works too, at the cost of a device-to-device copy of each luma plane),
+ * and FFmpeg refuses to take over a primary context that the CUDA runtime has already activated
+ * with other flags.
  *
  * Build against an installed libvif with CUDA and FFmpeg support:
  *   cc nvdec_decode_score.c $(pkg-config --cflags --libs vif-ffmpeg libavformat libavcodec libavutil)
