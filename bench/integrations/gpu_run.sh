@@ -70,6 +70,18 @@ if has ff; then
   else
     frames=1; echo "FAIL: no $B/tests/ffmpeg/vif_ffmpeg_cuda_tests (PARTS=build first)" | tee "$OUT/cuda_frames_summary.md"
   fi
+  # The plain -hwaccel cuda path's copy between contexts: its cost per plane, and that it stays
+  # on the GPU (bench/ffmpeg/peer_copy_bench.cpp).
+  nvcc=$(readlink -f "$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$B/CMakeCache.txt" 2>/dev/null)" 2>/dev/null)
+  cuda_home=$(dirname "$(dirname "${nvcc:-/usr/local/cuda/bin/nvcc}")")
+  cuda_lib=$cuda_home/lib64; [[ -f $cuda_lib/libcudart_static.a ]] || cuda_lib=$cuda_home/targets/x86_64-linux/lib
+  if g++ -std=c++17 -O2 -I"$cuda_home/include" bench/ffmpeg/peer_copy_bench.cpp -o "$B/peer_copy_bench" \
+       -L"$cuda_lib" -lcudart_static -ldl -lrt -lpthread > "$OUT/peer_copy.log" 2>&1; then
+    timeout 120 "$B/peer_copy_bench" >> "$OUT/peer_copy.log" 2>&1 || frames=1
+  else
+    frames=1; echo "FAIL: bench/ffmpeg/peer_copy_bench.cpp did not build" >> "$OUT/peer_copy.log"
+  fi
+  tee -a "$OUT/cuda_frames_summary.md" < "$OUT/peer_copy.log"
   # shellcheck disable=SC2086
   OUT=$OUT/ffmpeg CLIPS=$PACK/clips FFMPEG=$ROOT/.deps/ffmpeg-libvif-gpu/ffmpeg VIF=$B/tools/vif/vif \
     VIF_LIB=$B/libvif:$B/libvif/ffmpeg VIF_FFMPEG_PREFIX=.gst-pack/sysroot/opt/ffmpeg-nvdec \
