@@ -107,6 +107,8 @@ if has faults; then
   }
   fault cuda-frames-backend-cpu "backend=cpu with CUDA frames" "${HW[@]}" -i "$enc" "${HW[@]}" -i "$src" \
     -lavfi "libvif=backend=cpu:log_path=$LOG/fault.json:log_fmt=json"
+  fault device-missing "does not exist" "${HW[@]}" -i "$enc" "${HW[@]}" -i "$src" \
+    -lavfi "libvif=backend=cuda:device=15:log_path=$LOG/fault.json:log_fmt=json"
   fault size-mismatch "the distorted input is" "${HW[@]}" -i "$CLIPS/hevc_enc.mkv" "${HW[@]}" -i "$src" \
     -lavfi "libvif=log_path=$LOG/fault.json:log_fmt=json"
 fi
