@@ -14,14 +14,14 @@ extern "C" {
 
 #include "vif/vif_ffmpeg.h"
 
+#include "decode_loop.hpp"
+
 namespace vif::ffmpeg {
 
 namespace {
 
 std::string av_err(int err) {
-    char buf[AV_ERROR_MAX_STRING_SIZE] = {0};
-    av_strerror(err, buf, sizeof buf);
-    return buf;
+    return media::av_error_text(err);
 }
 
 const char* pix_name(int fmt) {
@@ -46,18 +46,20 @@ AVPixelFormat conversion_target(int fmt) {
 
 } // namespace
 
-struct VideoReader::Impl {
+// The reader's part of the decode loop (decode_loop.hpp): its packets come from the input's
+// video stream, checked for a cut-short input; each frame pauses the loop and waits in `frame`
+// until next() hands it out.
+struct VideoReader::Impl : media::PacketSource, media::FrameSink {
     std::string path;
     AVFormatContext* fmt = nullptr;
     AVCodecContext* dec = nullptr;
-    AVPacket* pkt = nullptr;
     AVFrame* frame = nullptr;     // last decoded frame
     AVFrame* converted = nullptr; // frame after libswscale, when needed
     SwsContext* sws = nullptr;
     int sws_src_fmt = AV_PIX_FMT_NONE;
     int stream = -1;
-    bool demux_eof = false;
-    bool decoder_flushed = false;
+    std::unique_ptr<media::StreamDemuxer> demuxer;
+    std::unique_ptr<media::DecodeLoop> loop;
     bool have_first =
         false; // frame holds the first frame, decoded by open() and not yet handed out
     uint32_t width = 0, height = 0, bitdepth = 0;
@@ -100,74 +102,53 @@ struct VideoReader::Impl {
         return true;
     }
 
-    ~Impl() {
+    ~Impl() override {
+        loop.reset();
         sws_freeContext(sws);
         av_frame_free(&converted);
         av_frame_free(&frame);
-        av_packet_free(&pkt);
         avcodec_free_context(&dec);
         avformat_close_input(&fmt);
     }
 
-    // Decodes the next frame into `frame`: 1, 0 at the end, or -1 with *error.
-    int decode(std::string* error) {
-        for (;;) {
-            int r = avcodec_receive_frame(dec, frame);
-            if (r == 0) {
-                // A frame the decoder had to conceal errors in is not the frame encoded.
-                if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
-                    *error = "decoding failed: the frame is damaged (the input is cut short or "
-                             "corrupt)";
-                    return -1;
-                }
-                return 1;
-            }
-            if (r == AVERROR_EOF) return 0;
-            if (r != AVERROR(EAGAIN)) {
-                *error = "decoding failed: " + av_err(r);
-                return -1;
-            }
-            if (demux_eof) {
-                // EAGAIN after the flush packet would be a decoder bug; treat it as the end.
-                if (decoder_flushed) return 0;
-                avcodec_send_packet(dec, nullptr);
-                decoder_flushed = true;
-                continue;
-            }
-            r = av_read_frame(fmt, pkt);
-            if (r == AVERROR_EOF) {
-                demux_eof = true;
-                if (ends_early(error)) return -1;
-                continue;
-            }
-            if (r < 0) {
-                *error = "reading failed: " + av_err(r);
-                return -1;
-            }
-            if (pkt->stream_index != stream) {
-                av_packet_unref(pkt);
-                continue;
-            }
-            const int64_t t = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
-            if (t != AV_NOPTS_VALUE) {
-                const int64_t end = t + (pkt->duration > 0 ? pkt->duration : 0);
-                if (demuxed_end == AV_NOPTS_VALUE || end > demuxed_end) demuxed_end = end;
-                if (pkt->duration > 0) last_duration = pkt->duration;
-            }
-            // The demuxer got fewer bytes than the packet has: the input ends inside it.
-            if (pkt->flags & AV_PKT_FLAG_CORRUPT) {
-                av_packet_unref(pkt);
-                *error = "the input is cut short or corrupt (an incomplete packet)";
-                return -1;
-            }
-            r = avcodec_send_packet(dec, pkt);
-            av_packet_unref(pkt);
-            if (r < 0 && r != AVERROR(EAGAIN)) {
-                *error = "decoding failed: " + av_err(r);
-                return -1;
-            }
+    // PacketSource: the stream's packets, with the end of the input checked against what its
+    // header announces and packets the demuxer got short refused.
+    int read(AVPacket* pkt, std::string* error) override {
+        const int r = demuxer->read(pkt);
+        if (r == 0) return ends_early(error) ? -1 : 0;
+        if (r < 0) {
+            *error = "reading failed: " + av_err(r);
+            return -1;
         }
+        const int64_t t = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
+        if (t != AV_NOPTS_VALUE) {
+            const int64_t end = t + (pkt->duration > 0 ? pkt->duration : 0);
+            if (demuxed_end == AV_NOPTS_VALUE || end > demuxed_end) demuxed_end = end;
+            if (pkt->duration > 0) last_duration = pkt->duration;
+        }
+        // The demuxer got fewer bytes than the packet has: the input ends inside it.
+        if (pkt->flags & AV_PKT_FLAG_CORRUPT) {
+            av_packet_unref(pkt);
+            *error = "the input is cut short or corrupt (an incomplete packet)";
+            return -1;
+        }
+        return 1;
     }
+
+    // FrameSink: keeps the frame in `frame` and pauses the loop.
+    int take(AVFrame* f, std::string* error) override {
+        av_frame_unref(frame);
+        av_frame_move_ref(frame, f);
+        // A frame the decoder had to conceal errors in is not the frame encoded.
+        if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
+            *error = "decoding failed: the frame is damaged (the input is cut short or corrupt)";
+            return -1;
+        }
+        return 0;
+    }
+
+    // Decodes the next frame into `frame`: 1, 0 at the end, or -1 with *error.
+    int decode(std::string* error) { return loop->run(this, error); }
 
     // Luma view of `frame`, converting it first if it must. 0 on success, -1 with *error.
     int luma(VifPicture* pic, std::string* error) {
@@ -221,56 +202,36 @@ bool VideoReader::open(const std::string& path, int threads, std::string* error,
     impl_.reset(new Impl);
     Impl& s = *impl_;
     s.path = path;
-    if (io) {
-        s.fmt = avformat_alloc_context();
-        if (!s.fmt) {
-            *error = "out of memory";
-            return false;
-        }
-        s.fmt->pb = io;
-        s.fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
-    }
-    const std::string url = io ? std::string() : path == "-" ? std::string("pipe:0") : path;
-    int r = avformat_open_input(&s.fmt, url.c_str(), nullptr, nullptr);
-    if (r < 0) {
-        *error = "cannot open: " + av_err(r);
+    media::VideoInput in;
+    if (!media::open_video_input(path, io, -1, &in, error)) {
+        if (in.stream < 0 && *error == "no video stream")
+            *error += in.stream == AVERROR_DECODER_NOT_FOUND ? " (no decoder for it)"
+                                                             : " (not a video file)";
         return false;
     }
-    r = avformat_find_stream_info(s.fmt, nullptr);
-    if (r < 0) {
-        *error = "cannot read stream information: " + av_err(r);
-        return false;
-    }
-    const AVCodec* codec = nullptr;
-    s.stream = av_find_best_stream(s.fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
-    if (s.stream < 0) {
-        *error = "no video stream (" +
-                 (s.stream == AVERROR_DECODER_NOT_FOUND ? std::string("no decoder for it")
-                                                        : std::string("not a video file")) +
-                 ")";
-        return false;
-    }
+    s.fmt = in.fmt;
+    s.stream = in.stream;
+    const AVCodec* codec = in.codec;
     AVStream* st = s.fmt->streams[s.stream];
-    for (unsigned i = 0; i < s.fmt->nb_streams; ++i)
-        if (static_cast<int>(i) != s.stream) s.fmt->streams[i]->discard = AVDISCARD_ALL;
     s.dec = avcodec_alloc_context3(codec);
     if (!s.dec || avcodec_parameters_to_context(s.dec, st->codecpar) < 0) {
         *error = "cannot set up the decoder";
         return false;
     }
     s.dec->thread_count = threads;
-    r = avcodec_open2(s.dec, codec, nullptr);
+    int r = avcodec_open2(s.dec, codec, nullptr);
     if (r < 0) {
         *error = std::string("cannot open the ") + codec->name + " decoder: " + av_err(r);
         return false;
     }
-    s.pkt = av_packet_alloc();
     s.frame = av_frame_alloc();
     s.converted = av_frame_alloc();
-    if (!s.pkt || !s.frame || !s.converted) {
+    if (!s.frame || !s.converted) {
         *error = "out of memory";
         return false;
     }
+    s.demuxer = std::make_unique<media::StreamDemuxer>(s.fmt, s.stream);
+    s.loop = std::make_unique<media::DecodeLoop>(s.dec, &s);
     r = s.decode(error);
     if (r < 0) {
         *error = "frame 0: " + *error;

@@ -9,7 +9,9 @@
 // at once. The frames handed out are those buffers, already written when next() returns them.
 #include "segment_decoder.hpp"
 
+#include "decode_loop.hpp"
 #include "frame_source.hpp"
+#include "random_access.hpp"
 
 #include <vif/vif.h>
 
@@ -49,76 +51,7 @@ bool nvdec_built_in() {
 namespace {
 
 std::string av_err(int err) {
-    char buf[AV_ERROR_MAX_STRING_SIZE] = {0};
-    av_strerror(err, buf, sizeof buf);
-    return buf;
-}
-
-// Reads one NAL unit length prefix or finds the next Annex-B start code; calls f(nal_header_ptr,
-// size) for each NAL unit of the packet.
-template <typename F>
-void for_each_nal(const uint8_t *p, size_t n, int length_size, F f) {
-    const bool annexb =
-        n >= 3 && p[0] == 0 && p[1] == 0 && (p[2] == 1 || (p[2] == 0 && n >= 4 && p[3] == 1));
-    if (!annexb) {
-        size_t i = 0;
-        while (i + size_t(length_size) <= n) {
-            size_t len = 0;
-            for (int k = 0; k < length_size; ++k) len = (len << 8) | p[i + size_t(k)];
-            i += size_t(length_size);
-            if (len == 0 || len > n - i) return;
-            f(p + i, len);
-            i += len;
-        }
-        return;
-    }
-    size_t i = 0;
-    while (i + 3 <= n) {
-        if (p[i] == 0 && p[i + 1] == 0 && p[i + 2] == 1) {
-            i += 3;
-            size_t j = i;
-            while (j + 3 <= n && !(p[j] == 0 && p[j + 1] == 0 && (p[j + 2] == 1 || p[j + 2] == 0)))
-                ++j;
-            if (j + 3 > n) j = n;
-            if (j > i) f(p + i, j - i);
-            i = j;
-        } else {
-            ++i;
-        }
-    }
-}
-
-// Whether decoding can start at this packet with nothing before it, and nothing after it refers
-// to anything before it: an IDR picture (H.264, HEVC) or an AV1 key frame. Other codecs: never
-// (the stream is then one segment).
-bool clean_random_access(const AVCodecParameters *par, const AVPacket *pkt) {
-    if (!(pkt->flags & AV_PKT_FLAG_KEY) || !pkt->data) return false;
-    if (par->codec_id == AV_CODEC_ID_AV1) return true;
-    int length_size = 4;
-    const uint8_t *x = par->extradata;
-    if (par->codec_id == AV_CODEC_ID_H264) {
-        if (x && par->extradata_size >= 7 && x[0] == 1) length_size = (x[4] & 3) + 1;
-        bool idr = false, other_slice = false;
-        for_each_nal(pkt->data, size_t(pkt->size), length_size, [&](const uint8_t *nal, size_t) {
-            const int type = nal[0] & 0x1f;
-            if (type == 5) idr = true;
-            if (type >= 1 && type <= 4) other_slice = true;
-        });
-        return idr && !other_slice;
-    }
-    if (par->codec_id == AV_CODEC_ID_HEVC) {
-        if (x && par->extradata_size >= 23 && x[0] == 1) length_size = (x[21] & 3) + 1;
-        bool idr = false, other_slice = false;
-        for_each_nal(pkt->data, size_t(pkt->size), length_size, [&](const uint8_t *nal, size_t) {
-            const int type = (nal[0] >> 1) & 0x3f;
-            if (type == 19 || type == 20)
-                idr = true; // IDR_W_RADL, IDR_N_LP
-            else if (type < 32)
-                other_slice = true; // any other VCL unit
-        });
-        return idr && !other_slice;
-    }
-    return false;
+    return vif::media::av_error_text(err);
 }
 
 #if defined(VIF_WITH_NVDEC)
@@ -434,12 +367,157 @@ struct SegmentDecoder::Impl {
         return true;
     }
 
-    // A decoder is fed its segments one after the other without being flushed in between:
+    // A decoder thread's side of the decode loop (decode_loop.hpp). Its packets are those of
+    // the segments it takes, one after the other, without flushing the decoder in between:
     // each segment starts with an IDR / key frame, which makes the decoder output everything
     // before it first, so its output is the segments' frames in order. (Flushing would make
-    // libavcodec re-create the NVDEC session for every segment, ~0.1 s each.) Output frames are
-    // attributed to the oldest open segment until one has a later timestamp than any of that
-    // segment's packets (or, without timestamps, until it has one frame per packet).
+    // libavcodec re-create the NVDEC session for every segment, ~0.1 s each.) The stream ends
+    // for it when no segment is left to take. Its frames are attributed to the oldest open
+    // segment until one has a later timestamp than any of that segment's packets (or, without
+    // timestamps, until it has one frame per packet).
+    struct Worker : vif::media::PacketSource, vif::media::FrameSink {
+        struct Open {
+            Segment *seg;
+            uint64_t produced = 0;
+            int64_t max_pts = INT64_MIN; // of its packets fed so far
+            bool all_pts = true;         // every packet had a timestamp
+            size_t fed = 0;              // packets sent to the decoder
+        };
+        Impl &impl;
+        int id;
+        DecoderState *state;
+        void *stream, *event;
+        std::deque<Open> open;
+        Segment *feeding = nullptr; // the segment whose packets read() hands out
+        bool noted_fallback = false;
+
+        Worker(Impl &i, int id_, DecoderState *st, void *s, void *e)
+            : impl(i), id(id_), state(st), stream(s), event(e) {}
+
+        // Marks the oldest open segment complete (or failed) for next().
+        void finish_front(const std::string &err) {
+            Open &o = open.front();
+            std::string e = err;
+            if (e.empty() && o.produced < o.seg->packets.size())
+                e = "frames " + std::to_string(o.seg->first_frame) + " to " +
+                    std::to_string(o.seg->first_frame + o.seg->packets.size() - 1) + ": " +
+                    std::to_string(o.seg->packets.size() - o.produced) +
+                    " of them could not be decoded (damaged stream)";
+            {
+                std::lock_guard<std::mutex> lk(impl.mu);
+                if (!e.empty()) o.seg->error = e;
+                o.seg->done = true;
+            }
+            impl.cv.notify_all();
+            open.pop_front();
+        }
+
+        // PacketSource: the next packet of the segment being fed, as the demuxer delivers it;
+        // a segment complete, the next one no decoder has taken; the end when none is left.
+        int read(AVPacket *pkt, std::string *error) override {
+            std::unique_lock<std::mutex> lk(impl.mu);
+            for (;;) {
+                if (!feeding) {
+                    impl.cv.wait(lk, [&] {
+                        if (impl.stopping) return true;
+                        for (auto &s : impl.segments)
+                            if (!s->taken) return true;
+                        return impl.demux_done;
+                    });
+                    if (impl.stopping) break;
+                    for (auto &s : impl.segments)
+                        if (!s->taken) {
+                            feeding = s.get();
+                            break;
+                        }
+                    if (!feeding) return 0; // the stream is over: the loop drains the decoder
+                    feeding->taken = true;
+                    open.push_back(Open{feeding});
+                }
+                Segment *seg = feeding;
+                impl.cv.wait(lk, [&] {
+                    return impl.stopping || open.back().fed < seg->packets.size() || seg->closed;
+                });
+                if (impl.stopping) break;
+                Open &o = open.back();
+                if (o.fed == seg->packets.size()) { // segment complete
+                    feeding = nullptr;
+                    continue;
+                }
+                const AVPacket *src = seg->packets[o.fed++];
+                if (src->pts == AV_NOPTS_VALUE)
+                    o.all_pts = false;
+                else
+                    o.max_pts = std::max(o.max_pts, src->pts);
+                return av_packet_ref(pkt, src) < 0 ? (*error = "out of memory", -1) : 1;
+            }
+            *error = "stopped";
+            return -1;
+        }
+
+        // FrameSink: checks the frame and puts it into its segment's queue.
+        int take(AVFrame *frame, std::string *error) override {
+            if (open.empty()) {
+                *error = "the decoder produced a frame from no packet";
+                return -1;
+            }
+            // Which segment: the oldest open one, unless this frame is past it.
+            const int64_t pts = frame->pts;
+            while (open.size() > 1) {
+                Open &o = open.front();
+                const bool past = o.all_pts && pts != AV_NOPTS_VALUE
+                                      ? pts > o.max_pts
+                                      : o.produced >= o.seg->packets.size();
+                if (!past) break;
+                finish_front("");
+            }
+            Open &o = open.front();
+            if (state->want_cuda && frame->format != AV_PIX_FMT_CUDA && !noted_fallback) {
+                noted_fallback = true;
+                std::fprintf(stderr,
+                             "vif: note: %s: an NVDEC session could not be opened; "
+                             "decoder %d goes on in software\n",
+                             impl.name.c_str(), id);
+            }
+            if (frame->format == AV_PIX_FMT_CUDA && !impl.same_shape(frame)) {
+                *error = "frame " + std::to_string(o.seg->first_frame + o.produced) + " is " +
+                         std::to_string(frame->width) + "x" + std::to_string(frame->height) +
+                         ", but the stream started " + std::to_string(impl.width) + "x" +
+                         std::to_string(impl.height) + " " + std::to_string(impl.bitdepth) + "-bit";
+                return -1;
+            }
+            if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
+                *error = "frame " + std::to_string(o.seg->first_frame + o.produced) +
+                         ": the decoder reported a damaged frame";
+                return -1;
+            }
+            AVFrame *f = av_frame_clone(frame);
+            std::string err;
+            if (!f || !impl.deliver(id, o.seg, f, stream, event, &err)) {
+                *error = f ? err : "out of memory";
+                return -1;
+            }
+            ++o.produced;
+            return 1;
+        }
+
+        // The message of a failed decoding step, with the frame it concerns.
+        std::string where(vif::media::DecodeStep step, const std::string &error) const {
+            using vif::media::DecodeStep;
+            if (step == DecodeStep::send)
+                return "frame " +
+                       std::to_string(open.back().seg->first_frame + open.back().fed - 1) +
+                       " (decode order): " + error;
+            if (step == DecodeStep::receive) {
+                if (open.empty()) return "the decoder produced a frame from no packet";
+                return "frame " +
+                       std::to_string(open.front().seg->first_frame + open.front().produced) +
+                       ": " + error;
+            }
+            return error;
+        }
+    };
+
     void decoder_thread(int id, AVCodecContext *ctx, DecoderState *state, void *stream) {
         std::unique_ptr<DecoderState> own_state(state);
         void *event = nullptr;
@@ -451,162 +529,11 @@ struct SegmentDecoder::Impl {
         }
         event = ev;
 #endif
-        struct Open {
-            Segment *seg;
-            uint64_t produced = 0;
-            int64_t max_pts = INT64_MIN; // of its packets fed so far
-            bool all_pts = true;         // every packet had a timestamp
-            size_t fed = 0;              // packets sent to the decoder
-        };
-        std::deque<Open> open;
+        Worker w(*this, id, state, stream, event);
         std::string error;
-        bool noted_fallback = false, flushed = false;
-        AVPacket *pkt = av_packet_alloc();
-        AVFrame *frame = av_frame_alloc();
-
-        // Marks the oldest open segment complete (or failed) for next().
-        auto finish_front = [&](const std::string &err) {
-            Open &o = open.front();
-            std::string e = err;
-            if (e.empty() && o.produced < o.seg->packets.size())
-                e = "frames " + std::to_string(o.seg->first_frame) + " to " +
-                    std::to_string(o.seg->first_frame + o.seg->packets.size() - 1) + ": " +
-                    std::to_string(o.seg->packets.size() - o.produced) +
-                    " of them could not be decoded (damaged stream)";
-            {
-                std::lock_guard<std::mutex> lk(mu);
-                if (!e.empty()) o.seg->error = e;
-                o.seg->done = true;
-            }
-            cv.notify_all();
-            open.pop_front();
-        };
-        // Takes every frame the decoder has ready; false on an error (set) or when stopping.
-        auto receive = [&]() -> bool {
-            for (;;) {
-                int r = avcodec_receive_frame(ctx, frame);
-                if (r == AVERROR(EAGAIN) || r == AVERROR_EOF) return true;
-                if (open.empty()) {
-                    av_frame_unref(frame);
-                    error = "the decoder produced a frame from no packet";
-                    return false;
-                }
-                if (r < 0) {
-                    error = "frame " +
-                            std::to_string(open.front().seg->first_frame + open.front().produced) +
-                            ": decoding failed: " + av_err(r);
-                    return false;
-                }
-                // Which segment: the oldest open one, unless this frame is past it.
-                const int64_t pts = frame->pts;
-                while (open.size() > 1) {
-                    Open &o = open.front();
-                    const bool past = o.all_pts && pts != AV_NOPTS_VALUE
-                                          ? pts > o.max_pts
-                                          : o.produced >= o.seg->packets.size();
-                    if (!past) break;
-                    finish_front("");
-                }
-                Open &o = open.front();
-                if (state->want_cuda && frame->format != AV_PIX_FMT_CUDA && !noted_fallback) {
-                    noted_fallback = true;
-                    std::fprintf(stderr,
-                                 "vif: note: %s: an NVDEC session could not be opened; "
-                                 "decoder %d goes on in software\n",
-                                 name.c_str(), id);
-                }
-                if (frame->format == AV_PIX_FMT_CUDA && !same_shape(frame)) {
-                    error = "frame " + std::to_string(o.seg->first_frame + o.produced) + " is " +
-                            std::to_string(frame->width) + "x" + std::to_string(frame->height) +
-                            ", but the stream started " + std::to_string(width) + "x" +
-                            std::to_string(height) + " " + std::to_string(bitdepth) + "-bit";
-                    av_frame_unref(frame);
-                    return false;
-                }
-                if (frame->decode_error_flags || (frame->flags & AV_FRAME_FLAG_CORRUPT)) {
-                    av_frame_unref(frame);
-                    error = "frame " + std::to_string(o.seg->first_frame + o.produced) +
-                            ": the decoder reported a damaged frame";
-                    return false;
-                }
-                AVFrame *f = av_frame_clone(frame);
-                av_frame_unref(frame);
-                std::string err;
-                if (!f || !deliver(id, o.seg, f, stream, event, &err)) {
-                    error = f ? err : "out of memory";
-                    return false;
-                }
-                ++o.produced;
-            }
-        };
-
-        for (bool ok = true; ok;) {
-            Segment *seg = nullptr;
-            {
-                std::unique_lock<std::mutex> lk(mu);
-                cv.wait(lk, [&] {
-                    if (stopping) return true;
-                    for (auto &s : segments)
-                        if (!s->taken) return true;
-                    return demux_done;
-                });
-                if (stopping) break;
-                for (auto &s : segments)
-                    if (!s->taken) {
-                        seg = s.get();
-                        break;
-                    }
-                if (seg) seg->taken = true;
-            }
-            if (!seg) { // the stream is over: drain the decoder
-                avcodec_send_packet(ctx, nullptr);
-                flushed = true;
-                ok = receive();
-                break;
-            }
-            open.push_back(Open{seg});
-            // Feed its packets as the demuxer delivers them, taking frames in between.
-            for (;;) {
-                AVPacket *src = nullptr;
-                {
-                    std::unique_lock<std::mutex> lk(mu);
-                    cv.wait(lk, [&] {
-                        return stopping || open.back().fed < seg->packets.size() || seg->closed;
-                    });
-                    if (stopping) {
-                        ok = false;
-                        break;
-                    }
-                    if (open.back().fed < seg->packets.size()) src = seg->packets[open.back().fed];
-                }
-                if (!src) break; // segment complete
-                Open &o = open.back();
-                ++o.fed;
-                if (src->pts == AV_NOPTS_VALUE)
-                    o.all_pts = false;
-                else
-                    o.max_pts = std::max(o.max_pts, src->pts);
-                av_packet_ref(pkt, src);
-                int r;
-                while ((r = avcodec_send_packet(ctx, pkt)) == AVERROR(EAGAIN)) {
-                    if (!receive()) {
-                        ok = false;
-                        break;
-                    }
-                }
-                av_packet_unref(pkt);
-                if (!ok) break;
-                if (r < 0) {
-                    error = "frame " + std::to_string(seg->first_frame + o.fed - 1) +
-                            " (decode order): decoding failed: " + av_err(r);
-                    ok = false;
-                    break;
-                }
-                if (!receive()) {
-                    ok = false;
-                    break;
-                }
-            }
+        {
+            vif::media::DecodeLoop loop(ctx, &w);
+            if (loop.run(&w, &error) < 0) error = w.where(loop.failed_at(), error);
         }
         // Close what is open: after a full drain each segment is complete; after an error the
         // oldest one carries it (next() reports it when it gets there) and the others fail too.
@@ -615,19 +542,7 @@ struct SegmentDecoder::Impl {
             std::lock_guard<std::mutex> lk(mu);
             stopped = stopping;
         }
-        while (!open.empty()) {
-            if (stopped) {
-                finish_front("stopped");
-                continue;
-            }
-            if (!error.empty()) {
-                finish_front(error);
-                continue;
-            }
-            finish_front(flushed ? "" : "the decoder stopped");
-        }
-        av_frame_free(&frame);
-        av_packet_free(&pkt);
+        while (!w.open.empty()) w.finish_front(stopped ? "stopped" : error);
         avcodec_free_context(&ctx);
 #if defined(VIF_WITH_NVDEC)
         if (ev) cudaEventDestroy(ev);
@@ -637,26 +552,24 @@ struct SegmentDecoder::Impl {
 
     // ---- demuxer ------------------------------------------------------------------------
 
+    // Reads the packets and cuts them into segments at clean random-access points.
     void demux_thread(AVFormatContext *fmt) {
+        vif::media::StreamDemuxer demuxer(fmt, stream_index);
         AVPacket *pkt = av_packet_alloc();
         Segment *cur = nullptr;
-        uint64_t packets = 0;
         std::string error;
         const size_t ahead = size_t(opt.decoders + opt.software_decoders) + 2;
         for (;;) {
-            int r = av_read_frame(fmt, pkt);
-            if (r == AVERROR_EOF) break;
+            const uint64_t packets = demuxer.packets();
+            int r = pkt ? demuxer.read(pkt) : AVERROR(ENOMEM);
+            if (r == 0) break;
             if (r < 0) {
                 error = "reading failed after " + std::to_string(packets) + " frames: " + av_err(r);
                 break;
             }
-            if (pkt->stream_index != stream_index) {
-                av_packet_unref(pkt);
-                continue;
-            }
-            const bool cut =
-                !cur || (cur->packets.size() >= opt.min_segment_frames &&
-                         opt.decoders + opt.software_decoders > 1 && clean_random_access(par, pkt));
+            const bool cut = !cur || (cur->packets.size() >= opt.min_segment_frames &&
+                                      opt.decoders + opt.software_decoders > 1 &&
+                                      vif::media::clean_random_access(par, pkt));
             AVPacket *copy = av_packet_clone(pkt);
             av_packet_unref(pkt);
             if (!copy) {
@@ -686,7 +599,6 @@ struct SegmentDecoder::Impl {
                 ++segment_count;
             }
             cur->packets.push_back(copy);
-            ++packets;
             lk.unlock();
             cv.notify_all();
         }
@@ -704,86 +616,62 @@ struct SegmentDecoder::Impl {
     // Opens the file. The demuxer's copy (again: the stream is known from the probe's) skips
     // avformat_find_stream_info, which decodes frames to learn what the probe already knows.
     AVFormatContext *open_input(std::string *err, bool for_demuxer = false) {
-        AVFormatContext *fmt = nullptr;
-        const std::string url = path == "-" ? std::string("pipe:0") : path;
-        int r = avformat_open_input(&fmt, url.c_str(), nullptr, nullptr);
-        if (r < 0) {
-            *err = "cannot open: " + av_err(r);
+        vif::media::VideoInput in;
+        if (!vif::media::open_video_input(path, nullptr, for_demuxer ? stream_index : -1, &in, err))
             return nullptr;
-        }
-        if (for_demuxer) {
-            if (stream_index >= int(fmt->nb_streams)) {
-                *err = "the file changed while it was opened";
-                avformat_close_input(&fmt);
-                return nullptr;
-            }
-            for (unsigned i = 0; i < fmt->nb_streams; ++i)
-                if (int(i) != stream_index) fmt->streams[i]->discard = AVDISCARD_ALL;
-            return fmt;
-        }
-        r = avformat_find_stream_info(fmt, nullptr);
-        if (r < 0) {
-            *err = "cannot read stream information: " + av_err(r);
-            avformat_close_input(&fmt);
-            return nullptr;
-        }
-        const AVCodec *c = nullptr;
-        const int idx = av_find_best_stream(fmt, AVMEDIA_TYPE_VIDEO, -1, -1, &c, 0);
-        if (idx < 0) {
-            *err = "no video stream";
-            avformat_close_input(&fmt);
-            return nullptr;
-        }
-        for (unsigned i = 0; i < fmt->nb_streams; ++i)
-            if (int(i) != idx) fmt->streams[i]->discard = AVDISCARD_ALL;
-        stream_index = idx;
+        if (for_demuxer) return in.fmt;
+        stream_index = in.stream;
         if (!codec) {
-            codec = sw_codec = c;
+            codec = sw_codec = in.codec;
             // FFmpeg 5.1 drives NVDEC AV1 only through its native `av1` decoder.
-            if (opt.cuda && c && c->id == AV_CODEC_ID_AV1)
+            if (opt.cuda && in.codec && in.codec->id == AV_CODEC_ID_AV1)
                 if (const AVCodec *native = avcodec_find_decoder_by_name("av1")) codec = native;
         }
         if (!par) {
             par = avcodec_parameters_alloc();
-            avcodec_parameters_copy(par, fmt->streams[idx]->codecpar);
+            avcodec_parameters_copy(par, in.fmt->streams[in.stream]->codecpar);
         }
-        return fmt;
+        return in.fmt;
     }
+
+    // The probe's side of the decode loop: the stream's packets from its start (a reading
+    // error ends the stream; with NVDEC, so does the decoder's refusal of it), and the first
+    // frame, which it keeps.
+    struct FirstFrame : vif::media::PacketSource, vif::media::FrameSink {
+        vif::media::StreamDemuxer demuxer;
+        DecoderState *st;
+        AVFrame *frame = nullptr;
+        FirstFrame(AVFormatContext *fmt, int stream, DecoderState *s)
+            : demuxer(fmt, stream), st(s) {}
+        ~FirstFrame() override { av_frame_free(&frame); }
+        int read(AVPacket *pkt, std::string *error) override {
+            if (st->want_cuda && st->cuda_refused) {
+                *error = "NVDEC refused the stream";
+                return -1;
+            }
+            return demuxer.read(pkt) > 0 ? 1 : 0;
+        }
+        int take(AVFrame *f, std::string *error) override {
+            frame = av_frame_clone(f);
+            if (!frame) *error = "out of memory";
+            return frame ? 0 : -1;
+        }
+    };
 
     // Decodes the first frame with decoder state `st`; sets the size, depth and description.
     void probe(AVCodecContext *ctx, DecoderState *st, AVFormatContext *fmt) {
-        AVPacket *pkt = av_packet_alloc();
-        AVFrame *f = av_frame_alloc();
+        FirstFrame first(fmt, stream_index, st);
         std::string err;
         int got = 0;
-        bool eof = false;
-        while (!got && err.empty()) {
-            int r = avcodec_receive_frame(ctx, f);
-            if (r == 0) {
-                got = 1;
-                break;
-            }
-            if (r == AVERROR_EOF) break;
-            if (r != AVERROR(EAGAIN)) {
-                err = "decoding failed: " + av_err(r);
-                break;
-            }
-            if (eof) break;
-            r = av_read_frame(fmt, pkt);
-            if (r < 0) {
-                avcodec_send_packet(ctx, nullptr);
-                eof = true;
-                continue;
-            }
-            if (pkt->stream_index == stream_index) {
-                r = avcodec_send_packet(ctx, pkt);
-                if (r < 0 && r != AVERROR(EAGAIN) && !(st->want_cuda && st->cuda_refused))
-                    err = "decoding failed: " + av_err(r);
-            }
-            av_packet_unref(pkt);
-            if (st->want_cuda && st->cuda_refused) break;
+        {
+            vif::media::DecodeLoop loop(ctx, &first);
+            const int r = loop.run(&first, &err);
+            got = r == 1;
+            // The decoder's refusal of NVDEC is told below; a reading error ended the stream.
+            if (r >= 0 || loop.failed_at() == vif::media::DecodeStep::source) err.clear();
         }
-        av_packet_free(&pkt);
+        AVFrame *f = first.frame;
+        first.frame = nullptr;
         const int sw = ctx->sw_pix_fmt;
         const char *swname = av_get_pix_fmt_name(AVPixelFormat(sw));
         if (st->want_cuda && (st->cuda_refused || (got && f->format != AV_PIX_FMT_CUDA))) {

@@ -22,6 +22,14 @@
 #             ("576x324:16/8 ..." = size:frames per launch/bits) adds batched launches, per frame
 #   cubin     kernels per architecture in the built libvif (cuobjdump --list-elf, -res-usage)
 #   e2e       the vif CLI end to end (tests/cli/device_e2e.sh)
+#   nvdec     the NVDEC segment decoder (media/segment_decoder.cpp, media/decode_loop.cpp) on
+#             real clips: scores of `vif --hwdec cuda` (3 decoders an input, 1, and 2 NVDEC + 2
+#             software) and of software segment decoding (--hwdec none --decoders 4) equal to
+#             one software decoder's, bit for bit; the stream cut in several segments; a
+#             corrupt clip an error. Needs the clips of bench/nvdec/make_clips.sh in
+#             ${CLIPS:-bench/nvdec/clips} (at least h264_src.mp4 and h264_enc.mkv; hevc_*,
+#             small_*, corrupt.mkv are used when present) and a build with FFmpeg (NVDEC).
+#             NVDEC_BACKEND=cpu runs it without a GPU (the NVDEC checks then fail: the script's test)
 # Environment: VIF_SRC (source tree, default this repository; a baseline tree carried along
 # works too), BUILD_DIR (default build-gpu), TUNING=1 (-DVIF_BUILD_TUNING=ON: the kernel
 # candidates of cuda/tuning/ compiled in, so the parity gate checks every one), OUT (results).
@@ -201,6 +209,70 @@ if has e2e && [ -x "$CLI" ]; then
   mkdir -p "$RES/e2e"
   OUT="$RES/e2e" VIF_CLI="$CLI" timeout "${E2E_TIMEOUT:-300}" bash "$ROOT/tests/cli/device_e2e.sh" > /dev/null 2>&1
   note "## e2e rc=$?"; cat "$RES/e2e/e2e.txt" >> "$SUMMARY" 2>/dev/null
+fi
+if has nvdec; then
+  stamp "nvdec: the segment decoder on real clips"
+  C=${CLIPS:-$ROOT/bench/nvdec/clips}
+  NV=$RES/nvdec
+  mkdir -p "$NV"
+  scores() { grep -v -e '"fps"' -e '"backend"' "$1"; }
+  if [ ! -x "$CLI" ]; then
+    note "FAIL nvdec: no vif CLI at $CLI"; fail=1
+  elif [ ! -f "$C/h264_src.mp4" ] || [ ! -f "$C/h264_enc.mkv" ]; then
+    note "FAIL nvdec: clips missing in $C (carry bench/nvdec/clips/h264_src.mp4 and h264_enc.mkv)"; fail=1
+  else
+    for pair in "h264_src.mp4 h264_enc.mkv" "hevc_src.mp4 hevc_enc.mkv" "small_src.y4m small_enc.mp4"; do
+      set -- $pair
+      [ -f "$C/$1" ] && [ -f "$C/$2" ] || continue
+      n=${1%%_*}
+      timeout 300 "$CLI" -r "$C/$1" -d "$C/$2" --backend "${NVDEC_BACKEND:-cuda}" --hwdec none \
+        --precision max -q -o "$NV/sw_$n.json" 2> "$NV/sw_$n.err"
+      rc=$?
+      frames=$(grep -c '"frameNum"' "$NV/sw_$n.json" 2>/dev/null)
+      if [ $rc -ne 0 ] || [ "${frames:-0}" -lt 2 ]; then
+        note "FAIL nvdec $n: software decoding rc=$rc, ${frames:-0} frames: $(tail -2 "$NV/sw_$n.err" | tr '\n' ' ')"
+        fail=1; continue
+      fi
+      for mode in "3:--hwdec cuda --verbose" "1:--hwdec cuda --decoders 1 --cpu-decoders 0" \
+                  "2+2:--hwdec cuda --decoders 2 --cpu-decoders 2" "sw4:--hwdec none --decoders 4 --verbose"; do
+        tag=${mode%%:*}; args=${mode#*:}
+        # shellcheck disable=SC2086
+        timeout 300 "$CLI" -r "$C/$1" -d "$C/$2" --backend "${NVDEC_BACKEND:-cuda}" $args --precision max -q \
+          -o "$NV/hw_${n}_$tag.json" 2> "$NV/hw_${n}_$tag.err"
+        rc=$?
+        if [ $rc -eq 0 ] && cmp -s <(scores "$NV/sw_$n.json") <(scores "$NV/hw_${n}_$tag.json"); then
+          note "PASS nvdec $n ($1 / $2, $frames frames) decoders $tag: scores = one software decoder's"
+        else
+          note "FAIL nvdec $n ($1 / $2) decoders $tag: rc=$rc, scores differ or missing: $(tail -2 "$NV/hw_${n}_$tag.err" | tr '\n' ' ')"
+          fail=1
+        fi
+      done
+      # Decoded in segments apart: the --verbose lines count them (more than one an encoded input).
+      segs=$(grep -hoE 'hwdec: (reference|distorted): [0-9]+ segments' "$NV/hw_${n}_3.err" | awk '{print $3}' | sort -n | tail -1)
+      grep -h "hwdec" "$NV/hw_${n}_3.err" | head -4 >> "$SUMMARY"
+      if [ "${segs:-0}" -gt 1 ]; then
+        note "PASS nvdec $n: NVDEC cut the stream in $segs segments"
+      else
+        note "FAIL nvdec $n: NVDEC did not decode in segments (${segs:-no} segment count in --verbose)"
+        fail=1
+      fi
+    done
+    if [ -f "$C/corrupt.mkv" ] && [ -f "$C/h264_enc130.mkv" ]; then
+      for args in "--hwdec cuda" "--hwdec none --decoders 2"; do
+        rm -f "$NV/corrupt.json"
+        # shellcheck disable=SC2086
+        timeout 120 "$CLI" -r "$C/h264_enc130.mkv" -d "$C/corrupt.mkv" $args -q -o "$NV/corrupt.json" \
+          > "$NV/corrupt.err" 2>&1
+        rc=$?
+        if [ $rc -eq 1 ] && [ ! -e "$NV/corrupt.json" ] && grep -q "error: .*corrupt.mkv" "$NV/corrupt.err"; then
+          note "PASS nvdec corrupt clip ($args): rc=1, no output: $(grep error "$NV/corrupt.err" | head -1)"
+        else
+          note "FAIL nvdec corrupt clip ($args): rc=$rc (want 1, an error naming the clip, no output file): $(head -1 "$NV/corrupt.err")"; fail=1
+        fi
+      done
+    fi
+  fi
+  tar czf "$RES/nvdec.tar.gz" -C "$RES" nvdec 2>/dev/null && rm -rf "$NV"
 fi
 stamp "done (fail=$fail)"
 echo "==== SUMMARY ===="; cat "$SUMMARY"

@@ -2,7 +2,7 @@
 
 #include "batch/outputs.hpp"
 #include "commands/subcommand_options.hpp"
-#include "html_report/bitrate.hpp"
+#include "container_bitrate.hpp"
 #include "html_report/frame_pictures.hpp"
 #include "html_report/report_page.hpp"
 #include "html_report/result_file.hpp"

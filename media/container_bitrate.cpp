@@ -1,4 +1,4 @@
-#include "html_report/bitrate.hpp"
+#include "container_bitrate.hpp"
 
 #if defined(VIF_WITH_FFMPEG)
 extern "C" {

@@ -1,0 +1,235 @@
+// media/'s one demux/decode loop (decode_loop.hpp): what its callers rely on (a pausing sink,
+// the end of the stream, where an error happened), and the segment decoder (several software
+// decoders on segments cut at IDR pictures) giving exactly the frames of the reader (one
+// decoder from the start), in the number the encode was made with.
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "decode_loop.hpp"
+#include "ffmpeg_reader.hpp"
+#include "ffmpeg_test_util.hpp"
+#include "frame_source.hpp"
+#include "segment_decoder.hpp"
+
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/log.h>
+}
+
+namespace vif::fftest {
+namespace {
+
+const int kQuiet = (av_log_set_level(AV_LOG_ERROR), 0);
+constexpr int kFrames = 75;
+
+// H.264 with an IDR picture every 10 frames (so that segments can be cut), made once.
+std::string short_gop_h264(const std::string& ffmpeg, std::string* why) {
+    static std::string path;
+    if (!path.empty()) return path;
+    const std::string out = temp_dir() + "/short_gop.mp4";
+    const CommandResult r = run_command(
+        shell_quote(ffmpeg) + " -hide_banner -loglevel error -nostdin -y -f lavfi -i " +
+        "testsrc2=s=128x72:r=25:d=3 -frames:v " + std::to_string(kFrames) +
+        " -pix_fmt yuv420p -c:v libx264 -preset ultrafast -threads 1 -g 10 -keyint_min 10 "
+        "-sc_threshold 0 -bf 2 " +
+        shell_quote(out));
+    if (r.status != 0) {
+        *why = r.output;
+        return "";
+    }
+    return path = out;
+}
+
+#define VIF_REQUIRE_ENCODE(var)                                                                    \
+    VIF_REQUIRE_FFMPEG(ffmpeg_bin_);                                                               \
+    std::string why_;                                                                              \
+    const std::string var = short_gop_h264(ffmpeg_bin_, &why_);                                    \
+    if (var.empty()) GTEST_SKIP() << "no libx264 encode: " << why_
+
+// An opened input and its decoder, for driving DecodeLoop directly.
+struct Opened {
+    media::VideoInput in;
+    AVCodecContext* dec = nullptr;
+    ~Opened() {
+        avcodec_free_context(&dec);
+        avformat_close_input(&in.fmt);
+    }
+    bool open(const std::string& path, std::string* err) {
+        if (!media::open_video_input(path, nullptr, -1, &in, err)) return false;
+        dec = avcodec_alloc_context3(in.codec);
+        return dec &&
+               avcodec_parameters_to_context(dec, in.fmt->streams[in.stream]->codecpar) >= 0 &&
+               avcodec_open2(dec, in.codec, nullptr) == 0;
+    }
+};
+
+// The stream's packets; after `fail_after` of them, an error.
+struct Packets : media::PacketSource {
+    media::StreamDemuxer demuxer;
+    uint64_t fail_after;
+    Packets(const Opened& o, uint64_t fail = UINT64_MAX)
+        : demuxer(o.in.fmt, o.in.stream), fail_after(fail) {}
+    int read(AVPacket* pkt, std::string* error) override {
+        if (demuxer.packets() >= fail_after) {
+            *error = "source gave up";
+            return -1;
+        }
+        const int r = demuxer.read(pkt);
+        return r < 0 ? (*error = "read error", -1) : r;
+    }
+};
+
+// Counts frames; pauses after each one (pause) or fails at frame `fail_at`.
+struct Counter : media::FrameSink {
+    bool pause = false;
+    int fail_at = -1;
+    int frames = 0;
+    int take(AVFrame* f, std::string* error) override {
+        if (!f->data[0]) return -1;
+        if (frames == fail_at) {
+            *error = "sink refused";
+            return -1;
+        }
+        ++frames;
+        return pause ? 0 : 1;
+    }
+};
+
+TEST(DecodeLoop, HandsOutEveryFrameThenEnds) {
+    VIF_REQUIRE_ENCODE(mp4);
+    Opened o;
+    std::string err;
+    ASSERT_TRUE(o.open(mp4, &err)) << err;
+    Packets src(o);
+    media::DecodeLoop loop(o.dec, &src);
+    Counter sink;
+    EXPECT_EQ(loop.run(&sink, &err), 0) << err;
+    EXPECT_EQ(sink.frames, kFrames);
+    EXPECT_TRUE(loop.flushed());
+    EXPECT_EQ(loop.failed_at(), media::DecodeStep::none);
+    EXPECT_EQ(src.demuxer.packets(), uint64_t(kFrames));
+    EXPECT_EQ(loop.run(&sink, &err), 0); // stays at the end
+    EXPECT_EQ(sink.frames, kFrames);
+}
+
+TEST(DecodeLoop, APausingSinkGetsOneFrameARun) {
+    VIF_REQUIRE_ENCODE(mp4);
+    Opened o;
+    std::string err;
+    ASSERT_TRUE(o.open(mp4, &err)) << err;
+    Packets src(o);
+    media::DecodeLoop loop(o.dec, &src);
+    Counter sink;
+    sink.pause = true;
+    int runs = 0;
+    while (loop.run(&sink, &err) == 1) {
+        ++runs;
+        ASSERT_EQ(sink.frames, runs);
+    }
+    EXPECT_EQ(runs, kFrames);
+    EXPECT_EQ(loop.failed_at(), media::DecodeStep::none) << err;
+}
+
+TEST(DecodeLoop, SaysWhichStepFailed) {
+    VIF_REQUIRE_ENCODE(mp4);
+    {
+        Opened o;
+        std::string err;
+        ASSERT_TRUE(o.open(mp4, &err)) << err;
+        Packets src(o, 20);
+        media::DecodeLoop loop(o.dec, &src);
+        Counter sink;
+        EXPECT_EQ(loop.run(&sink, &err), -1);
+        EXPECT_EQ(loop.failed_at(), media::DecodeStep::source);
+        EXPECT_EQ(err, "source gave up");
+        EXPECT_FALSE(loop.flushed());
+        EXPECT_LT(sink.frames, 20); // frames of the packets sent, less those the decoder holds
+    }
+    {
+        Opened o;
+        std::string err;
+        ASSERT_TRUE(o.open(mp4, &err)) << err;
+        Packets src(o);
+        media::DecodeLoop loop(o.dec, &src);
+        Counter sink;
+        sink.fail_at = 5;
+        EXPECT_EQ(loop.run(&sink, &err), -1);
+        EXPECT_EQ(loop.failed_at(), media::DecodeStep::sink);
+        EXPECT_EQ(err, "sink refused");
+        EXPECT_EQ(sink.frames, 5);
+    }
+}
+
+TEST(DecodeLoop, OpenVideoInputNamesTheProblem) {
+    media::VideoInput in;
+    std::string err;
+    EXPECT_FALSE(media::open_video_input(temp_dir() + "/missing.mkv", nullptr, -1, &in, &err));
+    EXPECT_EQ(err.rfind("cannot open: ", 0), 0u) << err;
+    EXPECT_EQ(in.fmt, nullptr);
+}
+
+// The segment decoder in software, several decoders: the frames of the reader, byte for byte.
+TEST(SegmentDecoder, SoftwareSegmentsGiveTheReadersFrames) {
+    VIF_REQUIRE_ENCODE(mp4);
+    ffmpeg::VideoReader reader;
+    std::string err;
+    ASSERT_TRUE(reader.open(mp4, 1, &err)) << err;
+    std::vector<std::vector<uint8_t>> want;
+    VifPicture pic;
+    int r;
+    while ((r = reader.next(&pic, &err)) == 1) {
+        std::vector<uint8_t> plane(size_t(pic.width) * pic.height);
+        for (uint32_t y = 0; y < pic.height; ++y)
+            std::memcpy(plane.data() + size_t(y) * pic.width,
+                        static_cast<const uint8_t*>(pic.data) + ptrdiff_t(y) * pic.stride,
+                        pic.width);
+        want.push_back(std::move(plane));
+    }
+    ASSERT_EQ(r, 0) << err;
+    ASSERT_EQ(want.size(), size_t(kFrames));
+
+    vifcli::SegmentDecoderOptions opt;
+    opt.cuda = false;
+    opt.decoders = 3;
+    opt.min_segment_frames = 10;
+    vifcli::SegmentDecoder dec(mp4, "test", opt);
+    ASSERT_EQ(dec.width(), 128u);
+    ASSERT_EQ(dec.height(), 72u);
+    vifcli::DecodedFrame f;
+    size_t n = 0;
+    while (dec.next(&f)) {
+        ASSERT_LT(n, want.size());
+        ASSERT_NE(f.frame, nullptr);
+        EXPECT_EQ(f.index, n);
+        bool same = true;
+        for (int y = 0; y < 72 && same; ++y)
+            same = std::memcmp(f.frame->data[0] + ptrdiff_t(y) * f.frame->linesize[0],
+                               want[n].data() + size_t(y) * 128, 128) == 0;
+        EXPECT_TRUE(same) << "frame " << n;
+        dec.release(&f);
+        ++n;
+    }
+    EXPECT_EQ(n, want.size());
+    EXPECT_GT(dec.segments(), 3u); // cut at the IDR pictures, 10 frames apart
+}
+
+// A file FFmpeg cannot read: an InputError that names the input.
+TEST(SegmentDecoder, NotAVideoFileIsAnInputError) {
+    const std::string txt = temp_dir() + "/not_video_seg.txt";
+    std::ofstream(txt) << "not a video\n";
+    vifcli::SegmentDecoderOptions opt;
+    opt.cuda = false;
+    try {
+        vifcli::SegmentDecoder dec(txt, "reference 'x'", opt);
+        ADD_FAILURE() << "opened a text file";
+    } catch (const vifcli::InputError& e) {
+        EXPECT_EQ(std::string(e.what()).rfind("reference 'x': ", 0), 0u) << e.what();
+    }
+}
+
+} // namespace
+} // namespace vif::fftest
