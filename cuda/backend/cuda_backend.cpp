@@ -708,22 +708,30 @@ uint32_t CudaBackend::stage_plane(void* dst, const HostPlane& p, size_t pitch, b
     return pack_rows(dst, pitch, p.data, p.stride, row_bytes, p.height, check);
 }
 
+Status CudaBackend::ladder_room(size_t count, bool on_device) const {
+    if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
+    if (count > slots_.size()) {
+        // vif_submit_multi is every backend's call: the limit is this backend's.
+        return {VIF_ERROR_INVALID_ARGUMENT,
+                std::string(on_device ? "vif_cuda_submit_multi" : "vif_submit_multi") + ": " +
+                    std::to_string(count) + " distorted pictures, but " +
+                    (on_device ? "each pair takes a place of the queue"
+                               : "the cuda backend gives each pair a place of the queue") +
+                    " and its queue_depth is " + std::to_string(slots_.size()) +
+                    ": create the context with queue_depth >= " + std::to_string(count)};
+    }
+    if (in_flight_ + count > slots_.size())
+        return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
+    return {};
+}
+
 Status CudaBackend::submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
                                  uint64_t first_index) {
     // Float ladders, and ladders with maps (the ladder kernels keep no per-pixel terms): the
     // pairs one by one.
     if (params_.variant != VIF_VARIANT_INTEGER || params_.maps)
         return Backend::submit_multi(ref, dists, count, first_index);
-    if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
-    if (count > slots_.size())
-        return {VIF_ERROR_INVALID_ARGUMENT,
-                "vif_submit_multi: " + std::to_string(count) +
-                    " distorted pictures, but the cuda backend gives each pair a place of the "
-                    "queue and its queue_depth is " +
-                    std::to_string(slots_.size()) +
-                    ": create the context with queue_depth >= " + std::to_string(count)};
-    if (in_flight_ + count > slots_.size())
-        return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
+    if (Status e = ladder_room(count, false)) return e;
     if (Status e = device_guard()) return failed(e);
     // Pair k's slot: its distorted plane, result and done event; slot 0 also holds the reference.
     Slot* s[kMaxDistorted];
@@ -788,16 +796,7 @@ Status CudaBackend::submit_multi(const HostPlane& ref, const HostPlane* dists, s
 Status CudaBackend::submit_device_multi(const DevPlane& ref, const DevPlane* dists, size_t count,
                                         int width, int height, cudaStream_t stream,
                                         uint64_t first_index) {
-    if (broken_) return Status{VIF_ERROR_INVALID_STATE, "CUDA backend failed earlier"};
-    if (count > slots_.size())
-        return {VIF_ERROR_INVALID_ARGUMENT,
-                "vif_cuda_submit_multi: " + std::to_string(count) +
-                    " distorted pictures, but each pair takes a place of the queue and its "
-                    "queue_depth is " +
-                    std::to_string(slots_.size()) +
-                    ": create the context with queue_depth >= " + std::to_string(count)};
-    if (in_flight_ + count > slots_.size())
-        return {VIF_AGAIN, "queue full: receive scores before submitting more frames"};
+    if (Status e = ladder_room(count, true)) return e;
     if (params_.variant != VIF_VARIANT_INTEGER || params_.maps) {
         // Float, and maps (the ladder kernels keep no per-pixel terms): pairs one by one (the
         // slots are there: none of these returns VIF_AGAIN).
