@@ -22,13 +22,14 @@
 #             ("576x324:16/8 ..." = size:frames per launch/bits) adds batched launches, per frame
 #   cubin     kernels per architecture in the built libvif (cuobjdump --list-elf, -res-usage)
 #   e2e       the vif CLI end to end (tests/cli/device_e2e.sh)
-#   nvdec     the NVDEC segment decoder (media/segment_decoder.cpp, media/decode_loop.cpp) on
-#             real clips: scores of `vif --hwdec cuda` (3 decoders an input, 1, and 2 NVDEC + 2
-#             software) and of software segment decoding (--hwdec none --decoders 4) equal to
-#             one software decoder's, bit for bit; the stream cut in several segments; a
-#             corrupt clip an error. Needs the clips of bench/nvdec/make_clips.sh in
-#             ${CLIPS:-bench/nvdec/clips} (at least h264_src.mp4 and h264_enc.mkv; hevc_*,
-#             small_*, corrupt.mkv are used when present) and a build with FFmpeg (NVDEC).
+#   nvdec     the NVDEC segment decoder (media/segment_decoder.cpp, media/decode_loop.cpp):
+#             first on testdata/encoded (tests/ffmpeg/nvdec_clips_test.sh, also in `test` as
+#             vif_cli_nvdec_clips), then on the 1080p clips of bench/nvdec/make_clips.sh when
+#             they are in ${CLIPS:-bench/nvdec/clips} (h264_src.mp4 and h264_enc.mkv; hevc_*,
+#             small_*, corrupt.mkv when present): scores of `vif --hwdec cuda` (3 decoders an
+#             input, 1, and 2 NVDEC + 2 software) and of software segment decoding (--hwdec
+#             none --decoders 4) equal to one software decoder's, bit for bit; the stream cut
+#             in several segments; a corrupt clip an error. Needs a build with FFmpeg (NVDEC).
 #             NVDEC_BACKEND=cpu runs it without a GPU (the NVDEC checks then fail: the script's test)
 # Environment: VIF_SRC (source tree, default this repository; a baseline tree carried along
 # works too), BUILD_DIR (default build-gpu), TUNING=1 (-DVIF_BUILD_TUNING=ON: the kernel
@@ -216,10 +217,15 @@ if has nvdec; then
   NV=$RES/nvdec
   mkdir -p "$NV"
   scores() { grep -v -e '"fps"' -e '"backend"' "$1"; }
+  bash "$ROOT/tests/ffmpeg/nvdec_clips_test.sh" "$CLI" "$ROOT/testdata/encoded" > "$NV/small.log" 2>&1
+  rc=$?
+  note "## nvdec on testdata/encoded rc=$rc (77 = skipped: no GPU or no NVDEC)"
+  grep -E "PASS|FAIL|skipped" "$NV/small.log" >> "$SUMMARY"
+  [ $rc -ne 0 ] && fail=1
   if [ ! -x "$CLI" ]; then
     note "FAIL nvdec: no vif CLI at $CLI"; fail=1
   elif [ ! -f "$C/h264_src.mp4" ] || [ ! -f "$C/h264_enc.mkv" ]; then
-    note "FAIL nvdec: clips missing in $C (carry bench/nvdec/clips/h264_src.mp4 and h264_enc.mkv)"; fail=1
+    note "nvdec: no 1080p clips in $C (carry bench/nvdec/clips/h264_src.mp4 and h264_enc.mkv for them)"
   else
     for pair in "h264_src.mp4 h264_enc.mkv" "hevc_src.mp4 hevc_enc.mkv" "small_src.y4m small_enc.mp4"; do
       set -- $pair
