@@ -99,17 +99,23 @@ struct MapStore {
     }
 };
 
-// int_pixel_stat for a maps instance: the pixel's own terms are stored at p, then added.
-template <unsigned F, class LogT>
+// The terms sink of the plain instances: nothing is kept.
+struct NoTerms {
+    __device__ __forceinline__ void operator()(int, int32_t, int32_t, int32_t, int32_t) const {}
+};
+
+// int_pixel_stat for a maps instance: the pixel's own terms go to put(o, nl, dl, nn, dn), then
+// are added.
+template <unsigned F, class LogT, class PutTerms>
 __device__ __forceinline__ void
 int_pixel_stat_map(uint32_t mux, uint32_t muy, uint32_t exx, uint32_t eyy, uint32_t exy,
                    const LogT& lt, double gain_limit, int32_t& nl, int32_t& dl, int64_t& nn,
-                   int32_t& dn, const MapStore& ms, size_t p) {
+                   int32_t& dn, const PutTerms& put, int o) {
     int32_t pl = 0, pd = 0, pdn = 0;
     int64_t pn = 0;
     pixel::add_pixel<F>(pixel::variance(exx, mux, mux), pixel::variance(eyy, muy, muy),
                         pixel::variance(exy, mux, muy), lt, gain_limit, pl, pd, pn, pdn);
-    ms.put(p, pl, pd, static_cast<int32_t>(pn), pdn);
+    put(o, pl, pd, static_cast<int32_t>(pn), pdn);
     nl += pl;
     dl += pd;
     nn += pn;
@@ -120,12 +126,12 @@ int_pixel_stat_map(uint32_t mux, uint32_t muy, uint32_t exx, uint32_t eyy, uint3
 // independent chains (table loads, divisions) overlap: every pixel runs the same instructions
 // with safe operands where a branch of §6.5 does not apply, and the masks pick what is
 // added. Bit-identical to int_pixel_stat on the pixels it counts.
-// kMaps: each counted pixel's terms are also stored, pixel o at p0 + o (MapStore).
-template <int HC, unsigned F, class LogT, bool kMaps = false>
+// kMaps: each counted pixel's terms also go to put(o, nl, dl, nn, dn).
+template <int HC, unsigned F, class LogT, bool kMaps = false, class PutTerms = NoTerms>
 __device__ __forceinline__ void
 int_pixel_stats_ilp(const uint32_t (&mu)[2][HC], const uint32_t (&e)[3][HC], uint32_t valid,
                     const LogT& lt, double gain_limit, int32_t& nl, int32_t& dl, int64_t& nn,
-                    int32_t& dn, const MapStore& ms = {}, size_t p0 = 0) {
+                    int32_t& dn, const PutTerms& put = PutTerms{}) {
     int32_t sxx[HC], syy[HC], sxy[HC];
 #pragma unroll
     for (int o = 0; o < HC; ++o) {
@@ -156,7 +162,7 @@ int_pixel_stats_ilp(const uint32_t (&mu)[2][HC], const uint32_t (&e)[3][HC], uin
         nl += pl;
         nn += pn;
         dn += pdn;
-        if constexpr (kMaps) ms.put(p0 + o, pl, pd, pn, pdn);
+        if constexpr (kMaps) put(o, pl, pd, pn, pdn);
     }
 }
 
@@ -220,7 +226,28 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
     int32_t nl = 0, dl = 0, dn = 0;
     int64_t nn = 0;
     const auto lt = int_log_of<P, L>(a.log, smem);
+    // Maps: where the pixels' terms go. Written straight to global memory, one lane a row, a
+    // warp's stores touch a sector per lane and plane (1080p: 1.77x the kernel time). When the
+    // block's horizontal tasks fit one pass (every shipped shape), each thread keeps its HC
+    // pixels' terms in registers instead, and they reach global memory through shared memory as
+    // whole rows (kStagedMaps, below).
+    constexpr int kGroups = TW / HC;
+    constexpr bool kStagedMaps = kMaps && !P::kHorizMma && TH * kGroups <= NT;
     const MapStore ms{a.map, static_cast<size_t>(w) * h};
+    // Held packed (§12.1: a pixel's nl and nn are never both non-zero, and dn says which one
+    // it has): mt_a = dn ? nn : nl, mt_d = dl, bit o of mt_dn = dn. 2 HC + 1 registers, not 4 HC.
+    int32_t mt_a[kStagedMaps ? HC : 1] = {}, mt_d[kStagedMaps ? HC : 1] = {};
+    uint32_t mt_dn = 0;
+    size_t map_p0 = 0; // direct stores: the first pixel of the thread's current task
+    const auto put = [&](int o, int32_t pl, int32_t pd, int32_t pn, int32_t pdn) {
+        if constexpr (kStagedMaps) {
+            mt_a[o] = pdn ? pn : pl;
+            mt_d[o] = pd;
+            mt_dn |= pdn ? 1u << o : 0u;
+        } else {
+            ms.put(map_p0 + o, pl, pd, pn, pdn);
+        }
+    };
     if constexpr (P::kHorizMma) {
         // The same sums from the FP64 tensor cores (int_tensor_passes.cuh), two pixels a lane.
         int_horizontal_dmma<TW, TH, SM, SD, NT>(
@@ -230,12 +257,11 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                 uint32_t valid = 0;
 #pragma unroll
                 for (int o = 0; o < 2; ++o) valid |= (x0 + col + o < w && gy < h) ? 1u << o : 0u;
-                int_pixel_stats_ilp<2, F, decltype(lt), kMaps>(
-                    mu, e, valid, lt, a.gain_limit, nl, dl, nn, dn, ms,
-                    static_cast<size_t>(gy) * w + x0 + col);
+                map_p0 = static_cast<size_t>(gy) * w + x0 + col;
+                int_pixel_stats_ilp<2, F, decltype(lt), kMaps>(mu, e, valid, lt, a.gain_limit, nl,
+                                                               dl, nn, dn, put);
             });
     } else {
-        constexpr int kGroups = TW / HC;
         for (int t = tid; t < TH * kGroups; t += NT) {
             const int row = t % TH, j0 = (t / TH) * HC;
             uint32_t mu[2][HC];
@@ -245,13 +271,13 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
 #pragma unroll
             for (int q = 0; q < 3; ++q) int_moment_h<S, HC>(s_mom + (q * TH + row) * SD + j0, e[q]);
             const int gy = y0 + row;
+            map_p0 = static_cast<size_t>(gy) * w + x0 + j0;
             if constexpr (P::kStatsILP) {
                 uint32_t valid = 0;
 #pragma unroll
                 for (int o = 0; o < HC; ++o) valid |= (x0 + j0 + o < w && gy < h) ? 1u << o : 0u;
-                int_pixel_stats_ilp<HC, F, decltype(lt), kMaps>(
-                    mu, e, valid, lt, a.gain_limit, nl, dl, nn, dn, ms,
-                    static_cast<size_t>(gy) * w + x0 + j0);
+                int_pixel_stats_ilp<HC, F, decltype(lt), kMaps>(mu, e, valid, lt, a.gain_limit, nl,
+                                                                dl, nn, dn, put);
             } else {
 #pragma unroll
                 for (int o = 0; o < HC; ++o) {
@@ -259,13 +285,48 @@ __device__ __forceinline__ void int_scale_tile(const IntScaleArgs& a, int bx, in
                     if (gx < w && gy < h) {
                         if constexpr (kMaps)
                             int_pixel_stat_map<F>(mu[0][o], mu[1][o], e[0][o], e[1][o], e[2][o], lt,
-                                                  a.gain_limit, nl, dl, nn, dn, ms,
-                                                  static_cast<size_t>(gy) * w + gx);
+                                                  a.gain_limit, nl, dl, nn, dn, put, o);
                         else
                             int_pixel_stat<F>(mu[0][o], mu[1][o], e[0][o], e[1][o], e[2][o], lt,
                                               a.gain_limit, nl, dl, nn, dn);
                     }
                 }
+            }
+        }
+    }
+
+    // Maps, staged: once every thread has read its moments, their space holds the tile's terms
+    // ([4 planes][TH][TW + 1] int32; the odd stride keeps a warp's column writes on distinct
+    // banks), then each warp stores runs of consecutive pixels of a row (full sectors).
+    if constexpr (kStagedMaps) {
+        constexpr int SS = TW + 1;
+        static_assert(sizeof(int32_t) * 4 * TH * SS <= L::kOffReduce - L::kOffMoments,
+                      "the tile's terms fit where its moments were");
+        int32_t* s_terms = reinterpret_cast<int32_t*>(smem + L::kOffMoments);
+        __syncthreads();
+        if (tid < TH * kGroups) {
+            const int row = tid % TH, j0 = (tid / TH) * HC;
+            int32_t* const d = s_terms + row * SS + j0;
+#pragma unroll
+            for (int o = 0; o < HC; ++o) {
+                const bool low = (mt_dn >> o) & 1u; // the low-variance branch
+                d[o] = low ? 0 : mt_a[o];
+                d[TH * SS + o] = mt_d[o];
+                d[2 * TH * SS + o] = low ? mt_a[o] : 0;
+                d[3 * TH * SS + o] = low ? 1 : 0;
+            }
+        }
+        __syncthreads();
+        const size_t plane = static_cast<size_t>(w) * h;
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+#pragma unroll
+            for (int k = 0; k < (TH * TW + NT - 1) / NT; ++k) {
+                const int i = tid + k * NT, r = i / TW, c = i - r * TW;
+                const int gx = x0 + c, gy = y0 + r;
+                if ((TH * TW % NT == 0 || i < TH * TW) && gx < w && gy < h)
+                    a.map[q * plane + static_cast<size_t>(gy) * w + gx] =
+                        s_terms[(q * TH + r) * SS + c];
             }
         }
     }
