@@ -146,6 +146,39 @@ TEST_F(MapCli, NpyFilesHoldTheLibrarysLocalMapsBitForBit) {
     }
 }
 
+// Maps come from the backend that scores (docs/api.md, "Per-pixel maps": the CUDA kernels write
+// the CPU's bits), so the files are the same bytes whichever backend the run takes: `auto` (the
+// GPU where there is one) and `cuda` against `cpu`. Without a GPU, `--backend cuda` fails with
+// exit status 1 (not a usage error) and leaves no map folder.
+TEST_F(MapCli, EveryBackendWritesTheSameMapFiles) {
+    for (const char *feature : {"vif", "float_vif"}) {
+        auto run = [&](const std::string &backend) {
+            auto args = src01_args(dir_);
+            for (const char *a : {"--map-format", "npy", "--feature", feature}) args.push_back(a);
+            args.insert(args.end(), {"--backend", backend, "--map", dir_ + "/" + backend});
+            return run_argv(args, dir_);
+        };
+        const CliRun cpu = run("cpu");
+        ASSERT_EQ(cpu.code, 0) << cpu.err;
+        const std::vector<std::string> want = files_in(dir_ + "/cpu");
+        EXPECT_EQ(want.size(), size_t(kFrames) * VIF_NUM_SCALES) << feature;
+        for (const std::string backend : {std::string("auto"), std::string("cuda")}) {
+            const CliRun r = run(backend);
+            if (backend == "cuda" && r.code != 0) {
+                EXPECT_EQ(r.code, 1) << r.err; // no GPU here: an error, not a usage error
+                EXPECT_FALSE(fs::exists(dir_ + "/cuda")) << "nothing left behind";
+                continue;
+            }
+            ASSERT_EQ(r.code, 0) << backend << ": " << r.err;
+            EXPECT_EQ(files_in(dir_ + "/" + backend), want) << feature << " " << backend;
+            for (const std::string &f : want)
+                EXPECT_EQ(slurp(dir_ + "/" + backend + "/" + f), slurp(dir_ + "/cpu/" + f))
+                    << feature << " --backend " << backend << ": " << f;
+        }
+        for (const char *b : {"cpu", "auto", "cuda"}) fs::remove_all(dir_ + "/" + b);
+    }
+}
+
 TEST_F(MapCli, Pgm16SamplesAreTheValueTimes32768) {
     auto args = src01_args(dir_);
     args.push_back("--map");
@@ -320,7 +353,7 @@ TEST_F(MapCli, BadRequestsFailCleanlyAndLeaveNothing) {
         {{"--map-scales", "4"}, "--map-scales 4: too large"},
         {{"--map-frames", "worst:0"}, "worst:N: N must be at least 1"},
         {{"--map-frames", "1,x"}, "expected a whole number"},
-        {{"--backend", "cuda"}, "cpu backend only"},
+        {{"--check-parity"}, "--map takes no --check-parity"},
         {{"--feature", "vif", "--feature", "float_vif"}, "--map takes one variant"},
     };
     for (const auto &[extra, msg] : usage) {

@@ -314,10 +314,9 @@ Options check(const Raw &r) {
         r.cpu_decoders == "auto" ? -1 : int(parse_uint("--cpu-decoders", r.cpu_decoders, 64));
     o.map = check_map(r);
     if (o.map.enabled()) {
-        // The library keeps maps on the CPU backend only (docs/api.md, "Per-pixel maps").
-        if (o.backend == VIF_BACKEND_CUDA || o.check_parity)
-            throw UsageError("--map: maps are computed on the cpu backend only (drop --backend "
-                             "cuda / --check-parity)");
+        // Maps come from the scoring backend, the same bits on each (docs/api.md, "Per-pixel
+        // maps"); --check-parity scores twice and keeps no maps.
+        if (o.check_parity) throw UsageError("--map takes no --check-parity (drop one)");
         if (o.both_variants()) throw UsageError("--map takes one variant (give one --feature)");
         if (o.read_only) throw UsageError("--map needs scoring (drop --read-only)");
         if (o.hwdec == "cuda")
@@ -432,7 +431,7 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
         ->capture_default_str();
     app.add_option("--map", r.map_dir,
                    "Write each selected frame's local VIF map (per scale) into this new or empty "
-                   "folder, made complete or not at all (cpu backend)")
+                   "folder, made complete or not at all")
         ->type_name("DIR");
     app.add_option("--map-scales", r.map_scales, "The scales mapped (default: all)")
         ->type_name("0,1,2,3");

@@ -34,7 +34,7 @@ void add_common(CLI::App &app, CommonOptions &c) {
     app.add_flag("-q,--quiet", c.quiet, "No progress bar");
     app.add_flag("-v,--verbose", c.verbose, "Say more");
     app.add_option("--map", c.map.dir,
-                   "Write each pair's local VIF maps into DIR/<its output name>/ (cpu backend)")
+                   "Write each pair's local VIF maps into DIR/<its output name>/")
         ->type_name("DIR");
     app.add_option("--map-scales", c.map.scales, "The scales mapped (default: all)")
         ->type_name("0,1,2,3");
@@ -78,13 +78,6 @@ LadderSettings settings_from(const CommonOptions &c, const std::string &out_dir)
     MapArgs m = c.map;
     m.others_given = m.scales.size() || m.frames != "all" || m.format != "pgm16";
     s.map = parse_map_options(m);
-    if (s.map.enabled()) {
-        // The library keeps maps on the CPU backend only (docs/api.md, "Per-pixel maps").
-        if (s.backend == VIF_BACKEND_CUDA)
-            throw std::invalid_argument("--map: maps are computed on the cpu backend only (drop "
-                                        "--backend cuda)");
-        s.backend = VIF_BACKEND_CPU;
-    }
     return s;
 }
 

@@ -39,10 +39,11 @@ int score_pair(const Options &o, CudaWarmup &warmup, const StdStreams &streams) 
 } // namespace
 
 int run_pair(const Options &asked, const StdStreams &streams) {
-    // --map: the library keeps maps on the CPU backend only, so the run is a CPU run (no CUDA
-    // start-up, no device path).
+    // --map: the maps are written from host arrays, which frames submitted from the host get
+    // on either backend (docs/api.md, "Per-pixel maps"): no NVDEC device path (--hwdec cuda is
+    // a usage error with --map).
     Options o = asked;
-    if (o.map.enabled()) o.backend = VIF_BACKEND_CPU;
+    if (o.map.enabled()) o.hwdec = "none";
     install_signal_handlers();
     if (o.verbose) g_timeline.enable();
     g_timeline.mark("options parsed");
