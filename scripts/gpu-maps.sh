@@ -13,9 +13,17 @@
 #            maps off vs on, integer and float (goal: on <= 1.25x off); and the frame time with
 #            CUDA events (vif-sweep's pipelined time per frame, which includes the float maps'
 #            copies) beside it
+#            The integer and float ratios are printed side by side in one table at the end
+# 5. cli     the `vif` CLI's map files with --backend cuda = --backend cpu byte for byte: the CLI
+#            tests MapCli.* / MapPictures.* (auto and cuda against cpu on testdata), and a
+#            1920x1080 clip of 6 frames (bench/cpu/make_maps_clip.py) mapped whole (every frame and
+#            scale, npy and pgm16), integer and float, compared with diff -r
+# 6. cpu     bench/cpu/maps_speed.sh on this machine's cores (--backend cpu): `--map-frames
+#            worst:10` against no maps, 720p and 1080p, integer and float (goal <= 1.2x CPU time)
 # Prints PASS/FAIL per check and the numbers; exit status 0 only when every check passes.
+# Results: summary.md and logs.tar.gz (every log and table) in $OUT.
 # Environment: BUILD_DIR (default build-gpu-maps), OUT (default $BUILD_DIR/maps-results),
-# SKIP_BUILD=1 (reuse BUILD_DIR), NCU_RATIO (goal, default 1.25).
+# SKIP_BUILD=1 (reuse BUILD_DIR), NCU_RATIO (goal, default 1.25), SKIP_CPU=1 (no stage 6).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -40,7 +48,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,
 # 1. build
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   stamp "build"
-  BUILD_DIR=$B OUT=$RES/build TARGETS="vif_parity_tests vif_maps_tests vif_isa_tests vif_sweep vif_python vif_cli" \
+  BUILD_DIR=$B OUT=$RES/build TARGETS="vif_parity_tests vif_maps_tests vif_isa_tests vif_sweep vif_python vif_cli vif_cli_tests" \
     bash "$ROOT/scripts/gpu-check.sh" build > "$RES/build_stage.log" 2>&1
   rc=$?
   grep -q "build rc=0" "$RES/build/summary.md" 2>/dev/null || rc=1
@@ -92,6 +100,7 @@ ncu_sum() { # ncu_sum LOG -> us per frame (sum of the kernels' medians)
 }
 # shellcheck disable=SC2012 # fixed install paths
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+NCU_ROWS=()
 if [ -x "$SW" ] && [ -n "$NCU" ]; then
   for variant in integer float; do
     regex='int_scale'
@@ -112,6 +121,7 @@ if [ -x "$SW" ] && [ -n "$NCU" ]; then
         "${flag[@]}" --out "$RES/sweep_${variant}_$mode" > /dev/null 2>&1
     done
     off=$(ncu_sum "$RES/ncu_${variant}_off.txt") on=$(ncu_sum "$RES/ncu_${variant}_on.txt")
+    NCU_ROWS+=("| $variant | ${off:-?} | ${on:-?} | $(python3 -c "print('%.3fx' % ($on / $off))" 2>/dev/null || echo ?) |")
     pipe() { python3 -c "import json,sys; print('%.1f' % json.load(open(sys.argv[1]))['results'][0]['pipelined_us'])" "$1" 2>/dev/null || echo "?"; }
     poff=$(pipe "$RES/sweep_${variant}_off/sweep.json") pon=$(pipe "$RES/sweep_${variant}_on/sweep.json")
     if [ -n "$off" ] && [ -n "$on" ]; then
@@ -128,7 +138,66 @@ else
   check "ncu" 1 "no vif-sweep ($SW) or no ncu"
 fi
 
+if [ "${#NCU_ROWS[@]}" -gt 0 ]; then
+  note ""
+  note "Nsight Compute, 1920x1080 8-bit, sum of the kernels' medians per frame (us), goal on <= ${GOAL}x off:"
+  note "| variant | maps off | maps on | on / off |"
+  note "|---|---|---|---|"
+  for row in "${NCU_ROWS[@]}"; do note "$row"; done
+  note ""
+fi
+
+# 5. The CLI's map files: --backend cuda = --backend cpu, byte for byte
+CT=$B/tests/cli/vif_cli_tests
+VIF=$B/tools/vif/vif
+if [ -x "$CT" ]; then
+  stamp "cli: MapCli.* MapPictures.*"
+  timeout 300 "$CT" --gtest_filter='MapCli.*:MapPictures.*' > "$RES/cli_map_tests.log" 2>&1
+  check "CLI map tests (auto and cuda map files = cpu on testdata)" $? \
+    "$(grep -E '^\[  (PASSED|FAILED) ' "$RES/cli_map_tests.log" | tr '\n' ' ')"
+else
+  check "CLI map tests" 1 "no $CT"
+fi
+if [ -x "$VIF" ]; then
+  stamp "cli: 1920x1080 map files, cuda vs cpu"
+  C=$B/maps-cli
+  rm -rf "$C" && mkdir -p "$C"
+  python3 "$ROOT/bench/cpu/make_maps_clip.py" 1920x1080 6 "$C/ref.y4m" "$C/dis.y4m" > "$RES/cli_clip.log" 2>&1
+  for variant in integer float; do
+    for fmt in npy pgm16; do
+      rc=0
+      for backend in cpu cuda; do
+        "$VIF" -r "$C/ref.y4m" -d "$C/dis.y4m" --variant "$variant" --backend "$backend" -q \
+          -o "$C/${variant}_${fmt}_$backend.json" --map "$C/${variant}_${fmt}_$backend" \
+          --map-format "$fmt" >> "$RES/cli_maps.log" 2>&1 || rc=1
+      done
+      n=$(find "$C/${variant}_${fmt}_cpu" -type f 2> /dev/null | wc -l)
+      [ "$n" -eq 24 ] || rc=1 # 6 frames x 4 scales
+      diff -r "$C/${variant}_${fmt}_cpu" "$C/${variant}_${fmt}_cuda" >> "$RES/cli_maps.log" 2>&1 || rc=1
+      check "CLI 1920x1080 $variant $fmt map files, --backend cuda = cpu byte for byte" "$rc" \
+        "$n files each ($(du -sb "$C/${variant}_${fmt}_cpu" 2> /dev/null | cut -f1) bytes)"
+    done
+  done
+  rm -rf "$C"
+else
+  check "CLI map files" 1 "no $VIF"
+fi
+
+# 6. The CPU's cost of --map-frames worst:10, on this machine's cores
+if [ "${SKIP_CPU:-0}" != 1 ] && [ -x "$VIF" ]; then
+  stamp "cpu: maps_speed.sh ($(nproc) cores)"
+  GEN=numpy DIR=$B/maps-speed REPS=3 METRIC=cpu BACKEND=cpu \
+    bash "$ROOT/bench/cpu/maps_speed.sh" "$VIF" > "$RES/cpu_maps_speed.log" 2>&1
+  rc=$?
+  while read -r line; do note "  $line"; done < <(grep -E '^(PASS|FAIL) ' "$RES/cpu_maps_speed.log")
+  check "CPU --map-frames worst:10 on $(nproc) cores, <= 1.2x CPU time of no maps" "$rc" \
+    "$(grep -cE '^PASS ' "$RES/cpu_maps_speed.log") of $(grep -cE '^(PASS|FAIL) ' "$RES/cpu_maps_speed.log") sizes/variants"
+fi
+
 stamp "done (fail=$fail)"
+# At most a few files come back: the summary, and every log and table in one archive.
+(cd "$RES" && tar czf "$B/maps-logs.tar.gz" --exclude=summary.md --exclude=logs.tar.gz . &&
+  find . -mindepth 1 ! -name summary.md -delete && mv "$B/maps-logs.tar.gz" logs.tar.gz)
 echo "==== SUMMARY ===="
 cat "$SUMMARY"
 [ "$fail" -eq 0 ] && echo "gpu-maps: PASS" || echo "gpu-maps: FAIL"
