@@ -96,9 +96,10 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     if (!o.read_only && (o.check_parity || o.backend == VIF_BACKEND_CUDA)) require_gpu(o, warmup);
     // --backend auto while CUDA is still starting: score on the CPU at once and hand the frames
     // over to the GPU as soon as it is ready. Short clips are then done before CUDA's 0.2-0.3 s
-    // start-up is.
-    const bool hand_over =
-        !o.read_only && !o.check_parity && o.backend == VIF_BACKEND_AUTO && warmup.running();
+    // start-up is. Not with --map: every frame's maps come from the one context (and its
+    // frame numbers), so `auto` waits for the start-up and scores on the backend it picks.
+    const bool hand_over = !o.read_only && !o.check_parity && !o.map.enabled() &&
+                           o.backend == VIF_BACKEND_AUTO && warmup.running();
     bool handed_over = false;
     if (!o.read_only) create_contexts(o, variants, warmup, hand_over, in.expected);
     std::vector<uint64_t> frame_nums;
