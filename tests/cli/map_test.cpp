@@ -162,7 +162,7 @@ TEST_F(MapCli, EveryBackendWritesTheSameMapFiles) {
         ASSERT_EQ(cpu.code, 0) << cpu.err;
         const std::vector<std::string> want = files_in(dir_ + "/cpu");
         EXPECT_EQ(want.size(), size_t(kFrames) * VIF_NUM_SCALES) << feature;
-        for (const std::string backend : {std::string("auto"), std::string("cuda")}) {
+        for (const std::string &backend : {std::string("auto"), std::string("cuda")}) {
             const CliRun r = run(backend);
             if (backend == "cuda" && r.code != 0) {
                 EXPECT_EQ(r.code, 1) << r.err; // no GPU here: an error, not a usage error
@@ -233,6 +233,63 @@ TEST_F(MapCli, WorstNKeepsTheFramesWithTheLowestScores) {
     char name[64];
     std::snprintf(name, sizeof name, "frame%06llu_scale0.pgm", (unsigned long long)worst);
     EXPECT_EQ(files_in(dir_ + "/maps"), std::vector<std::string>{name});
+}
+
+// worst:N scores the clip without maps and maps the N worst frames afterwards, scored again
+// (tools/vif/maps/worst_pictures.hpp): their files are those `--map-frames all` writes for them,
+// byte for byte, on 8-bit, 10-bit and odd-width inputs, from a file mapping (the pictures kept
+// in place) and read into buffers (--no-mmap: copied); N above the frame count maps every frame.
+TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
+    for (const char *name : {"src01_160x90_8b_vmafrepo", "cosmospan_576x324_10b_crf35",
+                             "bsds100007pan_481x271_8b_crf35"}) {
+        const GoldenCase &c = find_case(name);
+        auto run = [&](const std::string &frames, const std::string &out, bool no_mmap = false) {
+            std::vector<std::string> a = {kCli,
+                                          "-r",
+                                          kData + "/" + c.ref_file,
+                                          "-d",
+                                          kData + "/" + c.dist_file,
+                                          "-q",
+                                          "-o",
+                                          dir_ + "/" + out + ".json",
+                                          "--map",
+                                          dir_ + "/" + out,
+                                          "--map-format",
+                                          "npy",
+                                          "--map-frames",
+                                          frames,
+                                          "--backend",
+                                          "cpu"};
+            for (const std::string &s : raw_args(c)) a.push_back(s);
+            if (no_mmap) a.push_back("--no-mmap"); // pictures read into reused buffers: copied
+            const CliRun r = run_argv(a, dir_);
+            EXPECT_EQ(r.code, 0) << name << " " << frames << ": " << r.err;
+        };
+        run("all", "all");
+        run("worst:2", "worst");
+        run("worst:2", "worst_copied", true);
+        run("worst:1000", "every");
+        const std::vector<std::string> all = files_in(dir_ + "/all");
+        const size_t frames = all.size() / VIF_NUM_SCALES;
+        ASSERT_GE(frames, 1u) << name;
+        const std::vector<std::string> worst = files_in(dir_ + "/worst");
+        EXPECT_EQ(worst.size(), std::min<size_t>(frames, 2) * VIF_NUM_SCALES) << name;
+        for (const std::string &f : worst)
+            EXPECT_EQ(slurp(dir_ + "/worst/" + f), slurp(dir_ + "/all/" + f)) << name << " " << f;
+        EXPECT_EQ(files_in(dir_ + "/worst_copied"), worst) << name;
+        for (const std::string &f : worst)
+            EXPECT_EQ(slurp(dir_ + "/worst_copied/" + f), slurp(dir_ + "/all/" + f))
+                << name << " (--no-mmap) " << f;
+        EXPECT_EQ(files_in(dir_ + "/every"), all) << name;
+        for (const std::string &f : all)
+            EXPECT_EQ(slurp(dir_ + "/every/" + f), slurp(dir_ + "/all/" + f)) << name << " " << f;
+        // The scores do not depend on the maps asked for.
+        EXPECT_EQ(json::parse(slurp(dir_ + "/worst.json"))["frames"],
+                  json::parse(slurp(dir_ + "/all.json"))["frames"])
+            << name;
+        for (const char *d : {"all", "worst", "worst_copied", "every"})
+            fs::remove_all(dir_ + "/" + d);
+    }
 }
 
 // A hand-built pair (8-bit gray, 256x256): the top-left quadrant blurred. The scale-0 map is

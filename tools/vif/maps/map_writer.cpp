@@ -240,6 +240,11 @@ void MapWriter::take(const VifScores &s, const VifMaps &maps, uint64_t frame) {
     }
 }
 
+void MapWriter::put(const VifScores &s, const VifMaps &maps, uint64_t frame) {
+    check_writer();
+    enqueue(compute(s, maps, frame));
+}
+
 void MapWriter::commit() {
     if (m_.frames == MapOptions::Frames::kList) {
         std::vector<uint64_t> missing;

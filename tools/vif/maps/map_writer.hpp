@@ -42,6 +42,9 @@ public:
     void take(const VifScores &s, const VifMaps &maps);
     /** The same for a frame whose number the caller knows (a ladder rung's own count). */
     void take(const VifScores &s, const VifMaps &maps, uint64_t frame);
+    /** One frame whose maps are written whatever --map-frames says: the worst frames that
+     *  WorstPictures scored again. Throws the writer's Failure, if it had one. */
+    void put(const VifScores &s, const VifMaps &maps, uint64_t frame);
     /** After every frame: writes the worst frames' maps, checks the list, waits for the writer,
      *  renames the folder to DIR; throws Failure (nothing left behind) for a listed frame that
      *  was not scored or a file that could not be written. */

@@ -1,6 +1,7 @@
 #include "pair/host_scoring.hpp"
 
 #include "maps/map_writer.hpp"
+#include "maps/worst_pictures.hpp"
 #include "pair/failure.hpp"
 #include "pair/pair_report.hpp"
 #include "pair/progress.hpp"
@@ -105,6 +106,7 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     std::vector<uint64_t> frame_nums;
     // --map: checked (and its temporary folder made) before any frame is scored.
     std::optional<MapWriter> maps;
+    std::optional<WorstPictures> worst;
     if (o.map.enabled()) {
         maps.emplace(o.map);
         maps->set_frame_numbers(&frame_nums);
@@ -112,7 +114,14 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
         // reference's; raw YUV has none: 25).
         maps->set_frame_rate(di.rate_num ? di.rate_num : ri.rate_num,
                              di.rate_num ? di.rate_den : ri.rate_den);
-        variants[0]->primary.maps = &*maps;
+        if (o.map.frames == MapOptions::Frames::kWorst) {
+            worst.emplace(o.map.worst);
+            worst->set_frame_numbers(&frame_nums);
+            worst->set_pictures_stay(rpf.mapped() && dpf.mapped());
+            variants[0]->primary.worst = &*worst;
+        } else {
+            variants[0]->primary.maps = &*maps;
+        }
     }
 
     const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
@@ -205,6 +214,12 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     }
     check_all_scored(variants, submitted);
     if (maps) {
+        if (worst) {
+            const Scorer &p = variants[0]->primary;
+            worst->write_maps(variants[0]->cfg,
+                              p.backend == "cuda" ? VIF_BACKEND_CUDA : VIF_BACKEND_CPU, *maps);
+            g_timeline.mark("worst frames scored again with maps");
+        }
         maps->commit();
         g_timeline.mark("maps written");
         if (o.verbose)

@@ -1,6 +1,7 @@
 #include "pair/variants.hpp"
 
 #include "maps/map_writer.hpp"
+#include "maps/worst_pictures.hpp"
 #include "pair/failure.hpp"
 
 #include <fmt/format.h>
@@ -19,6 +20,11 @@ void Scorer::create(VifConfig cfg, VifBackend b) {
 }
 
 VifStatus Scorer::receive(VifScores *s, int block) {
+    if (worst) {
+        const VifStatus st = vif_receive(ctx, s, block);
+        if (st == VIF_OK) worst->scored(*s);
+        return st;
+    }
     if (!maps) return vif_receive(ctx, s, block);
     VifMaps m;
     const VifStatus st = vif_receive_maps(ctx, s, &m, block);
@@ -27,6 +33,7 @@ VifStatus Scorer::receive(VifScores *s, int block) {
 }
 
 void Scorer::submit(const VifPicture &ref, const VifPicture &dist) {
+    if (worst) worst->submitted(ref, dist);
     for (;;) {
         VifStatus st = vif_submit(ctx, &ref, &dist, nullptr);
         if (st == VIF_OK) return;
@@ -63,7 +70,9 @@ Variants make_variants(const Options &o, const VideoInfo &ri, std::optional<uint
         v->cfg.max_width = ri.width;
         v->cfg.max_height = ri.height;
         v->cfg.bitdepth = ri.bitdepth;
-        v->cfg.maps = o.map.enabled() ? 1 : 0;
+        // worst:N: the clip is scored without maps, the N worst frames again with them at the
+        // end (WorstPictures).
+        v->cfg.maps = o.map.enabled() && o.map.frames != MapOptions::Frames::kWorst ? 1 : 0;
         variants.push_back(std::move(v));
     }
     return variants;

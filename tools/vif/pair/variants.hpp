@@ -18,13 +18,15 @@
 namespace vifcli {
 
 class MapWriter;
+class WorstPictures;
 
 /** One scoring context and the scores it returned, in frame order. Throws Failure. */
 struct Scorer {
     VifContext *ctx = nullptr;
     std::string backend;
     std::vector<VifScores> scores;
-    MapWriter *maps = nullptr; ///< --map: every received frame's maps go here (cfg.maps set)
+    MapWriter *maps = nullptr;      ///< --map: every received frame's maps go here (cfg.maps set)
+    WorstPictures *worst = nullptr; ///< --map-frames worst:N: every pair is shown to it
     Scorer() = default;
     Scorer(const Scorer &) = delete;
     Scorer &operator=(const Scorer &) = delete;

@@ -1,0 +1,131 @@
+#include "maps/worst_pictures.hpp"
+
+#include "maps/map_writer.hpp"
+#include "pair/failure.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace vifcli {
+namespace {
+
+// The heap's top is the frame to drop first: the highest score, the later frame on a tie (as
+// MapWriter's worst:N without rescoring).
+bool drop_first(const VifScores &a, uint64_t af, const VifScores &b, uint64_t bf) {
+    return a.combined < b.combined || (a.combined == b.combined && af < bf);
+}
+
+// Whether a frame scored again with maps got the same numbers, bit for bit.
+bool same_scores(const VifScores &a, const VifScores &b) {
+    auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
+    for (int s = 0; s < VIF_NUM_SCALES; ++s)
+        if (!same(a.scale[s], b.scale[s]) || !same(a.num[s], b.num[s]) ||
+            !same(a.den[s], b.den[s]))
+            return false;
+    return same(a.combined, b.combined);
+}
+
+} // namespace
+
+void WorstPictures::copy(const VifPicture &src, Picture &dst) {
+    const size_t row = size_t(src.width) * (src.bitdepth > 8 ? 2 : 1);
+    dst.bytes.resize(row * src.height); // a reused entry keeps its storage: no allocation
+    const auto *in = static_cast<const uint8_t *>(src.data);
+    if (src.stride == ptrdiff_t(row)) {
+        std::memcpy(dst.bytes.data(), in, row * src.height);
+    } else {
+        for (uint32_t y = 0; y < src.height; ++y)
+            std::memcpy(dst.bytes.data() + y * row, in + ptrdiff_t(y) * src.stride, row);
+    }
+    dst.pic = src;
+    dst.pic.stride = ptrdiff_t(row);
+    dst.pic.data = nullptr;
+}
+
+void WorstPictures::submitted(const VifPicture &ref, const VifPicture &dist) {
+    Entry e;
+    if (!spare_.empty()) {
+        e = std::move(spare_.back());
+        spare_.pop_back();
+    }
+    if (pictures_stay_) {
+        e.ref.pic = ref;
+        e.dist.pic = dist;
+    } else {
+        copy(ref, e.ref);
+        copy(dist, e.dist);
+    }
+    pending_.push_back(std::move(e));
+}
+
+void WorstPictures::scored(const VifScores &s) {
+    if (pending_.empty()) throw Failure{"internal error: --map-frames worst: a frame's scores "
+                                        "came back that was not submitted"};
+    Entry e = std::move(pending_.front());
+    pending_.pop_front();
+    const uint64_t idx = s.frame_index;
+    e.scores = s;
+    e.frame = frame_nums_ && idx < frame_nums_->size() ? (*frame_nums_)[size_t(idx)] : idx;
+    auto less = [](const Entry &a, const Entry &b) {
+        return drop_first(a.scores, a.frame, b.scores, b.frame);
+    };
+    if (heap_.size() == n_) {
+        const Entry &top = heap_.front();
+        if (!drop_first(e.scores, e.frame, top.scores, top.frame)) { // not among the N worst
+            spare_.push_back(std::move(e));
+            return;
+        }
+        std::pop_heap(heap_.begin(), heap_.end(), less);
+        spare_.push_back(std::move(heap_.back()));
+        heap_.pop_back();
+    }
+    heap_.push_back(std::move(e));
+    std::push_heap(heap_.begin(), heap_.end(), less);
+}
+
+void WorstPictures::write_maps(VifConfig cfg, VifBackend backend, MapWriter &out) {
+    spare_.clear();
+    std::sort(heap_.begin(), heap_.end(),
+              [](const Entry &a, const Entry &b) { return a.frame < b.frame; });
+    cfg.maps = 1;
+    cfg.backend = backend;
+    VifContext *ctx = nullptr;
+    VifStatus st = vif_create(&ctx, &cfg);
+    if (st != VIF_OK)
+        throw Failure{vif_error("--map: cannot create the context that maps the worst frames", st)};
+    struct Destroy {
+        VifContext *c;
+        ~Destroy() { vif_destroy(c); }
+    } destroy{ctx};
+    // Submitted as the queue takes them, received in the same order.
+    size_t next_in = 0, next_out = 0;
+    auto receive_one = [&] {
+        VifScores s;
+        VifMaps m;
+        const VifStatus r = vif_receive_maps(ctx, &s, &m, 1);
+        if (r != VIF_OK) throw Failure{vif_error("--map: mapping the worst frames", r)};
+        const Entry &e = heap_[next_out++];
+        if (!same_scores(s, e.scores))
+            throw Failure{fmt::format("internal error: --map: frame {} scored again with maps "
+                                      "does not get its scores; no maps written",
+                                      e.frame)};
+        out.put(e.scores, m, e.frame);
+    };
+    while (next_in < heap_.size()) {
+        const VifPicture r = heap_[next_in].ref.view(), d = heap_[next_in].dist.view();
+        st = vif_submit(ctx, &r, &d, nullptr);
+        if (st == VIF_OK) {
+            ++next_in;
+        } else if (st == VIF_AGAIN) {
+            receive_one();
+        } else {
+            throw Failure{vif_error("--map: mapping the worst frames", st)};
+        }
+    }
+    while (next_out < heap_.size()) receive_one();
+    heap_.clear();
+}
+
+} // namespace vifcli
