@@ -17,7 +17,8 @@
 # 5. cli     the `vif` CLI's map files with --backend cuda = --backend cpu byte for byte: the CLI
 #            tests MapCli.* / MapPictures.* (auto and cuda against cpu on testdata), and a
 #            1920x1080 clip of 6 frames (bench/cpu/make_maps_clip.py) mapped whole (every frame and
-#            scale, npy and pgm16), integer and float, compared with diff -r
+#            scale, npy and pgm16), integer and float, compared with diff -r; worst:3 on cuda
+#            (scored without maps, the 3 worst again with them) = those frames' files
 # 6. cpu     bench/cpu/maps_speed.sh on this machine's cores (--backend cpu): `--map-frames
 #            worst:10` against no maps, 720p and 1080p, integer and float (goal <= 1.2x CPU time)
 # Prints PASS/FAIL per check and the numbers; exit status 0 only when every check passes.
@@ -177,6 +178,19 @@ if [ -x "$VIF" ]; then
       check "CLI 1920x1080 $variant $fmt map files, --backend cuda = cpu byte for byte" "$rc" \
         "$n files each ($(du -sb "$C/${variant}_${fmt}_cpu" 2> /dev/null | cut -f1) bytes)"
     done
+    # worst:N on cuda: the clip scored without maps, the 3 worst frames again with maps (their
+    # scores checked by vif itself); their files = those of the all run.
+    rc=0
+    "$VIF" -r "$C/ref.y4m" -d "$C/dis.y4m" --variant "$variant" --backend cuda -q \
+      -o "$C/${variant}_worst.json" --map "$C/${variant}_worst" --map-format npy \
+      --map-frames worst:3 >> "$RES/cli_maps.log" 2>&1 || rc=1
+    n=$(find "$C/${variant}_worst" -type f 2> /dev/null | wc -l)
+    [ "$n" -eq 12 ] || rc=1 # 3 frames x 4 scales
+    for f in "$C/${variant}_worst"/*; do
+      cmp "$f" "$C/${variant}_npy_cpu/$(basename "$f")" >> "$RES/cli_maps.log" 2>&1 || rc=1
+    done
+    check "CLI 1920x1080 $variant --map-frames worst:3 on cuda = those frames' files of the all run" \
+      "$rc" "$n files"
   done
   rm -rf "$C"
 else
