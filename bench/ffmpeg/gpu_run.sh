@@ -139,7 +139,8 @@ if has bench; then
   say "### whole process, side by side (files in page cache; best of $RUNS rounds)"
   cat "$CLIPS"/* > /dev/null
   VARIANTS=${VARIANTS:-cli cli-d1 decode-nvdec decode-nvdec-x8 decode-nvdec-unsafe decode-cuvid nvdec nvdec-pctx nvdec-t1 nvdec-t4 nvdec-x8 nvdec-x8-pctx nvdec-unsafe nvdec-x8-unsafe cuvid cuvid-pctx cuvid-s8 cuvid-ft1}
-  if ! "$FFMPEG" -hide_banner -h full 2>/dev/null | grep -q unsafe_output; then
+  ff_help=$("$FFMPEG" -hide_banner -h full 2>/dev/null) # (not piped into grep -q: pipefail would see SIGPIPE)
+  if [[ $ff_help != *unsafe_output* ]]; then
     say "(this FFmpeg has no -hwaccel_flags unsafe_output: the -unsafe variants are left out)"
     VARIANTS=$(tr ' ' '\n' <<< "$VARIANTS" | grep -v -e '-unsafe' | tr '\n' ' ')
   fi
