@@ -21,8 +21,7 @@ bool drop_first(const VifScores &a, uint64_t af, const VifScores &b, uint64_t bf
 bool same_scores(const VifScores &a, const VifScores &b) {
     auto same = [](double x, double y) { return std::memcmp(&x, &y, sizeof x) == 0; };
     for (int s = 0; s < VIF_NUM_SCALES; ++s)
-        if (!same(a.scale[s], b.scale[s]) || !same(a.num[s], b.num[s]) ||
-            !same(a.den[s], b.den[s]))
+        if (!same(a.scale[s], b.scale[s]) || !same(a.num[s], b.num[s]) || !same(a.den[s], b.den[s]))
             return false;
     return same(a.combined, b.combined);
 }
@@ -61,8 +60,9 @@ void WorstPictures::submitted(const VifPicture &ref, const VifPicture &dist) {
 }
 
 void WorstPictures::scored(const VifScores &s) {
-    if (pending_.empty()) throw Failure{"internal error: --map-frames worst: a frame's scores "
-                                        "came back that was not submitted"};
+    if (pending_.empty())
+        throw Failure{"internal error: --map-frames worst: a frame's scores "
+                      "came back that was not submitted"};
     Entry e = std::move(pending_.front());
     pending_.pop_front();
     const uint64_t idx = s.frame_index;
