@@ -20,15 +20,30 @@
 # FFmpeg (sysroot/opt/ffmpeg-nvdec, as bench/integrations/pack.sh packs it) and .gpu-deps/prefix
 # are there, else VIF=... (default dist/bin/vif with dist/lib, as bench/nvdec/pack.sh makes it);
 # without one those lines say so and are skipped. BUILD_DIR (default build-gst-gpu).
+# GST_SERIES=1.26: the same stages on GStreamer 1.26 from Debian 13 (bench/gstreamer/pack126.sh,
+# GST126_PACK default .gst126-pack with sysroot/ unpacked): the element is built against 1.26's
+# headers (build-gst126, the element alone, libstdc++ linked in), and 1.26's gst-launch-1.0 and
+# gst-inspect-1.0 run through the carried glibc's loader (1.26 needs glibc >= 2.38); the CLI, the
+# clips and pkg-config come from the 1.22 pack as before. Its bench tries 1.26's decoder options
+# (num-output-surfaces, max-display-delay) and queues. GST_LABEL prefixes the bench rows.
 # Writes $OUT (default /tmp/gst-gpu-out): summary.md (printed at the end) and logs.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 PACK=${GST_PACK:-$ROOT/.gst-pack}
+SERIES=${GST_SERIES:-1.22}
+HOST_LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
 SYS=$PACK/sysroot
+SYS122=$SYS # Debian 12's sysroot: pkgconf, the static FFmpeg and the CLI's libraries
 CLIPS=${CLIPS:-$PACK/clips}
 OUT=${OUT:-/tmp/gst-gpu-out}
 B=$(realpath -m "${BUILD_DIR:-$ROOT/build-gst-gpu}")
+if [[ $SERIES == 1.26 ]]; then
+  SYS=$(realpath -m "${GST126_PACK:-$ROOT/.gst126-pack}")/sysroot
+  B=$(realpath -m "${BUILD_DIR:-$ROOT/build-gst126}")
+elif [[ $SERIES != 1.22 ]]; then
+  echo "FAIL: GST_SERIES is 1.22 or 1.26, not $SERIES"; exit 2
+fi
 RUNS=${RUNS:-3}
 STAGES=${*:-build inspect exact upload bench}
 A=x86_64-linux-gnu
@@ -38,21 +53,25 @@ SUMMARY=$OUT/summary.md
 has() { [[ " $STAGES " == *" $1 "* ]]; }
 say() { echo "$*" | tee -a "$SUMMARY"; }
 fail=0
-[[ -d $SYS ]] || { say "FAIL: no $SYS (run bench/gstreamer/pack.sh here and carry .gst-pack)"; exit 1; }
+[[ -d $SYS ]] || { say "FAIL: no $SYS (bench/gstreamer/pack.sh or pack126.sh here, carried)"; exit 1; }
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 
-say "## GStreamer element on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(date -u '+%Y-%m-%d %H:%M UTC')"
+say "## GStreamer $SERIES element on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1), $(date -u '+%Y-%m-%d %H:%M UTC')"
 
 # The static FFmpeg with NVDEC inside the sysroot (pkg-config's sysroot then leaves its paths
 # alone): the vif CLI is built beside the element, for the comparisons.
-FF=$SYS/opt/ffmpeg-nvdec
+FF=$SYS122/opt/ffmpeg-nvdec
 # ---- Build ------------------------------------------------------------------------------------
 if has build; then
   export PKG_CONFIG_SYSROOT_DIR=$SYS
   export PKG_CONFIG_LIBDIR=$SYS/usr/lib/$A/pkgconfig:$SYS/usr/share/pkgconfig
   cli=(-DVIF_WITH_FFMPEG=OFF -DVIF_BUILD_TOOLS=OFF)
   targets=(gstvif)
-  if [[ -d $FF/lib/pkgconfig && -d $ROOT/.gpu-deps/prefix ]]; then
+  link=()
+  # 1.26 runs on trixie's glibc and libstdc++ (the carried loader): the element takes its C++
+  # runtime with it, so the GPU machine's compiler may be newer than trixie's.
+  [[ $SERIES == 1.26 ]] && link=(-DCMAKE_MODULE_LINKER_FLAGS="-static-libstdc++ -static-libgcc")
+  if [[ $SERIES == 1.22 && -d $FF/lib/pkgconfig && -d $ROOT/.gpu-deps/prefix ]]; then
     export PKG_CONFIG_LIBDIR=$PKG_CONFIG_LIBDIR:$FF/lib/pkgconfig
     export LIBRARY_PATH=$FF/lib${LIBRARY_PATH:+:$LIBRARY_PATH}
     cli=(-DVIF_WITH_FFMPEG=ON -DVIF_BUILD_TOOLS=ON -DCMAKE_PREFIX_PATH="$ROOT/.gpu-deps/prefix")
@@ -63,13 +82,13 @@ if has build; then
   targets+=(${EXTRA_TARGETS:-})
   pc=()
   if ! command -v pkg-config >/dev/null; then
-    export LD_LIBRARY_PATH=$SYS/usr/lib/$A${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-    pc=(-DPKG_CONFIG_EXECUTABLE="$SYS/usr/bin/pkgconf")
+    export LD_LIBRARY_PATH=$SYS122/usr/lib/$A${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+    pc=(-DPKG_CONFIG_EXECUTABLE="$SYS122/usr/bin/pkgconf")
   fi
   gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
   cmake -S . -B "$B" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DVIF_ENABLE_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES=native -DVIF_BUILD_TESTS="${GST_BUILD_TESTS:-OFF}" -DVIF_BUILD_BENCHMARKS=OFF \
-    -DVIF_BUILD_PYTHON=OFF "${cli[@]}" "${pc[@]}" \
+    -DVIF_BUILD_PYTHON=OFF "${cli[@]}" "${pc[@]}" "${link[@]}" \
     > "$OUT/configure.log" 2>&1 ||
     { tail -30 "$OUT/configure.log"; say "FAIL: configure"; exit 1; }
   grep -E "GStreamer element" "$OUT/configure.log" | tee -a "$SUMMARY"
@@ -79,13 +98,32 @@ if has build; then
 fi
 
 # ---- Carried GStreamer ------------------------------------------------------------------------
-export LD_LIBRARY_PATH=$SYS/usr/lib/$A:$SYS/lib/$A${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH=$SYS122/usr/lib/$A:$SYS122/lib/$A${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export GST_PLUGIN_SYSTEM_PATH_1_0=$SYS/usr/lib/$A/gstreamer-1.0
 export GST_PLUGIN_PATH_1_0=$B/integrations/gstreamer
-export GST_PLUGIN_SCANNER_1_0=$SYS/usr/lib/$A/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner
 export GST_REGISTRY_1_0=$OUT/registry.bin
 LAUNCH=$SYS/usr/bin/gst-launch-1.0
 INSPECT=$SYS/usr/bin/gst-inspect-1.0
+if [[ $SERIES == 1.26 ]]; then
+  # 1.26's tools through trixie's loader with trixie's libraries first, then the machine's own
+  # paths (the driver's libcuda/libnvcuvid); nothing else here sees those libraries. Plugins
+  # are scanned in-process (the scanner would start under the machine's loader).
+  export GST_REGISTRY_FORK=no
+  unset GST_PLUGIN_SCANNER_1_0
+  drv=$(ldconfig -p 2>/dev/null | awk '/libcuda\.so\.1 /{print $NF; exit}')
+  libpath=$SYS/usr/lib/$A${HOST_LD_LIBRARY_PATH:+:$HOST_LD_LIBRARY_PATH}${drv:+:$(dirname "$drv")}
+  mkdir -p "$B/gst126-bin"
+  for t in gst-launch-1.0 gst-inspect-1.0; do
+    printf '#!/bin/sh\nexec "%s" --library-path "%s" "%s" "$@"\n' \
+      "$SYS/usr/lib64/ld-linux-x86-64.so.2" "$libpath" "$SYS/usr/bin/$t" > "$B/gst126-bin/$t"
+    chmod +x "$B/gst126-bin/$t"
+  done
+  LAUNCH=$B/gst126-bin/gst-launch-1.0
+  INSPECT=$B/gst126-bin/gst-inspect-1.0
+  "$INSPECT" --version | head -2 | tr '\n' ' ' | sed 's/^/1.26 tools: /' | tee -a "$SUMMARY"; echo | tee -a "$SUMMARY"
+else
+  export GST_PLUGIN_SCANNER_1_0=$SYS/usr/lib/$A/gstreamer1.0/gstreamer-1.0/gst-plugin-scanner
+fi
 VIF=${VIF:-$B/tools/vif/vif}
 [[ -x $VIF ]] || VIF=$ROOT/dist/bin/vif
 [[ -x $VIF && -d $ROOT/dist/lib ]] && export LD_LIBRARY_PATH=$LD_LIBRARY_PATH:$ROOT/dist/lib
@@ -226,10 +264,21 @@ if has bench && [[ $nvdec = 1 ]]; then
   #   q           a queue after each decoder (decode and scoring in separate threads)
   #   sysmem      the decoder's output in system memory (a download per frame), backend cuda
   # decode-*: the two decoders into fakesinks without vif, the bound for the same decoder.
-  VARIANTS=${GST_VARIANTS:-cli-d1 cli decode-default decode-sldec default mdd0 mdd8 sldec sldec-q default-q sysmem}
+  # 1.26 (nvh264dec is the stateless decoder there; nvh264sldec is gone):
+  #   nos4/nos16  nvh264dec num-output-surfaces=4 / 16 (output surfaces NVDEC maps from;
+  #               0, the default, lets the decoder choose)
+  #   mdd0        max-display-delay=0, as above
+  # Every sink is fakesink sync=false (its default too): no clock waits.
+  if [[ $SERIES == 1.26 ]]; then
+    VARIANTS=${GST_VARIANTS:-cli-d1 decode-default decode-mdd0 decode-nos16 default default-q mdd0 mdd0-q nos4 nos16 nos16-q}
+  else
+    VARIANTS=${GST_VARIANTS:-cli-d1 cli decode-default decode-sldec default mdd0 mdd8 sldec sldec-q default-q sysmem}
+  fi
   dec_of() { # variant -> decoder element and options
     case $1 in
       *sldec*) echo "nvh264sldec" ;;
+      *nos4*) echo "nvh264dec num-output-surfaces=4" ;;
+      *nos16*) echo "nvh264dec num-output-surfaces=16" ;;
       *mdd0*) echo "nvh264dec max-display-delay=0" ;;
       *mdd8*) echo "nvh264dec max-display-delay=8" ;;
       *) echo "nvh264dec" ;;
@@ -241,12 +290,12 @@ if has bench && [[ $nvdec = 1 ]]; then
     [[ $v == *-q ]] && q="! queue max-size-buffers=8 max-size-bytes=0 max-size-time=0"
     [[ $v == sysmem ]] && mem="video/x-raw"
     if [[ $v == decode-* ]]; then
-      echo "filesrc location=$SRC ! parsebin ! $dec ! $mem ! fakesink" \
-           "filesrc location=$ENC ! parsebin ! $dec ! $mem ! fakesink"
+      echo "filesrc location=$SRC ! parsebin ! $dec ! $mem ! fakesink sync=false" \
+           "filesrc location=$ENC ! parsebin ! $dec ! $mem ! fakesink sync=false"
     else
       echo "filesrc location=$SRC ! parsebin ! $dec ! $mem $q ! q.sink_0" \
            "filesrc location=$ENC ! parsebin ! $dec ! $mem $q ! q.sink_1" \
-           "vif name=q backend=cuda frame-message=false result-file=$2 ! fakesink"
+           "vif name=q backend=cuda frame-message=false result-file=$2 ! fakesink sync=false"
     fi
   }
   run_variant() { # variant result-file
@@ -276,9 +325,9 @@ if has bench && [[ $nvdec = 1 ]]; then
   top=""; top_v=""
   for v in $VARIANTS; do
     t=${best[$v]:-}
-    if [[ -z $t ]]; then say "| $v | skipped (no nvh264sldec or no CLI) | | | |"; continue; fi
+    if [[ -z $t ]]; then say "| ${GST_LABEL:-}$v | skipped (no nvh264sldec or no CLI) | | | |"; continue; fi
     if [[ $t == fail ]]; then
-      say "| $v | failed: $(grep -m1 -iE 'error|fail' "$OUT/bench_$v.log" | cut -c1-120) | | | |"
+      say "| ${GST_LABEL:-}$v | failed: $(grep -m1 -iE 'error|fail' "$OUT/bench_$v.log" | cut -c1-120) | | | |"
       [[ $v == default ]] && fail=1
       continue
     fi
@@ -288,7 +337,7 @@ if has bench && [[ $nvdec = 1 ]]; then
       else ex="DIFFERS"; fail=1; fi
     fi
     ratio=$([[ -n $c1 && $c1 != fail ]] && python3 -c "print(f'{$c1/$t:.3f}')" || echo -)
-    say "| $v | $(python3 -c "print(f'{$t:.2f}')") | $(python3 -c "print(f'{$frames/$t:.1f}')") | $ratio | $ex |"
+    say "| ${GST_LABEL:-}$v | $(python3 -c "print(f'{$t:.2f}')") | $(python3 -c "print(f'{$frames/$t:.1f}')") | $ratio | $ex |"
     if [[ $v != cli* && $v != decode-* && $v != sysmem ]] &&
        { [[ -z $top ]] || python3 -c "import sys; sys.exit(0 if $t < $top else 1)"; }; then
       top=$t; top_v=$v
@@ -296,9 +345,9 @@ if has bench && [[ $nvdec = 1 ]]; then
   done
   if [[ -n $top && -n $c1 && $c1 != fail ]]; then
     if python3 -c "import sys; sys.exit(0 if $c1/$top >= 0.9 else 1)"; then
-      say "- fastest pipeline ($top_v) within 10% of vif --hwdec cuda --decoders 1: PASS ($(python3 -c "print(f'{$c1/$top:.3f}')"))"
+      say "- fastest ${GST_LABEL:-}pipeline ($top_v) within 10% of vif --hwdec cuda --decoders 1: PASS ($(python3 -c "print(f'{$c1/$top:.3f}')"))"
     else
-      say "- fastest pipeline ($top_v) within 10% of vif --hwdec cuda --decoders 1: FAIL ($(python3 -c "print(f'{$c1/$top:.3f}')"); speed is reported, not part of RESULT)"
+      say "- fastest ${GST_LABEL:-}pipeline ($top_v) within 10% of vif --hwdec cuda --decoders 1: FAIL ($(python3 -c "print(f'{$c1/$top:.3f}')"); speed is reported, not part of RESULT)"
     fi
   fi
 fi

@@ -7,10 +7,16 @@
 # the primary context and of FFmpeg's own) and bench/ffmpeg/gpu_run.sh with the same build and the
 # same clips, for FFmpeg 5.1 (part ff) and, when the pack has it, FFmpeg 7.1 (part ff71: its vif_ffmpeg glue is
 # compiled here against 7.1's libavutil and the CUDA build's libvif, scripts/build-vif-ffmpeg-glue.sh).
+# Part gst126: GStreamer 1.26 from Debian 13 (.integ-pack/gst126.tar.xz, bench/gstreamer/pack126.sh)
+# unpacked into .gst126-pack; the element built against it (build-gst126) runs the same checks
+# (nvh264dec CUDA memory = CPU backend = CLI, result file = CLI) and the decoder bench with
+# 1.26's options, beside 1.22's nvh264dec (decode alone and the pipeline) and
+# `vif --hwdec cuda --decoders 1`; needs part build's CLI (same call or earlier on the machine).
 #   bash bench/integrations/gpu_run.sh       carry: .integ-pack (nothing else)
 # Environment: INTEG_PACK (.integ-pack), OUT (default /tmp/integ-out: gstreamer/ and ffmpeg/,
 # each with its summary.md; summary.md here has all; ffmpeg71/ for 7.1), PARTS (default
-# "build api gst ff"; add ff71 for FFmpeg 7.1, e.g. PARTS="build ff71"; on a warm machine a
+# "build api gst ff"; add ff71 for FFmpeg 7.1, e.g. PARTS="build ff71", gst126 for GStreamer
+# 1.26, e.g. PARTS="build gst126" (about 6 minutes: its own libvif build); on a warm machine a
 # later call can run "ff" or "ff71" alone on the same build), GST_STAGES (default inspect
 # exact upload bench), FF_STAGES (default exact faults bench), RUNS (timed rounds, default 2).
 # About 7 minutes in all on an H100 (build 2-3, GStreamer 2, FFmpeg 3): split with PARTS when
@@ -31,7 +37,7 @@ echo "unpacked in $(( $(date +%s) - t0 )) s"
 
 has() { [[ " $PARTS " == *" $1 "* ]]; }
 B=$ROOT/build-integ
-gst=0; api=0; ff=0; ff71=0; frames=0
+gst=0; api=0; ff=0; ff71=0; frames=0; gst126=0
 # One build for everything: libvif with CUDA, the element, the vif CLI with NVDEC, vif_ffmpeg
 # (the filter's library) and the parity tests.
 if has build; then
@@ -102,7 +108,27 @@ if has ff71; then
       bash bench/ffmpeg/gpu_run.sh ${FF_STAGES:-exact faults bench} || ff71=1
   fi
 fi
-cat "$OUT/api_summary.md" "$OUT/cuda_frames_summary.md" "$OUT/gstreamer/summary.md" "$OUT/ffmpeg/summary.md" "$OUT/ffmpeg71/summary.md" > "$OUT/summary.md" 2>/dev/null
+if has gst126; then
+  G126=$ROOT/.gst126-pack
+  mkdir -p "$OUT/gst126"
+  if [[ ! -f $PACK/gst126.tar.xz ]]; then
+    gst126=1; echo "FAIL: the pack has no gst126.tar.xz (bench/integrations/pack.sh with GST126)" | tee "$OUT/gst126/summary.md"
+  elif [[ ! -x $B/tools/vif/vif || ! -f $B/integrations/gstreamer/libgstvif.so ]]; then
+    gst126=1; echo "FAIL: no $B/tools/vif/vif or 1.22 element (PARTS=build first)" | tee "$OUT/gst126/summary.md"
+  else
+    rm -rf "$G126" && mkdir -p "$G126" && tar -C "$G126" -xJf "$PACK/gst126.tar.xz"
+    # 1.22 beside it, the same clips and CLI: its decoder alone and its pipeline.
+    OUT=$OUT/gst122 CLIPS=$PACK/clips BUILD_DIR=$B GST_LABEL="1.22 " \
+      GST_VARIANTS="cli-d1 decode-default default" bash bench/gstreamer/gpu_run.sh inspect bench > /dev/null 2>&1
+    # shellcheck disable=SC2086
+    OUT=$OUT/gst126 CLIPS=$PACK/clips GST_SERIES=1.26 GST126_PACK=$G126 VIF=$B/tools/vif/vif \
+      GST_LABEL="1.26 " bash bench/gstreamer/gpu_run.sh ${GST126_STAGES:-build inspect exact bench} || gst126=1
+    { echo "### 1.22 beside it (same machine, same call)"; grep -E '^\| 1\.22' "$OUT/gst122/summary.md"; } |
+      tee -a "$OUT/gst126/summary.md"
+  fi
+fi
+cat "$OUT/api_summary.md" "$OUT/cuda_frames_summary.md" "$OUT/gstreamer/summary.md" "$OUT/ffmpeg/summary.md" \
+  "$OUT/ffmpeg71/summary.md" "$OUT/gst126/summary.md" > "$OUT/summary.md" 2>/dev/null
 
-echo "== integrations: device-pointer tests rc=$api, CUDA frames test rc=$frames, gstreamer rc=$gst, ffmpeg rc=$ff, ffmpeg 7.1 rc=$ff71, $(( $(date +%s) - t0 )) s in all" | tee -a "$OUT/summary.md"
-[[ $api == 0 && $frames == 0 && $gst == 0 && $ff == 0 && $ff71 == 0 ]]
+echo "== integrations: device-pointer tests rc=$api, CUDA frames test rc=$frames, gstreamer rc=$gst, ffmpeg rc=$ff, ffmpeg 7.1 rc=$ff71, gstreamer 1.26 rc=$gst126, $(( $(date +%s) - t0 )) s in all" | tee -a "$OUT/summary.md"
+[[ $api == 0 && $frames == 0 && $gst == 0 && $ff == 0 && $ff71 == 0 && $gst126 == 0 ]]

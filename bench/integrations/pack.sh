@@ -19,10 +19,12 @@
 #         lib/libavutil.a                    FFMPEG71=none leaves it out), with the libavutil that
 #                                            gpu_run.sh builds its vif_ffmpeg glue against
 #                                            (scripts/build-vif-ffmpeg-glue.sh): about 4 MiB
+#   .integ-pack/gst126.tar.xz               GStreamer 1.26 from Debian 13 (bench/gstreamer/pack126.sh,
+#                                           made when missing; GST126=none leaves it out): about 8 MiB
 #   bench/integrations/pack.sh [DEST]        DEST default .integ-pack (git-ignored)
 # Environment: GST_PACK (.gst-pack), FFMPEG_NVDEC (.deps/ffmpeg-nvdec), GPU_DEPS
-# (.gpu-deps/prefix), FFMPEG_BIN (.deps/ffmpeg-libvif-ci/bin/ffmpeg), FFMPEG71, CLIPS
-# (bench/nvdec/clips).
+# (.gpu-deps/prefix), FFMPEG_BIN (.deps/ffmpeg-libvif-ci/bin/ffmpeg), FFMPEG71, GST126
+# (.gst126-pack), CLIPS (bench/nvdec/clips).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -34,9 +36,12 @@ ff_bin=$(realpath -m "${FFMPEG_BIN:-.deps/ffmpeg-libvif-ci/bin/ffmpeg}")
 ff71=${FFMPEG71:-.deps/ffmpeg-libvif-ci-7.1}
 [[ $ff71 == none ]] || ff71=$(realpath -m "$ff71")
 clips=$(realpath -m "${CLIPS:-bench/nvdec/clips}")
+gst126=${GST126:-.gst126-pack}
+[[ $gst126 == none ]] || gst126=$(realpath -m "$gst126")
 need() { [[ -e $1 ]] || { echo "integrations pack: $1 is missing ($2)" >&2; exit 1; }; }
 
 [[ -d $gst_pack/sysroot ]] || bash bench/gstreamer/pack.sh "$gst_pack"
+[[ $gst126 == none || -f $gst126/gst126.tar.xz ]] || bash bench/gstreamer/pack126.sh "$gst126"
 need "$ff_nvdec/lib/pkgconfig" "scripts/build-ffmpeg-nvdec.sh"
 need "$gpu_deps" "scripts/gpu-deps.sh"
 need "$ff_bin" "scripts/build-ffmpeg-libvif.sh --ci, with libffmpeg-nvenc-dev installed"
@@ -79,6 +84,7 @@ fi
 rm -rf "$dest" && mkdir -p "$dest/clips"
 for c in "${pairs[@]}"; do cp "$clips/$c" "$dest/clips/"; done
 tar -C "$stage" -cf - .gst-pack .gpu-deps .deps | xz -T2 -6 > "$dest/deps.tar.xz"
-du -sh "$dest" "$dest/clips" "$dest/deps.tar.xz"
+[[ $gst126 == none ]] || cp "$gst126/gst126.tar.xz" "$dest/"
+du -sh "$dest" "$dest/clips" "$dest/deps.tar.xz" "$dest"/gst126.tar.xz 2>/dev/null
 total=$(du -sm "$dest" | cut -f1)
 ((total < 64)) || { echo "integrations pack: $total MiB, over the 64 MiB a call carries" >&2; exit 1; }

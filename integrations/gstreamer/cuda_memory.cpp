@@ -40,6 +40,12 @@ bool cuda_map_luma(GstBuffer *buffer, const GstVideoInfo &info, DeviceLuma *out,
         *why = "the CUDA memory could not be mapped";
         return false;
     }
+#if GST_CHECK_VERSION(1, 24, 0)
+    // 1.24+: the producer (nvh264dec's copy out of NVDEC's surface) may still be running on
+    // the memory's own CUDA stream; libvif reads on another stream, so wait for it first (a
+    // no-op when the memory is marked as synchronized).
+    gst_cuda_memory_sync(cmem);
+#endif
     out->memory = mem;
     out->data = out->map.data + GST_VIDEO_INFO_PLANE_OFFSET(&cmem->info, 0);
     out->pitch = GST_VIDEO_INFO_PLANE_STRIDE(&cmem->info, 0);
