@@ -10,6 +10,7 @@ extern "C" {
 #include <libavutil/frame.h>
 }
 
+#include <chrono>
 #include <deque>
 #include <stdexcept>
 
@@ -216,8 +217,11 @@ DeviceRunResult run_device_pairs(const std::vector<VifContext *> &ctxs, int cuda
         VifDevicePicture pa{}, pb{};
         Held ha, hb;
         uint64_t ia = 0, ib = 0;
+        const auto waiting = std::chrono::steady_clock::now();
         const bool a = rs.next(&pa, &ha, &ia);
         const bool b = ds.next(&pb, &hb, &ib);
+        res.input_wait_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting).count();
         if (!a || !b) {
             if (a) rs.release(&ha);
             if (b) ds.release(&hb);

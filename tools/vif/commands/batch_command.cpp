@@ -30,8 +30,9 @@ int batch_main(int argc, const char *const *argv) {
     app.name("vif batch");
     std::string manifest, out_dir, shard, devices_text;
     size_t workers = 0;
-    bool overwrite = false;
+    bool overwrite = false, timings = false;
     int decoder_threads = -1;
+    unsigned nvdec_decoders = 0;
     std::string hwdec = "auto";
     CommonOptions c;
     app.add_option("manifest", manifest, "The manifest (CSV or JSON lines)")->required();
@@ -57,6 +58,13 @@ int batch_main(int argc, const char *const *argv) {
                    "decoded on the host")
         ->check(CLI::IsMember({"auto", "none"}))
         ->capture_default_str();
+    app.add_option("--nvdec-decoders", nvdec_decoders,
+                   "NVDEC decoders per input of a row decoded on its GPU (default: 3 with one "
+                   "worker per GPU, 2 with two, 1 with more: the rows keep the engines busy)")
+        ->check(CLI::Range(0u, 16u));
+    app.add_flag("--timings", timings,
+                 "Print where the time went, per device: start-up, contexts made, opening, "
+                 "decode and scoring waits, busy time");
     app.add_flag("--overwrite", overwrite, "Score every row again, even with complete outputs");
     add_common(app, c);
     if (int code = parse_subcommand(app, argc - 1, argv + 1); code >= 0) return code;
@@ -89,6 +97,8 @@ int batch_main(int argc, const char *const *argv) {
         s.resume = !overwrite;
         s.decoder_threads = decoder_threads;
         s.hwdec = hwdec == "auto";
+        s.nvdec_decoders = nvdec_decoders;
+        s.timings = timings;
         s.manifest_id =
             vif::batch::manifest_identity(vif::batch::canonical_rows(rows), rows.size());
         if (workers == 0) workers = default_workers(devices);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -23,7 +25,10 @@
 #include "batch/devices.hpp"
 #include "batch/outputs.hpp"
 #include "batch/progress_log.hpp"
+#include "batch/run_timings.hpp"
 #include "batch/summary.hpp"
+#include "commands/context_cache.hpp"
+#include "commands/device_startup.hpp"
 #include "commands/subcommand_options.hpp"
 #include "options.hpp"
 
@@ -150,6 +155,10 @@ std::vector<std::vector<RungJob>> split_groups(const std::vector<std::vector<Run
 int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const LadderSettings &base,
                const DeviceSet &devices, size_t workers, const std::string &summary_path,
                const std::vector<std::string> &inputs, bool quiet) {
+    const auto run_start = std::chrono::steady_clock::now();
+    auto since_start = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+    };
     // The test hook that fails a device (checked before anything is written).
     std::optional<vif::batch::DeviceFailureHook> fail_hook;
     if (const char *v = std::getenv("VIF_TEST_FAIL_DEVICE"); v && *v) {
@@ -160,6 +169,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             return kExitUsage;
         }
     }
+    // Every GPU of the run starts now, all at once, while the groups are planned and the first
+    // ones open their inputs.
+    std::optional<DeviceStartup> startup;
+    if (!devices.cpu_standins && !devices.devices.empty()) startup.emplace(devices.devices);
     // The slots: a device each (or the settings' backend as it is).
     struct Slot {
         int device = 0;
@@ -205,6 +218,14 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     LadderSettings shared = base;
     if (!devices.devices.empty())
         shared.backend = devices.cpu_standins ? VIF_BACKEND_CPU : VIF_BACKEND_CUDA;
+    const std::set<int> distinct(devices.devices.begin(), devices.devices.end());
+    // NVDEC decoders per input: media/'s default (3) serves one row on a GPU; with several rows
+    // on a GPU at once, their inputs already keep its engines busy, and every decoder more is an
+    // NVDEC session more to open (~0.1 s each, taking the driver's locks) and its buffers.
+    if (shared.nvdec_decoders == 0 && !distinct.empty()) {
+        const size_t per_device = (workers + distinct.size() - 1) / distinct.size();
+        shared.nvdec_decoders = per_device >= 3 ? 1 : per_device == 2 ? 2 : 0;
+    }
     if (shared.threads == 0 && workers > 1 && shared.backend == VIF_BACKEND_CPU)
         shared.threads = std::max(1u, std::thread::hardware_concurrency() / unsigned(workers));
     // No output may be a file the command reads: checked before anything is written.
@@ -227,6 +248,11 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     vif::batch::remove_stale_temporaries(outputs);
     const std::string options = options_key(base);
 
+    // One scoring context per worker, kept from group to group (made once, not per group).
+    std::vector<std::unique_ptr<ScoringContextCache>> contexts;
+    for (size_t w = 0; w < workers; ++w) contexts.push_back(std::make_unique<ScoringContextCache>());
+    vif::batch::RunTimings timings;
+
     size_t total = 0;
     for (const auto &g : groups) total += g.size();
     ProgressBar bar(!quiet, total);
@@ -240,6 +266,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // as one may come back).
     std::deque<std::vector<RungJob>> queue(groups.begin(), groups.end());
     size_t in_flight = 0;
+    // With several GPUs, a device still starting takes one group (decoded while it starts) and
+    // the rest wait for the devices that are ready: a slow start-up does not hold rows back.
+    std::set<int> early_taken; // devices that took their group before they were ready
     std::mutex queue_mu;
     std::condition_variable queue_cv;
     std::vector<std::string> reruns; // "rows 3, 4 (CUDA device 1: why)", for stderr
@@ -261,7 +290,16 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         const size_t slot = w % slots.size();
         LadderSettings s = shared;
         if (!devices.devices.empty()) s.cuda_device = slots[slot].device;
+        s.contexts = contexts[w].get();
         for (;;) {
+            if (startup && distinct.size() > 1 && !startup->ready(s.cuda_device)) {
+                bool first;
+                {
+                    std::lock_guard<std::mutex> lock(queue_mu);
+                    first = early_taken.insert(s.cuda_device).second;
+                }
+                if (!first) startup->wait(s.cuda_device);
+            }
             std::vector<RungJob> jobs;
             {
                 std::unique_lock<std::mutex> lock(queue_mu);
@@ -282,6 +320,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                                 : 0;
             std::vector<SummaryRow> part;
             std::set<size_t> reported; // rows whose final summary line `done` gave
+            GroupTimes times;
+            s.times = &times;
+            const double group_begin = since_start();
             if (!jobs.empty()) {
                 const std::string ref_identity = identity(jobs.front().row.reference);
                 std::map<size_t, std::string> key_of;
@@ -359,6 +400,20 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 std::lock_guard<std::mutex> lock(mu);
                 rows.insert(rows.end(), part.begin(), part.end());
             }
+            if (s.timings) {
+                vif::batch::GroupTiming t;
+                t.slot = slot;
+                t.rows = jobs.size();
+                t.begin = group_begin;
+                t.end = since_start();
+                t.open = times.open;
+                t.context = times.context;
+                t.decode_wait = times.decode_wait;
+                t.score_wait = times.score_wait;
+                t.frames = times.frames;
+                t.device_path = times.device_path;
+                timings.add(t);
+            }
             {
                 std::lock_guard<std::mutex> lock(queue_mu);
                 slots[slot].rows += part.size();
@@ -378,6 +433,19 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     work(0);
     for (auto &t : pool) t.join();
     bar.finish();
+    if (base.timings) {
+        std::vector<vif::batch::StartupTiming> starts;
+        if (startup)
+            for (const auto &[d, rec] : startup->records())
+                starts.push_back({fmt::format("CUDA device {}", d), rec.seconds, rec.ready_at,
+                                  rec.error});
+        std::vector<std::string> names;
+        std::vector<size_t> made(slots.size(), 0);
+        for (const Slot &sl : slots) names.push_back(sl.name);
+        for (size_t w = 0; w < contexts.size(); ++w) made[w % slots.size()] += contexts[w]->made();
+        for (const std::string &line : timings.lines(since_start(), starts, names, made))
+            std::fprintf(stderr, "vif: %s\n", line.c_str());
+    }
     if (slots.size() > 1) // (with one device there is no other to give them to)
         for (const std::string &r : reruns)
             std::fprintf(stderr, "vif: rows given to the other devices: %s\n", r.c_str());

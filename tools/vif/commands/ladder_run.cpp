@@ -92,6 +92,19 @@ double mean(const std::vector<double> &v) {
 
 std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const LadderSettings &s,
                                     const std::function<void(const SummaryRow &)> &done) {
+    using Clock = std::chrono::steady_clock;
+    const auto started = Clock::now();
+    GroupTimes unused_times;
+    GroupTimes &times = s.times ? *s.times : unused_times;
+    auto since = [](Clock::time_point t) {
+        return std::chrono::duration<double>(Clock::now() - t).count();
+    };
+    // The whole group's time, however it ends.
+    struct Total {
+        GroupTimes &t;
+        Clock::time_point from;
+        ~Total() { t.total += std::chrono::duration<double>(Clock::now() - from).count(); }
+    } total{times, started};
     std::vector<Rung> rungs(jobs.size());
     auto report = [&](Rung &r) {
         if (!r.reported && done) done(r.summary);
@@ -203,6 +216,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         HwDecodeRequest hr;
         hr.mode = HwDecode::kAuto;
         hr.cuda_device = s.cuda_device;
+        hr.decoders = s.nvdec_decoders;
         hr.verbose = s.verbose;
         hr.gpu_ready = [&](std::string *why) {
             if (vif_cuda_prepare(s.cuda_device) == VIF_OK) return true;
@@ -210,6 +224,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             return false;
         };
         std::optional<HwDecodeInputs> hw;
+        const auto opening = Clock::now();
         try {
             hw = open_hw_decode(
                 hr, request(r.job.row.reference, "reference", r.job.row, s.decoder_threads),
@@ -217,6 +232,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         } catch (...) {
             hw.reset();
         }
+        times.open += since(opening);
         if (hw && hw->ref_decoder && hw->dist_decoder &&
             hw->ref_decoder->width() == hw->dist_decoder->width() &&
             hw->ref_decoder->height() == hw->dist_decoder->height() &&
@@ -242,17 +258,21 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             cfg.max_width = a.info.width;
             cfg.max_height = a.info.height;
             cfg.bitdepth = a.info.bitdepth;
-            VifContext *ctx = nullptr;
-            if (const VifStatus st = vif_create(&ctx, &cfg); st != VIF_OK) {
+            times.device_path = true;
+            const auto getting = Clock::now();
+            ContextLease lease(s.contexts);
+            if (const VifStatus st = lease.open(cfg); st != VIF_OK) {
                 if (st == VIF_ERROR_NO_DEVICE || st == VIF_ERROR_DEVICE)
                     throw DeviceFailure(vif_last_error());
                 return finish_all(vif_last_error());
             }
-            std::unique_ptr<VifContext, void (*)(VifContext *)> guard(ctx, vif_destroy);
+            VifContext *ctx = lease.get();
+            times.context += since(getting);
             const auto t0 = std::chrono::steady_clock::now();
             DeviceRunResult res;
             try {
                 res = run_device_pairs({ctx}, s.cuda_device, a, b, 1, UINT64_MAX, nullptr, nullptr);
+                lease.reusable = true; // every frame received
                 r.scores = std::move(res.scores.at(0));
                 // The notes of the host path, word for word (the summaries must not differ).
                 if (res.short_input == "distorted")
@@ -268,12 +288,16 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             }
             const double secs =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            times.decode_wait += res.input_wait_seconds;
+            times.score_wait += std::max(0.0, secs - res.input_wait_seconds);
+            times.frames += res.submitted;
             return write_outputs(ctx, cfg, a.info, res.submitted, secs);
         }
     }
 #endif
 
     const vif::batch::ManifestRow &first = jobs.front().row;
+    const auto opening = Clock::now();
     std::unique_ptr<FrameSource> ref;
     try {
         ref = open_frame_source(request(first.reference, "reference", first, s.decoder_threads));
@@ -315,6 +339,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             report(r);
         }
     }
+    times.open += since(opening);
 
     // --map: a folder per pair under the root, made now so that a bad place fails before any
     // scoring; a pair whose folder cannot be made fails alone.
@@ -359,12 +384,22 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                         st == VIF_ERROR_INVALID_STATE);
     };
     auto device_failure = [&](const std::string &what) { return DeviceFailure(what); };
-    VifContext *ctx = nullptr;
-    if (const VifStatus st = vif_create(&ctx, &cfg); st != VIF_OK) {
+
+    // The readers start decoding before the context is made: its making (and a device's
+    // start-up still going on) overlaps the first frames' decoding.
+    Prefetcher ref_reader(*ref, fmt::format("reference '{}'", first.reference), ReadPlan{}, ahead);
+    for (Rung &r : rungs)
+        if (r.active)
+            r.reader = std::make_unique<Prefetcher>(
+                *r.src, fmt::format("distorted '{}'", r.job.row.distorted), ReadPlan{}, ahead);
+    const auto getting = Clock::now();
+    ContextLease lease(s.contexts);
+    if (const VifStatus st = lease.open(cfg); st != VIF_OK) {
         if (device_status(st)) throw device_failure(vif_last_error());
         return finish_all(vif_last_error());
     }
-    std::unique_ptr<VifContext, void (*)(VifContext *)> guard(ctx, vif_destroy);
+    VifContext *ctx = lease.get();
+    times.context += since(getting);
 
     // Which rung each submitted pair belongs to, in submission order (= receive order).
     std::deque<size_t> owners;
@@ -393,11 +428,6 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         }
     };
 
-    Prefetcher ref_reader(*ref, fmt::format("reference '{}'", first.reference), ReadPlan{}, ahead);
-    for (Rung &r : rungs)
-        if (r.active)
-            r.reader = std::make_unique<Prefetcher>(
-                *r.src, fmt::format("distorted '{}'", r.job.row.distorted), ReadPlan{}, ahead);
     const auto t0 = std::chrono::steady_clock::now();
     uint64_t frames = 0;
     std::vector<VifPicture> pics;
@@ -409,7 +439,9 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             for (const Rung &r : rungs) any |= r.active;
             if (!any) break;
             Prefetcher::Frame rf;
+            auto waiting = Clock::now();
             const Prefetcher::Status rs = ref_reader.next(&rf);
+            times.decode_wait += since(waiting);
             if (rs == Prefetcher::Status::kError) throw std::runtime_error(ref_reader.error());
             if (rs == Prefetcher::Status::kEnd) {
                 // Rungs still going have more frames than the reference: say so, as `vif` does.
@@ -429,7 +461,9 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                 if (!r.active) continue;
                 const VideoInfo &di = r.src->info();
                 Prefetcher::Frame f;
+                waiting = Clock::now();
                 const Prefetcher::Status st = r.reader->next(&f);
+                times.decode_wait += since(waiting);
                 if (st == Prefetcher::Status::kEnd) {
                     r.active = false; // shorter than the reference: its common frames
                     r.note = fmt::format("the distorted has {} frames, fewer than the reference; "
@@ -458,9 +492,11 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             const VifPicture rp{rf.data,     ptrdiff_t(ri.row_bytes()), ri.width, ri.height,
                                 ri.bitdepth, ri.picture_flags};
             VifStatus st;
+            waiting = Clock::now();
             while ((st = vif_submit_multi(ctx, &rp, ptrs.data(), ptrs.size(), nullptr)) ==
                    VIF_AGAIN)
                 receive(true);
+            times.score_wait += since(waiting);
             if (st != VIF_OK) {
                 if (device_status(st)) throw device_failure(vif_last_error());
                 throw std::runtime_error(fmt::format("scoring failed: {}", vif_last_error()));
@@ -476,7 +512,10 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             receive(false);
             ++frames;
         }
+        const auto draining = Clock::now();
         receive(true);
+        times.score_wait += since(draining);
+        lease.reusable = true; // every frame it was given came back
     } catch (const DeviceFailure &) {
         throw; // the caller scores the rows on another device
     } catch (const std::exception &e) {
@@ -486,7 +525,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     }
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
+    times.frames += frames;
     return write_outputs(ctx, cfg, ri, frames, secs);
 }
 

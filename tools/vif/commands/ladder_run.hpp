@@ -21,6 +21,7 @@
 
 #include "luma_scaler.hpp"
 #include "batch/manifest.hpp"
+#include "commands/context_cache.hpp"
 #include "batch/summary.hpp"
 #include "options.hpp"
 
@@ -49,6 +50,16 @@ struct LadderSettings {
     /// Test hook (VIF_TEST_FAIL_DEVICE, group_runner.hpp): the device fails, as a lost GPU
     /// would, once the group's first frame is submitted.
     bool simulate_device_failure = false;
+    /// NVDEC decoders per input of the device path, 0: media/'s default (hw_decode.hpp). A
+    /// batch with several rows on a GPU at once gives each fewer: the rows keep its engines busy.
+    unsigned nvdec_decoders = 0;
+    /// Where the group's scoring context comes from: kept by the caller across groups (a
+    /// worker's, context_cache.hpp) or, when null, made for the group and destroyed after it.
+    ScoringContextCache *contexts = nullptr;
+    /// When set, where the group's time went is added to it (`vif batch --timings`).
+    GroupTimes *times = nullptr;
+    /// run_groups: print where the run's time went, per device (`vif batch --timings`).
+    bool timings = false;
 };
 
 /** The device (not an input) failed while scoring a group: a lost or broken GPU. The group's
