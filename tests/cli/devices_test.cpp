@@ -141,6 +141,40 @@ TEST_F(DevicesCli, ManyWorkersStayWithinTheOpenFileLimit) {
     EXPECT_EQ(s.find("failed"), std::string::npos);
 }
 
+// A worker keeps its scoring context from one group to the next: three groups of one size on
+// one worker make one context, and the files are those of a plain run; --timings says so, and
+// where each device's time went.
+TEST_F(DevicesCli, AWorkerKeepsItsContextAcrossGroups) {
+    const GoldenCase &c = find_case("foreman_352x288_8b_crf35");
+    std::string m = "reference,distorted,width,height,pixel_format,bitdepth\n";
+    for (int i = 0; i < 3; ++i) {
+        const std::string ref = path("ref" + std::to_string(i) + ".yuv");
+        fs::copy_file(c.ref_path(), ref);
+        m += ref + "," + c.dist_path() + ",352,288,420,8\n";
+    }
+    spit(path("m.csv"), m);
+    CliRun plain = batch("plain", "", {"--backend", "cpu"});
+    ASSERT_EQ(plain.code, 0) << plain.err;
+    CliRun r = batch("kept", "VIF_TEST_CPU_DEVICES=2",
+                     {"--devices", "0", "--workers", "1", "--timings"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(outputs("kept"), outputs("plain"));
+    EXPECT_NE(r.err.find("vif: timings: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("timings: stand-in device 0: 3 rows in 3 groups (0 decoded by NVDEC)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("contexts 1 made"), std::string::npos) << r.err;
+    // Without --timings, no such lines.
+    CliRun quiet = batch("quiet", "VIF_TEST_CPU_DEVICES=2", {"--devices", "0"});
+    ASSERT_EQ(quiet.code, 0) << quiet.err;
+    EXPECT_EQ(quiet.err.find("timings"), std::string::npos) << quiet.err;
+    // Two devices: a line each.
+    CliRun two = batch("two", "VIF_TEST_CPU_DEVICES=2", {"--workers", "2", "--timings"});
+    ASSERT_EQ(two.code, 0) << two.err;
+    EXPECT_EQ(outputs("two"), outputs("plain"));
+    EXPECT_NE(two.err.find("timings: stand-in device 1: "), std::string::npos) << two.err;
+}
+
 TEST_F(DevicesCli, MissingDevicesAndBadHooksAreUsageErrors) {
     manifest();
     CliRun missing = batch("a", "VIF_TEST_CPU_DEVICES=2", {"--devices", "0,5"});
