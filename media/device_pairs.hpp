@@ -34,8 +34,8 @@ struct DeviceRunResult {
     std::vector<std::vector<VifScores>> scores; ///< one list per context, in frame order
     std::vector<uint64_t> frame_nums;
     uint64_t submitted = 0;
-    std::string short_input;   ///< "reference"/"distorted" when one ended before the other
-    uint64_t short_frames = 0; ///< frames the shorter one had (after the skip)
+    std::string short_input;       ///< "reference"/"distorted" when one ended before the other
+    uint64_t short_frames = 0;     ///< frames the shorter one had (after the skip)
     double input_wait_seconds = 0; ///< time spent waiting for the inputs' frames (decoding)
 };
 

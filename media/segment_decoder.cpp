@@ -36,6 +36,8 @@ extern "C" {
 #if defined(VIF_WITH_NVDEC)
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+
+#include "device_buffer_cache.hpp"
 #endif
 
 namespace vifcli {
@@ -151,7 +153,9 @@ struct SegmentDecoder::Impl {
         avcodec_free_context(&first_decoder);
         avcodec_parameters_free(&par);
 #if defined(VIF_WITH_NVDEC)
-        for (void *c : chunks) cudaFree(c);
+        for (void *c : chunks)
+            give_back_device_chunk(opt.cuda_device, luma_row_bytes, size_t(height) * kChunk, c,
+                                   chunk_pitch);
         chunks.clear();
 #endif
         pools.clear();
@@ -260,15 +264,18 @@ struct SegmentDecoder::Impl {
     // Buffers come in chunks of kChunk planes (one cudaMallocPitch each: the calls are slow and
     // synchronising); *b gets the first, the rest go to the decoder's free list.
     static constexpr size_t kChunk = 16;
-    std::vector<void *> chunks; // freed at the end
+    std::vector<void *> chunks; // given back at the end (device_buffer_cache.hpp)
+    size_t chunk_pitch = 0;     // (the same for every chunk of the input)
     bool allocate_chunk(int id, Buffer *b) {
 #if defined(VIF_WITH_NVDEC)
         void *base = nullptr;
         size_t pitch = 0;
-        if (cudaMallocPitch(&base, &pitch, luma_row_bytes, size_t(height) * kChunk) != cudaSuccess)
+        if (!take_device_chunk(opt.cuda_device, luma_row_bytes, size_t(height) * kChunk, &base,
+                               &pitch))
             return false;
         std::lock_guard<std::mutex> lk(mu);
         chunks.push_back(base);
+        chunk_pitch = pitch;
         Pool &p = pools[size_t(id)];
         for (size_t i = 1; i < kChunk; ++i)
             p.free.push_back(Buffer{static_cast<uint8_t *>(base) + i * pitch * height, pitch});

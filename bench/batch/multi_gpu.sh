@@ -8,7 +8,9 @@
 #      workers: up to 4 per GPU);
 #   B. a catalogue of the bench/nvdec 1080p H.264 pair (h264_src.mp4 / h264_enc.mkv, 1,200
 #      frames): ROWS_1080 rows (default 16), each a group of its own (links), the same ways
-#      (each row decoded by the NVDEC of the GPU that scores it) and one GPU with --hwdec none;
+#      (each row decoded by the NVDEC of the GPU that scores it), one GPU with 3 NVDEC decoders
+#      per input (the one-pair default; the batch's is 1 with 4 workers a GPU) and one GPU with
+#      --hwdec none;
 #   C. where one GPU's time goes (measure before fixing): the compact catalogue on one GPU with
 #      1, 2, 4 and 8 workers (wall and CPU seconds), the GPU's utilisation during part B's
 #      one-GPU run, and the 1080p pair alone decoded on the CPU (--read-only) and scored with
@@ -16,6 +18,9 @@
 #   D. faults on the real GPUs: the second device of `--devices 0,1` (0,0 on one GPU) fails
 #      after 2 rows (VIF_TEST_FAIL_DEVICE): exit 0, the same outputs, its rows re-run and named;
 #      the only device failing: exit 1, no summary; a device that is not there: exit 2, named.
+# Where the time went, for every run of this tree: `vif batch --timings` (per device: start-up,
+# contexts made, opening, decode and scoring waits, busy time) and each GPU's utilisation while
+# the run went (nvidia-smi, 100 ms samples), in the summary under each table.
 # Every way's outputs are compared with the one-GPU run's: summary.csv byte for byte and every
 # per-pair JSON byte for byte but its "fps" line (a timing); the baseline's too.
 # Targets (issue 25): one GPU >= 1.5x the baseline's pair-frames/s on A; 2 GPUs >= 1.8x one on
@@ -87,15 +92,33 @@ note "new: $NEW_VIF; baseline: $BASE_VIF"
 
 # ---- helpers ----
 # run NAME VIF OUTDIR MANIFEST [ARGS...]: a whole `vif batch`, wall and CPU seconds into
-# $WORK/NAME.time, stderr into $RES/NAME.err; prints "wall cpu rc".
+# $WORK/NAME.time, stderr into $RES/NAME.err, each GPU's utilisation during it into
+# $WORK/NAME.util ("0: 35% 1: 30%"); prints "wall cpu rc".
 run() {
-  local name=$1 vif=$2 out=$3 m=$4 t TIMEFORMAT="%R %U %S"
+  local name=$1 vif=$2 out=$3 m=$4 t TIMEFORMAT="%R %U %S" smi=""
   shift 4
   rm -rf "$out"
+  if [ -z "${NGPU:-}" ] && command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 100 \
+      > "$WORK/$name.smi" 2>/dev/null &
+    smi=$!
+  fi
   t=$( { time { timeout "${RUN_TIMEOUT:-300}" "$vif" batch "$m" --out-dir "$out" --backend cuda --precision max "$@" \
                   2> "$RES/$name.err"; echo $? > "$WORK/$name.rc"; }; } 2>&1 )
+  if [ -n "$smi" ]; then
+    kill "$smi" 2>/dev/null
+    wait "$smi" 2>/dev/null
+    awk -F', ' '{ s[$1] += $2; n[$1]++ } END { for (g in s) printf "%s: %.0f%% ", g, s[g] / n[g] }' \
+      "$WORK/$name.smi" > "$WORK/$name.util"
+  fi
   awk -v t="$t" -v rc="$(cat "$WORK/$name.rc")" \
     'BEGIN { split(t, x, " "); printf "%.3f %.1f %s\n", x[1], x[2] + x[3], rc }'
+}
+# timings NAME: the run's `--timings` lines and GPU utilisation, for the summary.
+timings() {
+  local name=$1
+  note "- $name: GPU utilisation $(cat "$WORK/$name.util" 2>/dev/null || echo "-")"
+  grep '^vif: timings: ' "$RES/$name.err" 2>/dev/null | sed 's/^vif: timings: /    /' | tee -a "$SUMMARY"
 }
 frames_of() { # summary.csv -> sum of the frames column
   awk -F, 'NR > 1 && $5 == "ok" { n += $6 } END { print n + 0 }' "$1" 2>/dev/null || echo 0
@@ -130,14 +153,16 @@ catalogue() { # TAG MANIFEST
     else ways+=("base:--devices 0 --workers 4"); fi
   fi
   for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g$g:--devices $(devlist "$g")"); done
-  # Part B's rows are groups of one: decoded by NVDEC on the scoring GPU by default; on the
-  # host (libavcodec) as well, to see what that path gives.
-  [ "$tag" = B ] && ways+=("g1host:--devices 0 --hwdec none")
+  # Part B's rows are groups of one: decoded by NVDEC on the scoring GPU by default (with the
+  # one-pair default of NVDEC decoders per input too); on the host (libavcodec) as well, to see
+  # what that path gives.
+  [ "$tag" = B ] && ways+=("g1dec3:--devices 0 --nvdec-decoders 3" "g1host:--devices 0 --hwdec none")
   for w in "${ways[@]}"; do
     local key=${w%%:*} args=${w#*:} vif=$NEW_VIF
-    [[ $key == base* ]] && vif=$BASE_VIF
+    local more=--timings
+    [[ $key == base* ]] && vif=$BASE_VIF more=""
     # shellcheck disable=SC2086 # args are words
-    read -r wall cpu rc < <(run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args)
+    read -r wall cpu rc < <(run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fr=$(frames_of "$WORK/$tag-$key/summary.csv")
     local pfs
     pfs=$(awk -v f="$fr" -v w="$wall" 'BEGIN { printf "%.0f", (w > 0 ? f / w : 0) }')
@@ -152,7 +177,12 @@ catalogue() { # TAG MANIFEST
     eval "${tag}_${key}_pfs=$pfs"
     [ "$rc" = 0 ] || { note "  $key exit $rc: $(tail -3 "$RES/$tag-$key.err" | tr '\n' ' ')"; check "$tag $key runs" "exit $rc" 0; }
   done
-  for key in g2 g4 g1host base; do
+  note ""
+  note "Where the time went ($tag; --timings of each run of this tree, GPU utilisation while it ran):"
+  for w in "${ways[@]}"; do
+    [[ ${w%%:*} == base* ]] || timings "$tag-${w%%:*}"
+  done
+  for key in g2 g4 g1dec3 g1host base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")

@@ -9,10 +9,10 @@ using namespace vif::batch;
 TEST(RunTimings, BusyTimeCountsOverlapsOnce) {
     EXPECT_DOUBLE_EQ(covered_seconds({}), 0.0);
     EXPECT_DOUBLE_EQ(covered_seconds({{1, 3}}), 2.0);
-    EXPECT_DOUBLE_EQ(covered_seconds({{1, 3}, {2, 4}}), 3.0);           // overlapping
+    EXPECT_DOUBLE_EQ(covered_seconds({{1, 3}, {2, 4}}), 3.0);              // overlapping
     EXPECT_DOUBLE_EQ(covered_seconds({{5, 6}, {1, 2}, {1.5, 1.75}}), 2.0); // inside, unordered
-    EXPECT_DOUBLE_EQ(covered_seconds({{0, 1}, {1, 2}}), 2.0);           // touching
-    EXPECT_DOUBLE_EQ(covered_seconds({{3, 2}}), 0.0);                   // empty span
+    EXPECT_DOUBLE_EQ(covered_seconds({{0, 1}, {1, 2}}), 2.0);              // touching
+    EXPECT_DOUBLE_EQ(covered_seconds({{3, 2}}), 0.0);                      // empty span
 }
 
 TEST(RunTimings, LinesPerDevice) {
@@ -24,15 +24,17 @@ TEST(RunTimings, LinesPerDevice) {
     b.begin = 1.0, b.end = 2.0, b.rows = 1, b.decode_wait = 1.0, b.device_path = true;
     t.add(a);
     t.add(b);
-    const auto lines = t.lines(2.5, {{"CUDA device 0", 0.25, 0.3, ""}, {"CUDA device 1", 0.5, 0.6, "gone"}},
-                               {"CUDA device 0", "CUDA device 1"}, {3, 0});
+    const auto lines =
+        t.lines(2.5, {{"CUDA device 0", 0.25, 0.3, ""}, {"CUDA device 1", 0.5, 0.6, "gone"}},
+                {"CUDA device 0", "CUDA device 1"}, {3, 0});
     ASSERT_EQ(lines.size(), 3u);
     EXPECT_EQ(lines[0], "timings: 2.50 s in all; device start-ups (all at once, from the start): "
                         "CUDA device 0 0.25 s (ready at 0.30 s), CUDA device 1 0.50 s (ready at "
                         "0.60 s; failed: gone)");
-    EXPECT_EQ(lines[1], "timings: CUDA device 0: 3 rows in 2 groups (1 decoded by NVDEC), 96 "
-                        "frames, busy 1.50 s from 0.50 s to 2.00 s; open 0.50 s, contexts 3 made "
-                        "(0.25 s), decode wait 1.50 s, scoring wait 0.50 s; decode wait per row "
-                        "0.50 s (most 1.00 s)");
+    EXPECT_EQ(lines[1],
+              "timings: CUDA device 0: 3 rows in 2 groups (1 decoded by NVDEC), 96 "
+              "reference frames, busy 1.50 s from 0.50 s to 2.00 s; open 0.50 s, contexts 3 made "
+              "(0.25 s), decode wait 1.50 s, scoring wait 0.50 s; decode wait per row "
+              "0.50 s (most 1.00 s)");
     EXPECT_EQ(lines[2], "timings: CUDA device 1: no rows");
 }

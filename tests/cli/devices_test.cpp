@@ -155,8 +155,8 @@ TEST_F(DevicesCli, AWorkerKeepsItsContextAcrossGroups) {
     spit(path("m.csv"), m);
     CliRun plain = batch("plain", "", {"--backend", "cpu"});
     ASSERT_EQ(plain.code, 0) << plain.err;
-    CliRun r = batch("kept", "VIF_TEST_CPU_DEVICES=2",
-                     {"--devices", "0", "--workers", "1", "--timings"});
+    CliRun r =
+        batch("kept", "VIF_TEST_CPU_DEVICES=2", {"--devices", "0", "--workers", "1", "--timings"});
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(outputs("kept"), outputs("plain"));
     EXPECT_NE(r.err.find("vif: timings: "), std::string::npos) << r.err;

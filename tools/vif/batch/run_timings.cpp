@@ -68,7 +68,8 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
             decode += g.decode_wait;
             score += g.score_wait;
             frames += g.frames;
-            if (g.rows) most_decode_per_row = std::max(most_decode_per_row, g.decode_wait / double(g.rows));
+            if (g.rows)
+                most_decode_per_row = std::max(most_decode_per_row, g.decode_wait / double(g.rows));
             first_begin = std::min(first_begin, g.begin);
             last_end = std::max(last_end, g.end);
             spans.emplace_back(g.begin, g.end);
@@ -79,8 +80,9 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
             continue;
         }
         char counts[160];
-        std::snprintf(counts, sizeof counts, "%zu rows in %zu groups (%zu decoded by NVDEC), %llu frames",
-                      rows, groups, device_groups, static_cast<unsigned long long>(frames));
+        std::snprintf(counts, sizeof counts,
+                      "%zu rows in %zu groups (%zu decoded by NVDEC), %llu reference frames", rows,
+                      groups, device_groups, static_cast<unsigned long long>(frames));
         line += counts;
         line += ", busy " + seconds(covered_seconds(spans)) + " from " + seconds(first_begin) +
                 " to " + seconds(last_end);
@@ -88,8 +90,8 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
         line += "; open " + seconds(open) + ", contexts " + std::to_string(made) + " made (" +
                 seconds(context) + "), decode wait " + seconds(decode) + ", scoring wait " +
                 seconds(score) + "; decode wait per row " +
-                seconds(rows ? decode / double(rows) : 0) + " (most " + seconds(most_decode_per_row) +
-                ")";
+                seconds(rows ? decode / double(rows) : 0) + " (most " +
+                seconds(most_decode_per_row) + ")";
         out.push_back(line);
     }
     return out;

@@ -13,11 +13,12 @@ bool context_fits(const VifConfig &have, const VifConfig &want) {
            have.kernelscale == want.kernelscale && have.threads == want.threads &&
            have.cuda_device == want.cuda_device && have.maps == want.maps &&
            std::memcmp(have.reserved, want.reserved, sizeof have.reserved) == 0 &&
-           (want.queue_depth == 0 ? have.queue_depth == 0
-                                  : have.queue_depth >= want.queue_depth);
+           (want.queue_depth == 0 ? have.queue_depth == 0 : have.queue_depth >= want.queue_depth);
 }
 
-ScoringContextCache::~ScoringContextCache() { vif_destroy(kept_); }
+ScoringContextCache::~ScoringContextCache() {
+    vif_destroy(kept_);
+}
 
 VifStatus ScoringContextCache::take(const VifConfig &cfg, VifContext **out) {
     *out = nullptr;

@@ -15,12 +15,12 @@ namespace vifcli {
 
 /** Seconds a group spent in each step (score_group adds to it; the sums are per group). */
 struct GroupTimes {
-    double open = 0;        ///< opening the inputs (and NVDEC's first-frame probe)
-    double context = 0;     ///< getting the scoring context (made, or kept from the last group)
-    double decode_wait = 0; ///< the scoring loop waiting for decoded frames
-    double score_wait = 0;  ///< submitting, and waiting for scores
-    double total = 0;       ///< the whole group, outputs written
-    uint64_t frames = 0;    ///< reference frames scored
+    double open = 0;          ///< opening the inputs (and NVDEC's first-frame probe)
+    double context = 0;       ///< getting the scoring context (made, or kept from the last group)
+    double decode_wait = 0;   ///< the scoring loop waiting for decoded frames
+    double score_wait = 0;    ///< submitting, and waiting for scores
+    double total = 0;         ///< the whole group, outputs written
+    uint64_t frames = 0;      ///< reference frames scored
     bool device_path = false; ///< decoded by NVDEC and scored on its GPU
 };
 

@@ -30,6 +30,9 @@
 #include "commands/context_cache.hpp"
 #include "commands/device_startup.hpp"
 #include "commands/subcommand_options.hpp"
+#if defined(VIF_WITH_NVDEC)
+#include "device_buffer_cache.hpp"
+#endif
 #include "options.hpp"
 
 namespace vifcli {
@@ -173,6 +176,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // ones open their inputs.
     std::optional<DeviceStartup> startup;
     if (!devices.cpu_standins && !devices.devices.empty()) startup.emplace(devices.devices);
+#if defined(VIF_WITH_NVDEC)
+    // Rows decoded by NVDEC one after another on a GPU reuse each other's frame buffers.
+    if (startup) keep_device_buffers(true);
+#endif
     // The slots: a device each (or the settings' backend as it is).
     struct Slot {
         int device = 0;
@@ -250,7 +257,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
 
     // One scoring context per worker, kept from group to group (made once, not per group).
     std::vector<std::unique_ptr<ScoringContextCache>> contexts;
-    for (size_t w = 0; w < workers; ++w) contexts.push_back(std::make_unique<ScoringContextCache>());
+    for (size_t w = 0; w < workers; ++w)
+        contexts.push_back(std::make_unique<ScoringContextCache>());
     vif::batch::RunTimings timings;
 
     size_t total = 0;
@@ -437,8 +445,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         std::vector<vif::batch::StartupTiming> starts;
         if (startup)
             for (const auto &[d, rec] : startup->records())
-                starts.push_back({fmt::format("CUDA device {}", d), rec.seconds, rec.ready_at,
-                                  rec.error});
+                starts.push_back(
+                    {fmt::format("CUDA device {}", d), rec.seconds, rec.ready_at, rec.error});
         std::vector<std::string> names;
         std::vector<size_t> made(slots.size(), 0);
         for (const Slot &sl : slots) names.push_back(sl.name);
