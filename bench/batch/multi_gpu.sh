@@ -18,6 +18,9 @@
 #   D. faults on the real GPUs: the second device of `--devices 0,1` (0,0 on one GPU) fails
 #      after 2 rows (VIF_TEST_FAIL_DEVICE): exit 0, the same outputs, its rows re-run and named;
 #      the only device failing: exit 1, no summary; a device that is not there: exit 2, named.
+# Is the bound in the process or in the machine? The same catalogue as N processes, one per GPU
+# (`--shard I/N --devices I`, started together: the way "gNproc"), beside one process on N GPUs;
+# and one process on N GPUs with 2 workers per GPU ("gNw2") beside the default (4 per GPU).
 # Where the time went, for every run of this tree: `vif batch --timings` (per device: start-up,
 # contexts made, opening, decode and scoring waits, busy time) and each GPU's utilisation while
 # the run went (nvidia-smi, 100 ms samples), in the summary under each table.
@@ -114,6 +117,28 @@ run() {
   awk -v t="$t" -v rc="$(cat "$WORK/$name.rc")" \
     'BEGIN { split(t, x, " "); printf "%.3f %.1f %s\n", x[1], x[2] + x[3], rc }'
 }
+# run_procs NAME VIF OUTDIR MANIFEST N [ARGS...]: N processes at once, process I on GPU I with
+# shard I/N of the manifest; prints "wall cpu rc" (rc: the worst exit status).
+run_procs() {
+  local name=$1 vif=$2 out=$3 m=$4 n=$5 t TIMEFORMAT="%R %U %S" i
+  shift 5
+  rm -rf "$out"
+  t=$( { time {
+      for i in $(seq 0 $((n - 1))); do
+        timeout "${RUN_TIMEOUT:-300}" "$vif" batch "$m" --out-dir "$out" --backend cuda --precision max \
+          --shard "$i/$n" --devices "$i" "$@" 2> "$RES/$name.$i.err" &
+      done
+      rc=0
+      for i in $(seq 0 $((n - 1))); do wait -n || rc=$?; done
+      echo $rc > "$WORK/$name.rc"
+    }; } 2>&1 )
+  cat "$RES/$name".*.err > "$RES/$name.err" 2>/dev/null
+  # The shards' summaries as one (the frames column is what counts).
+  { head -1 "$out"/summary.shard-0-of-"$n".csv; tail -q -n +2 "$out"/summary.shard-*-of-"$n".csv; } \
+    > "$out/summary.all.csv" 2>/dev/null
+  awk -v t="$t" -v rc="$(cat "$WORK/$name.rc")" \
+    'BEGIN { split(t, x, " "); printf "%.3f %.1f %s\n", x[1], x[2] + x[3], rc }'
+}
 # timings NAME: the run's `--timings` lines and GPU utilisation, for the summary.
 timings() {
   local name=$1
@@ -153,6 +178,9 @@ catalogue() { # TAG MANIFEST
     else ways+=("base:--devices 0 --workers 4"); fi
   fi
   for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g$g:--devices $(devlist "$g")"); done
+  for g in 2 4; do
+    [ "$g" -le "$ngpu" ] && ways+=("g${g}proc:one process per GPU, --shard I/$g --devices I" "g${g}w2:--devices $(devlist "$g") --workers $((2 * g))")
+  done
   # Part B's rows are groups of one: decoded by NVDEC on the scoring GPU by default (with the
   # one-pair default of NVDEC decoders per input too); on the host (libavcodec) as well, to see
   # what that path gives.
@@ -161,9 +189,18 @@ catalogue() { # TAG MANIFEST
     local key=${w%%:*} args=${w#*:} vif=$NEW_VIF
     local more=--timings
     [[ $key == base* ]] && vif=$BASE_VIF more=""
-    # shellcheck disable=SC2086 # args are words
-    read -r wall cpu rc < <(run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
-    fr=$(frames_of "$WORK/$tag-$key/summary.csv")
+    local sum=$WORK/$tag-$key/summary.csv
+    if [[ $key == *proc ]]; then
+      local n=${key#g}
+      n=${n%proc}
+      # shellcheck disable=SC2086 # args are words
+      read -r wall cpu rc < <(run_procs "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" "$n" $more)
+      sum=$WORK/$tag-$key/summary.all.csv
+    else
+      # shellcheck disable=SC2086 # args are words
+      read -r wall cpu rc < <(run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+    fi
+    fr=$(frames_of "$sum")
     local pfs
     pfs=$(awk -v f="$fr" -v w="$wall" 'BEGIN { printf "%.0f", (w > 0 ? f / w : 0) }')
     [ "$key" = base ] && base_pfs=$pfs
@@ -180,9 +217,9 @@ catalogue() { # TAG MANIFEST
   note ""
   note "Where the time went ($tag; --timings of each run of this tree, GPU utilisation while it ran):"
   for w in "${ways[@]}"; do
-    [[ ${w%%:*} == base* ]] || timings "$tag-${w%%:*}"
+    [[ ${w%%:*} == base* || ${w%%:*} == *proc ]] || timings "$tag-${w%%:*}"
   done
-  for key in g2 g4 g1dec3 g1host base; do
+  for key in g2 g4 g2w2 g4w2 g1dec3 g1host base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")
