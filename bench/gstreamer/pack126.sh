@@ -22,7 +22,8 @@
 # NVIDIA's SDK (it loads libcuda/libnvcuvid at run time), so the binary plugin is the same one a
 # source build would make.
 #   bench/gstreamer/pack126.sh [DEST]    DEST default .gst126-pack (git-ignored): DEST/sysroot and
-#                                        DEST/gst126.tar.xz (the sysroot, what travels)
+#                                        DEST/gst126.tar.xz (the sysroot, what travels; without
+#                                        DEST also copied into .integ-pack when that exists)
 # Environment: GST126_DEBS (downloaded .deb cache, default .deps/gst126-debs).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -136,3 +137,9 @@ rm -f "$reg"
 tar -C "$dest" -cf - sysroot | xz -T2 -6 >"$dest/gst126.tar.xz"
 echo "pack126: GStreamer $version from Debian 13: $(du -sh "$sys" | cut -f1) unpacked," \
      "$(du -sh "$dest/gst126.tar.xz" | cut -f1) as $dest/gst126.tar.xz"
+# Into the integrations pack when there is one (what bench/integrations/gpu_run.sh part gst126
+# unpacks), so that one command readies the carry.
+if [[ -z ${1:-} && -d $root/.integ-pack ]]; then
+  cp "$dest/gst126.tar.xz" "$root/.integ-pack/"
+  echo "pack126: copied into .integ-pack ($(du -sh "$root/.integ-pack" | cut -f1) in all; 64 MiB a call)"
+fi

@@ -112,7 +112,7 @@ if has gst126; then
   G126=$ROOT/.gst126-pack
   mkdir -p "$OUT/gst126"
   if [[ ! -f $PACK/gst126.tar.xz ]]; then
-    gst126=1; echo "FAIL: the pack has no gst126.tar.xz (bench/integrations/pack.sh with GST126)" | tee "$OUT/gst126/summary.md"
+    gst126=1; echo "FAIL: the pack has no gst126.tar.xz (bash bench/gstreamer/pack126.sh puts it there)" | tee "$OUT/gst126/summary.md"
   elif [[ ! -x $B/tools/vif/vif || ! -f $B/integrations/gstreamer/libgstvif.so ]]; then
     gst126=1; echo "FAIL: no $B/tools/vif/vif or 1.22 element (PARTS=build first)" | tee "$OUT/gst126/summary.md"
   else
