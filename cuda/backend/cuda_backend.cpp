@@ -731,7 +731,7 @@ Status CudaBackend::submit_multi(const HostPlane& ref, const HostPlane* dists, s
     // pairs one by one.
     if (params_.variant != VIF_VARIANT_INTEGER || params_.maps)
         return Backend::submit_multi(ref, dists, count, first_index);
-    if (Status e = ladder_room(count, false)) return e;
+    if (Status e = ladder_room(count, false); e.status != VIF_OK) return e;
     if (Status e = device_guard()) return failed(e);
     // Pair k's slot: its distorted plane, result and done event; slot 0 also holds the reference.
     Slot* s[kMaxDistorted];
@@ -796,7 +796,7 @@ Status CudaBackend::submit_multi(const HostPlane& ref, const HostPlane* dists, s
 Status CudaBackend::submit_device_multi(const DevPlane& ref, const DevPlane* dists, size_t count,
                                         int width, int height, cudaStream_t stream,
                                         uint64_t first_index) {
-    if (Status e = ladder_room(count, true)) return e;
+    if (Status e = ladder_room(count, true); e.status != VIF_OK) return e;
     if (params_.variant != VIF_VARIANT_INTEGER || params_.maps) {
         // Float, and maps (the ladder kernels keep no per-pixel terms): pairs one by one (the
         // slots are there: none of these returns VIF_AGAIN).

@@ -94,6 +94,7 @@ private:
     // Whether a ladder of `count` pairs (a slot each) can be queued now: not after a failure,
     // never more pairs than slots, VIF_AGAIN without the room. on_device: for
     // vif_cuda_submit_multi (the message names the call).
+    // Callers test .status: Status's bool is false for VIF_AGAIN.
     Status ladder_room(size_t count, bool on_device) const;
     Status harvest_oldest(FrameRaw* out, bool block); // takes the oldest frame's result
     Status locate_sample_above(const Slot& s); // names the first bad sample of a device frame
