@@ -263,14 +263,15 @@ if has bench && [[ $nvdec = 1 ]]; then
   #               output delay)
   #   q           a queue after each decoder (decode and scoring in separate threads)
   #   sysmem      the decoder's output in system memory (a download per frame), backend cuda
-  # decode-*: the two decoders into fakesinks without vif, the bound for the same decoder.
+  # decode-*: the two decoders into fakesinks without vif, the bound for the same decoder;
+  # decode1-*: the reference's decoder alone (fps of one stream).
   # 1.26 (nvh264dec is the stateless decoder there; nvh264sldec is gone):
   #   nos4/nos16  nvh264dec num-output-surfaces=4 / 16 (output surfaces NVDEC maps from;
   #               0, the default, lets the decoder choose)
   #   mdd0        max-display-delay=0, as above
   # Every sink is fakesink sync=false (its default too): no clock waits.
   if [[ $SERIES == 1.26 ]]; then
-    VARIANTS=${GST_VARIANTS:-cli-d1 decode-default decode-mdd0 decode-nos16 default default-q mdd0 mdd0-q nos4 nos16 nos16-q}
+    VARIANTS=${GST_VARIANTS:-cli-d1 decode1-default decode-default decode-mdd0 decode-nos16 default default-q mdd0 mdd0-q nos4 nos16 nos16-q}
   else
     VARIANTS=${GST_VARIANTS:-cli-d1 cli decode-default decode-sldec default mdd0 mdd8 sldec sldec-q default-q sysmem}
   fi
@@ -289,7 +290,9 @@ if has bench && [[ $nvdec = 1 ]]; then
     dec=$(dec_of "$v")
     [[ $v == *-q ]] && q="! queue max-size-buffers=8 max-size-bytes=0 max-size-time=0"
     [[ $v == sysmem ]] && mem="video/x-raw"
-    if [[ $v == decode-* ]]; then
+    if [[ $v == decode1-* ]]; then # one stream, one decoder: does a second one slow it?
+      echo "filesrc location=$SRC ! parsebin ! $dec ! $mem ! fakesink sync=false"
+    elif [[ $v == decode-* ]]; then
       echo "filesrc location=$SRC ! parsebin ! $dec ! $mem ! fakesink sync=false" \
            "filesrc location=$ENC ! parsebin ! $dec ! $mem ! fakesink sync=false"
     else
@@ -332,13 +335,13 @@ if has bench && [[ $nvdec = 1 ]]; then
       continue
     fi
     ex="-"
-    if [[ $v != cli* && $v != decode-* && -f $OUT/bench_cli-d1.json ]]; then
+    if [[ $v != cli* && $v != decode* && -f $OUT/bench_cli-d1.json ]]; then
       if diff -q <(grep -v fps "$OUT/bench_$v.json") <(grep -v fps "$OUT/bench_cli-d1.json") > /dev/null; then ex="= CLI"
       else ex="DIFFERS"; fail=1; fi
     fi
     ratio=$([[ -n $c1 && $c1 != fail ]] && python3 -c "print(f'{$c1/$t:.3f}')" || echo -)
     say "| ${GST_LABEL:-}$v | $(python3 -c "print(f'{$t:.2f}')") | $(python3 -c "print(f'{$frames/$t:.1f}')") | $ratio | $ex |"
-    if [[ $v != cli* && $v != decode-* && $v != sysmem ]] &&
+    if [[ $v != cli* && $v != decode* && $v != sysmem ]] &&
        { [[ -z $top ]] || python3 -c "import sys; sys.exit(0 if $t < $top else 1)"; }; then
       top=$t; top_v=$v
     fi
