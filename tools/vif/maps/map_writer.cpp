@@ -36,6 +36,50 @@ bool heap_less(const double as, uint64_t af, const double bs, uint64_t bf) {
     return as < bs || (as == bs && af < bf);
 }
 
+// Rows a band's view takes beyond the band, above and below: at least the local map's window
+// radius (2, docs/algorithm.md §12.3).
+constexpr uint32_t kBandHalo = 8;
+
+// vif_local_map of one scale in bands of rows on up to `threads` threads (a band at least 4096
+// pixels). A band's view of the terms takes kBandHalo rows above and below it where the scale
+// has them, so each of its rows sees every row its window covers, in the same order: the same
+// floats as one call over the whole scale (the integer sums are exact; the float ones are
+// summed per column top to bottom, then left to right, in both).
+void local_map_in_bands(const VifScaleMap &sm, float *out, unsigned threads) {
+    const uint32_t w = sm.width, h = sm.height;
+    const uint32_t bands = std::max<uint32_t>(
+        1, std::min<uint64_t>({threads, h / (2 * kBandHalo), uint64_t(w) * h / 4096}));
+    if (bands == 1) {
+        const VifStatus st = vif_local_map(&sm, out);
+        if (st != VIF_OK) throw Failure{vif_error("--map: the local VIF map", st)};
+        return;
+    }
+    std::vector<VifStatus> status(bands, VIF_OK);
+    std::vector<std::thread> pool;
+    for (uint32_t b = 0; b < bands; ++b)
+        pool.emplace_back([&, b] {
+            const uint32_t i0 = uint32_t(uint64_t(h) * b / bands);
+            const uint32_t i1 = uint32_t(uint64_t(h) * (b + 1) / bands);
+            const uint32_t top = i0 >= kBandHalo ? i0 - kBandHalo : 0;
+            const uint32_t bottom = std::min(h, i1 + kBandHalo);
+            const size_t skip = size_t(top) * w;
+            VifScaleMap v = sm;
+            v.height = bottom - top;
+            for (const int32_t **t : {&v.nl, &v.dl, &v.nn, &v.dn})
+                if (*t) *t += skip;
+            for (const float **t : {&v.num, &v.den})
+                if (*t) *t += skip;
+            std::vector<float> band(size_t(v.height) * w);
+            status[b] = vif_local_map(&v, band.data());
+            if (status[b] == VIF_OK)
+                std::memcpy(out + size_t(i0) * w, band.data() + size_t(i0 - top) * w,
+                            sizeof(float) * size_t(i1 - i0) * w);
+        });
+    for (std::thread &t : pool) t.join();
+    for (VifStatus st : status)
+        if (st != VIF_OK) throw Failure{vif_error("--map: the local VIF map", st)};
+}
+
 } // namespace
 
 MapWriter::MapWriter(const MapOptions &m) : m_(m) {
@@ -136,8 +180,7 @@ MapWriter::Kept MapWriter::compute(const VifScores &s, const VifMaps &maps, uint
     for (uint32_t sc : m_.scales) {
         const VifScaleMap &sm = maps.scale[sc];
         std::vector<float> out(size_t(sm.width) * sm.height);
-        const VifStatus st = vif_local_map(&sm, out.data());
-        if (st != VIF_OK) throw Failure{vif_error("--map: the local VIF map", st)};
+        local_map_in_bands(sm, out.data(), std::max(1u, std::thread::hardware_concurrency()));
         k.maps.push_back(std::move(out));
         k.w.push_back(sm.width);
         k.h.push_back(sm.height);
