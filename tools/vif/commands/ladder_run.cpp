@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <deque>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <system_error>
 
 #include "batch/outputs.hpp"
 #include "frame_source.hpp"
@@ -298,22 +300,40 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
 
     const vif::batch::ManifestRow &first = jobs.front().row;
     const auto opening = Clock::now();
+    // Every input of the group is opened at once (an open reads and probes the stream: tens of
+    // milliseconds each, which one after the other would add up to a group's decoding time);
+    // what was opened is then taken on this thread, in order.
+    auto open_soon = [&](SourceRequest q) {
+        auto open = [q] { return open_frame_source(q); };
+        try {
+            return std::async(std::launch::async, open);
+        } catch (const std::system_error &) {
+            return std::async(std::launch::deferred, open); // no thread: opened when taken
+        }
+    };
+    std::future<std::unique_ptr<FrameSource>> ref_opening =
+        open_soon(request(first.reference, "reference", first, s.decoder_threads));
+    std::vector<std::future<std::unique_ptr<FrameSource>>> rung_opening(rungs.size());
+    for (size_t i = 0; i < rungs.size(); ++i)
+        if (rungs[i].active)
+            rung_opening[i] = open_soon(request(rungs[i].job.row.distorted, "distorted",
+                                                rungs[i].job.row, s.decoder_threads));
     std::unique_ptr<FrameSource> ref;
     try {
-        ref = open_frame_source(request(first.reference, "reference", first, s.decoder_threads));
+        ref = ref_opening.get();
     } catch (const std::exception &e) {
-        return finish_all(e.what());
+        return finish_all(e.what()); // (the rungs' opens are waited for by their futures)
     }
     const VideoInfo ri = ref->info();
     // Read-ahead per input: a few frames, about 16 MiB of buffers at most each.
     const size_t ahead =
         std::clamp<size_t>((16u << 20) / std::max<size_t>(ri.luma_bytes(), 1), 2, 8);
 
-    for (Rung &r : rungs) {
+    for (size_t i = 0; i < rungs.size(); ++i) {
+        Rung &r = rungs[i];
         if (!r.active) continue;
         try {
-            r.src = open_frame_source(
-                request(r.job.row.distorted, "distorted", r.job.row, s.decoder_threads));
+            r.src = rung_opening[i].get();
             const VideoInfo &di = r.src->info();
             r.summary.source_width = di.width;
             r.summary.source_height = di.height;
