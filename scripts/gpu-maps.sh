@@ -31,6 +31,12 @@ cd "$ROOT" || exit 1
 B=$(realpath -m "${BUILD_DIR:-$ROOT/build-gpu-maps}")
 RES=${OUT:-$B/maps-results}
 GOAL=${NCU_RATIO:-1.25}
+# A Python with numpy (the maps tests, the clip maker): PYTHON, the GPU machine's PyTorch venv,
+# else python3.
+PY=python3
+for p in "${PYTHON:-}" /opt/torch/.venv/bin/python3 python3; do
+  if [ -n "$p" ] && "$p" -c "import numpy" > /dev/null 2>&1; then PY=$p && break; fi
+done
 mkdir -p "$RES"
 SUMMARY=$RES/summary.md
 : > "$SUMMARY"
@@ -43,6 +49,10 @@ check() { # check NAME RC DETAIL
 }
 
 note "## gpu-maps ($(git -C "$ROOT" log --oneline -1 2>/dev/null | cut -c1-60))"
+note "python: $PY ($("$PY" -c 'import numpy; print("numpy", numpy.__version__)' 2>&1 | tail -1))"
+# tail_of LOG: the end of a failing step's log, into the summary (the logs come back too, in
+# logs.tar.gz, but the summary is what is read first).
+tail_of() { { echo '```'; tail -n "${2:-25}" "$1" 2>&1; echo '```'; } >> "$SUMMARY"; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader \
   >> "$SUMMARY" 2>&1
 
@@ -83,7 +93,7 @@ done
 # 3. Python: the maps tests (GPU ones must run, not skip)
 if ls "$B"/python/libvif/_core*.so > /dev/null 2>&1; then
   stamp "python: tests/python/test_maps.py"
-  VIF_CLI=$B/tools/vif/vif PYTHONPATH=$B/python timeout 300 python3 tests/python/run_pytest.py \
+  VIF_CLI=$B/tools/vif/vif PYTHONPATH=$B/python timeout 300 "$PY" tests/python/run_pytest.py \
     tests/python/test_maps.py -q -rs -p no:cacheprovider > "$RES/pytest_maps.log" 2>&1
   rc=$?
   grep -E '^SKIPPED' "$RES/pytest_maps.log" >> "$SUMMARY"
@@ -91,6 +101,7 @@ if ls "$B"/python/libvif/_core*.so > /dev/null 2>&1; then
   if grep -E '^SKIPPED' "$RES/pytest_maps.log" | grep -qE 'GPU|PyTorch|CuPy|CUDA'; then rc=1; fi
   check "python maps (CUDA host-array maps = CPU, torch/cupy tensors on their device)" "$rc" \
     "$(tail -1 "$RES/pytest_maps.log")"
+  [ "$rc" -ne 0 ] && tail_of "$RES/pytest_maps.log" 30
 else
   check "python maps" 1 "no Python module in $B/python (pybind11 missing?)"
 fi
@@ -153,17 +164,25 @@ CT=$B/tests/cli/vif_cli_tests
 VIF=$B/tools/vif/vif
 if [ -x "$CT" ]; then
   stamp "cli: MapCli.* MapPictures.*"
-  timeout 300 "$CT" --gtest_filter='MapCli.*:MapPictures.*' > "$RES/cli_map_tests.log" 2>&1
-  check "CLI map tests (auto and cuda map files = cpu on testdata)" $? \
+  note "environment: $(env | grep -E '^VIF_' | tr '\n' ' ')(VIF_CLI_UNDER_TEST dropped: the tests run $VIF)"
+  env -u VIF_CLI_UNDER_TEST timeout 300 "$CT" --gtest_filter='MapCli.*:MapPictures.*' \
+    > "$RES/cli_map_tests.log" 2>&1
+  rc=$?
+  check "CLI map tests (auto and cuda map files = cpu on testdata)" "$rc" \
     "$(grep -E '^\[  (PASSED|FAILED) ' "$RES/cli_map_tests.log" | tr '\n' ' ')"
+  if [ "$rc" -ne 0 ]; then
+    { echo '```'; grep -E -A6 'Failure|error' "$RES/cli_map_tests.log" | head -50; echo '```'; } >> "$SUMMARY"
+  fi
 else
   check "CLI map tests" 1 "no $CT"
 fi
 if [ -x "$VIF" ]; then
+  note "vif: $("$VIF" --version 2>&1 | head -1) (rc=$?)"
   stamp "cli: 1920x1080 map files, cuda vs cpu"
   C=$B/maps-cli
   rm -rf "$C" && mkdir -p "$C"
-  python3 "$ROOT/bench/cpu/make_maps_clip.py" 1920x1080 6 "$C/ref.y4m" "$C/dis.y4m" > "$RES/cli_clip.log" 2>&1
+  "$PY" "$ROOT/bench/cpu/make_maps_clip.py" 1920x1080 6 "$C/ref.y4m" "$C/dis.y4m" > "$RES/cli_clip.log" 2>&1 ||
+    { note "FAIL making the 1080p clip:"; tail_of "$RES/cli_clip.log" 10; fail=1; }
   for variant in integer float; do
     for fmt in npy pgm16; do
       rc=0
@@ -192,6 +211,7 @@ if [ -x "$VIF" ]; then
     check "CLI 1920x1080 $variant --map-frames worst:3 on cuda = those frames' files of the all run" \
       "$rc" "$n files"
   done
+  grep -qE "error|Error" "$RES/cli_maps.log" && { note "vif's messages:"; grep -E "error|Error" "$RES/cli_maps.log" | sort | uniq -c | head -10 >> "$SUMMARY"; }
   rm -rf "$C"
 else
   check "CLI map files" 1 "no $VIF"
@@ -200,18 +220,22 @@ fi
 # 6. The CPU's cost of --map-frames worst:10, on this machine's cores
 if [ "${SKIP_CPU:-0}" != 1 ] && [ -x "$VIF" ]; then
   stamp "cpu: maps_speed.sh ($(nproc) cores)"
-  GEN=numpy DIR=$B/maps-speed REPS=3 METRIC=cpu BACKEND=cpu \
+  GEN=numpy PYTHON=$PY DIR=$B/maps-speed REPS=3 METRIC=cpu BACKEND=cpu \
     bash "$ROOT/bench/cpu/maps_speed.sh" "$VIF" > "$RES/cpu_maps_speed.log" 2>&1
   rc=$?
   while read -r line; do note "  $line"; done < <(grep -E '^(PASS|FAIL) ' "$RES/cpu_maps_speed.log")
   check "CPU --map-frames worst:10 on $(nproc) cores, <= 1.2x CPU time of no maps" "$rc" \
     "$(grep -cE '^PASS ' "$RES/cpu_maps_speed.log") of $(grep -cE '^(PASS|FAIL) ' "$RES/cpu_maps_speed.log") sizes/variants"
+  [ "$rc" -ne 0 ] && tail_of "$RES/cpu_maps_speed.log" 10
 fi
 
 stamp "done (fail=$fail)"
 # At most a few files come back: the summary, and every log and table in one archive.
-(cd "$RES" && tar czf "$B/maps-logs.tar.gz" --exclude=summary.md --exclude=logs.tar.gz . &&
-  find . -mindepth 1 ! -name summary.md -delete && mv "$B/maps-logs.tar.gz" logs.tar.gz)
+# (Top-level entries only: build/ has a summary.md of its own, which goes into the archive.)
+if (cd "$RES" && tar czf "$B/maps-logs.tar.gz" --exclude=./summary.md --exclude=./logs.tar.gz .); then
+  find "$RES" -mindepth 1 -maxdepth 1 ! -name summary.md -exec rm -rf {} +
+  mv "$B/maps-logs.tar.gz" "$RES/logs.tar.gz"
+fi
 echo "==== SUMMARY ===="
 cat "$SUMMARY"
 [ "$fail" -eq 0 ] && echo "gpu-maps: PASS" || echo "gpu-maps: FAIL"
