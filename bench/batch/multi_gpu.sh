@@ -20,7 +20,8 @@
 #      the only device failing: exit 1, no summary; a device that is not there: exit 2, named.
 # Is the bound in the process or in the machine? The same catalogue as N processes, one per GPU
 # (`--shard I/N --devices I`, started together: the way "gNproc"), beside one process on N GPUs;
-# and one process on N GPUs with 2 workers per GPU ("gNw2") beside the default (4 per GPU).
+# and, on the compact catalogue, one process on N GPUs with 2 workers per GPU ("gNw2") beside
+# the default (4 per GPU).
 # Where the time went, for every run of this tree: `vif batch --timings` (per device: start-up,
 # contexts made, opening, decode and scoring waits, busy time) and each GPU's utilisation while
 # the run went (nvidia-smi, 100 ms samples), in the summary under each table.
@@ -179,7 +180,9 @@ catalogue() { # TAG MANIFEST
   fi
   for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g$g:--devices $(devlist "$g")"); done
   for g in 2 4; do
-    [ "$g" -le "$ngpu" ] && ways+=("g${g}proc:one process per GPU, --shard I/$g --devices I" "g${g}w2:--devices $(devlist "$g") --workers $((2 * g))")
+    [ "$g" -le "$ngpu" ] || continue
+    ways+=("g${g}proc:one process per GPU, --shard I/$g --devices I")
+    [ "$tag" = A ] && ways+=("g${g}w2:--devices $(devlist "$g") --workers $((2 * g))")
   done
   # Part B's rows are groups of one: decoded by NVDEC on the scoring GPU by default (with the
   # one-pair default of NVDEC decoders per input too); on the host (libavcodec) as well, to see
@@ -327,5 +330,5 @@ if has D; then
 fi
 
 note ""
-note "## multi_gpu.sh: $fails check(s) failed"
+note "## multi_gpu.sh: $fails check(s) failed ($SECONDS s in all)"
 [ "$fails" = 0 ]
