@@ -66,6 +66,14 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   check build "$rc" "$(grep -o 'build rc=.*' "$RES/build/summary.md" 2>/dev/null | head -1)"
   [ "$rc" -ne 0 ] && { grep -E "error|FAILED" -A5 "$RES/build/build.log" | head -40; }
 fi
+# The libvif just built first on the library path: the CLI, its tests and the Python module load
+# it, not an older libvif.so.1 that LD_LIBRARY_PATH (which overrides the build's RUNPATH) may name.
+LIBVIF=$(find "$B" -name 'libvif.so.1' -not -path '*/CMakeFiles/*' 2> /dev/null | head -1)
+for lib in "$LIBVIF" "$(find "$B" -name 'libvif_ffmpeg.so.1' 2> /dev/null | head -1)"; do
+  [ -n "$lib" ] && LD_LIBRARY_PATH=$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+done
+export LD_LIBRARY_PATH
+note "libvif: ${LIBVIF:-not found}; LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
 PT=$B/tests/parity/vif_parity_tests
 SW=$B/tools/sweep/vif-sweep
 
@@ -129,8 +137,8 @@ if [ -x "$SW" ] && [ -n "$NCU" ]; then
       python3 "$ROOT/scripts/ncu_per_frame.py" "$RES/ncu_${variant}_$mode.txt" \
         > "$RES/ncu_${variant}_$mode.md" 2>&1
       # Whole frames with CUDA events (no profiler): vif-sweep's pipelined time per frame.
-      timeout 120 "$SW" --variant "$variant" --sizes 1920x1080 --bitdepths 8 --runs 300 \
-        "${flag[@]}" --out "$RES/sweep_${variant}_$mode" > /dev/null 2>&1
+      timeout 120 "$SW" --no-gate --variant "$variant" --sizes 1920x1080 --bitdepths 8 --runs 300 \
+        "${flag[@]}" --out "$RES/sweep_${variant}_$mode" > "$RES/sweep_${variant}_$mode.log" 2>&1
     done
     off=$(ncu_sum "$RES/ncu_${variant}_off.txt") on=$(ncu_sum "$RES/ncu_${variant}_on.txt")
     NCU_ROWS+=("| $variant | ${off:-?} | ${on:-?} | $(python3 -c "print('%.3fx' % ($on / $off))" 2>/dev/null || echo ?) |")
@@ -177,7 +185,7 @@ else
   check "CLI map tests" 1 "no $CT"
 fi
 if [ -x "$VIF" ]; then
-  note "vif: $("$VIF" --version 2>&1 | head -1) (rc=$?)"
+  note "vif: $("$VIF" --version 2>&1 | head -1) (rc=$?); $(ldd "$VIF" 2>&1 | grep -E 'libvif|not found' | tr -s ' \t' ' ' | tr '\n' ';')"
   stamp "cli: 1920x1080 map files, cuda vs cpu"
   C=$B/maps-cli
   rm -rf "$C" && mkdir -p "$C"
