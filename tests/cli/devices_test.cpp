@@ -194,10 +194,13 @@ TEST_F(DevicesCli, MissingDevicesAndBadHooksAreUsageErrors) {
     EXPECT_EQ(hwdec.code, 2) << hwdec.err;
     CliRun threads = batch("f", "", {"--decoder-threads", "-2"});
     EXPECT_EQ(threads.code, 2) << threads.err;
+    CliRun decoders = batch("g", "", {"--nvdec-decoders", "17"});
+    EXPECT_EQ(decoders.code, 2) << decoders.err;
     CliRun hook = batch("d", "VIF_TEST_FAIL_DEVICE=x", {});
     EXPECT_EQ(hook.code, 2);
     EXPECT_NE(hook.err.find("VIF_TEST_FAIL_DEVICE='x'"), std::string::npos) << hook.err;
-    for (const char *d : {"a", "b", "c", "d", "e", "f"}) EXPECT_FALSE(fs::exists(path(d))) << d;
+    for (const char *d : {"a", "b", "c", "d", "e", "f", "g"})
+        EXPECT_FALSE(fs::exists(path(d))) << d;
 }
 
 } // namespace
