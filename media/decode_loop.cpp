@@ -1,5 +1,6 @@
 // See decode_loop.hpp.
 #include "decode_loop.hpp"
+#include "stream_info.hpp"
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -100,7 +101,9 @@ bool open_video_input(const std::string &url, AVIOContext *io, int known_stream,
             return false;
         }
     } else {
-        r = avformat_find_stream_info(fmt, nullptr);
+        // Readers decode a first frame themselves: no decoding pass where the header says the
+        // rest (stream_info.hpp).
+        r = read_stream_info(fmt);
         if (r < 0) {
             *error = "cannot read stream information: " + av_error_text(r);
             avformat_close_input(&fmt);

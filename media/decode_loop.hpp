@@ -81,7 +81,8 @@ struct VideoInput {
  * Opens `url` ("-": standard input; with io, the caller's AVIOContext is read instead, see
  * VideoReader::open) and finds its best video stream. With known_stream >= 0 the stream is that
  * one, found by an earlier opening of the same input (no stream information is read: that
- * decodes frames to learn what is already known). On failure returns false with *error one line
+ * decodes frames to learn what is already known); else the stream information is read only
+ * where the header does not say enough (stream_info.hpp). On failure returns false with *error one line
  * ("cannot open: ...", "no video stream"; out->stream then holds av_find_best_stream's code).
  */
 bool open_video_input(const std::string &url, AVIOContext *io, int known_stream, VideoInput *out,

@@ -13,8 +13,10 @@
 #include "decode_choice.hpp"
 #include "ffmpeg_test_util.hpp"
 #include "ffmpeg_reader.hpp"
+#include "stream_info.hpp"
 
 extern "C" {
+#include <libavformat/avformat.h>
 #include <libavutil/log.h>
 }
 
@@ -335,6 +337,32 @@ TEST(DecodeChoice, ShortClipsOnTheCpuLongOnesOnNvdec) {
     EXPECT_TRUE(choose_nvdec(0, hd, 16).nvdec); // length unknown
     const vifcli::NvdecChoice c = choose_nvdec(48, hd, 16);
     EXPECT_NE(c.why.find("48 frames of 1920x1080 h264"), std::string::npos) << c.why;
+}
+
+// The readers skip FFmpeg's stream-info pass (it decodes frames on one thread) where the header
+// says what they need (media/stream_info.*): Matroska and MP4 yes, a raw H.264 stream no (its
+// size is only known from decoding); the Lossless cases above score every one of these files to
+// libvmaf's values through the reader.
+TEST(StreamInfo, HeaderIsEnoughForContainersNotForRawStreams) {
+    VIF_REQUIRE_FFMPEG(ffmpeg);
+    VIF_REQUIRE_CASE(c, "foreman_176x144_8b_crf45");
+    for (const auto& [enc, enough] : {std::pair<const char*, bool>{"ffv1_mkv", true},
+                                      {"x264_mp4", true},
+                                      {"h264_annexb", false},
+                                      {"y4m", false}}) {
+        SCOPED_TRACE(enc);
+        std::string why;
+        const std::string file =
+            make_encode(ffmpeg, *c, c->ref_path(), *find_encode(enc), "info", &why);
+        if (file.empty()) {
+            EXPECT_FALSE(why.empty()); // an encoder this FFmpeg lacks, said why
+            continue;
+        }
+        AVFormatContext* fmt = nullptr;
+        ASSERT_GE(avformat_open_input(&fmt, file.c_str(), nullptr, nullptr), 0);
+        EXPECT_EQ(vif::media::header_is_enough(fmt), enough);
+        avformat_close_input(&fmt);
+    }
 }
 
 #if defined(VIF_CLI_PATH)
