@@ -233,6 +233,18 @@ def stage_probe():
     args = ["-r", r, "-d", d]
     res = table_rows("48-frame 1080p x264 probe pair", encoded_rows(args), 48)
     say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_probe")))
+    # Where a CPU run's time goes: its phases (--verbose), and decoding alone (--read-only).
+    for log in ("verbose_probe_cpu", "verbose_probe"):
+        path = os.path.join(OUT, "logs", log + ".err")
+        if os.path.exists(path):
+            with open(path) as f:
+                phases = [" ".join(l.split()[2:]) for l in f if l.startswith("vif: timing:")]
+            say(f"\n{log} phases: " + " / ".join(phases))
+    ro = args + ["--read-only"]
+    dec_new = best_of(VIF, ro, N)
+    dec_base = best_of(BASE, ro, N) if BASE else None
+    say(f"\ndecoding only (--read-only), whole process: this build {fmt(dec_new)} s, "
+        f"today's {fmt(dec_base)} s")
     d_new = res["default"][0]
     check(d_new is not None and d_new <= 0.25, f"probe pair: default {fmt(d_new)} s <= 0.25 s")
     never_slower(res, "probe pair")

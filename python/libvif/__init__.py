@@ -57,8 +57,9 @@ def score(ref: Any, dist: Any, variant: str = "integer", backend: str = "auto",
     each row's samples are contiguous; other views (a column step, flipped rows) are copied.
 
     variant: "integer" (libvmaf's ``vif``, VMAF's default; bit-exact) or "float"
-    (``float_vif``). backend: "auto" (CUDA when built with it and a GPU is present), "cpu" or
-    "cuda". options: see Scorer (``enhn_gain_limit``, ``kernelscale``, ``threads``, ...).
+    (``float_vif``). backend: "auto" (CUDA when built with it and a GPU is present, except for
+    host arrays the CPU threads score sooner than CUDA could start: a short run never starts
+    CUDA), "cpu" or "cuda". options: see Scorer (``enhn_gain_limit``, ``kernelscale``, ``threads``, ...).
 
     Returns a Result: ``result.frames`` (a FrameScores dict per frame, libvmaf's key names),
     ``result.pooled`` (mean, harmonic_mean, min, max per key), ``result["integer_vif"]`` (one
@@ -70,5 +71,6 @@ def score(ref: Any, dist: Any, variant: str = "integer", backend: str = "auto",
     is also a ValueError) with the library's message for anything the library refuses.
     """
     with Scorer(variant, backend, bitdepth=bitdepth, **options) as scorer:
+        scorer._whole_run = True  # the whole run: "auto" may weigh its length (_auto.py)
         scorer.submit(ref, dist, stream=stream)
         return scorer.result()

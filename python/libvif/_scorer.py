@@ -86,6 +86,9 @@ class Scorer:
         self._ctx: Any = None
         self._names: List[str] = []
         self._closed = False
+        # Set by libvif.score(): the first submit is the whole run, so `auto` may weigh its
+        # length against CUDA's start-up (_auto.py).
+        self._whole_run = False
         # Threads making their first submit at once must share one context: it is made under
         # this lock (the context's own calls are serialised by the extension's mutex).
         self._start_lock = threading.Lock()
@@ -112,6 +115,10 @@ class Scorer:
                 backend = _BACKENDS["cuda"]
                 if device is None:
                     device = frames.device_id
+            elif backend == _BACKENDS["auto"] and self._whole_run:
+                from ._auto import host_run_backend
+                n, fh, fw = frames.shape
+                backend = _BACKENDS[host_run_backend(n, fh, fw, self._options["threads"])]
             _, h, w = frames.shape
             width = self._size[0] or w
             height = self._size[1] or h

@@ -313,3 +313,37 @@ def test_gil_is_released_while_scoring(foreman):
     edges = [span["start"]] + inside + [span["end"]]
     longest = max(b - a for a, b in zip(edges, edges[1:]))
     assert longest < duration / 2, f"this thread stalled {longest:.3f} s of a {duration:.3f} s call"
+
+
+# ---- backend="auto" for host arrays --------------------------------------------------------------
+
+def test_auto_keeps_short_host_runs_on_the_cpu():
+    """score() on host arrays: a run the CPU finishes before CUDA could have started never
+    starts CUDA (libvif/_auto.py); a long one is left to the library's auto (CUDA when a GPU is
+    present). The rule, and the choice score() makes, whatever the machine has."""
+    from libvif._auto import host_run_backend
+    assert host_run_backend(48, 1080, 1920, threads=16) == "cpu"  # the issue's probe
+    assert host_run_backend(1, 2160, 3840, threads=16) == "cpu"
+    assert host_run_backend(10_000, 1080, 1920, threads=16) == "auto"
+    assert host_run_backend(1_200, 2160, 3840, threads=16) == "auto"
+
+    def crossing(height, width, threads):
+        n = 1
+        while n < 100_000 and host_run_backend(n, height, width, threads) == "cpu":
+            n += 1
+        assert n < 100_000, "CUDA never chosen"
+        assert all(host_run_backend(m, height, width, threads) == "auto"
+                   for m in range(n, n + 50))
+        return n
+
+    hd16 = crossing(1080, 1920, 16)
+    assert crossing(1080, 1920, 32) > hd16  # more CPU threads: the CPU stays ahead longer
+    assert crossing(2160, 3840, 16) < hd16  # bigger frames: CUDA pays for its start sooner
+    assert crossing(1080, 1920, 2) < hd16
+
+    rng = np.random.default_rng(3)
+    ref = rng.integers(0, 256, (4, 64, 96), dtype=np.uint8)
+    assert libvif.score(ref, ref // 2 + 40).backend == "cpu"
+    with libvif.Scorer(backend="cpu") as s:
+        s.submit(ref, ref // 2 + 40)
+        assert s.backend == "cpu"
