@@ -113,7 +113,12 @@ def verbose_lines(binary, args, log_name):
     """The --verbose lines that say what was chosen and why; the whole stderr (the phase
     timings too) goes to logs/LOG_NAME.err, beside the same for --backend cpu."""
     _, _, err = run_once(binary, args + ["--verbose"], log_name)
-    run_once(binary, args + ["--verbose", "--backend", "cpu"], log_name + "_cpu")
+    _, _, err_cpu = run_once(binary, args + ["--verbose", "--backend", "cpu"], log_name + "_cpu")
+    # Where the time went, in the summary (the logs may not come back): each run's phases.
+    for what, text in (("default", err), ("--backend cpu", err_cpu)):
+        phases = [" ".join(l.split()[2:]) for l in text.splitlines()
+                  if l.startswith("vif: timing:")]
+        say(f"\n{log_name} phases, {what}: " + " / ".join(phases))
     keep = [l for l in err.splitlines()
             if l.startswith("vif:") and "timing" not in l and "error" not in l]
     return keep[:6]
@@ -233,13 +238,7 @@ def stage_probe():
     args = ["-r", r, "-d", d]
     res = table_rows("48-frame 1080p x264 probe pair", encoded_rows(args), 48)
     say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_probe")))
-    # Where a CPU run's time goes: its phases (--verbose), and decoding alone (--read-only).
-    for log in ("verbose_probe_cpu", "verbose_probe"):
-        path = os.path.join(OUT, "logs", log + ".err")
-        if os.path.exists(path):
-            with open(path) as f:
-                phases = [" ".join(l.split()[2:]) for l in f if l.startswith("vif: timing:")]
-            say(f"\n{log} phases: " + " / ".join(phases))
+    # Decoding alone (--read-only): how much of the CPU run it is.
     ro = args + ["--read-only"]
     dec_new = best_of(VIF, ro, N)
     dec_base = best_of(BASE, ro, N) if BASE else None
