@@ -175,6 +175,24 @@ TEST_F(DevicesCli, AWorkerKeepsItsContextAcrossGroups) {
     EXPECT_NE(two.err.find("timings: stand-in device 1: "), std::string::npos) << two.err;
 }
 
+// Devices whose start-up comes late (VIF_TEST_STANDIN_STARTUP: stand-ins 1 and 2 take 1.5 s
+// to start) take rows only once started; the files are the same, and --timings names each
+// start-up.
+TEST_F(DevicesCli, LateStartUpsGiveTheSameFiles) {
+    manifest();
+    CliRun plain = batch("plain", "", {"--backend", "cpu"});
+    ASSERT_EQ(plain.code, 1) << plain.err;
+    CliRun r = batch("late", "VIF_TEST_CPU_DEVICES=3 VIF_TEST_STANDIN_STARTUP=1:1500,2:1500",
+                     {"--workers", "6", "--timings"});
+    EXPECT_EQ(r.code, 1) << r.err; // row 10, as without the delays
+    EXPECT_EQ(outputs("late"), outputs("plain"));
+    EXPECT_NE(r.err.find("device start-ups (all at once, from the start): stand-in device 0 "),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("stand-in device 1 1."), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("timings: stand-in device 2: "), std::string::npos) << r.err;
+}
+
 TEST_F(DevicesCli, MissingDevicesAndBadHooksAreUsageErrors) {
     manifest();
     CliRun missing = batch("a", "VIF_TEST_CPU_DEVICES=2", {"--devices", "0,5"});

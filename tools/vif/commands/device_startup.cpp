@@ -6,22 +6,29 @@
 
 namespace vifcli {
 
-DeviceStartup::DeviceStartup(const std::vector<int> &devices)
+DeviceStartup::DeviceStartup(const std::vector<int> &devices, Prepare prepare)
     : start_(std::chrono::steady_clock::now()) {
+    if (!prepare)
+        prepare = [](int d, std::string *error) {
+            if (vif_cuda_prepare(d) == VIF_OK) return true;
+            *error = vif_last_error();
+            return false;
+        };
     for (int d : devices) records_[d] = Record{};
     std::vector<int> distinct;
     for (const auto &entry : records_) distinct.push_back(entry.first);
     for (int d : distinct) {
         try {
-            threads_.emplace_back([this, d] {
+            threads_.emplace_back([this, d, prepare] {
                 const auto t0 = std::chrono::steady_clock::now();
-                const VifStatus st = vif_cuda_prepare(d);
+                std::string error;
+                const bool ok = prepare(d, &error);
                 const auto t1 = std::chrono::steady_clock::now();
                 std::lock_guard<std::mutex> lock(mu_);
                 Record &r = records_[d];
                 r.seconds = std::chrono::duration<double>(t1 - t0).count();
                 r.ready_at = std::chrono::duration<double>(t1 - start_).count();
-                if (st != VIF_OK) r.error = vif_last_error();
+                if (!ok) r.error = error.empty() ? "start-up failed" : error;
                 r.done = true;
                 cv_.notify_all();
             });

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -20,7 +21,10 @@ public:
     /** Starts every device of `devices` (each once, however often it is named); nothing for an
      *  empty list. A start-up that fails is only noted: the device's first vif_create then fails
      *  with the reason, as a device that fails later does. */
-    explicit DeviceStartup(const std::vector<int> &devices);
+    /** `prepare` starts one device (default: vif_cuda_prepare; tests give stand-ins a delay);
+     *  false with *error set when it fails. */
+    using Prepare = std::function<bool(int device, std::string *error)>;
+    explicit DeviceStartup(const std::vector<int> &devices, Prepare prepare = nullptr);
     ~DeviceStartup(); // waits for the threads
     DeviceStartup(const DeviceStartup &) = delete;
     DeviceStartup &operator=(const DeviceStartup &) = delete;

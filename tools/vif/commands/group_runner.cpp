@@ -19,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <system_error>
 #include <thread>
 
@@ -176,6 +177,22 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // ones open their inputs.
     std::optional<DeviceStartup> startup;
     if (!devices.cpu_standins && !devices.devices.empty()) startup.emplace(devices.devices);
+    // Test hook: VIF_TEST_STANDIN_STARTUP=<device>:<ms>,... gives stand-in devices a start-up
+    // that takes that long, so that the scheduling around start-ups runs without a GPU.
+    if (const char *v = std::getenv("VIF_TEST_STANDIN_STARTUP");
+        v && *v && devices.cpu_standins && !devices.devices.empty()) {
+        std::map<int, int> delay_ms;
+        std::istringstream in(v);
+        for (std::string item; std::getline(in, item, ',');)
+            if (const size_t colon = item.find(':'); colon != std::string::npos)
+                delay_ms[std::atoi(item.c_str())] = std::atoi(item.c_str() + colon + 1);
+        startup.emplace(devices.devices, [delay_ms](int d, std::string *) {
+            const auto it = delay_ms.find(d);
+            if (it != delay_ms.end())
+                std::this_thread::sleep_for(std::chrono::milliseconds(it->second));
+            return true;
+        });
+    }
 #if defined(VIF_WITH_NVDEC)
     // Rows decoded by NVDEC one after another on a GPU reuse each other's frame buffers.
     if (startup) keep_device_buffers(true);
@@ -274,9 +291,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // as one may come back).
     std::deque<std::vector<RungJob>> queue(groups.begin(), groups.end());
     size_t in_flight = 0;
-    // With several GPUs, a device still starting takes one group (decoded while it starts) and
-    // the rest wait for the devices that are ready: a slow start-up does not hold rows back.
-    std::set<int> early_taken; // devices that took their group before they were ready
+    // With several GPUs, one group is taken before any device is ready (decoded while they
+    // start); every other waits for a device that is ready, so that a device whose start-up
+    // comes late (the driver may start them one after the other) holds no rows back.
+    bool early_taken = false;
     std::mutex queue_mu;
     std::condition_variable queue_cv;
     std::vector<std::string> reruns; // "rows 3, 4 (CUDA device 1: why)", for stderr
@@ -304,7 +322,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 bool first;
                 {
                     std::lock_guard<std::mutex> lock(queue_mu);
-                    first = early_taken.insert(s.cuda_device).second;
+                    first = !early_taken;
+                    early_taken = true;
                 }
                 if (!first) startup->wait(s.cuda_device);
             }
@@ -443,10 +462,12 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     bar.finish();
     if (base.timings) {
         std::vector<vif::batch::StartupTiming> starts;
+        const bool standin = devices.cpu_standins;
         if (startup)
             for (const auto &[d, rec] : startup->records())
                 starts.push_back(
-                    {fmt::format("CUDA device {}", d), rec.seconds, rec.ready_at, rec.error});
+                    {fmt::format("{} {}", standin ? "stand-in device" : "CUDA device", d),
+                     rec.seconds, rec.ready_at, rec.error});
         std::vector<std::string> names;
         std::vector<size_t> made(slots.size(), 0);
         for (const Slot &sl : slots) names.push_back(sl.name);
