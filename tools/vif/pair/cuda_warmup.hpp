@@ -9,6 +9,9 @@
 #include <vif/vif.h>
 
 #include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -26,11 +29,19 @@ public:
     /** Waits for the start-up; VIF_OK when a GPU is ready (or no start-up was asked for). */
     VifStatus wait();
     const std::string &message() const { return message_; }
+    /** Runs job(status of the start-up) on a thread of its own once the start-up has finished
+     *  (at once if it has), so that what needs the GPU (the scoring contexts) is made while the
+     *  caller goes on. At most one job; it must not touch what the caller may destroy first
+     *  (the process may also leave while it runs: run_pair ends with _Exit). */
+    void then(std::function<void(VifStatus)> job);
     ~CudaWarmup();
 
 private:
     std::thread thread_;
+    std::thread follow_; ///< then()'s job
     bool started_ = false;
+    std::mutex mu_;
+    std::condition_variable cv_;
     std::atomic<bool> done_{false};
     VifStatus status_ = VIF_OK;
     std::string message_;

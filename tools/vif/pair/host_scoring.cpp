@@ -8,9 +8,12 @@
 #include "pair/timeline.hpp"
 #include "pair/variants.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include <unistd.h>
@@ -52,30 +55,69 @@ void create_contexts(const Options &o, Variants &variants, CudaWarmup &warmup, b
     g_timeline.mark("scoring contexts created");
 }
 
-// The hand-over, once CUDA's start-up has finished: a CUDA context for every variant, or for
-// none (then everything stays on the CPU; nothing was sent to CUDA yet).
-void hand_over_to_gpu(Variants &variants, CudaWarmup &warmup, std::optional<uint64_t> expected,
-                      bool verbose) {
-    if (warmup.wait() != VIF_OK) {
+// The hand-over's CUDA contexts, made on the warm-up's thread as soon as CUDA has started while
+// the CPU goes on scoring (creating them took 41-113 ms on the H200 machine: on the scoring
+// thread, that was time no frame was submitted). Shared with that thread, which may outlive
+// the run: contexts never taken are destroyed with it.
+struct GpuContexts {
+    std::atomic<bool> ready{false}; ///< the fields below are set
+    VifStatus start_up = VIF_OK;    ///< CUDA's start-up
+    std::string error;              ///< why a context could not be made
+    std::vector<VifContext *> ctxs; ///< one a variant, all or none
+    ~GpuContexts() {
+        for (VifContext *c : ctxs) vif_destroy(c);
+    }
+};
+
+std::shared_ptr<GpuContexts> start_gpu_contexts(const Variants &variants, CudaWarmup &warmup) {
+    auto made = std::make_shared<GpuContexts>();
+    std::vector<VifConfig> cfgs;
+    for (const auto &v : variants) cfgs.push_back(v->cfg);
+    warmup.then([made, cfgs](VifStatus st) {
+        made->start_up = st;
+        if (st == VIF_OK) {
+            for (VifConfig cfg : cfgs) {
+                cfg.backend = VIF_BACKEND_CUDA;
+                VifContext *ctx = nullptr;
+                if (vif_create(&ctx, &cfg) != VIF_OK) {
+                    made->error = vif_last_error();
+                    for (VifContext *c : made->ctxs) vif_destroy(c);
+                    made->ctxs.clear();
+                    break;
+                }
+                made->ctxs.push_back(ctx);
+            }
+        }
+        made->ready.store(true, std::memory_order_release);
+    });
+    return made;
+}
+
+// The hand-over, once the contexts are made: every later frame goes to CUDA, or (no GPU, or a
+// context failed) everything stays on the CPU; nothing was sent to CUDA yet.
+void hand_over_to_gpu(Variants &variants, GpuContexts &made, const CudaWarmup &warmup,
+                      std::optional<uint64_t> expected, bool verbose) {
+    if (made.start_up != VIF_OK) {
         // Said once: a machine without a CUDA driver or GPU scores on the CPU (docs/packaging.md).
         if (verbose)
             std::fprintf(stderr, "vif: no usable GPU (%s): scoring on the cpu\n",
                          warmup.message().c_str());
         return;
     }
-    try {
-        for (auto &v : variants) {
-            v->gpu.create(v->cfg, VIF_BACKEND_CUDA);
-            v->gpu.scores.reserve(expected ? size_t(*expected) : 0);
-        }
-        g_timeline.mark("GPU ready: frames from here on go to cuda");
-    } catch (const Failure &f) {
-        for (auto &v : variants) {
-            vif_destroy(v->gpu.ctx);
-            v->gpu.ctx = nullptr;
-        }
-        if (verbose) std::fprintf(stderr, "vif: staying on the cpu: %s\n", f.message.c_str());
+    if (made.ctxs.size() != variants.size()) {
+        if (verbose)
+            std::fprintf(stderr, "vif: staying on the cpu: cannot create the VIF context: %s\n",
+                         made.error.c_str());
+        return;
     }
+    for (size_t i = 0; i < variants.size(); ++i) {
+        Scorer &g = variants[i]->gpu;
+        g.ctx = made.ctxs[i];
+        g.backend = vif_backend_name(g.ctx);
+        g.scores.reserve(expected ? size_t(*expected) : 0);
+    }
+    made.ctxs.clear(); // the Scorers own them now
+    g_timeline.mark("GPU ready: frames from here on go to cuda");
 }
 
 void drain_all(const Options &o, Variants &variants, bool block) {
@@ -103,6 +145,8 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
                            o.backend == VIF_BACKEND_AUTO && warmup.running();
     bool handed_over = false;
     if (!o.read_only) create_contexts(o, variants, warmup, hand_over, in.expected);
+    const std::shared_ptr<GpuContexts> gpu_made =
+        hand_over ? start_gpu_contexts(variants, warmup) : nullptr;
     std::vector<uint64_t> frame_nums;
     // --map: checked (and its temporary folder made) before any frame is scored.
     std::optional<MapWriter> maps;
@@ -142,9 +186,9 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
         auto sa = rpf.next(&fa);
         auto sb = dpf.next(&fb);
         if (sa == Prefetcher::Status::kFrame && sb == Prefetcher::Status::kFrame) {
-            if (hand_over && !handed_over && !warmup.running()) {
-                handed_over = true; // asked once, whatever the outcome
-                hand_over_to_gpu(variants, warmup, in.expected, o.verbose);
+            if (gpu_made && !handed_over && gpu_made->ready.load(std::memory_order_acquire)) {
+                handed_over = true; // taken once, whatever the outcome
+                hand_over_to_gpu(variants, *gpu_made, warmup, in.expected, o.verbose);
             }
             if (!o.read_only) {
                 rpic.data = fa.data;
@@ -188,7 +232,7 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     if (!on_gpu && o.verbose && !o.read_only && !(hand_over && handed_over))
         std::fprintf(stderr, "vif: scoring on the %s backend%s\n",
                      variants[0]->primary.backend.c_str(),
-                     hand_over ? " (every frame scored before CUDA had started)" : "");
+                     hand_over ? " (every frame scored before CUDA was ready)" : "");
     if (on_gpu) {
         if (o.verbose)
             std::fprintf(stderr, "vif: %zu frames on the cpu while CUDA started, %zu on cuda\n",
