@@ -125,6 +125,8 @@ if has gst126; then
       GST_LABEL="1.26 " bash bench/gstreamer/gpu_run.sh ${GST126_STAGES:-build inspect exact bench} || gst126=1
     { echo "### 1.22 beside it (same machine, same call)"; grep -E '^\| 1\.22' "$OUT/gst122/summary.md"; } |
       tee -a "$OUT/gst126/summary.md"
+    # Every log of the part in one file (a call brings back a few files only).
+    tar -C "$OUT" -czf "$OUT/gst126-logs.tar.gz" gst126 gst122 && echo "logs: $OUT/gst126-logs.tar.gz"
   fi
 fi
 cat "$OUT/api_summary.md" "$OUT/cuda_frames_summary.md" "$OUT/gstreamer/summary.md" "$OUT/ffmpeg/summary.md" \
