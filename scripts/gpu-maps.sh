@@ -72,6 +72,9 @@ LIBVIF=$(find "$B" -name 'libvif.so.1' -not -path '*/CMakeFiles/*' 2> /dev/null 
 for lib in "$LIBVIF" "$(find "$B" -name 'libvif_ffmpeg.so.1' 2> /dev/null | head -1)"; do
   [ -n "$lib" ] && LD_LIBRARY_PATH=$(dirname "$lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 done
+# The static NVDEC FFmpeg that gpu-check.sh links keeps libdav1d (shared) beside it.
+ff_lib=$ROOT/${VIF_FFMPEG_PREFIX:-.deps/ffmpeg-nvdec}/lib
+[ -d "$ff_lib" ] && LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$ff_lib
 export LD_LIBRARY_PATH
 note "libvif: ${LIBVIF:-not found}; LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
 PT=$B/tests/parity/vif_parity_tests
