@@ -175,12 +175,14 @@ void MapWriter::writer_loop() {
     }
 }
 
-MapWriter::Kept MapWriter::compute(const VifScores &s, const VifMaps &maps, uint64_t frame) const {
+MapWriter::Kept MapWriter::compute(const VifScores &s, const VifMaps &maps, uint64_t frame,
+                                   unsigned threads) const {
+    if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
     Kept k{s.combined, frame, {}, {}, {}, maps.scale[0].width, maps.scale[0].height};
     for (uint32_t sc : m_.scales) {
         const VifScaleMap &sm = maps.scale[sc];
         std::vector<float> out(size_t(sm.width) * sm.height);
-        local_map_in_bands(sm, out.data(), std::max(1u, std::thread::hardware_concurrency()));
+        local_map_in_bands(sm, out.data(), threads);
         k.maps.push_back(std::move(out));
         k.w.push_back(sm.width);
         k.h.push_back(sm.height);
@@ -283,9 +285,9 @@ void MapWriter::take(const VifScores &s, const VifMaps &maps, uint64_t frame) {
     }
 }
 
-void MapWriter::put(const VifScores &s, const VifMaps &maps, uint64_t frame) {
+void MapWriter::put(const VifScores &s, const VifMaps &maps, uint64_t frame, unsigned threads) {
     check_writer();
-    enqueue(compute(s, maps, frame));
+    enqueue(compute(s, maps, frame, threads));
 }
 
 void MapWriter::commit() {

@@ -43,8 +43,9 @@ public:
     /** The same for a frame whose number the caller knows (a ladder rung's own count). */
     void take(const VifScores &s, const VifMaps &maps, uint64_t frame);
     /** One frame whose maps are written whatever --map-frames says: the worst frames that
-     *  WorstPictures scored again. Throws the writer's Failure, if it had one. */
-    void put(const VifScores &s, const VifMaps &maps, uint64_t frame);
+     *  WorstPictures scored again; its local maps on up to `threads` threads. Any thread (several
+     *  at once). Throws the writer's Failure, if it had one. */
+    void put(const VifScores &s, const VifMaps &maps, uint64_t frame, unsigned threads);
     /** After every frame: writes the worst frames' maps, checks the list, waits for the writer,
      *  renames the folder to DIR; throws Failure (nothing left behind) for a listed frame that
      *  was not scored or a file that could not be written. */
@@ -59,7 +60,8 @@ private:
         std::vector<uint32_t> w, h;
         uint32_t frame_w = 0, frame_h = 0; ///< scale 0's size: the frame's
     };
-    Kept compute(const VifScores &s, const VifMaps &maps, uint64_t frame) const;
+    Kept compute(const VifScores &s, const VifMaps &maps, uint64_t frame,
+                 unsigned threads = 0) const; ///< threads: 0 for every core
     void enqueue(Kept k);      ///< waits while the writers are kQueueDepth frames each behind
     void writer_loop();        ///< a writer thread
     void write(const Kept &k); ///< on a writer thread

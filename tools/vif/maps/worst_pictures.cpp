@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <thread>
 
 namespace vifcli {
 namespace {
@@ -85,12 +87,8 @@ void WorstPictures::scored(const VifScores &s) {
     std::push_heap(heap_.begin(), heap_.end(), less);
 }
 
-void WorstPictures::write_maps(VifConfig cfg, VifBackend backend, MapWriter &out) {
-    spare_.clear();
-    std::sort(heap_.begin(), heap_.end(),
-              [](const Entry &a, const Entry &b) { return a.frame < b.frame; });
-    cfg.maps = 1;
-    cfg.backend = backend;
+void WorstPictures::map_frames(const VifConfig &cfg, size_t first, size_t stride, unsigned threads,
+                               MapWriter &out) const {
     VifContext *ctx = nullptr;
     VifStatus st = vif_create(&ctx, &cfg);
     if (st != VIF_OK)
@@ -100,24 +98,25 @@ void WorstPictures::write_maps(VifConfig cfg, VifBackend backend, MapWriter &out
         ~Destroy() { vif_destroy(c); }
     } destroy{ctx};
     // Submitted as the queue takes them, received in the same order.
-    size_t next_in = 0, next_out = 0;
+    size_t next_in = first, next_out = first;
     auto receive_one = [&] {
         VifScores s;
         VifMaps m;
         const VifStatus r = vif_receive_maps(ctx, &s, &m, 1);
         if (r != VIF_OK) throw Failure{vif_error("--map: mapping the worst frames", r)};
-        const Entry &e = heap_[next_out++];
+        const Entry &e = heap_[next_out];
+        next_out += stride;
         if (!same_scores(s, e.scores))
             throw Failure{fmt::format("internal error: --map: frame {} scored again with maps "
                                       "does not get its scores; no maps written",
                                       e.frame)};
-        out.put(e.scores, m, e.frame);
+        out.put(e.scores, m, e.frame, threads);
     };
     while (next_in < heap_.size()) {
         const VifPicture r = heap_[next_in].ref.view(), d = heap_[next_in].dist.view();
         st = vif_submit(ctx, &r, &d, nullptr);
         if (st == VIF_OK) {
-            ++next_in;
+            next_in += stride;
         } else if (st == VIF_AGAIN) {
             receive_one();
         } else {
@@ -125,6 +124,38 @@ void WorstPictures::write_maps(VifConfig cfg, VifBackend backend, MapWriter &out
         }
     }
     while (next_out < heap_.size()) receive_one();
+}
+
+void WorstPictures::write_maps(VifConfig cfg, VifBackend backend, MapWriter &out) {
+    spare_.clear();
+    std::sort(heap_.begin(), heap_.end(),
+              [](const Entry &a, const Entry &b) { return a.frame < b.frame; });
+    cfg.maps = 1;
+    cfg.backend = backend;
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const size_t contexts =
+        backend == VIF_BACKEND_CPU ? std::min<size_t>(heap_.size(), cores) : size_t(1);
+    if (contexts <= 1) {
+        map_frames(cfg, 0, 1, cores, out);
+    } else {
+        cfg.threads = 1;
+        const unsigned threads = std::max(1u, unsigned(cores / contexts));
+        std::vector<std::string> failures(contexts);
+        std::vector<std::thread> pool;
+        for (size_t c = 0; c < contexts; ++c)
+            pool.emplace_back([&, c] {
+                try {
+                    map_frames(cfg, c, contexts, threads, out);
+                } catch (const Failure &f) {
+                    failures[c] = f.message;
+                } catch (const std::exception &e) {
+                    failures[c] = fmt::format("--map: mapping the worst frames: {}", e.what());
+                }
+            });
+        for (std::thread &t : pool) t.join();
+        for (const std::string &f : failures)
+            if (!f.empty()) throw Failure{f};
+    }
     heap_.clear();
 }
 

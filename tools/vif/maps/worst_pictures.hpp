@@ -32,8 +32,10 @@ public:
     /** The scores of the oldest pair submitted and not yet scored. */
     void scored(const VifScores &s);
     /** After the last frame: scores the kept frames again with maps (`cfg` as the run's, on
-     *  `backend`), checks that each gets the scores it had, and hands its maps to `out` (frame
-     *  order). Throws Failure. */
+     *  `backend`), checks that each gets the scores it had, and hands its maps to `out`. On the
+     *  CPU the frames are shared among single-threaded contexts, one a core, each computing the
+     *  local maps of its own frames: the work after the last frame runs on every core (a frame's
+     *  arrays are valid only until its context's next receive). Throws Failure. */
     void write_maps(VifConfig cfg, VifBackend backend, MapWriter &out);
     /** Frames kept now (at most N). */
     size_t kept() const { return heap_.size(); }
@@ -54,6 +56,10 @@ private:
         Picture ref, dist;
     };
     static void copy(const VifPicture &src, Picture &dst);
+    /** Kept frames first, first + stride, ... scored with maps on a context of their own (cfg),
+     *  their local maps on up to `threads` threads, into `out`. Throws Failure. */
+    void map_frames(const VifConfig &cfg, size_t first, size_t stride, unsigned threads,
+                    MapWriter &out) const;
 
     uint64_t n_;
     bool pictures_stay_ = false;
