@@ -20,7 +20,8 @@
 #            scale, npy and pgm16), integer and float, compared with diff -r; worst:3 on cuda
 #            (scored without maps, the 3 worst again with them) = those frames' files
 # 6. cpu     bench/cpu/maps_speed.sh on this machine's cores (--backend cpu): `--map-frames
-#            worst:10` against no maps, 720p and 1080p, integer and float (goal <= 1.2x CPU time)
+#            worst:10` against no maps, 720p and 1080p, integer and float (goal <= 1.2x the wall
+#            time, the issue's "speed"; the CPU time printed beside it)
 # Prints PASS/FAIL per check and the numbers; exit status 0 only when every check passes.
 # Results: summary.md and logs.tar.gz (every log and table) in $OUT.
 # Environment: BUILD_DIR (default build-gpu-maps), OUT (default $BUILD_DIR/maps-results),
@@ -231,11 +232,11 @@ fi
 # 6. The CPU's cost of --map-frames worst:10, on this machine's cores
 if [ "${SKIP_CPU:-0}" != 1 ] && [ -x "$VIF" ]; then
   stamp "cpu: maps_speed.sh ($(nproc) cores)"
-  GEN=numpy PYTHON=$PY DIR=$B/maps-speed REPS=3 METRIC=cpu BACKEND=cpu \
+  GEN=numpy PYTHON=$PY DIR=$B/maps-speed REPS=3 METRIC=wall BACKEND=cpu \
     bash "$ROOT/bench/cpu/maps_speed.sh" "$VIF" > "$RES/cpu_maps_speed.log" 2>&1
   rc=$?
   while read -r line; do note "  $line"; done < <(grep -E '^(PASS|FAIL) ' "$RES/cpu_maps_speed.log")
-  check "CPU --map-frames worst:10 on $(nproc) cores, <= 1.2x CPU time of no maps" "$rc" \
+  check "CPU --map-frames worst:10 on $(nproc) cores, <= 1.2x the wall time of no maps (CPU time beside it)" "$rc" \
     "$(grep -cE '^PASS ' "$RES/cpu_maps_speed.log") of $(grep -cE '^(PASS|FAIL) ' "$RES/cpu_maps_speed.log") sizes/variants"
   [ "$rc" -ne 0 ] && tail_of "$RES/cpu_maps_speed.log" 10
 fi
