@@ -35,6 +35,23 @@ double codec_cost(const std::string &codec) {
     return 1.0;
 }
 
+// The whole run on the CPU (decoding and scoring, --backend cpu, whole process), luma pixels of
+// one frame a second per CPU thread: raw 1080p 1,200 frames at 395-403 fps and the 1080p H.264
+// pair at 355 fps on the H200 machine's 16 threads (bench/startup, 2026-11-26).
+constexpr double kCpuRunRawPixelsPerSPerThread = 5.1e7;
+constexpr double kCpuRunH264PixelsPerSPerThread = 4.6e7;
+// Measured up to 16 threads: more are not assumed to add (a many-core machine's long runs would
+// otherwise go to the CPU on a straight line nobody measured).
+constexpr unsigned kMeasuredThreads = 16;
+// A run that starts CUDA: its fixed cost (driver and context, the driver's teardown at exit:
+// a trivial CUDA program takes 0.35-0.37 s) and its rate, luma pixels of one frame a second:
+// raw input 3,900 fps of 1080p once started; encoded input adds NVDEC's sessions (0.15 s) and
+// runs at NVDEC's 1,302 pairs a second (the same machine).
+constexpr double kCudaFixedS = 0.35;
+constexpr double kCudaRawPixelsPerS = 8.0e9;
+constexpr double kNvdecFixedS = 0.50;
+constexpr double kNvdecRunPixelsPerS = 2.7e9;
+
 } // namespace
 
 std::optional<ClipShape> probe_clip_shape(const std::string &path) {
@@ -88,6 +105,31 @@ NvdecChoice choose_nvdec(uint64_t frames, const ClipShape &shape, unsigned cores
                   (unsigned long long)frames, shape.width, shape.height, shape.codec.c_str(),
                   c.nvdec ? "NVDEC" : "software decoding on the CPU", kNvdecStartS, crossing,
                   cores);
+    c.why = line;
+    return c;
+}
+
+CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned cores,
+                          unsigned variants) {
+    CpuChoice c;
+    if (frames == 0 || shape.width == 0 || shape.height == 0) return c;
+    const bool raw = shape.codec == "raw";
+    const double pixels = double(frames) * shape.width * shape.height;
+    const double cpu_rate = (raw ? kCpuRunRawPixelsPerSPerThread
+                                 : kCpuRunH264PixelsPerSPerThread / codec_cost(shape.codec)) *
+                            std::clamp(cores, 1u, kMeasuredThreads) / std::max(1u, variants);
+    const double cpu_s = pixels / cpu_rate;
+    const double gpu_s = raw ? kCudaFixedS + pixels / kCudaRawPixelsPerS
+                             : kNvdecFixedS + pixels / kNvdecRunPixelsPerS;
+    c.cpu_only = cpu_s <= gpu_s;
+    char line[240];
+    std::snprintf(line, sizeof line,
+                  "%llu frames of %ux%u %s: %s (about %.2f s on %u CPU threads, %.2f s with "
+                  "CUDA's start-up)",
+                  (unsigned long long)frames, shape.width, shape.height,
+                  raw ? "raw video" : shape.codec.c_str(),
+                  c.cpu_only ? "the CPU alone, CUDA not started" : "CUDA", cpu_s,
+                  std::max(1u, cores), gpu_s);
     c.why = line;
     return c;
 }

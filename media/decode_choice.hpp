@@ -35,6 +35,21 @@ struct NvdecChoice {
  */
 NvdecChoice choose_nvdec(uint64_t frames, const ClipShape &shape, unsigned cores);
 
+struct CpuChoice {
+    bool cpu_only = false;
+    std::string why; ///< one line for --verbose
+};
+
+/**
+ * `--backend auto`: whether a run of `frames` pairs (0: unknown: no) of the given shape (codec
+ * "raw" for raw YUV and Y4M input) is done sooner on the CPU threads alone than CUDA can start,
+ * score it (NVDEC decoding encoded input) and let the process go: then CUDA is never started,
+ * which also spares the driver's teardown at exit (about 0.1 s even after _Exit). `variants`:
+ * how many VIF variants each frame is scored in.
+ */
+CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned cores,
+                          unsigned variants);
+
 } // namespace vifcli
 
 #endif

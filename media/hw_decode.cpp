@@ -22,9 +22,6 @@ extern "C" {
 
 namespace vifcli {
 
-namespace {
-
-// An input NVDEC could take: a named regular file FFmpeg demuxes that is not Y4M or raw YUV.
 bool encoded_input(const SourceRequest &r) {
     if (r.path == "-" || r.path.empty()) return false;
     std::string ext;
@@ -46,6 +43,8 @@ bool encoded_input(const SourceRequest &r) {
     if (n < 9 || std::memcmp(head, "YUV4MPEG2", 9) == 0) return false;
     return ffmpeg_recognises(head, n);
 }
+
+namespace {
 
 std::string input_name(const SourceRequest &r) {
     return r.label + " '" + r.path + "'";

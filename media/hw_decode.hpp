@@ -27,6 +27,10 @@ enum class HwDecode { kAuto, kCuda, kNone };
 /** Parses the option value; nullopt for an unknown one. */
 std::optional<HwDecode> parse_hwdec(const std::string &s);
 
+/** An input NVDEC could take: a named regular file FFmpeg demuxes that is not Y4M or raw YUV
+ *  (looks at its first bytes only). */
+bool encoded_input(const SourceRequest &r);
+
 /** What the device path reads: per input a SegmentDecoder or a host FrameSource. */
 struct HwDecodeInputs {
     std::unique_ptr<SegmentDecoder> ref_decoder, dist_decoder;

@@ -339,6 +339,37 @@ TEST(DecodeChoice, ShortClipsOnTheCpuLongOnesOnNvdec) {
     EXPECT_NE(c.why.find("48 frames of 1920x1080 h264"), std::string::npos) << c.why;
 }
 
+// --backend auto's rule before CUDA starts (media/decode_choice.*): a run the CPU threads finish
+// before CUDA could have started and scored it stays on the CPU; the length where CUDA takes
+// over grows with the threads (up to the 16 measured) and falls with frame size and with the
+// variants scored.
+TEST(DecodeChoice, ShortRunsStayOnTheCpu) {
+    using vifcli::choose_cpu_only;
+    const vifcli::ClipShape h264{0, 1920, 1080, "h264"}, raw{0, 1920, 1080, "raw"},
+        uhd{0, 3840, 2160, "hevc"};
+    EXPECT_TRUE(choose_cpu_only(48, h264, 16, 1).cpu_only); // the probe pair
+    EXPECT_FALSE(choose_cpu_only(1200, h264, 16, 1).cpu_only);
+    EXPECT_TRUE(choose_cpu_only(48, raw, 16, 1).cpu_only);
+    EXPECT_FALSE(choose_cpu_only(1200, raw, 16, 1).cpu_only);
+    EXPECT_FALSE(choose_cpu_only(600, uhd, 16, 1).cpu_only);
+    EXPECT_FALSE(choose_cpu_only(0, h264, 16, 1).cpu_only); // length unknown: CUDA as before
+    auto crossing = [](const vifcli::ClipShape& s, unsigned cores, unsigned variants) {
+        uint64_t n = 1;
+        while (n < 100000 && choose_cpu_only(n, s, cores, variants).cpu_only) ++n;
+        for (uint64_t m = n; m < n + 50; ++m)
+            EXPECT_FALSE(choose_cpu_only(m, s, cores, variants).cpu_only) << m;
+        return n;
+    };
+    const uint64_t h16 = crossing(h264, 16, 1);
+    EXPECT_LT(crossing(h264, 8, 1), h16);
+    EXPECT_EQ(crossing(h264, 64, 1), h16); // rates measured up to 16 threads only
+    EXPECT_LT(crossing(h264, 16, 2), h16);
+    EXPECT_LT(crossing(uhd, 16, 1), h16);
+    EXPECT_LT(crossing(h264, 2, 1), 48u); // two threads: the probe pair is worth CUDA
+    const vifcli::CpuChoice c = choose_cpu_only(48, h264, 16, 1);
+    EXPECT_NE(c.why.find("48 frames of 1920x1080 h264: the CPU alone"), std::string::npos) << c.why;
+}
+
 // The readers skip FFmpeg's stream-info pass (it decodes frames on one thread) where the header
 // says what they need (media/stream_info.*): Matroska and MP4 yes, a raw H.264 stream no (its
 // size is only known from decoding); the Lossless cases above score every one of these files to

@@ -8,17 +8,85 @@
 #include "pair/signals.hpp"
 #include "pair/timeline.hpp"
 #if defined(VIF_WITH_FFMPEG)
+#include "decode_choice.hpp"
+#include "hw_decode.hpp"
 #include "pair/device_scoring.hpp"
 #endif
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <thread>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace vifcli {
 namespace {
+
+#if defined(VIF_WITH_FFMPEG)
+// The run's length (pairs, after the skips and --frames) and its largest frame, from what the
+// inputs say without decoding: an encoded file's container header, a raw or Y4M file opened
+// (its size and header only). Nothing when an input cannot say (standard input, a pipe, a
+// container without a frame count, a file that does not open: the run itself reports that).
+bool run_shape(const Options &o, const PairRequests &rq, uint64_t *frames, ClipShape *shape) {
+    *frames = UINT64_MAX;
+    shape->codec = "raw";
+    for (const SourceRequest *q : {&rq.ref, &rq.dist}) {
+        ClipShape s;
+        if (encoded_input(*q)) {
+            const std::optional<ClipShape> p = probe_clip_shape(q->path);
+            if (!p) return false;
+            s = *p;
+        } else {
+            struct stat st {};
+            if (q->path == "-" || ::stat(q->path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+                return false;
+            try {
+                const VideoInfo &vi = open_frame_source(*q)->info();
+                if (!vi.frames) return false;
+                s.frames = *vi.frames;
+                s.width = vi.width;
+                s.height = vi.height;
+                s.codec = "raw";
+            } catch (...) {
+                return false;
+            }
+        }
+        if (s.frames == 0) return false;
+        const uint64_t skip = q == &rq.ref ? o.skip_ref : o.skip_dist;
+        *frames = std::min(*frames, s.frames > skip ? s.frames - skip : 0);
+        if (s.codec != "raw") shape->codec = s.codec;
+        shape->width = std::max(shape->width, s.width);
+        shape->height = std::max(shape->height, s.height);
+    }
+    if (o.max_frames)
+        *frames = std::min(*frames, *o.max_frames * std::max<uint64_t>(1, o.subsample));
+    return *frames > 0;
+}
+
+// --backend auto on a run the CPU threads finish before CUDA could have started, scored it and
+// let the process go (decode_choice.hpp): the run is a CPU run, and CUDA is never started (a
+// process that started it pays the driver's teardown at exit too).
+bool short_enough_for_the_cpu(const Options &o, const StdStreams &streams) {
+    if (o.backend != VIF_BACKEND_AUTO || o.check_parity || o.read_only || o.hwdec == "cuda")
+        return false;
+    uint64_t frames = 0;
+    ClipShape shape;
+    try {
+        if (!run_shape(o, pair_requests(o, streams), &frames, &shape)) return false;
+    } catch (...) {
+        return false; // the run reports it
+    }
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = o.threads ? std::min(unsigned(o.threads), cores) : cores;
+    const CpuChoice c = choose_cpu_only(frames, shape, threads, unsigned(o.variants.size()));
+    if (o.verbose) std::fprintf(stderr, "vif: auto: %s\n", c.why.c_str());
+    return c.cpu_only;
+}
+#endif
 
 /** The run. */
 int score_pair(const Options &o, CudaWarmup &warmup, const StdStreams &streams) {
@@ -47,6 +115,9 @@ int run_pair(const Options &asked, const StdStreams &streams) {
     install_signal_handlers();
     if (o.verbose) g_timeline.enable();
     g_timeline.mark("options parsed");
+#if defined(VIF_WITH_FFMPEG)
+    if (short_enough_for_the_cpu(o, streams)) o.backend = VIF_BACKEND_CPU;
+#endif
     // CUDA's start-up overlaps opening the inputs (see CudaWarmup).
     CudaWarmup warmup;
     if (CudaWarmup::wanted(o)) warmup.start();
