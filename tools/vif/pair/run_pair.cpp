@@ -62,8 +62,8 @@ bool run_shape(const Options &o, const PairRequests &rq, uint64_t *frames, ClipS
         shape->width = std::max(shape->width, s.width);
         shape->height = std::max(shape->height, s.height);
     }
-    if (o.max_frames)
-        *frames = std::min(*frames, *o.max_frames * std::max<uint64_t>(1, o.subsample));
+    const uint64_t sub = std::max<uint64_t>(1, o.subsample);
+    if (o.max_frames && *o.max_frames < *frames / sub) *frames = *o.max_frames * sub;
     return *frames > 0;
 }
 
