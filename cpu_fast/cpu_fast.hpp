@@ -1,7 +1,7 @@
 // The fast CPU scorers: the ones the CPU backend runs. integer_vif.cpp (vectorised passes and
-// AVX-512 intrinsics) and cpu_ref/float_vif.cpp are compiled once per instruction-set level
-// (namespaces base, v3 = AVX2, v4 = AVX-512) so the wide units are used without the library
-// requiring them; make_*_scorer picks the best level the running CPU supports (dispatch.cpp).
+// AVX-512 intrinsics) and float_vif.cpp (the reference's body, cpu_ref/float_vif_impl.hpp) are
+// compiled once per instruction-set level (namespaces base, v3 = AVX2, v4 = AVX-512) so the wide
+// units are used without the library requiring them; make_*_scorer picks the best level the running CPU supports (dispatch.cpp).
 // Every level gives the bits of the reference scorers of cpu_ref/ (tests/unit/isa_test.cpp): the
 // arithmetic is integer, or float in a fixed order without contraction.
 #pragma once

@@ -48,8 +48,8 @@ public:
 
 // Integer VIF (libvmaf's `vif`), docs/algorithm.md §6, in plain scalar code (integer_vif.cpp).
 std::unique_ptr<FrameScorer> make_integer(int max_w, int max_h, int bpc, double gain);
-// Float VIF (libvmaf's `float_vif`), docs/algorithm.md §7 (float_vif.cpp: plain loops in a fixed
-// rounding order; cpu_fast/ compiles the same file per instruction-set level).
+// Float VIF (libvmaf's `float_vif`), docs/algorithm.md §7 (float_vif_impl.hpp: plain loops in a
+// fixed rounding order; cpu_fast/float_vif.cpp compiles the same body per instruction-set level).
 std::unique_ptr<FrameScorer> make_float(int max_w, int max_h, int bpc, double gain,
                                         float kernelscale);
 
