@@ -10,7 +10,7 @@ rm -rf "$dest" && mkdir -p "$dest/dist/bin" "$dest/dist/lib" "$dest/bench/nvdec/
 # Only the scripts travel (the binaries are built here): the clips take most of the 64 MiB.
 cp "$root"/bench/nvdec/*.sh "$dest/bench/nvdec/"
 cp "$build/tools/vif/vif" "$dest/dist/bin/"
-[[ -x $build/tests/ffmpeg/vif_nvdec_decode_score ]] && cp "$build/tests/ffmpeg/vif_nvdec_decode_score" "$dest/dist/bin/"
+[[ -x $build/examples/vif_nvdec_decode_score ]] && cp "$build/examples/vif_nvdec_decode_score" "$dest/dist/bin/"
 for l in $(ldd "$build/tools/vif/vif" | awk '/=>/{print $3}' | grep -E 'libvif|libfmt|libdav1d'); do
   cp -L "$l" "$dest/dist/lib/"
 done
