@@ -68,7 +68,7 @@ int batch_main(int argc, const char *const *argv) {
     app.add_flag("--overwrite", overwrite, "Score every row again, even with complete outputs");
     add_common(app, c);
     if (int code = parse_subcommand(app, argc - 1, argv + 1); code >= 0) return code;
-    return exit_code_of([&] {
+    return leave_process(exit_code_of([&] {
         vif::batch::Shard sh;
         std::string err;
         if (!vif::batch::resolve_shard(
@@ -112,7 +112,7 @@ int batch_main(int argc, const char *const *argv) {
             (std::filesystem::path(out_dir) / vif::batch::summary_name(sh.index, sh.count))
                 .string(),
             inputs, c.quiet);
-    });
+    }));
 }
 
 } // namespace vifcli

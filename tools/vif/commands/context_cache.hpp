@@ -46,6 +46,9 @@ public:
     void give_back(VifContext *ctx, bool reusable);
 
     size_t made() const { return made_; }
+    /** Forgets the kept context without destroying it: the process is about to end, and its
+     *  exit frees it (destroying a CUDA context waits and frees dozens of buffers). */
+    void abandon() { kept_ = nullptr; }
 
 private:
     VifContext *kept_ = nullptr;

@@ -527,6 +527,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     } catch (const std::exception &e) {
         std::fprintf(stderr, "vif: warning: %s\n", e.what());
     }
+    // The callers end the process right after (leave_process): the kept contexts go with it.
+    for (auto &c : contexts) c->abandon();
     if (!quiet) {
         std::fprintf(stderr, "vif: %zu pairs: %zu scored, %zu reused, %zu failed; %s\n",
                      rows.size(), rows.size() - failed - reused.size(), reused.size(), failed,

@@ -41,6 +41,10 @@ struct DeviceSet {
  * status non-zero and no summary (the rows scored stay in the progress log for a resumed run).
  * Test hook: VIF_TEST_FAIL_DEVICE=<slot>:<rows> fails slot <slot> once it has scored <rows>
  * rows (batch/devices.hpp).
+ *
+ * Start-up and reuse: every device starts at once (device_startup.hpp); each worker keeps one
+ * scoring context from group to group (context_cache.hpp), and after a finished run leaves it
+ * to the process exit: the caller ends the process right after (leave_process).
  */
 int run_groups(const std::vector<std::vector<RungJob>> &groups, const LadderSettings &base,
                const DeviceSet &devices, size_t workers, const std::string &summary_path,

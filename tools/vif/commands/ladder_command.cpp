@@ -46,7 +46,7 @@ int ladder_main(int argc, const char *const *argv) {
     app.add_flag("--resume", resume, "Skip rungs whose complete output is already in DIR");
     add_common(app, c);
     if (int code = parse_subcommand(app, argc, argv); code >= 0) return code;
-    return exit_code_of([&] {
+    return leave_process(exit_code_of([&] {
         // Standard input is one stream: it can be one input at most.
         int stdin_inputs = names_std_fd(reference, 0);
         for (const std::string &r : rungs) stdin_inputs += names_std_fd(r, 0);
@@ -83,7 +83,7 @@ int ladder_main(int argc, const char *const *argv) {
         return run_groups({group}, s, devices, std::max<size_t>(1, devices.devices.size()),
                           (std::filesystem::path(out_dir) / "summary.csv").string(), inputs,
                           c.quiet);
-    });
+    }));
 }
 
 } // namespace vifcli

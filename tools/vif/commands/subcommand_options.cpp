@@ -115,6 +115,18 @@ void install_subcommand_signal_handlers() {
     signal(SIGPIPE, SIG_IGN);
 }
 
+int leave_process(int code) {
+    if (std::fflush(nullptr) != 0 && code == 0) {
+        std::fprintf(stderr, "vif: error: cannot write to standard output\n");
+        code = kExitError;
+    }
+#if defined(__SANITIZE_ADDRESS__)
+    return code;
+#else
+    std::_Exit(code);
+#endif
+}
+
 void make_dir(const std::string &dir) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

@@ -50,6 +50,12 @@ int exit_code_of(Body &&body) {
     }
 }
 
+/** Ends a many-pair run's process with `code` once every output is written and closed: stdio
+ *  flushed (an error if it cannot be), then _Exit, leaving the scoring contexts and the CUDA
+ *  driver's teardown (0.1 s and more a GPU) to the process exit, as a pair run does. Sanitizer
+ *  builds return `code` instead (their leak check runs at exit). */
+int leave_process(int code);
+
 /** Creates the output folder (and its parents); throws with the reason if it cannot. */
 void make_dir(const std::string &dir);
 
