@@ -271,7 +271,7 @@ if has bench && [[ $nvdec = 1 ]]; then
   #   mdd0        max-display-delay=0, as above
   # Every sink is fakesink sync=false (its default too): no clock waits.
   if [[ $SERIES == 1.26 ]]; then
-    VARIANTS=${GST_VARIANTS:-cli-d1 decode1-default decode-default decode-mdd0 decode-nos16 default default-q mdd0 mdd0-q nos4 nos16 nos16-q}
+    VARIANTS=${GST_VARIANTS:-cli-d1 startup decode1-default decode-default decode-mdd0 decode-nos16 default default-q mdd0 mdd0-q nos4 nos16 nos16-q}
   else
     VARIANTS=${GST_VARIANTS:-cli-d1 cli decode-default decode-sldec default mdd0 mdd8 sldec sldec-q default-q sysmem}
   fi
@@ -305,6 +305,8 @@ if has bench && [[ $nvdec = 1 ]]; then
     case $1 in
       cli-d1) "$VIF" -r "$SRC" -d "$ENC" --backend cuda --hwdec cuda --decoders 1 -q --json -o "$2" ;;
       cli) "$VIF" -r "$SRC" -d "$ENC" --backend cuda --hwdec cuda -q --json -o "$2" ;;
+      # The fixed cost of a run: gst-launch-1.0 with nvcodec loaded and a CUDA context, one frame.
+      startup) "$LAUNCH" videotestsrc num-buffers=1 ! cudaupload ! fakesink sync=false ;;
       *) # shellcheck disable=SC2046  # the pipeline's words
          "$LAUNCH" $(pipeline "$1" "$2") ;;
     esac
@@ -335,6 +337,10 @@ if has bench && [[ $nvdec = 1 ]]; then
       continue
     fi
     ex="-"
+    if [[ $v == startup ]]; then
+      say "| ${GST_LABEL:-}startup (one frame: the fixed cost of a run) | $(python3 -c "print(f'{$t:.2f}')") | | | |"
+      continue
+    fi
     if [[ $v != cli* && $v != decode* && -f $OUT/bench_cli-d1.json ]]; then
       if diff -q <(grep -v fps "$OUT/bench_$v.json") <(grep -v fps "$OUT/bench_cli-d1.json") > /dev/null; then ex="= CLI"
       else ex="DIFFERS"; fail=1; fi

@@ -119,7 +119,7 @@ if has gst126; then
     rm -rf "$G126" && mkdir -p "$G126" && tar -C "$G126" -xJf "$PACK/gst126.tar.xz"
     # 1.22 beside it, the same clips and CLI: its decoder alone and its pipeline.
     OUT=$OUT/gst122 CLIPS=$PACK/clips BUILD_DIR=$B GST_LABEL="1.22 " \
-      GST_VARIANTS="cli-d1 decode1-default decode-default default" bash bench/gstreamer/gpu_run.sh inspect bench > /dev/null 2>&1
+      GST_VARIANTS="cli-d1 startup decode1-default decode-default default" bash bench/gstreamer/gpu_run.sh inspect bench > /dev/null 2>&1
     # shellcheck disable=SC2086
     OUT=$OUT/gst126 CLIPS=$PACK/clips GST_SERIES=1.26 GST126_PACK=$G126 VIF=$B/tools/vif/vif \
       GST_LABEL="1.26 " bash bench/gstreamer/gpu_run.sh ${GST126_STAGES:-build inspect exact bench} || gst126=1
