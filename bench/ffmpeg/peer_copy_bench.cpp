@@ -11,6 +11,8 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <dlfcn.h>
+
 #include <chrono>
 #include <cstdio>
 #include <initializer_list>
@@ -35,7 +37,7 @@ bool load(Fn* f, const char* name) {
     return *f != nullptr;
 }
 
-CUresult (*ctx_create)(CUcontext*, unsigned, CUdevice); // cuCtxCreate as of CUDA 12.0
+CUresult (*ctx_create)(CUcontext*, unsigned, CUdevice); // cuCtxCreate_v2, FFmpeg's call
 CUresult (*ctx_destroy)(CUcontext);
 CUresult (*ctx_push)(CUcontext);
 CUresult (*ctx_pop)(CUcontext*);
@@ -45,6 +47,10 @@ CUresult (*mem_free)(CUdeviceptr);
 CUresult (*memset_d8)(CUdeviceptr, unsigned char, size_t);
 CUresult (*copy_peer)(const CUDA_MEMCPY3D_PEER*, CUstream);
 CUresult (*stream_sync)(CUstream);
+CUresult (*event_create)(CUevent*, unsigned);
+CUresult (*event_record)(CUevent, CUstream);
+CUresult (*stream_wait)(CUstream, CUevent, unsigned);
+CUresult (*memset_d8_async)(CUdeviceptr, unsigned char, size_t, CUstream);
 
 template <typename Enqueue>
 double seconds_per_copy(Enqueue enqueue, int n) {
@@ -64,11 +70,17 @@ int main() {
         std::printf("SKIP: no CUDA device\n");
         return 77;
     }
-    if (!load(&ctx_create, "cuCtxCreate") || !load(&ctx_destroy, "cuCtxDestroy") ||
+    // cuCtxCreate by version resolves to _v3/_v4 (other arguments): the _v2 symbol FFmpeg loads.
+    void* libcuda = dlopen("libcuda.so.1", RTLD_NOW);
+    ctx_create = libcuda ? reinterpret_cast<decltype(ctx_create)>(dlsym(libcuda, "cuCtxCreate_v2"))
+                         : nullptr;
+    if (!ctx_create || !load(&ctx_destroy, "cuCtxDestroy") ||
         !load(&ctx_push, "cuCtxPushCurrent") || !load(&ctx_pop, "cuCtxPopCurrent") ||
         !load(&ctx_get_current, "cuCtxGetCurrent") || !load(&mem_alloc, "cuMemAlloc") ||
         !load(&mem_free, "cuMemFree") || !load(&memset_d8, "cuMemsetD8") ||
-        !load(&copy_peer, "cuMemcpy3DPeerAsync") || !load(&stream_sync, "cuStreamSynchronize")) {
+        !load(&copy_peer, "cuMemcpy3DPeerAsync") || !load(&stream_sync, "cuStreamSynchronize") ||
+        !load(&event_create, "cuEventCreate") || !load(&event_record, "cuEventRecord") ||
+        !load(&stream_wait, "cuStreamWaitEvent") || !load(&memset_d8_async, "cuMemsetD8Async")) {
         std::printf("FAIL: CUDA driver entry points missing\n");
         return 1;
     }
@@ -82,6 +94,62 @@ int main() {
     }
     ctx_pop(&own); // as FFmpeg does: made current only around its own calls
     int fails = 0;
+    // Does the glue's sequence block the calling thread until FFmpeg's stream has finished its
+    // work? FFmpeg's context gets ~20 ms of memsets on its stream, then, as the glue does: an
+    // event recorded there, the primary context's per-thread stream waits on it, the peer copy is
+    // queued; each call is timed on the host (asynchronous calls return in microseconds).
+    {
+        const size_t big = size_t(256) << 20, plane = size_t(1920) * 1080;
+        CUdeviceptr busy = 0, src = 0;
+        void* dst = nullptr;
+        CUevent ev = nullptr;
+        ctx_push(own);
+        bool ok = mem_alloc(&busy, big) == CUDA_SUCCESS && mem_alloc(&src, plane) == CUDA_SUCCESS;
+        ctx_pop(&own);
+        ok = ok && cudaMalloc(&dst, plane) == cudaSuccess;
+        using clock = std::chrono::steady_clock;
+        auto ms = [](clock::time_point a, clock::time_point b) {
+            return std::chrono::duration<double, std::milli>(b - a).count();
+        };
+        ctx_push(own);
+        const auto t0 = clock::now();
+        for (int i = 0; ok && i < 100; ++i)
+            ok = memset_d8_async(busy, i, big, nullptr) == CUDA_SUCCESS;
+        ok = ok && event_create(&ev, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS &&
+             event_record(ev, nullptr) == CUDA_SUCCESS;
+        ctx_pop(&own);
+        const auto t1 = clock::now();
+        ok = ok && stream_wait(CU_STREAM_PER_THREAD, ev, 0) == CUDA_SUCCESS;
+        const auto t2 = clock::now();
+        CUDA_MEMCPY3D_PEER c{};
+        c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        c.srcDevice = src;
+        c.srcContext = own;
+        c.srcPitch = 1920;
+        c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        c.dstDevice = reinterpret_cast<CUdeviceptr>(dst);
+        c.dstContext = primary;
+        c.dstPitch = 1920;
+        c.WidthInBytes = 1920;
+        c.Height = 1080;
+        c.Depth = 1;
+        ok = ok && copy_peer(&c, CU_STREAM_PER_THREAD) == CUDA_SUCCESS;
+        const auto t3 = clock::now();
+        stream_sync(CU_STREAM_PER_THREAD);
+        const auto t4 = clock::now();
+        const bool async = ok && ms(t1, t2) < 2 && ms(t2, t3) < 2;
+        fails += !async;
+        std::printf("%s host time of each call while FFmpeg's stream is busy (%.1f ms of work): "
+                    "cross-context cuStreamWaitEvent %.3f ms, cuMemcpy3DPeerAsync %.3f ms (queued "
+                    "without waiting: both under 2 ms)%s\n",
+                    async ? "PASS" : "FAIL", ms(t0, t4), ms(t1, t2), ms(t2, t3),
+                    ok ? "" : " (a call failed)");
+        cudaFree(dst);
+        ctx_push(own);
+        mem_free(busy);
+        mem_free(src);
+        ctx_pop(&own);
+    }
     struct Plane {
         const char* name;
         size_t width_bytes, height;
