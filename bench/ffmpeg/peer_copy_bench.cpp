@@ -51,6 +51,13 @@ CUresult (*event_create)(CUevent*, unsigned);
 CUresult (*event_record)(CUevent, CUstream);
 CUresult (*stream_wait)(CUstream, CUevent, unsigned);
 CUresult (*memset_d8_async)(CUdeviceptr, unsigned char, size_t, CUstream);
+CUresult (*copy_2d_async)(const CUDA_MEMCPY2D*, CUstream);
+CUresult (*mem_granularity)(size_t*, const CUmemAllocationProp*, CUmemAllocationGranularity_flags);
+CUresult (*mem_create)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocationProp*,
+                       unsigned long long);
+CUresult (*mem_reserve)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long);
+CUresult (*mem_map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+CUresult (*mem_set_access)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t);
 
 template <typename Enqueue>
 double seconds_per_copy(Enqueue enqueue, int n) {
@@ -80,7 +87,11 @@ int main() {
         !load(&mem_free, "cuMemFree") || !load(&memset_d8, "cuMemsetD8") ||
         !load(&copy_peer, "cuMemcpy3DPeerAsync") || !load(&stream_sync, "cuStreamSynchronize") ||
         !load(&event_create, "cuEventCreate") || !load(&event_record, "cuEventRecord") ||
-        !load(&stream_wait, "cuStreamWaitEvent") || !load(&memset_d8_async, "cuMemsetD8Async")) {
+        !load(&stream_wait, "cuStreamWaitEvent") || !load(&memset_d8_async, "cuMemsetD8Async") ||
+        !load(&copy_2d_async, "cuMemcpy2DAsync") ||
+        !load(&mem_granularity, "cuMemGetAllocationGranularity") ||
+        !load(&mem_create, "cuMemCreate") || !load(&mem_reserve, "cuMemAddressReserve") ||
+        !load(&mem_map, "cuMemMap") || !load(&mem_set_access, "cuMemSetAccess")) {
         std::printf("FAIL: CUDA driver entry points missing\n");
         return 1;
     }
@@ -148,6 +159,73 @@ int main() {
         ctx_push(own);
         mem_free(busy);
         mem_free(src);
+        ctx_pop(&own);
+    }
+    // The alternative to the peer copy (information for the glue's next step): memory mapped with
+    // access for the device (cuMemCreate/cuMemMap: access is per device, not per context),
+    // written by a plain cuMemcpy2DAsync inside FFmpeg's context on its stream, read in the
+    // primary context. Timed on the host while FFmpeg's stream is busy; the bytes checked.
+    {
+        const size_t w = 1920, h = 1080;
+        CUmemAllocationProp prop{};
+        prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+        prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        prop.location.id = 0;
+        size_t gran = 0, size = w * h;
+        CUmemGenericAllocationHandle handle = 0;
+        CUdeviceptr shared = 0, busy = 0, src = 0;
+        bool ok = mem_granularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM) == CUDA_SUCCESS;
+        if (ok) size = (size + gran - 1) / gran * gran;
+        CUmemAccessDesc access{};
+        access.location = prop.location;
+        access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+        ok = ok && mem_create(&handle, size, &prop, 0) == CUDA_SUCCESS &&
+             mem_reserve(&shared, size, 0, 0, 0) == CUDA_SUCCESS &&
+             mem_map(shared, size, 0, handle, 0) == CUDA_SUCCESS &&
+             mem_set_access(shared, size, &access, 1) == CUDA_SUCCESS;
+        using clock = std::chrono::steady_clock;
+        ctx_push(own);
+        ok = ok && mem_alloc(&busy, size_t(256) << 20) == CUDA_SUCCESS &&
+             mem_alloc(&src, size) == CUDA_SUCCESS && memset_d8(src, 9, size) == CUDA_SUCCESS &&
+             stream_sync(nullptr) == CUDA_SUCCESS;
+        for (int i = 0; ok && i < 100; ++i)
+            ok = memset_d8_async(busy, i, size_t(256) << 20, nullptr) == CUDA_SUCCESS;
+        CUDA_MEMCPY2D c{};
+        c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+        c.srcDevice = src;
+        c.srcPitch = w;
+        c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+        c.dstDevice = shared;
+        c.dstPitch = w;
+        c.WidthInBytes = w;
+        c.Height = h;
+        const auto t0 = clock::now();
+        const bool copied = ok && copy_2d_async(&c, nullptr) == CUDA_SUCCESS;
+        const auto t1 = clock::now();
+        ok = copied && stream_sync(nullptr) == CUDA_SUCCESS;
+        ctx_pop(&own);
+        // Read in the primary context: on the device (a copy) and back to the host.
+        void* dst = nullptr;
+        unsigned char probe[2] = {0, 0};
+        const bool read = ok && cudaMalloc(&dst, size) == cudaSuccess &&
+                          cudaMemcpy(dst, reinterpret_cast<void*>(shared), size,
+                                     cudaMemcpyDeviceToDevice) == cudaSuccess &&
+                          cudaMemcpy(&probe[0], dst, 1, cudaMemcpyDeviceToHost) == cudaSuccess &&
+                          cudaMemcpy(&probe[1], static_cast<char*>(dst) + w * h - 1, 1,
+                                     cudaMemcpyDeviceToHost) == cudaSuccess;
+        cudaGetLastError();
+        std::printf("INFO device-mapped memory (cuMemMap) written in FFmpeg's context with "
+                    "cuMemcpy2DAsync (host call %.3f ms while its stream is busy), read in the "
+                    "primary context: %s\n",
+                    std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                    !ok                              ? "a call failed"
+                    : !read                          ? "NOT readable there"
+                    : probe[0] == 9 && probe[1] == 9 ? "the right bytes"
+                                                     : "WRONG bytes");
+        if (dst) cudaFree(dst);
+        ctx_push(own);
+        if (busy) mem_free(busy);
+        if (src) mem_free(src);
         ctx_pop(&own);
     }
     struct Plane {
