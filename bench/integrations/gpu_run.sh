@@ -3,7 +3,7 @@
 # (bench/integrations/pack.sh): unpacks .integ-pack/deps.tar.xz, builds libvif with CUDA, the
 # element and the vif CLI once (bench/gstreamer/gpu_run.sh's build, BUILD_DIR build-integ), runs
 # the parity tests of the device-pointer API (vif_cuda_submit, vif_cuda_submit_multi), the
-# element's stages, then (part ff) tests/ffmpeg/cuda_frames_test.cpp (vif_ffmpeg on CUDA frames of
+# element's stages, then (part ff or ff71) tests/ffmpeg/cuda_frames_test.cpp (vif_ffmpeg on CUDA frames of
 # the primary context and of FFmpeg's own) and bench/ffmpeg/gpu_run.sh with the same build and the
 # same clips, for FFmpeg 5.1 (part ff) and, when the pack has it, FFmpeg 7.1 (part ff71: its vif_ffmpeg glue is
 # compiled here against 7.1's libavutil and the CUDA build's libvif, scripts/build-vif-ffmpeg-glue.sh).
@@ -64,7 +64,7 @@ if has gst; then
   OUT=$OUT/gstreamer CLIPS=$PACK/clips BUILD_DIR=$B \
     bash bench/gstreamer/gpu_run.sh ${GST_STAGES:-inspect exact upload bench} || gst=1
 fi
-if has ff; then
+if has ff || has ff71; then
   # vif_ffmpeg_submit on CUDA frames of the primary context and of FFmpeg's own context (copied on
   # the GPU), against libvmaf's goldens (tests/ffmpeg/cuda_frames_test.cpp).
   if [[ -x $B/tests/ffmpeg/vif_ffmpeg_cuda_tests ]]; then
@@ -88,6 +88,8 @@ if has ff; then
     frames=1; echo "FAIL: bench/ffmpeg/peer_copy_bench.cpp did not build" >> "$OUT/peer_copy.log"
   fi
   tee -a "$OUT/cuda_frames_summary.md" < "$OUT/peer_copy.log"
+fi
+if has ff; then
   # shellcheck disable=SC2086
   OUT=$OUT/ffmpeg CLIPS=$PACK/clips FFMPEG=$ROOT/.deps/ffmpeg-libvif-gpu/ffmpeg VIF=$B/tools/vif/vif \
     VIF_LIB=$B/libvif:$B/libvif/ffmpeg VIF_FFMPEG_PREFIX=.gst-pack/sysroot/opt/ffmpeg-nvdec \
