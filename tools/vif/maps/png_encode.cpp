@@ -21,7 +21,7 @@ std::string encode_png(const RgbImage &img) {
     image.height = img.height;
     image.format = PNG_FORMAT_RGB;
     // libpng's fast zlib settings: 20 frames of 720p maps (80 files) were written in half the
-    // time of the default level, for files 45% larger (docs/performance.md).
+    // time of the default level, for files 45% larger (docs/journal/2026-11-26-feature-figures.md).
     image.flags = PNG_IMAGE_FLAG_FAST;
     png_alloc_size_t size = 0;
     if (!png_image_write_to_memory(&image, nullptr, &size, 0, img.rgb.data(), 0, nullptr))
