@@ -45,7 +45,9 @@ bool run_shape(const Options &o, const PairRequests &rq, uint64_t *frames, ClipS
             if (q->path == "-" || ::stat(q->path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
                 return false;
             try {
-                const VideoInfo &vi = open_frame_source(*q)->info();
+                // The source outlives its info (a reference into it).
+                const std::unique_ptr<FrameSource> src = open_frame_source(*q);
+                const VideoInfo &vi = src->info();
                 if (!vi.frames) return false;
                 s.frames = *vi.frames;
                 s.width = vi.width;
