@@ -527,8 +527,11 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     } catch (const std::exception &e) {
         std::fprintf(stderr, "vif: warning: %s\n", e.what());
     }
-    // The callers end the process right after (leave_process): the kept contexts go with it.
+    // The callers end the process right after (leave_process's _Exit): the kept contexts go
+    // with it. Sanitizer builds leave through exit() instead, so that the leak check runs.
+#if !defined(__SANITIZE_ADDRESS__)
     for (auto &c : contexts) c->abandon();
+#endif
     if (!quiet) {
         std::fprintf(stderr, "vif: %zu pairs: %zu scored, %zu reused, %zu failed; %s\n",
                      rows.size(), rows.size() - failed - reused.size(), reused.size(), failed,
