@@ -59,6 +59,8 @@ public:
     DecodeStep failed_at() const { return failed_at_; }
     /** Whether the end of the stream was sent to the decoder. */
     bool flushed() const { return flushed_; }
+    /** Whether a packet read from the source waits for room in the decoder (not sent yet). */
+    bool holds_packet() const { return pending_; }
 
 private:
     AVCodecContext *dec_;

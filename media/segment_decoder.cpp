@@ -16,6 +16,7 @@
 #include <vif/vif.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -41,6 +42,14 @@ extern "C" {
 #endif
 
 namespace vifcli {
+
+namespace {
+std::atomic<uint64_t> g_decoders_opened{0}, g_decoders_flushed{0};
+} // namespace
+
+DecoderSessionCounts decoder_session_counts() {
+    return {g_decoders_opened.load(), g_decoders_flushed.load()};
+}
 
 bool nvdec_built_in() {
 #if defined(VIF_WITH_NVDEC)
@@ -100,6 +109,23 @@ struct Buffer {
     size_t pitch = 0;
 };
 
+// What identifies a packet the probe's decoder was fed, to check that the demuxer's copy of the
+// input hands out the same one before that decoder goes on after it.
+struct PacketMark {
+    int64_t pts = 0, dts = 0;
+    int size = 0;
+    uint64_t hash = 0; // FNV-1a of its first 64 KiB
+    static PacketMark of(const AVPacket *p) {
+        PacketMark m{p->pts, p->dts, p->size, 1469598103934665603ull};
+        const int n = std::min(p->size, 1 << 16);
+        for (int i = 0; i < n; ++i) m.hash = (m.hash ^ p->data[i]) * 1099511628211ull;
+        return m;
+    }
+    bool operator==(const PacketMark &o) const {
+        return pts == o.pts && dts == o.dts && size == o.size && hash == o.hash;
+    }
+};
+
 } // namespace
 
 struct SegmentDecoder::Impl {
@@ -133,6 +159,11 @@ struct SegmentDecoder::Impl {
     std::thread demuxer;
     std::vector<std::thread> decoders;
     AVCodecContext *first_decoder = nullptr; // the probe's, handed to decoder 0
+    // The probe's decoder going on as decoder 0: the packets it was fed and the frame it gave
+    // (decoder 0 delivers it as segment 0's first); continuing false: it starts again.
+    bool continuing = false;
+    std::vector<PacketMark> probe_packets;
+    AVFrame *probe_frame = nullptr;
 
     ~Impl() { stop(); }
 
@@ -151,6 +182,7 @@ struct SegmentDecoder::Impl {
             for (auto &f : s->frames) av_frame_free(&f.frame);
         segments.clear();
         avcodec_free_context(&first_decoder);
+        av_frame_free(&probe_frame);
         avcodec_parameters_free(&par);
 #if defined(VIF_WITH_NVDEC)
         for (void *c : chunks)
@@ -258,6 +290,7 @@ struct SegmentDecoder::Impl {
             *err = std::string("cannot open the ") + c->name + " decoder: " + av_err(r);
             return nullptr;
         }
+        ++g_decoders_opened;
         return ctx;
     }
 
@@ -538,7 +571,9 @@ struct SegmentDecoder::Impl {
 #endif
         Worker w(*this, id, state, stream, event);
         std::string error;
-        {
+        if (id == 0 && continuing && !go_on_from_probe(w, ctx, &error)) {
+            // (stopping, or the probe's frame could not be delivered: error says which)
+        } else {
             vif::media::DecodeLoop loop(ctx, &w);
             if (loop.run(&w, &error) < 0) error = w.where(loop.failed_at(), error);
         }
@@ -555,6 +590,57 @@ struct SegmentDecoder::Impl {
         if (ev) cudaEventDestroy(ev);
         if (stream) cudaStreamDestroy(static_cast<cudaStream_t>(stream));
 #endif
+    }
+
+    // Decoder 0 going on from the probe: segment 0 (kept for it) gets the probe's frame, and
+    // the decoder its packets from the one after those the probe fed it. Should the demuxer's
+    // packets differ from the probe's (they come from a second opening of the input), the
+    // decoder is flushed and decodes segment 0 from its start instead. False when it cannot
+    // go on (*error set; empty when stopping).
+    bool go_on_from_probe(Worker &w, AVCodecContext *ctx, std::string *error) {
+        const size_t n = probe_packets.size();
+        Segment *seg = nullptr;
+        bool same = false;
+        {
+            std::unique_lock<std::mutex> lk(mu);
+            cv.wait(lk, [&] {
+                return stopping || (!segments.empty() && (segments.front()->packets.size() >= n ||
+                                                          segments.front()->closed));
+            });
+            if (stopping) return false;
+            seg = segments.front().get(); // segment 0, taken for this decoder by the demuxer
+            same = seg->first_frame == 0 && seg->packets.size() >= n;
+            for (size_t i = 0; same && i < n; ++i)
+                same = PacketMark::of(seg->packets[i]) == probe_packets[i];
+            Worker::Open o{seg};
+            if (same) {
+                o.fed = n;
+                for (size_t i = 0; i < n; ++i) {
+                    const int64_t pts = seg->packets[i]->pts;
+                    if (pts == AV_NOPTS_VALUE)
+                        o.all_pts = false;
+                    else
+                        o.max_pts = std::max(o.max_pts, pts);
+                }
+            }
+            w.open.push_back(o);
+            w.feeding = seg;
+        }
+        AVFrame *f = probe_frame;
+        probe_frame = nullptr;
+        if (!same) {
+            av_frame_free(&f);
+            avcodec_flush_buffers(ctx);
+            ++g_decoders_flushed;
+            return true;
+        }
+        std::string err;
+        if (!deliver(0, seg, f, w.stream, w.event, &err)) {
+            *error = err;
+            return false;
+        }
+        ++w.open.back().produced;
+        return true;
     }
 
     // ---- demuxer ------------------------------------------------------------------------
@@ -574,7 +660,10 @@ struct SegmentDecoder::Impl {
                 error = "reading failed after " + std::to_string(packets) + " frames: " + av_err(r);
                 break;
             }
-            const bool cut = !cur || (cur->packets.size() >= opt.min_segment_frames &&
+            // (Segment 0 holds at least the packets that the probe's decoder, going on as
+            // decoder 0, was fed.)
+            const bool cut = !cur || (packets >= probe_packets.size() &&
+                                      cur->packets.size() >= opt.min_segment_frames &&
                                       opt.decoders + opt.software_decoders > 1 &&
                                       vif::media::clean_random_access(par, pkt));
             AVPacket *copy = av_packet_clone(pkt);
@@ -601,6 +690,7 @@ struct SegmentDecoder::Impl {
                 }
                 auto s = std::make_unique<Segment>();
                 s->first_frame = packets;
+                s->taken = packets == 0 && continuing; // decoder 0's, going on from the probe
                 cur = s.get();
                 segments.push_back(std::move(s));
                 ++segment_count;
@@ -648,6 +738,7 @@ struct SegmentDecoder::Impl {
         vif::media::StreamDemuxer demuxer;
         DecoderState *st;
         AVFrame *frame = nullptr;
+        std::vector<PacketMark> packets; // handed to the loop, in order
         FirstFrame(AVFormatContext *fmt, int stream, DecoderState *s)
             : demuxer(fmt, stream), st(s) {}
         ~FirstFrame() override { av_frame_free(&frame); }
@@ -656,7 +747,9 @@ struct SegmentDecoder::Impl {
                 *error = "NVDEC refused the stream";
                 return -1;
             }
-            return demuxer.read(pkt) > 0 ? 1 : 0;
+            if (demuxer.read(pkt) <= 0) return 0;
+            packets.push_back(PacketMark::of(pkt));
+            return 1;
         }
         int take(AVFrame *f, std::string *error) override {
             frame = av_frame_clone(f);
@@ -666,16 +759,22 @@ struct SegmentDecoder::Impl {
     };
 
     // Decodes the first frame with decoder state `st`; sets the size, depth and description.
+    // When the decoder can go on from there (it has not been sent the end of the stream), keeps
+    // the frame and the packets it was fed for decoder 0 (`continuing`).
     void probe(AVCodecContext *ctx, DecoderState *st, AVFormatContext *fmt) {
         FirstFrame first(fmt, stream_index, st);
         std::string err;
         int got = 0;
+        bool can_go_on = false;
         {
             vif::media::DecodeLoop loop(ctx, &first);
             const int r = loop.run(&first, &err);
             got = r == 1;
             // The decoder's refusal of NVDEC is told below; a reading error ended the stream.
             if (r >= 0 || loop.failed_at() == vif::media::DecodeStep::source) err.clear();
+            can_go_on = got && !loop.flushed();
+            // A packet the decoder had no room for yet was not fed: decoder 0 sends it again.
+            if (loop.holds_packet() && !first.packets.empty()) first.packets.pop_back();
         }
         AVFrame *f = first.frame;
         first.frame = nullptr;
@@ -699,7 +798,13 @@ struct SegmentDecoder::Impl {
         height = uint32_t(f->height - int(f->crop_top + f->crop_bottom));
         bitdepth = d ? uint32_t(d->comp[0].depth) : 8;
         sw_format = st->want_cuda ? sw : f->format;
-        av_frame_free(&f);
+        continuing = can_go_on && opt.continue_probe;
+        if (continuing) {
+            probe_frame = f;
+            probe_packets = std::move(first.packets);
+        } else {
+            av_frame_free(&f);
+        }
         swname_ = swname ? swname : "?";
         container_ = fmt->iformat->name;
         describe();
@@ -742,7 +847,10 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
         throw;
     }
     avformat_close_input(&probe_fmt);
-    avcodec_flush_buffers(ctx0);
+    if (!s.continuing) {
+        avcodec_flush_buffers(ctx0); // decoder 0 starts again from the first packet
+        ++g_decoders_flushed;
+    }
     s.luma_row_bytes = size_t(s.width) * (s.bitdepth > 8 ? 2 : 1);
     // Frames each decoder may buffer: a whole segment where memory allows (about 6 GiB of
     // device buffers an input), at least queue_frames.

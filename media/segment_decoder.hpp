@@ -16,6 +16,11 @@
 // once (a decoder has at most 32 surfaces; decoding ahead needs room for whole segments). The
 // buffer is the caller's until release().
 //
+// Opening costs one decoder (one NVDEC session) per decoder: the probe's decoder, which decoded
+// the first frame to learn the stream's size and depth, goes on as decoder 0 on segment 0 from
+// the packet after those it was fed (libavcodec's H.264 makes a new NVDEC session after a
+// flush, so flushing it and starting again would cost a second session an input).
+//
 // A decoder that cannot get an NVDEC session (out of sessions or memory) carries on in software
 // for the rest of the run (one line on stderr says so); its frames are then host frames.
 #ifndef VIF_TOOLS_SEGMENT_DECODER_HPP
@@ -39,6 +44,9 @@ struct SegmentDecoderOptions {
     unsigned min_segment_frames = 30; ///< shortest segment worth a decoder of its own
     unsigned queue_frames = 4;        ///< decoded frames a decoder may keep ready
     unsigned held_frames = 8;         ///< frames the consumer may hold (surfaces kept spare)
+    /// The probe's decoder goes on as decoder 0 (false: it is flushed and starts again from
+    /// the first packet, one session more; tests compare the two)
+    bool continue_probe = true;
     bool verbose = false;
 };
 
@@ -95,6 +103,15 @@ private:
 struct NvdecUnsupported {
     std::string why;
 };
+
+/** Decoders the segment decoders of this process opened, and flushes of an open decoder that
+ *  then decodes again (each one a new NVDEC session with libavcodec's H.264): tests count the
+ *  sessions an input costs. */
+struct DecoderSessionCounts {
+    uint64_t opened = 0;
+    uint64_t flushed = 0;
+};
+DecoderSessionCounts decoder_session_counts();
 
 /** Whether this build can decode with NVDEC at all (FFmpeg with the cuda hwaccel). */
 bool nvdec_built_in();

@@ -217,6 +217,59 @@ TEST(SegmentDecoder, SoftwareSegmentsGiveTheReadersFrames) {
     EXPECT_GT(dec.segments(), 3u); // cut at the IDR pictures, 10 frames apart
 }
 
+// Decoder sessions an input costs: the probe's decoder goes on as decoder 0 (one opened, none
+// flushed), and the frames are the reader's whether it goes on or starts again (flushed: one
+// session more with NVDEC's H.264), with one decoder or three. B-frames make the probe feed
+// several packets before its first frame.
+TEST(SegmentDecoder, TheProbesDecoderGoesOnAsDecoderZero) {
+    VIF_REQUIRE_ENCODE(mp4);
+    ffmpeg::VideoReader reader;
+    std::string err;
+    ASSERT_TRUE(reader.open(mp4, 1, &err)) << err;
+    std::vector<std::vector<uint8_t>> want;
+    VifPicture pic;
+    int r;
+    while ((r = reader.next(&pic, &err)) == 1) {
+        std::vector<uint8_t> plane(size_t(pic.width) * pic.height);
+        for (uint32_t y = 0; y < pic.height; ++y)
+            std::memcpy(plane.data() + size_t(y) * pic.width,
+                        static_cast<const uint8_t*>(pic.data) + ptrdiff_t(y) * pic.stride,
+                        pic.width);
+        want.push_back(std::move(plane));
+    }
+    ASSERT_EQ(r, 0) << err;
+    ASSERT_EQ(want.size(), size_t(kFrames));
+    for (const unsigned decoders : {1u, 3u})
+        for (const bool go_on : {true, false}) {
+            SCOPED_TRACE("decoders " + std::to_string(decoders) + (go_on ? "" : ", restarted"));
+            const vifcli::DecoderSessionCounts before = vifcli::decoder_session_counts();
+            vifcli::SegmentDecoderOptions opt;
+            opt.cuda = false;
+            opt.decoders = decoders;
+            opt.min_segment_frames = 10;
+            opt.continue_probe = go_on;
+            vifcli::SegmentDecoder dec(mp4, "test", opt);
+            vifcli::DecodedFrame f;
+            size_t n = 0;
+            while (dec.next(&f)) {
+                ASSERT_LT(n, want.size());
+                EXPECT_EQ(f.index, n);
+                bool same = true;
+                for (int y = 0; y < 72 && same; ++y)
+                    same = std::memcmp(f.frame->data[0] + ptrdiff_t(y) * f.frame->linesize[0],
+                                       want[n].data() + size_t(y) * 128, 128) == 0;
+                EXPECT_TRUE(same) << "frame " << n;
+                dec.release(&f);
+                ++n;
+            }
+            EXPECT_EQ(n, want.size());
+            dec.stop();
+            const vifcli::DecoderSessionCounts after = vifcli::decoder_session_counts();
+            EXPECT_EQ(after.opened - before.opened, decoders);
+            EXPECT_EQ(after.flushed - before.flushed, go_on ? 0u : 1u);
+        }
+}
+
 // A file FFmpeg cannot read: an InputError that names the input.
 TEST(SegmentDecoder, NotAVideoFileIsAnInputError) {
     const std::string txt = temp_dir() + "/not_video_seg.txt";
