@@ -6,16 +6,20 @@
 // both uploads, and overwrites queued on either stream after the submission must not change the
 // scores); frames of a CUDA context of FFmpeg's own (FFmpeg's default, not the primary context:
 // copied on the GPU into libvif's context), alone and beside primary-context frames, with the
-// same overwrites; mixed or CPU-context submissions (refused with a clear message).
+// same overwrites; frames whose pixels are still being written on their stream when they are
+// submitted (the read must wait for the writes: an upload held back behind a host function);
+// mixed or CPU-context submissions (refused with a clear message).
 //
 // A plain program (no GoogleTest, so that it builds where only CUDA and libavutil are present):
 // exit status 0 when every check passed, 1 otherwise, 77 when there is no GPU (skipped).
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern "C" {
@@ -111,6 +115,51 @@ FramePtr upload(const BufferRef& frames, const AVFrame* host) {
     return hw;
 }
 
+// In f's own context (the runtime works in the current one), as FFmpeg's calls on it are made.
+class InFramesContext {
+public:
+    explicit InFramesContext(const AVFrame* f) {
+        const auto* fc = reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data);
+        const auto* hw = static_cast<const AVCUDADeviceContext*>(fc->device_ctx->hwctx);
+        stream_ = static_cast<cudaStream_t>(hw->stream);
+        pushed_ =
+            ctx_calls().push && ctx_calls().pop && ctx_calls().push(hw->cuda_ctx) == CUDA_SUCCESS;
+    }
+    ~InFramesContext() {
+        CUcontext popped = nullptr;
+        if (pushed_) ctx_calls().pop(&popped);
+    }
+    InFramesContext(const InFramesContext&) = delete;
+    InFramesContext& operator=(const InFramesContext&) = delete;
+    bool ok() const { return pushed_; }
+    cudaStream_t stream() const { return stream_; }
+
+private:
+    cudaStream_t stream_ = nullptr;
+    bool pushed_ = false;
+};
+
+// A new frame of `frames` whose luma rows become `from`'s only on its stream, behind a host
+// function that holds that stream for 5 ms; until then they are 0x5a. A submission made right
+// away scores `from` only if it waits for the frame's stream (as a decoder's frame whose copy out
+// of the decoder's surface is still queued).
+FramePtr late_copy(const BufferRef& frames, const AVFrame* from, size_t row_bytes) {
+    FramePtr f(av_frame_alloc());
+    if (av_hwframe_get_buffer(frames.ref, f.get(), 0) < 0) return nullptr;
+    InFramesContext in(f.get());
+    cudaHostFn_t hold = [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(5)); };
+    const size_t rows = size_t(f->height);
+    if (!in.ok() ||
+        cudaMemset2DAsync(f->data[0], size_t(f->linesize[0]), 0x5a, row_bytes, rows, in.stream()) !=
+            cudaSuccess ||
+        cudaLaunchHostFunc(in.stream(), hold, nullptr) != cudaSuccess ||
+        cudaMemcpy2DAsync(f->data[0], size_t(f->linesize[0]), from->data[0],
+                          size_t(from->linesize[0]), row_bytes, rows, cudaMemcpyDeviceToDevice,
+                          in.stream()) != cudaSuccess)
+        return nullptr;
+    return f;
+}
+
 bool scores_equal_expected(const GoldenCase& c, const std::vector<VifScores>& got,
                            const std::string& what) {
     const auto rows = vif::testing::load_expected(c.expected_path());
@@ -149,9 +198,11 @@ VifContext* cuda_context(const AVFrame* hw_frame) {
 
 // Every frame of case c, uploaded as sw format `sw` through devices dev_ref / dev_dist, scored
 // through vif_ffmpeg_submit. When `clobber`, each frame's device memory is overwritten on its
-// own stream right after the submission: the scores must not change.
+// own stream right after the submission: the scores must not change. When `late`, the frames
+// submitted are late_copy()'s: their pixels are written on their streams after the submission
+// call has started waiting (or not) for them.
 void run_case(const GoldenCase& c, AVPixelFormat sw, const BufferRef& dev_ref,
-              const BufferRef& dev_dist, bool clobber, const std::string& what) {
+              const BufferRef& dev_dist, bool clobber, const std::string& what, bool late = false) {
     BufferRef fr, fd;
     if (!make_frames(&fr, dev_ref, sw, int(c.width), int(c.height)) ||
         !make_frames(&fd, dev_dist, sw, int(c.width), int(c.height))) {
@@ -180,6 +231,19 @@ void run_case(const GoldenCase& c, AVPixelFormat sw, const BufferRef& dev_ref,
             CHECK(false, "%s: upload failed", what.c_str());
             break;
         }
+        if (late) {
+            const size_t row_bytes = size_t(c.width) * (c.bitdepth > 8 ? 2 : 1);
+            FramePtr lr = late_copy(fr, gr.get(), row_bytes),
+                     ld = late_copy(fd, gd.get(), row_bytes);
+            if (!lr || !ld) {
+                CHECK(false, "%s: queuing the late writes failed", what.c_str());
+                break;
+            }
+            // gr/gd go back to their pools; whatever writes them next comes after the late copies
+            // on the same streams.
+            gr = std::move(lr);
+            gd = std::move(ld);
+        }
         if (!ctx && !(ctx = cuda_context(gr.get()))) break;
         uint64_t index = ~0ull;
         VifStatus st;
@@ -191,20 +255,13 @@ void run_case(const GoldenCase& c, AVPixelFormat sw, const BufferRef& dev_ref,
               i);
         if (clobber) {
             for (const AVFrame* f : {gr.get(), gd.get()}) {
-                const auto* fc = reinterpret_cast<const AVHWFramesContext*>(f->hw_frames_ctx->data);
-                const auto* hw = static_cast<const AVCUDADeviceContext*>(fc->device_ctx->hwctx);
-                // In the frame's own context (the runtime works in the current one), on its
-                // stream, as FFmpeg's next write to that memory would be.
-                CUcontext popped = nullptr;
-                const bool pushed = ctx_calls().push && ctx_calls().pop &&
-                                    ctx_calls().push(hw->cuda_ctx) == CUDA_SUCCESS;
-                CHECK(pushed, "%s: cannot make the frame's context current", what.c_str());
+                // On the frame's stream, as FFmpeg's next write to that memory would be.
+                InFramesContext in(f);
+                CHECK(in.ok(), "%s: cannot make the frame's context current", what.c_str());
                 CHECK(cudaMemset2DAsync(f->data[0], size_t(f->linesize[0]), 0x5a,
                                         size_t(f->width) * (c.bitdepth > 8 ? 2 : 1),
-                                        size_t(f->height),
-                                        static_cast<cudaStream_t>(hw->stream)) == cudaSuccess,
+                                        size_t(f->height), in.stream()) == cudaSuccess,
                       "%s: overwriting the frame failed", what.c_str());
-                if (pushed) ctx_calls().pop(&popped);
             }
         }
         while (vif_receive(ctx, &s, 0) == VIF_OK) got.push_back(s);
@@ -271,6 +328,8 @@ int main() {
         CHECK(false, "cannot make two CUDA device contexts");
     } else if (const GoldenCase* c = find_case("foreman_176x144_8b_crf45")) {
         run_case(*c, AV_PIX_FMT_NV12, dev1, dev2, true, "two streams, overwritten after submit");
+        run_case(*c, AV_PIX_FMT_NV12, dev1, dev2, true,
+                 "two streams, written late and overwritten after submit", true);
         if (const GoldenCase* c10 = find_case("cosmospan_576x324_10b_crf35"))
             run_case(*c10, AV_PIX_FMT_P010LE, dev1, dev1, true,
                      "one stream, overwritten after submit");
@@ -292,7 +351,16 @@ int main() {
                      "ref in the primary context, dist in FFmpeg's own, overwritten after submit");
             run_case(*c, AV_PIX_FMT_NV12, other, dev2, true,
                      "ref in FFmpeg's own context, dist on a primary-context stream, overwritten");
+            // The frames' pixels still being written when they are submitted.
+            run_case(*c, AV_PIX_FMT_NV12, other, other, true,
+                     "FFmpeg's own context, written late and overwritten after submit", true);
+            run_case(*c, AV_PIX_FMT_NV12, other, dev2, true,
+                     "ref in FFmpeg's own context, dist on a primary-context stream, written late",
+                     true);
         }
+        if (const GoldenCase* c = find_case(jobs[4].name))
+            run_case(*c, jobs[4].sw, other, other, false,
+                     std::string(jobs[4].name) + " of FFmpeg's own context, written late", true);
     }
 
     // Refusals.

@@ -21,8 +21,11 @@
  *     are, on the stream of their AVCUDADeviceContext;
  *   - frames of any other context on the same device (FFmpeg's default: a context of its own)
  *     are first copied on the GPU, device to device between the two contexts, into buffers of
- *     the primary context (one luma plane per frame; this thread's per-thread stream then
- *     carries the work, ordered after the frames' streams, and they after it).
+ *     the primary context (one luma plane per frame, on this thread's per-thread stream, which
+ *     then carries the work). The call waits on the host for the work queued so far on the
+ *     frames' stream (the decoder's writes) before the copy, and for the copy (microseconds)
+ *     before it returns: no stream of one context waits on the GPU for the other (contexts
+ *     share the GPU by time slices; such a wait held every frame for milliseconds).
  * Frames of another device are refused with a message. Builds without CUDA return
  * VIF_ERROR_UNSUPPORTED for CUDA frames. FFmpeg's "primary_ctx" refuses a primary context that
  * the CUDA runtime has already activated with other flags: create the FFmpeg device before the
@@ -53,7 +56,8 @@
  * unreferenced or reused as soon as vif_ffmpeg_submit returns. A CUDA AVFrame's device memory is
  * borrowed as vif_cuda_submit() borrows it: until the work queued on the frame's stream after
  * the call. Whatever reuses that memory next must write on that stream (FFmpeg's NVDEC hwaccel
- * does), or the frame must be kept until its scores are received.
+ * does), or the frame must be kept until its scores are received. (Frames of a context other
+ * than the primary one have been read when the call returns.)
  */
 #ifndef VIF_VIF_FFMPEG_H
 #define VIF_VIF_FFMPEG_H
