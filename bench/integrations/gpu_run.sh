@@ -76,16 +76,16 @@ if has ff || has ff71; then
   else
     frames=1; echo "FAIL: no $B/tests/ffmpeg/vif_ffmpeg_cuda_tests (PARTS=build first)" | tee "$OUT/cuda_frames_summary.md"
   fi
-  # The plain -hwaccel cuda path's copy between contexts: its cost per plane, and that it stays
-  # on the GPU (bench/ffmpeg/peer_copy_bench.cpp).
+  # The plain -hwaccel cuda path's copy between contexts: its cost per plane, that it stays on
+  # the GPU, and a model of the filter's pipeline across two contexts, ordered on the GPU or on
+  # the host (bench/ffmpeg/peer_copy_bench.cu, INFO lines).
   nvcc=$(readlink -f "$(sed -n 's/^CMAKE_CUDA_COMPILER:[A-Z]*=//p' "$B/CMakeCache.txt" 2>/dev/null)" 2>/dev/null)
-  cuda_home=$(dirname "$(dirname "${nvcc:-/usr/local/cuda/bin/nvcc}")")
-  cuda_lib=$cuda_home/lib64; [[ -f $cuda_lib/libcudart_static.a ]] || cuda_lib=$cuda_home/targets/x86_64-linux/lib
-  if g++ -std=c++17 -O2 -I"$cuda_home/include" bench/ffmpeg/peer_copy_bench.cpp -o "$B/peer_copy_bench" \
-       -L"$cuda_lib" -lcudart_static -ldl -lrt -lpthread > "$OUT/peer_copy.log" 2>&1; then
+  [[ -x $nvcc ]] || nvcc=/usr/local/cuda/bin/nvcc
+  if "$nvcc" -std=c++17 -O2 -arch=sm_90 bench/ffmpeg/peer_copy_bench.cu -o "$B/peer_copy_bench" -ldl \
+       > "$OUT/peer_copy.log" 2>&1; then
     timeout 120 "$B/peer_copy_bench" >> "$OUT/peer_copy.log" 2>&1 || frames=1
   else
-    frames=1; echo "FAIL: bench/ffmpeg/peer_copy_bench.cpp did not build" >> "$OUT/peer_copy.log"
+    frames=1; echo "FAIL: bench/ffmpeg/peer_copy_bench.cu did not build" >> "$OUT/peer_copy.log"
   fi
   tee -a "$OUT/cuda_frames_summary.md" < "$OUT/peer_copy.log"
 fi

@@ -7,7 +7,15 @@
 // more than 60 GB/s (a copy staged through host memory is bounded by the host link, under about
 // 25 GB/s for a download plus an upload over PCIe 5). Exit status 0 (PASS), 1 (FAIL), 77 (no GPU).
 //
-//   g++ -std=c++17 -O2 -I$CUDA/include peer_copy_bench.cpp -L$CUDA/lib64 -lcudart_static -ldl -lrt -lpthread
+// Also (INFO lines): a model of the filter's pipeline, to tell where the plain command's time
+// goes: per frame, "decoding" in FFmpeg's context (a device copy of a 1080p NV12 frame on its
+// legacy default stream, or a 20 us kernel), the luma copy into the primary context, "VIF" there
+// (a 400 us kernel), with 3 frames in flight (a frame's surface comes back when its VIF is
+// done), ordered three ways: all in one context (primary_ctx=1), two contexts with GPU-side waits
+// across them both ways (the glue until 2026-11-26 15:00), two contexts with waits on the host
+// (the glue now). Microseconds a frame; one context is the floor.
+//
+//   nvcc -std=c++17 -O2 -arch=sm_90 peer_copy_bench.cu -ldl
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 
@@ -16,6 +24,7 @@
 #include <chrono>
 #include <cstdio>
 #include <initializer_list>
+#include <vector>
 
 namespace {
 
@@ -58,6 +67,111 @@ CUresult (*mem_create)(CUmemGenericAllocationHandle*, size_t, const CUmemAllocat
 CUresult (*mem_reserve)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long long);
 CUresult (*mem_map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
 CUresult (*mem_set_access)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t);
+CUresult (*event_sync)(CUevent);
+CUresult (*event_destroy)(CUevent);
+
+// Runs for `ns` nanoseconds of GPU time (one thread): a stand-in for work of a given length.
+__global__ void spin(unsigned long long ns) {
+    unsigned long long t0 = 0, t = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}
+
+enum class Order { one_context, gpu_waits, host_waits };
+
+// The pipeline model (see the top of the file): microseconds a frame, or a negative value when a
+// call failed. `own` is FFmpeg's context; the primary context is current.
+double pipeline_us(Order order, bool decode_kernel, CUcontext own, CUcontext primary) {
+    const int frames = 300, warm = 20, in_flight = 3;
+    const size_t w = 1920, h = 1080, frame_bytes = w * h * 3 / 2;
+    const unsigned long long vif_ns = 400000, decode_ns = 20000;
+    const CUcontext dec = order == Order::one_context ? primary : own;
+    auto pop = [] {
+        CUcontext popped = nullptr;
+        ctx_pop(&popped);
+    };
+    bool ok = true;
+    CUdeviceptr surface = 0, frame = 0; // the decoder's surface and the frame handed on
+    CUevent decoded = nullptr;
+    ctx_push(dec);
+    ok &= mem_alloc(&surface, frame_bytes) == CUDA_SUCCESS &&
+          mem_alloc(&frame, frame_bytes) == CUDA_SUCCESS &&
+          event_create(&decoded, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
+    pop();
+    void* staging = nullptr;
+    cudaStream_t compute = nullptr;
+    cudaEvent_t copied = nullptr;
+    std::vector<cudaEvent_t> done(in_flight, nullptr);
+    ok &= cudaMalloc(&staging, w * h) == cudaSuccess &&
+          cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking) == cudaSuccess &&
+          cudaEventCreateWithFlags(&copied, cudaEventDisableTiming) == cudaSuccess;
+    for (cudaEvent_t& e : done)
+        ok &= cudaEventCreateWithFlags(&e, cudaEventDisableTiming) == cudaSuccess;
+    const cudaStream_t work = cudaStreamPerThread;
+    CUDA_MEMCPY2D
+    dcopy{}; // the decoder's copy out of its surface (FFmpeg's av_frame_make_writable)
+    dcopy.srcMemoryType = dcopy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    dcopy.srcDevice = surface;
+    dcopy.dstDevice = frame;
+    dcopy.srcPitch = dcopy.dstPitch = dcopy.WidthInBytes = w;
+    dcopy.Height = h * 3 / 2;
+    CUDA_MEMCPY3D_PEER luma{};
+    luma.srcMemoryType = luma.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    luma.srcDevice = frame;
+    luma.srcContext = dec;
+    luma.srcPitch = luma.dstPitch = luma.WidthInBytes = w;
+    luma.dstDevice = reinterpret_cast<CUdeviceptr>(staging);
+    luma.dstContext = primary;
+    luma.Height = h;
+    luma.Depth = 1;
+    using clock = std::chrono::steady_clock;
+    clock::time_point t0;
+    for (int i = 0; ok && i < warm + frames; ++i) {
+        if (i == warm) t0 = clock::now();
+        if (i >= in_flight) ok &= cudaEventSynchronize(done[i % in_flight]) == cudaSuccess;
+        ctx_push(dec); // the decoder's work on its context's legacy default stream
+        if (decode_kernel) {
+            spin<<<1, 1, 0, nullptr>>>(decode_ns);
+            ok &= cudaGetLastError() == cudaSuccess;
+        } else {
+            ok &= copy_2d_async(&dcopy, nullptr) == CUDA_SUCCESS;
+        }
+        ok &= event_record(decoded, nullptr) == CUDA_SUCCESS;
+        if (order == Order::host_waits) ok &= event_sync(decoded) == CUDA_SUCCESS;
+        pop();
+        if (order != Order::host_waits)
+            ok &= stream_wait(CU_STREAM_PER_THREAD, decoded, 0) == CUDA_SUCCESS;
+        ok &= copy_peer(&luma, CU_STREAM_PER_THREAD) == CUDA_SUCCESS &&
+              cudaEventRecord(copied, work) == cudaSuccess;
+        if (order == Order::host_waits) {
+            ok &= cudaEventSynchronize(copied) == cudaSuccess;
+        } else { // the decoder's stream waits for the copy (its next write comes after)
+            ctx_push(dec);
+            ok &= stream_wait(nullptr, reinterpret_cast<CUevent>(copied), 0) == CUDA_SUCCESS;
+            pop();
+        }
+        ok &= cudaStreamWaitEvent(compute, copied, 0) == cudaSuccess;
+        spin<<<1, 1, 0, compute>>>(vif_ns);
+        ok &= cudaGetLastError() == cudaSuccess &&
+              cudaEventRecord(done[i % in_flight], compute) == cudaSuccess;
+    }
+    ok &= cudaStreamSynchronize(compute) == cudaSuccess;
+    const double us = std::chrono::duration<double, std::micro>(clock::now() - t0).count() / frames;
+    for (cudaEvent_t e : done)
+        if (e) cudaEventDestroy(e);
+    if (copied) cudaEventDestroy(copied);
+    if (compute) cudaStreamDestroy(compute);
+    if (staging) cudaFree(staging);
+    ctx_push(dec);
+    stream_sync(nullptr);
+    if (surface) mem_free(surface);
+    if (frame) mem_free(frame);
+    if (decoded) event_destroy(decoded);
+    pop();
+    return ok ? us : -1;
+}
 
 template <typename Enqueue>
 double seconds_per_copy(Enqueue enqueue, int n) {
@@ -91,7 +205,8 @@ int main() {
         !load(&copy_2d_async, "cuMemcpy2DAsync") ||
         !load(&mem_granularity, "cuMemGetAllocationGranularity") ||
         !load(&mem_create, "cuMemCreate") || !load(&mem_reserve, "cuMemAddressReserve") ||
-        !load(&mem_map, "cuMemMap") || !load(&mem_set_access, "cuMemSetAccess")) {
+        !load(&mem_map, "cuMemMap") || !load(&mem_set_access, "cuMemSetAccess") ||
+        !load(&event_sync, "cuEventSynchronize") || !load(&event_destroy, "cuEventDestroy")) {
         std::printf("FAIL: CUDA driver entry points missing\n");
         return 1;
     }
@@ -99,7 +214,8 @@ int main() {
     cudaFree(nullptr); // the primary context, current from here on
     CUcontext primary = nullptr, own = nullptr;
     ctx_get_current(&primary);
-    if (ctx_create(&own, 0, 0) != CUDA_SUCCESS) { // FFmpeg's default: a context of its own
+    // FFmpeg's default: a context of its own, with FFmpeg's flags (hwcontext_cuda.c)
+    if (ctx_create(&own, CU_CTX_SCHED_BLOCKING_SYNC, 0) != CUDA_SUCCESS) {
         std::printf("FAIL: cuCtxCreate\n");
         return 1;
     }
@@ -288,6 +404,19 @@ int main() {
         ctx_push(own);
         mem_free(src);
         ctx_pop(&own);
+    }
+    // The pipeline model: where the plain command's time goes.
+    for (bool kernel : {false, true}) {
+        const double one = pipeline_us(Order::one_context, kernel, own, primary);
+        const double gpu = pipeline_us(Order::gpu_waits, kernel, own, primary);
+        const double host = pipeline_us(Order::host_waits, kernel, own, primary);
+        std::printf("INFO pipeline model, decoding = %s in FFmpeg's context, VIF = a 400 us kernel "
+                    "in the primary one, 3 frames in flight: one context %.0f us a frame; two "
+                    "contexts with GPU-side waits across them %.0f us (%.2fx); two contexts with "
+                    "host waits %.0f us (%.2fx)%s\n",
+                    kernel ? "a 20 us kernel" : "a device copy of a 1080p NV12 frame", one, gpu,
+                    gpu / one, host, host / one,
+                    one < 0 || gpu < 0 || host < 0 ? " (a call failed: negative values)" : "");
     }
     ctx_destroy(own);
     std::printf("%s\n", fails ? "FAILED" : "PASSED");
