@@ -6,8 +6,10 @@
 #   bash bench/startup/gpu_run.sh [stages]        bench/startup/startup_bench.py on both builds
 #                                                 (stages: probe long hevc raw curves python)
 # Two calls keep each under the 10-minute limit; build outputs stay on the warm machine.
-# Issue 26's round 2 (2026-11-26): `LEAN=1 N=3 bash bench/startup/gpu_run.sh probe raw long
-# hevc python` (about 4 min), then `LEAN=1 CURVE_N=2 bash bench/startup/gpu_run.sh curves`.
+# Issue 26: `LEAN=1 N=3 bash bench/startup/gpu_run.sh probe long hevc raw python` (about 4 min;
+# the probe stage also prints where the probe pair's time goes and a thread-count sweep), then
+# `LEAN=1 bash bench/startup/gpu_run.sh curves` (clip length 1..1,200, raw and encoded, 1080p
+# and 2160p, default vs --backend cpu vs --backend cuda; stops itself after 170 s).
 # Carry: .baseline .deps/ffmpeg-nvdec .gpu-deps/prefix bench/startup/clips (make_clips.sh).
 # Results: $OUT/summary.md (PASS/FAIL per target and the tables), $OUT/curves.csv, $OUT/logs.
 # VIF / BASE_VIF / PY_NEW / PY_BASE override the builds' paths; other settings: startup_bench.py.

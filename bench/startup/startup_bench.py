@@ -29,12 +29,17 @@ Environment:
               script on a machine without one
   PY_NEW, PY_BASE  folders holding the `libvif` Python package of each build (build-*/python);
               the python stage is skipped without PY_NEW
-  LENGTHS     the curves' clip lengths (default 1,8,48,200,600,1200; 2160p stops at 600)
+  LENGTHS     the curves' clip lengths (default 1,8,48,200,600,1200, LEAN 1,48,200,600,1200;
+              2160p stops at 600, LEAN's raw 2160p at 200); LEAN also leaves today's binary out
+              of the curves and stops them after CURVE_BUDGET_S seconds (default 170)
+  PROBE_SWEEP the probe stage's --backend cpu runs with other thread counts, '|' between
+              option sets (default: --decoder-threads 4, 8, 12, --threads 8, both 8 and 12)
   OUT         results folder (default /tmp/startup-out)
   TOL         slack of the "never slower" checks: relative (default 0.05) plus 5 ms
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -51,7 +56,14 @@ N_LONG = int(os.environ.get("N_LONG", "3"))
 CURVE_N = int(os.environ.get("CURVE_N", "2"))
 CPU_ONLY = os.environ.get("CPU_ONLY", "0") == "1"
 LEAN = os.environ.get("LEAN", "0") == "1"
-LENGTHS = [int(x) for x in os.environ.get("LENGTHS", "1,8,48,200,600,1200").split(",")]
+LENGTHS = [int(x) for x in os.environ.get(
+    "LENGTHS", "1,48,200,600,1200" if LEAN else "1,8,48,200,600,1200").split(",")]
+# LEAN curves: no today's-binary column, raw 2160p only up to 200 frames (a 600-frame raw pair
+# is 15 GB to write) and a time budget (about 100 s of runs on the H200 machine otherwise).
+CURVE_BUDGET_S = float(os.environ.get("CURVE_BUDGET_S", "170" if LEAN else "0"))
+PROBE_SWEEP = [x.strip() for x in os.environ.get(
+    "PROBE_SWEEP", "--decoder-threads 4|--decoder-threads 8|--decoder-threads 12|--threads 8|"
+    "--decoder-threads 8 --threads 12").split("|") if x.strip()]
 OUT = os.environ.get("OUT", "/tmp/startup-out")
 TOL = float(os.environ.get("TOL", "0.05"))
 STAGES = sys.argv[1:] or ["probe", "long", "hevc", "raw", "curves", "python"]
@@ -124,6 +136,66 @@ def verbose_lines(binary, args, log_name):
     return keep[:6]
 
 
+PHASE = re.compile(r"^(.*?)\s+(-?[0-9.]+) ms\s+\(at [0-9.]+ ms\)$")
+
+
+def timed_phases(binary, args):
+    """One --verbose run, timed from outside: [(phase, ms)] from the process's spawn to its end:
+    the start-up before main() (the bench's clock against the binary's static start-up stamp),
+    each phase main() marks, and the exit after main() left (its stamp against the bench's
+    clock); None when the binary does not print the stamps (today's binary)."""
+    out = os.path.join(TMP, "out.json")
+    t0 = time.time()
+    p = subprocess.run([binary] + args + ["--verbose", "-q", "-o", out],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    t1 = time.time()
+    if p.returncode != 0:
+        return None
+    start = leave = None
+    phases = []
+    for line in p.stderr.splitlines():
+        if not line.startswith("vif: timing: "):
+            continue
+        body = line[len("vif: timing: "):]
+        if body.startswith("static start-up at "):
+            start = float(body.split()[3])
+        elif body.startswith("leaving main() at "):
+            leave = float(body.split()[3])
+        else:
+            m = PHASE.match(body)
+            if m:
+                phases.append((m.group(1), float(m.group(2))))
+    if start is None or leave is None:
+        return None
+    return ([("process start (spawn to static start-up)", (start - t0) * 1e3)] + phases +
+            [("exit (main() left to the process's end)", (t1 - leave) * 1e3),
+             ("whole process", (t1 - t0) * 1e3)])
+
+
+def breakdown(title, variants, n):
+    """Where a whole process's time goes, per variant (label, args): the phases of its fastest
+    of n --verbose runs, as a table (ms)."""
+    got = {}
+    for label, args in variants:
+        best = None
+        for _ in range(n):
+            ph = timed_phases(VIF, args)
+            if ph is not None and (best is None or ph[-1][1] < best[-1][1]):
+                best = ph
+        got[label] = dict(best) if best else {}
+        order = [k for k, _ in best] if best else []
+        got.setdefault("_order", [])
+        got["_order"] += [k for k in order if k not in got["_order"]]
+    labels = [l for l, _ in variants]
+    say(f"\n{title}: where the time goes (ms, fastest of {n} --verbose runs; phases in the "
+        "order main() marks them)\n")
+    say("| phase | " + " | ".join(labels) + " |")
+    say("|---|" + "---|" * len(labels))
+    for k in got["_order"]:
+        cells = [f"{got[l][k]:.1f}" if k in got[l] else "" for l in labels]
+        say(f"| {k} | " + " | ".join(cells) + " |")
+
+
 def fmt(t):
     return "-" if t is None else f"{t:.3f}"
 
@@ -173,6 +245,11 @@ def never_slower(res, what):
         return
     check(d <= min(alts) * (1 + TOL) + 0.005,
           f"{what}: default {d:.3f} s no slower than the faster of cpu and cuda ({min(alts):.3f} s)")
+
+
+def supports(binary, option):
+    """Whether the binary's --help names the option (today's binary may not have it)."""
+    return option in subprocess.run([binary, "--help"], capture_output=True, text=True).stdout
 
 
 def need(*paths):
@@ -238,6 +315,13 @@ def stage_probe():
     args = ["-r", r, "-d", d]
     res = table_rows("48-frame 1080p x264 probe pair", encoded_rows(args), 48)
     say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_probe")))
+    breakdown("probe pair", [("default", args), ("--backend cpu", args + ["--backend", "cpu"])], N)
+    # What the CPU run's time depends on: libavcodec threads an input (FFmpeg's automatic
+    # count is the cores + 1, at most 16, for each of the two inputs) and the scoring threads.
+    sweep = [(opts, args + ["--backend", "cpu"] + opts.split()) for opts in PROBE_SWEEP]
+    if sweep and supports(VIF, "--decoder-threads"):
+        say(f"\nprobe pair, --backend cpu, whole process s (best of {N}): " + " / ".join(
+            f"{label} {fmt(best_of(VIF, a, N))}" for label, a in sweep))
     # Decoding alone (--read-only): how much of the CPU run it is.
     ro = args + ["--read-only"]
     dec_new = best_of(VIF, ro, N)
@@ -287,35 +371,53 @@ def stage_raw():
 
 
 def stage_curves():
+    """Whole-process time against clip length: default, --backend cpu, --backend cuda (and
+    today's binary unless LEAN), raw and encoded, 1080p and 2160p. Points beyond
+    CURVE_BUDGET_S seconds (0: no budget) are skipped, each with a SKIP line."""
+    base = BASE if not LEAN else ""
     say(f"\n### clip length curves (whole process s, best of {CURVE_N}; cpu is left out once it "
         "is more than twice as slow as cuda)\n")
     say("| input | frames | default | --backend cpu | --backend cuda | today's default |")
     say("|---|---|---|---|---|---|")
+    t_start = time.perf_counter()
+    skipped = []
     with open(os.path.join(OUT, "curves.csv"), "w") as csv:
         csv.write("input,frames,default_s,cpu_s,cuda_s,base_default_s\n")
         for kind in ("raw", "encoded"):
             for size in (1080, 2160):
                 top = min(1200 if size == 1080 else 600, max(LENGTHS))
+                if LEAN and kind == "raw" and size == 2160:
+                    top = min(top, 200)
+                name = f"{kind} {size}p"
+                points = [L for L in LENGTHS if L <= top]
+                if CURVE_BUDGET_S and time.perf_counter() - t_start > CURVE_BUDGET_S:
+                    skipped += [f"{name} {n}" for n in points]
+                    continue
                 args = raw_args(size, top) if kind == "raw" else enc_args(size)
                 if args is None:
                     continue
                 cpu_too = True
-                for n in [L for L in LENGTHS if L <= top]:
+                for n in points:
+                    if CURVE_BUDGET_S and time.perf_counter() - t_start > CURVE_BUDGET_S:
+                        skipped.append(f"{name} {n}")
+                        continue
                     a = args + ["--frames", str(n)]
                     d = best_of(VIF, a, CURVE_N)
                     c = best_of(VIF, a + ["--backend", "cpu"], CURVE_N) if cpu_too else None
                     g = None if CPU_ONLY else best_of(VIF, a + ["--backend", "cuda"], CURVE_N)
-                    b = best_of(BASE, a, CURVE_N) if BASE else None
+                    b = best_of(base, a, CURVE_N) if base else None
                     if c is not None and g is not None and c > 2 * g:
                         cpu_too = False
-                    name = f"{kind} {size}p"
                     say(f"| {name} | {n} | {fmt(d)} | {fmt(c)} | {fmt(g)} | {fmt(b)} |")
                     csv.write(f"{name},{n},{fmt(d)},{fmt(c)},{fmt(g)},{fmt(b)}\n")
                     alts = [t for t in (c, g) if t is not None]
                     if d is None or not alts or d > min(alts) * (1 + TOL) + 0.005:
                         check(False, f"curve {name} {n} frames: default {fmt(d)} s vs the faster "
                               f"of cpu and cuda {fmt(min(alts) if alts else None)} s")
-    say("- curves done (any point slower than the faster backend is a FAIL line above)")
+    if skipped:
+        say(f"- SKIP: over the {CURVE_BUDGET_S:.0f} s budget: " + ", ".join(skipped))
+    say(f"- curves done in {time.perf_counter() - t_start:.0f} s (any point slower than the "
+        "faster backend is a FAIL line above)")
 
 
 PY_PROBE = r"""

@@ -172,6 +172,8 @@ TEST(Options, UsageErrors) {
         {with({"--hwdec", "cuda", "--check-parity"}), "--check-parity"},
         {with({"--decoders", "65"}), "--decoders"},
         {with({"--cpu-decoders", "x"}), "--cpu-decoders"},
+        {with({"--decoder-threads", "65"}), "--decoder-threads"},
+        {with({"--decoder-threads", "-1"}), "--decoder-threads"},
     };
     for (const auto &[args, needle] : cases) {
         auto p = parse(args);
@@ -191,6 +193,8 @@ TEST(Options, UsageErrors) {
     EXPECT_EQ(h.options.cpu_decoders, 2);
     EXPECT_EQ(parse(with({"-o", "x"})).options.hwdec, "auto");
     EXPECT_EQ(parse(with({"-o", "x"})).options.cpu_decoders, -1);
+    EXPECT_EQ(parse(with({"-o", "x"})).options.decoder_threads, 0u);
+    EXPECT_EQ(parse(with({"--decoder-threads", "3", "-o", "x"})).options.decoder_threads, 3u);
     EXPECT_EQ(parse(with({"--hwdec", "cuda", "--backend", "cpu", "--read-only"})).action,
               ParsedOptions::Action::kRun);
 }

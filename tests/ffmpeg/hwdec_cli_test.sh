@@ -3,7 +3,8 @@
 #   hwdec_cli_test.sh VIF FFMPEG cpu   option handling; no GPU needed:
 #       --hwdec none and auto give the same scores (auto decodes in software when the scoring
 #       is not on CUDA); --hwdec cuda without a usable GPU / NVDEC is a clear error (exit 1),
-#       with --backend cpu a usage error (exit 2); an unknown value is a usage error.
+#       with --backend cpu a usage error (exit 2); an unknown value is a usage error;
+#       --decoder-threads 1 and 3 give the same scores as the automatic count.
 #   hwdec_cli_test.sh VIF FFMPEG gpu   NVDEC (needs a GPU): scores of NVDEC-decoded frames equal
 #       those of software-decoded frames bit for bit (H.264 8-bit, HEVC Main10; 1 and 3
 #       decoders an input, so that segments are decoded apart), and one raw (Y4M) input next to
@@ -30,6 +31,10 @@ if [[ $mode == cpu ]]; then
   cmp -s <(scores "$work/none.json") <(scores "$work/auto.json") || bad "--hwdec auto differs from none"
   run -r "$work/src.y4m" -d "$work/h264.mp4" --hwdec none --decoders 3 --backend cpu -o "$work/seg.json" || bad "--decoders 3 failed"
   cmp -s <(scores "$work/none.json") <(scores "$work/seg.json") || bad "software decoding in segments differs"
+  for t in 1 3; do
+    run -r "$work/src.y4m" -d "$work/h264.mp4" --backend cpu --decoder-threads $t -o "$work/dt.json" || bad "--decoder-threads $t failed"
+    cmp -s <(scores "$work/none.json") <(scores "$work/dt.json") || bad "--decoder-threads $t differs"
+  done
   out=$("$vif" -r "$work/h264.mp4" -d "$work/h264.mp4" --hwdec cuda --backend cpu 2>&1); rc=$?
   [[ $rc == 2 && $out == *"--hwdec cuda needs the cuda backend"* ]] || bad "--hwdec cuda --backend cpu: rc=$rc: $out"
   out=$("$vif" -r "$work/h264.mp4" -d "$work/h264.mp4" --hwdec bogus 2>&1); rc=$?

@@ -103,7 +103,7 @@ struct Raw {
     bool quiet = false, version = false, check_parity = false, debug_metrics = false;
     bool details = false, read_only = false, verbose = false, no_mmap = false;
     bool no_prediction = false;
-    std::string hwdec = "auto", decoders = "0", cpu_decoders = "auto";
+    std::string hwdec = "auto", decoders = "0", cpu_decoders = "auto", decoder_threads = "0";
     std::vector<std::string> models;
     std::string map_dir, map_scales, map_frames = "all", map_format = "pgm16";
     bool map_options_given = false; ///< one of --map-scales/-frames/-format was given
@@ -312,6 +312,7 @@ Options check(const Raw &r) {
     o.decoders = uint32_t(parse_uint("--decoders", r.decoders, 64));
     o.cpu_decoders =
         r.cpu_decoders == "auto" ? -1 : int(parse_uint("--cpu-decoders", r.cpu_decoders, 64));
+    o.decoder_threads = uint32_t(parse_uint("--decoder-threads", r.decoder_threads, 64));
     o.map = check_map(r);
     if (o.map.enabled()) {
         // Maps come from the scoring backend, the same bits on each (docs/api.md, "Per-pixel
@@ -429,6 +430,11 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
                    "With NVDEC: software decoders an input beside the NVDEC ones (auto: none)")
         ->type_name("{N,auto}")
         ->capture_default_str();
+    app.add_option("--decoder-threads", r.decoder_threads,
+                   "Software decoding: libavcodec threads each input's decoder uses (0: "
+                   "automatic)")
+        ->capture_default_str()
+        ->type_name("N");
     app.add_option("--map", r.map_dir,
                    "Write each selected frame's local VIF map (per scale) into this new or empty "
                    "folder, made complete or not at all")

@@ -78,8 +78,9 @@ struct Options {
     bool read_only = false, verbose = false, no_mmap = false;
     /** --hwdec: "auto", "cuda" or "none" (encoded inputs on NVDEC; media/hw_decode.hpp). */
     std::string hwdec = "auto";
-    uint32_t decoders = 0; ///< --decoders: NVDEC (or software segment) decoders an input
-    int cpu_decoders = -1; ///< --cpu-decoders: software decoders beside NVDEC; -1: auto
+    uint32_t decoders = 0;        ///< --decoders: NVDEC (or software segment) decoders an input
+    int cpu_decoders = -1;        ///< --cpu-decoders: software decoders beside NVDEC; -1: auto
+    uint32_t decoder_threads = 0; ///< --decoder-threads: libavcodec threads a software decoder
     MapOptions map;
 
     bool both_variants() const { return variants.size() > 1; }

@@ -28,6 +28,7 @@ PairRequests pair_requests(const Options &o, const StdStreams &streams) {
     rq.pixel_format = dq.pixel_format = o.pixel_format;
     rq.bitdepth = dq.bitdepth = o.bitdepth;
     rq.verbose = dq.verbose = o.verbose;
+    rq.decoder_threads = dq.decoder_threads = int(o.decoder_threads);
     for (const SourceRequest *q : {&rq, &dq})
         if (streams.closed[0] && names_std_fd(q->path, 0))
             throw Failure{fmt::format("the {} is standard input ('{}'), but standard input is "
@@ -60,8 +61,9 @@ std::unique_ptr<FrameSource> open_input(const Options &o, const SourceRequest &q
 #if defined(VIF_WITH_FFMPEG)
     if (o.decoders) {
         const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-        if (auto src = open_segmented_source(q, o.decoders, std::max(1u, cores / (2 * o.decoders))))
-            return src;
+        const unsigned threads =
+            o.decoder_threads ? o.decoder_threads : std::max(1u, cores / (2 * o.decoders));
+        if (auto src = open_segmented_source(q, o.decoders, threads)) return src;
     }
 #else
     (void)o;

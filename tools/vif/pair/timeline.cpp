@@ -21,6 +21,9 @@ void Timeline::print() const {
     if (!on_) return;
     std::fprintf(stderr, "vif: timing: %-36s %9.1f ms (kernel's count, 10 ms steps)\n",
                  "process start to main()", process_age_ms_);
+    // The same instant on the wall clock: a caller that noted when it started the process
+    // (bench/startup) gets the start-up before main() exactly, and the exit from the last line.
+    std::fprintf(stderr, "vif: timing: static start-up at %.6f (wall clock)\n", start_wall_);
     auto prev = start_;
     for (const auto &[what, t] : marks_) {
         std::fprintf(stderr, "vif: timing: %-36s %9.1f ms  (at %.1f ms)\n", what.c_str(),
@@ -31,6 +34,12 @@ void Timeline::print() const {
     clock_gettime(CLOCK_REALTIME, &ts);
     std::fprintf(stderr, "vif: timing: leaving main() at %lld.%09ld (wall clock)\n",
                  (long long)ts.tv_sec, ts.tv_nsec);
+}
+
+double Timeline::wall_clock() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
 double Timeline::process_age_ms() {

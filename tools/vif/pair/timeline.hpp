@@ -23,10 +23,12 @@ public:
 private:
     bool on_ = false;
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    double start_wall_ = wall_clock(); ///< for a caller that timed the whole process
     double process_age_ms_ = process_age_ms();
     std::vector<std::pair<std::string, std::chrono::steady_clock::time_point>> marks_;
 
     static double process_age_ms();
+    static double wall_clock();
 };
 
 /** The process's one timeline (constructed before main(), so its start is the process's). */
