@@ -78,6 +78,7 @@ typedef struct LIBVIFContext {
     int backend_opt;
     int device;
     int details;
+    int score_wait;     /* microseconds; -1: as long as it takes */
 
     /* state */
     LibvifVariant variants[LIBVIF_MAX_VARIANTS];
@@ -125,6 +126,7 @@ static const AVOption libvif_options[] = {
     { "device", "CUDA device ordinal (-1: 0); CUDA frames must be on it", OFFSET(device), AV_OPT_TYPE_INT, { .i64 = -1 }, -1, 255, FLAGS },
     { "precision", "log values: libvmaf (libvmaf's rule), max (every bit) or 0..17 digits", OFFSET(precision_opt), AV_OPT_TYPE_STRING, { .str = "libvmaf" }, 0, 0, FLAGS },
     { "details", "add libvif's details block to the log", OFFSET(details), AV_OPT_TYPE_BOOL, { .i64 = 0 }, 0, 1, FLAGS },
+    { "score_wait", "with no pair to take, wait up to this many microseconds for the oldest held frame's scores and pass it on (-1: as long as it takes; 0: frames go on with the next pair)", OFFSET(score_wait), AV_OPT_TYPE_INT, { .i64 = 0 }, -1, 10000000, FLAGS },
     { NULL }
 };
 
@@ -636,20 +638,40 @@ static int set_metadata(AVFilterContext *ctx, AVFrame *frame, int variant, const
     return 0;
 }
 
-/* Receives the scores of the oldest submitted frame (blocking when `block`), then passes on every
- * frame at the head of the queue that has its scores or was not scored (subsampling). Returns 1
- * when a frame's scores were not ready (non-blocking), 0 when the queue is empty or waits. */
-static int drain(AVFilterContext *ctx, int block)
+#define DRAIN_NOW      0  /* drain(): the held frames whose scores are ready */
+#define DRAIN_BLOCK   (-1) /* drain(): every held frame, waiting for its scores */
+#define DRAIN_OLDEST  (-2) /* drain(): the oldest held frame, waiting for its scores, then as NOW */
+
+/* The scores of the oldest frame submitted to `c`: at once (wait 0), waiting as long as it takes
+ * (wait < 0), or until av_gettime_relative() reaches `deadline` (wait > 0). */
+static VifStatus receive_oldest(VifContext *c, VifScores *sc, int64_t wait, int64_t deadline)
+{
+    VifStatus st;
+    if (wait <= 0)
+        return vif_receive(c, sc, wait < 0);
+    while ((st = vif_receive(c, sc, 0)) == VIF_AGAIN && av_gettime_relative() < deadline)
+        av_usleep(20);
+    return st;
+}
+
+/* Passes on every frame at the head of the queue that has its scores or was not scored
+ * (subsampling), receiving the scores as `wait` says (DRAIN_*; a positive value: DRAIN_OLDEST
+ * waiting up to that many microseconds). Returns 1 when a frame's scores were not ready in time,
+ * 0 when the queue is empty. */
+static int drain(AVFilterContext *ctx, int64_t wait)
 {
     LIBVIFContext *s = ctx->priv;
+    const int64_t deadline = wait > 0 ? av_gettime_relative() + wait : 0;
     int ret;
     while (s->nb_pending) {
         AVFrame *out = s->pending[0];
         if (s->pending_scored[0]) {
             VifScores sc[LIBVIF_MAX_VARIANTS];
             for (int i = 0; i < s->nb_variants; i++) {
-                VifStatus st = vif_receive(s->variants[i].ctx, &sc[i], block || i > 0);
-                if (st == VIF_AGAIN && !block && i == 0)
+                /* the other variants' scores of a frame come with the first's: wait for them */
+                VifStatus st = receive_oldest(s->variants[i].ctx, &sc[i], i > 0 ? DRAIN_BLOCK : wait,
+                                              deadline);
+                if (st == VIF_AGAIN && wait >= DRAIN_NOW && i == 0)
                     return 1;
                 if (st != VIF_OK)
                     return vif_error(ctx, "vif_receive", vif_last_error());
@@ -662,6 +684,8 @@ static int drain(AVFilterContext *ctx, int block)
                     return vif_error(ctx, "log", vif_last_error());
             }
             s->frames_scored++;
+            if (wait != DRAIN_BLOCK)
+                wait = DRAIN_NOW; /* the oldest is out: the others if they are ready */
         }
         memmove(s->pending, s->pending + 1, (s->nb_pending - 1) * sizeof(*s->pending));
         memmove(s->pending_num, s->pending_num + 1, (s->nb_pending - 1) * sizeof(*s->pending_num));
@@ -733,7 +757,7 @@ static int submit_pair(AVFilterContext *ctx, const AVFrame *dist, const AVFrame 
         VifStatus st;
         while ((st = vif_ffmpeg_submit(s->variants[i].ctx, ref, dist, NULL)) == VIF_AGAIN) {
             /* The queue is full: the oldest frame's scores free a slot. */
-            int ret = drain(ctx, 1);
+            int ret = drain(ctx, DRAIN_BLOCK);
             if (ret < 0)
                 return ret;
         }
@@ -805,7 +829,7 @@ static int do_vif(FFFrameSync *fs)
     if (!s->variants[0].ctx && (ret = create_contexts(ctx, dist, ref)) < 0)
         goto fail;
     scored = s->frames_read % s->n_subsample == 0;
-    if (s->nb_pending == LIBVIF_MAX_PENDING && (ret = drain(ctx, 1)) < 0)
+    if (s->nb_pending == LIBVIF_MAX_PENDING && (ret = drain(ctx, DRAIN_BLOCK)) < 0)
         goto fail;
     if (scored) {
         score_ref = ref;
@@ -831,7 +855,7 @@ static int do_vif(FFFrameSync *fs)
     s->nb_pending++;
     s->frames_read++;
     s->had_event = 1;
-    ret = drain(ctx, 0);
+    ret = drain(ctx, DRAIN_NOW);
     return ret < 0 ? ret : 0;
 fail:
     av_frame_free(&dist);
@@ -867,7 +891,7 @@ static int finish(AVFilterContext *ctx)
     if (s->finished || s->failed)
         return s->failed ? AVERROR(EINVAL) : 0;
     s->finished = 1;
-    if ((ret = drain(ctx, 1)) < 0)
+    if ((ret = drain(ctx, DRAIN_BLOCK)) < 0)
         return ret;
     if (!s->frames_scored) {
         s->failed = 1;
@@ -901,7 +925,7 @@ static int activate(AVFilterContext *ctx)
          * on a link are delivered before its status). */
         return finish(ctx);
     }
-    if ((ret2 = drain(ctx, 0)) < 0)
+    if ((ret2 = drain(ctx, DRAIN_NOW)) < 0)
         return ret2;
     /* A pair was taken and its frame may still be held for its scores: nothing went out, so
      * nothing downstream will call again. One more round lets framesync take the next pair or
@@ -911,6 +935,12 @@ static int activate(AVFilterContext *ctx)
         ff_filter_set_ready(ctx, 100);
         return 0;
     }
+    /* No pair to take (framesync has asked for input): with score_wait, the oldest held frame
+     * waits here for its scores and goes on at once, instead of with the next pair (its
+     * surface goes back to the decoder sooner; the filter's thread has nothing else to do). */
+    if (ret == FFERROR_NOT_READY && s->score_wait && s->nb_pending &&
+        (ret2 = drain(ctx, s->score_wait < 0 ? DRAIN_OLDEST : s->score_wait)) < 0)
+        return ret2;
     return link_frame_count_in(ctx->outputs[0]) != sent ? 0 : ret;
 }
 

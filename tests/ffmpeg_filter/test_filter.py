@@ -228,6 +228,10 @@ def test_metadata_and_options(env):
         got = dict(re.findall(r"^lavfi\.vif\.(\w+)=(\S+)$", block, flags=re.M))
         want = dict(fr["metrics"])
         check(got == want, "frame %d metadata %s equals the CLI's %s" % (k, got, want))
+    # Frames passed on as soon as their scores arrive carry the same metadata, in order.
+    meta_w = env.path("meta_wait.txt")
+    env.ff(raw, "[0:v][1:v]libvif=score_wait=-1,metadata=mode=print:file=%s" % meta_w)
+    check(read(meta_w) == text, "score_wait=-1: the same frames and metadata")
 
     option_pairs = [
         ("variant=both", ["--feature", "vif", "--feature", "float_vif"]),
@@ -241,6 +245,10 @@ def test_metadata_and_options(env):
         ("precision=max", ["--precision", "max"]),
         ("precision=9:variant=float", ["--precision", "9", "--variant", "float"]),
         ("n_threads=1", ["--threads", "1"]),
+        # score_wait changes when frames leave the filter, never what is scored
+        ("score_wait=-1", []),
+        ("score_wait=300:n_subsample=2", ["--subsample", "2"]),
+        ("score_wait=-1:variant=both", ["--feature", "vif", "--feature", "float_vif"]),
     ]
     for opt, cli_args in option_pairs:
         out, exp = env.path("opt.json"), env.path("opt.cli.json")
@@ -405,6 +413,8 @@ def test_bad_inputs(env):
          ":feature=name=adm", "libvif computes only vif and float_vif"),
         ("kernelscale on integer", [raw_in(d3, W, H, "yuv420p"), raw_in(r3, W, H, "yuv420p")],
          ":feature=name=vif\\\\:vif_kernelscale=0.5", "vif_kernelscale applies to the float"),
+        ("score_wait below -1", [raw_in(d3, W, H, "yuv420p"), raw_in(r3, W, H, "yuv420p")],
+         ":score_wait=-2", "score_wait"),
     ]
     for what, inputs, opts, message in bad:
         log = os.path.join(env.tmp, "bad.json")
