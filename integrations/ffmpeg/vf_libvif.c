@@ -935,10 +935,11 @@ static int activate(AVFilterContext *ctx)
         ff_filter_set_ready(ctx, 100);
         return 0;
     }
-    /* No pair to take (framesync has asked for input): with score_wait, the oldest held frame
-     * waits here for its scores and goes on at once, instead of with the next pair (its
-     * surface goes back to the decoder sooner; the filter's thread has nothing else to do). */
-    if (ret == FFERROR_NOT_READY && s->score_wait && s->nb_pending &&
+    /* No pair was taken (framesync waits for input, which it has asked for): with score_wait,
+     * the oldest held frame waits here for its scores and goes on at once, instead of with a
+     * later pair (its surface goes back to the decoder sooner; the filter's thread has nothing
+     * else to do). */
+    if (s->score_wait && s->nb_pending &&
         (ret2 = drain(ctx, s->score_wait < 0 ? DRAIN_OLDEST : s->score_wait)) < 0)
         return ret2;
     return link_frame_count_in(ctx->outputs[0]) != sent ? 0 : ret;
