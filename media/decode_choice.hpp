@@ -37,6 +37,11 @@ NvdecChoice choose_nvdec(uint64_t frames, const ClipShape &shape, unsigned cores
 
 struct CpuChoice {
     bool cpu_only = false;
+    /// When CUDA is chosen: whether CPU threads score the first frames while CUDA starts (the
+    /// hand-over). Only where the GPU time those frames save exceeds what the hand-over costs:
+    /// the frames still on the CPU when CUDA is ready (one a thread) and CUDA's start-up slowed
+    /// by busy cores. Raw input by that rule; encoded input (decoding-bound) always.
+    bool cpu_while_cuda_starts = true;
     std::string why; ///< one line for --verbose
 };
 

@@ -82,6 +82,9 @@ struct Options {
     int cpu_decoders = -1;        ///< --cpu-decoders: software decoders beside NVDEC; -1: auto
     uint32_t decoder_threads = 0; ///< --decoder-threads: libavcodec threads a software decoder
     MapOptions map;
+    /** Not an option: `auto`'s estimate (run_pair) says whether CPU threads score the first
+     *  frames while CUDA starts (media/decode_choice.hpp). */
+    bool cpu_while_cuda_starts = true;
 
     bool both_variants() const { return variants.size() > 1; }
 };

@@ -158,8 +158,10 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     // over to the GPU as soon as it is ready. Short clips are then done before CUDA's 0.2-0.3 s
     // start-up is. Not with --map: every frame's maps come from the one context (and its
     // frame numbers), so `auto` waits for the start-up and scores on the backend it picks.
+    // Not where `auto`'s estimate says the CPU's frames would cost more than they save.
     const bool hand_over = !o.read_only && !o.check_parity && !o.map.enabled() &&
-                           o.backend == VIF_BACKEND_AUTO && warmup.running();
+                           o.backend == VIF_BACKEND_AUTO && o.cpu_while_cuda_starts &&
+                           warmup.running();
     bool handed_over = false;
     if (!o.read_only) create_contexts(o, variants, warmup, hand_over, in.expected);
     const std::shared_ptr<GpuContexts> gpu_made =

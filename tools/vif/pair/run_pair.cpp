@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <thread>
 
@@ -71,22 +72,25 @@ bool run_shape(const Options &o, const PairRequests &rq, uint64_t *frames, ClipS
 
 // --backend auto on a run the CPU threads finish before CUDA could have started, scored it and
 // let the process go (decode_choice.hpp): the run is a CPU run, and CUDA is never started (a
-// process that started it pays the driver's teardown at exit too).
-bool short_enough_for_the_cpu(const Options &o, const StdStreams &streams) {
-    if (o.backend != VIF_BACKEND_AUTO || o.check_parity || o.read_only || o.hwdec == "cuda")
-        return false;
+// process that started it pays the driver's teardown at exit too). For a run that goes to
+// CUDA, the same estimate says whether CPU threads score its first frames meanwhile.
+void choose_auto_backend(Options &o, const StdStreams &streams) {
+    if (o.backend != VIF_BACKEND_AUTO || o.check_parity || o.read_only || o.hwdec == "cuda") return;
     uint64_t frames = 0;
     ClipShape shape;
     try {
-        if (!run_shape(o, pair_requests(o, streams), &frames, &shape)) return false;
+        if (!run_shape(o, pair_requests(o, streams), &frames, &shape)) return;
     } catch (...) {
-        return false; // the run reports it
+        return; // the run reports it
     }
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const unsigned threads = o.threads ? std::min(unsigned(o.threads), cores) : cores;
     const CpuChoice c = choose_cpu_only(frames, shape, threads, unsigned(o.variants.size()));
     if (o.verbose) std::fprintf(stderr, "vif: auto: %s\n", c.why.c_str());
-    return c.cpu_only;
+    if (c.cpu_only) o.backend = VIF_BACKEND_CPU;
+    // Test hook: VIF_TEST_HAND_OVER=1 keeps the hand-over, so that the GPU tests can check it.
+    const char *force = std::getenv("VIF_TEST_HAND_OVER");
+    o.cpu_while_cuda_starts = c.cpu_while_cuda_starts || (force && std::strcmp(force, "1") == 0);
 }
 #endif
 
@@ -118,7 +122,7 @@ int run_pair(const Options &asked, const StdStreams &streams) {
     if (o.verbose) g_timeline.enable();
     g_timeline.mark("options parsed");
 #if defined(VIF_WITH_FFMPEG)
-    if (short_enough_for_the_cpu(o, streams)) o.backend = VIF_BACKEND_CPU;
+    choose_auto_backend(o, streams);
 #endif
     // CUDA's start-up overlaps opening the inputs (see CudaWarmup).
     CudaWarmup warmup;
