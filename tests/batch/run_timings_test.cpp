@@ -24,13 +24,16 @@ TEST(RunTimings, LinesPerDevice) {
     b.begin = 1.0, b.end = 2.0, b.rows = 1, b.decode_wait = 1.0, b.device_path = true;
     t.add(a);
     t.add(b);
-    const auto lines =
-        t.lines(2.5, {{"CUDA device 0", 0.25, 0.3, ""}, {"CUDA device 1", 0.5, 0.6, "gone"}},
-                {"CUDA device 0", "CUDA device 1"}, {3, 0});
+    const auto lines = t.lines(2.5,
+                               {{"CUDA device 0", 0.25, 0.3, ""},
+                                {"CUDA device 1", 0.5, 0.6, "gone"},
+                                {"CUDA device 2", 0, 0, "", true},
+                                {"CUDA device 3", 0, 0, "", false, true}},
+                               {"CUDA device 0", "CUDA device 1"}, {3, 0});
     ASSERT_EQ(lines.size(), 3u);
-    EXPECT_EQ(lines[0], "timings: 2.50 s in all; device start-ups (all at once, from the start): "
-                        "CUDA device 0 0.25 s (ready at 0.30 s), CUDA device 1 0.50 s (ready at "
-                        "0.60 s; failed: gone)");
+    EXPECT_EQ(lines[0], "timings: 2.50 s in all; device start-ups: CUDA device 0 0.25 s (ready "
+                        "at 0.30 s), CUDA device 1 0.50 s (ready at 0.60 s; failed: gone), CUDA "
+                        "device 2 not started, CUDA device 3 still starting");
     EXPECT_EQ(lines[1],
               "timings: CUDA device 0: 3 rows in 2 groups (1 decoded by NVDEC), 96 "
               "reference frames, busy 1.50 s from 0.50 s to 2.00 s; open 0.50 s, contexts 3 made "

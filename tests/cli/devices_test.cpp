@@ -177,20 +177,64 @@ TEST_F(DevicesCli, AWorkerKeepsItsContextAcrossGroups) {
 
 // Devices whose start-up comes late (VIF_TEST_STANDIN_STARTUP: stand-ins 1 and 2 take 1.5 s
 // to start) take rows only once started; the files are the same, and --timings names each
-// start-up.
+// start-up. The work is said to be long (VIF_TEST_BATCH_WORK_S), so that every device is
+// started; the rows are all scored before the late ones are ready.
 TEST_F(DevicesCli, LateStartUpsGiveTheSameFiles) {
     manifest();
     CliRun plain = batch("plain", "", {"--backend", "cpu"});
     ASSERT_EQ(plain.code, 1) << plain.err;
-    CliRun r = batch("late", "VIF_TEST_CPU_DEVICES=3 VIF_TEST_STANDIN_STARTUP=1:1500,2:1500",
+    CliRun r = batch("late",
+                     "VIF_TEST_CPU_DEVICES=3 VIF_TEST_STANDIN_STARTUP=1:1500,2:1500 "
+                     "VIF_TEST_BATCH_WORK_S=100",
                      {"--workers", "6", "--timings"});
     EXPECT_EQ(r.code, 1) << r.err; // row 10, as without the delays
     EXPECT_EQ(outputs("late"), outputs("plain"));
-    EXPECT_NE(r.err.find("device start-ups (all at once, from the start): stand-in device 0 "),
+    EXPECT_NE(r.err.find("device start-ups: stand-in device 0 "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("stand-in device 1 still starting"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("timings: stand-in device 2: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("vif: devices: 2 of 2 more devices started"), std::string::npos) << r.err;
+}
+
+// A catalogue shorter than a device's start-up is scored on the first device alone: the
+// others are not started (the estimate from the rows' sizes: a few milliseconds of work here,
+// against 0.1 s of start-up and the contexts'), --timings and the rows per device say so, and
+// the files are the same.
+TEST_F(DevicesCli, ShortWorkLeavesTheOtherDevicesOut) {
+    manifest();
+    CliRun plain = batch("plain", "", {"--backend", "cpu"});
+    ASSERT_EQ(plain.code, 1) << plain.err;
+    CliRun r = batch("short", "VIF_TEST_CPU_DEVICES=3 VIF_TEST_STANDIN_STARTUP=0:100,1:100,2:100",
+                     {"--workers", "6", "--timings"});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(outputs("short"), outputs("plain"));
+    EXPECT_NE(r.err.find("vif: devices: 0 of 2 more devices started"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("the catalogue: about 0.0"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("stand-in device 1 not started, stand-in device 2 not started"),
               std::string::npos)
         << r.err;
-    EXPECT_NE(r.err.find("stand-in device 1 1."), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("timings: stand-in device 2: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("rows per device: stand-in device 0: 10 rows, stand-in device 1: 0 "
+                         "rows (not started), stand-in device 2: 0 rows (not started)"),
+              std::string::npos)
+        << r.err;
+}
+
+// A device left out by the plan is started when the one running fails: it takes the rows, and
+// the files are the plain run's.
+TEST_F(DevicesCli, ALeftOutDeviceTakesTheRowsOfOneThatFails) {
+    manifest();
+    CliRun plain = batch("plain", "", {"--backend", "cpu"});
+    ASSERT_EQ(plain.code, 1) << plain.err;
+    CliRun r = batch("takeover",
+                     "VIF_TEST_CPU_DEVICES=2 VIF_TEST_STANDIN_STARTUP=0:50 "
+                     "VIF_TEST_FAIL_DEVICE=0:1",
+                     {"--workers", "2", "--timings"});
+    EXPECT_EQ(r.code, 1) << r.err; // row 10, as without the failure
+    EXPECT_EQ(outputs("takeover"), outputs("plain"));
+    EXPECT_NE(r.err.find("vif: devices: 0 of 1 more device started"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("stand-in device 0 failed after"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("rows given to the other devices: rows "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(" rows (failed), stand-in device 1: "), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("stand-in device 1: 0 rows"), std::string::npos) << r.err;
 }
 
 TEST_F(DevicesCli, MissingDevicesAndBadHooksAreUsageErrors) {

@@ -44,11 +44,15 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
     std::vector<std::string> out;
     std::string first = "timings: " + seconds(wall) + " in all";
     if (!startups.empty()) {
-        first += "; device start-ups (all at once, from the start):";
+        first += "; device start-ups:";
         for (size_t i = 0; i < startups.size(); ++i) {
             const StartupTiming &s = startups[i];
-            first += (i ? ", " : " ") + s.device + " " + seconds(s.seconds) + " (ready at " +
-                     seconds(s.ready_at) + (s.error.empty() ? ")" : "; failed: " + s.error + ")");
+            first +=
+                (i ? ", " : " ") + s.device +
+                (s.not_started ? std::string(" not started")
+                 : s.starting  ? std::string(" still starting")
+                               : " " + seconds(s.seconds) + " (ready at " + seconds(s.ready_at) +
+                                    (s.error.empty() ? ")" : "; failed: " + s.error + ")"));
         }
     }
     out.push_back(first);

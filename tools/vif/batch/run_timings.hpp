@@ -28,6 +28,8 @@ struct StartupTiming {
     std::string device; ///< "CUDA device 1"
     double seconds = 0, ready_at = 0;
     std::string error;
+    bool not_started = false; ///< the run did not pay for its start-up
+    bool starting = false;    ///< started, not ready when the rows were done
 };
 
 class RunTimings {

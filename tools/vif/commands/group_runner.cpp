@@ -14,6 +14,7 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,7 @@
 #include "batch/run_timings.hpp"
 #include "batch/summary.hpp"
 #include "commands/context_cache.hpp"
+#include "commands/device_plan.hpp"
 #include "commands/device_startup.hpp"
 #include "commands/subcommand_options.hpp"
 #if defined(VIF_WITH_NVDEC)
@@ -173,10 +175,43 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             return kExitUsage;
         }
     }
-    // Every GPU of the run starts now, all at once, while the groups are planned and the first
-    // ones open their inputs.
+    // The queue's lock and signal (declared before the start-ups, which signal it).
+    std::mutex queue_mu;
+    std::condition_variable queue_cv;
+    auto changed = [&] {
+        std::lock_guard<std::mutex> lock(queue_mu);
+        queue_cv.notify_all();
+    };
+    // Rows not yet taken by a worker (what a device started now would share).
+    size_t total_rows = 0;
+    for (const auto &g : whole_groups) total_rows += g.size();
+    std::atomic<size_t> rows_left{total_rows};
+    // The first device starts now, while the groups are planned and the first ones open their
+    // inputs; once it is ready, as many others as the work left pays for (device_plan.hpp).
+    const std::set<int> distinct(devices.devices.begin(), devices.devices.end());
+    std::shared_future<WorkEstimate> estimate;
+    DeviceStartup::Plan plan;
+    if (distinct.size() > 1) {
+        const bool nvdec = base.hwdec;
+        estimate = std::async(std::launch::async, [&whole_groups, nvdec] {
+                       return estimate_work(whole_groups, nvdec);
+                   }).share();
+        plan = [estimate, &rows_left, total_rows](double first_s, size_t others, std::string *why) {
+            const WorkEstimate &e = estimate.get();
+            if (!e.known) {
+                *why = "every device started: the work is " + e.why;
+                return others;
+            }
+            const double left = total_rows ? e.seconds * double(rows_left) / double(total_rows) : 0;
+            const size_t k =
+                devices_that_pay(left, first_s + context_startup_seconds(), others, why);
+            *why += "; the catalogue: " + e.why;
+            return k;
+        };
+    }
     std::optional<DeviceStartup> startup;
-    if (!devices.cpu_standins && !devices.devices.empty()) startup.emplace(devices.devices);
+    if (!devices.cpu_standins && !devices.devices.empty())
+        startup.emplace(devices.devices, nullptr, plan, changed);
     // Test hook: VIF_TEST_STANDIN_STARTUP=<device>:<ms>,... gives stand-in devices a start-up
     // that takes that long, so that the scheduling around start-ups runs without a GPU.
     if (const char *v = std::getenv("VIF_TEST_STANDIN_STARTUP");
@@ -186,12 +221,15 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         for (std::string item; std::getline(in, item, ',');)
             if (const size_t colon = item.find(':'); colon != std::string::npos)
                 delay_ms[std::atoi(item.c_str())] = std::atoi(item.c_str() + colon + 1);
-        startup.emplace(devices.devices, [delay_ms](int d, std::string *) {
-            const auto it = delay_ms.find(d);
-            if (it != delay_ms.end())
-                std::this_thread::sleep_for(std::chrono::milliseconds(it->second));
-            return true;
-        });
+        startup.emplace(
+            devices.devices,
+            [delay_ms](int d, std::string *) {
+                const auto it = delay_ms.find(d);
+                if (it != delay_ms.end())
+                    std::this_thread::sleep_for(std::chrono::milliseconds(it->second));
+                return true;
+            },
+            plan, changed);
     }
 #if defined(VIF_WITH_NVDEC)
     // Rows decoded by NVDEC one after another on a GPU reuse each other's frame buffers.
@@ -242,7 +280,6 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     LadderSettings shared = base;
     if (!devices.devices.empty())
         shared.backend = devices.cpu_standins ? VIF_BACKEND_CPU : VIF_BACKEND_CUDA;
-    const std::set<int> distinct(devices.devices.begin(), devices.devices.end());
     // NVDEC decoders per input: media/'s default (3) serves one row on a GPU; with several rows
     // on a GPU at once, their inputs already keep its engines busy, and every decoder more is an
     // NVDEC session more to open (~0.1 s each, taking the driver's locks) and its buffers.
@@ -291,12 +328,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // as one may come back).
     std::deque<std::vector<RungJob>> queue(groups.begin(), groups.end());
     size_t in_flight = 0;
-    // With several GPUs, one group is taken before any device is ready (decoded while they
-    // start); every other waits for a device that is ready, so that a device whose start-up
-    // comes late (the driver may start them one after the other) holds no rows back.
+    // With several GPUs, one group is taken by a worker of the first device before it is ready
+    // (decoded while it starts); every other waits for a device that is ready, so that a device
+    // whose start-up comes late (or that is never started) holds no rows back.
     bool early_taken = false;
-    std::mutex queue_mu;
-    std::condition_variable queue_cv;
     std::vector<std::string> reruns; // "rows 3, 4 (CUDA device 1: why)", for stderr
     // Each input identified once per run (a file named by many rows is read once for it).
     std::map<std::string, std::string> identities;
@@ -317,24 +352,28 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         LadderSettings s = shared;
         if (!devices.devices.empty()) s.cuda_device = slots[slot].device;
         s.contexts = contexts[w].get();
+        const bool waits_for_startup = startup && distinct.size() > 1;
+        const bool first_device = waits_for_startup && s.cuda_device == startup->first();
         for (;;) {
-            if (startup && distinct.size() > 1 && !startup->ready(s.cuda_device)) {
-                bool first;
-                {
-                    std::lock_guard<std::mutex> lock(queue_mu);
-                    first = !early_taken;
-                    early_taken = true;
-                }
-                if (!first) startup->wait(s.cuda_device);
-            }
             std::vector<RungJob> jobs;
             {
                 std::unique_lock<std::mutex> lock(queue_mu);
-                queue_cv.wait(
-                    lock, [&] { return slots[slot].failed || !queue.empty() || in_flight == 0; });
+                // Rows go to a device that is ready (a worker of the first device may take one
+                // group before); a worker whose device is not started waits for one of them
+                // (it starts when another device fails) or for the end.
+                auto usable = [&] {
+                    return !waits_for_startup || startup->ready(s.cuda_device) ||
+                           (first_device && !early_taken);
+                };
+                queue_cv.wait(lock, [&] {
+                    return slots[slot].failed || (queue.empty() && in_flight == 0) ||
+                           (!queue.empty() && usable());
+                });
                 if (slots[slot].failed || queue.empty()) return;
+                if (waits_for_startup && !startup->ready(s.cuda_device)) early_taken = true;
                 jobs = std::move(queue.front());
                 queue.pop_front();
+                rows_left -= jobs.size();
                 ++in_flight;
                 s.simulate_device_failure = fail_hook && fail_hook->slot == slot &&
                                             slots[slot].rows >= fail_hook->after_rows;
@@ -409,18 +448,23 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                             numbers.push_back(j.row.row);
                             again.push_back(std::move(j));
                         }
-                    std::lock_guard<std::mutex> lock(queue_mu);
-                    Slot &sl = slots[slot];
-                    if (!sl.failed)
-                        std::fprintf(stderr, "vif: warning: %s failed after %zu rows: %s\n",
-                                     sl.name.c_str(), sl.rows, e.what());
-                    if (!sl.failed) sl.why = e.what();
-                    sl.failed = true;
-                    if (!again.empty()) {
-                        reruns.push_back(fmt::format("rows {} ({} failed: {})", list_rows(numbers),
-                                                     sl.name, e.what()));
-                        queue.push_front(std::move(again));
+                    {
+                        std::lock_guard<std::mutex> lock(queue_mu);
+                        Slot &sl = slots[slot];
+                        if (!sl.failed)
+                            std::fprintf(stderr, "vif: warning: %s failed after %zu rows: %s\n",
+                                         sl.name.c_str(), sl.rows, e.what());
+                        if (!sl.failed) sl.why = e.what();
+                        sl.failed = true;
+                        if (!again.empty()) {
+                            reruns.push_back(fmt::format("rows {} ({} failed: {})",
+                                                         list_rows(numbers), sl.name, e.what()));
+                            rows_left += again.size();
+                            queue.push_front(std::move(again));
+                        }
                     }
+                    // The devices the plan left out take the rows now.
+                    if (startup) startup->start_rest();
                 }
             }
             {
@@ -467,7 +511,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             for (const auto &[d, rec] : startup->records())
                 starts.push_back(
                     {fmt::format("{} {}", standin ? "stand-in device" : "CUDA device", d),
-                     rec.seconds, rec.ready_at, rec.error});
+                     rec.seconds, rec.ready_at, rec.error, !rec.started, rec.started && !rec.done});
         std::vector<std::string> names;
         std::vector<size_t> made(slots.size(), 0);
         for (const Slot &sl : slots) names.push_back(sl.name);
@@ -475,6 +519,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         for (const std::string &line : timings.lines(since_start(), starts, names, made))
             std::fprintf(stderr, "vif: %s\n", line.c_str());
     }
+    if ((base.timings || base.verbose) && startup && !startup->plan_note().empty())
+        std::fprintf(stderr, "vif: devices: %s\n", startup->plan_note().c_str());
     if (slots.size() > 1) // (with one device there is no other to give them to)
         for (const std::string &r : reruns)
             std::fprintf(stderr, "vif: rows given to the other devices: %s\n", r.c_str());
@@ -482,7 +528,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         std::string spread;
         for (const Slot &sl : slots)
             spread += fmt::format("{}{}: {} rows{}", spread.empty() ? "" : ", ", sl.name, sl.rows,
-                                  sl.failed ? " (failed)" : "");
+                                  sl.failed                                 ? " (failed)"
+                                  : startup && startup->left_out(sl.device) ? " (not started)"
+                                                                            : "");
         std::fprintf(stderr, "vif: rows per device: %s\n", spread.c_str());
     }
     // Rows left when every device failed: no summary (it would look like a finished run).

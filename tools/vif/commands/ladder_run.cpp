@@ -40,22 +40,6 @@ const char *format_extension(Format f) {
     return "json";
 }
 
-namespace {
-
-struct Rung {
-    RungJob job;
-    SummaryRow summary;
-    std::string path; // output file
-    std::unique_ptr<FrameSource> src;
-    std::unique_ptr<vifcli::LumaScaler> scaler;
-    std::unique_ptr<Prefetcher> reader; // decodes ahead on a thread of its own
-    bool active = false;
-    bool reported = false; // `done` called for it
-    std::string note;      // frame counts that differ, for the summary
-    std::vector<VifScores> scores;
-    std::unique_ptr<MapWriter> maps; // --map: this pair's maps, into map.dir/<stem>/
-};
-
 // The row's raw-video parameters apply to raw inputs (.yuv, .raw): a self-describing rung of
 // another size (an encode) must not be held to the reference's raw size.
 bool raw_name(const std::string &path) {
@@ -76,6 +60,22 @@ SourceRequest request(const std::string &path, const std::string &label,
     q.pixel_format = row.pixel_format;
     return q;
 }
+
+namespace {
+
+struct Rung {
+    RungJob job;
+    SummaryRow summary;
+    std::string path; // output file
+    std::unique_ptr<FrameSource> src;
+    std::unique_ptr<vifcli::LumaScaler> scaler;
+    std::unique_ptr<Prefetcher> reader; // decodes ahead on a thread of its own
+    bool active = false;
+    bool reported = false; // `done` called for it
+    std::string note;      // frame counts that differ, for the summary
+    std::vector<VifScores> scores;
+    std::unique_ptr<MapWriter> maps; // --map: this pair's maps, into map.dir/<stem>/
+};
 
 void fail(Rung &r, const std::string &why) {
     r.active = false;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "frame_source.hpp"
 #include "luma_scaler.hpp"
 #include "batch/manifest.hpp"
 #include "commands/context_cache.hpp"
@@ -75,6 +76,13 @@ struct RungJob {
     std::string stem;
     std::optional<vif::batch::SummaryRow> reused;
 };
+
+/** Whether `path` names raw video (.yuv, .raw): the row's raw parameters apply to it. */
+bool raw_name(const std::string &path);
+
+/** How a row's input is opened: `path` with the row's raw-video parameters where it is raw. */
+SourceRequest request(const std::string &path, const std::string &label,
+                      const vif::batch::ManifestRow &row, int decoder_threads);
 
 /** Extension of the per-rung output files for a format: "json", "csv" or "xml". */
 const char *format_extension(Format f);
