@@ -20,6 +20,9 @@ namespace {
 // input's probe on the GPU. Issue 26 (H200 machine, 2026-11-25): a 48-frame 1080p x264 pair took
 // 0.69 s with --backend cuda --hwdec cuda and 0.38 s with --hwdec none.
 constexpr double kNvdecStartS = 0.30;
+// When NVDEC's first frames come, counted from the process's start: CUDA ready at about 0.2 s,
+// the NVDEC inputs open at 0.34 s (bench/startup, H200 machine, 2026-11-26).
+constexpr double kNvdecFirstFramesS = 0.34;
 // NVDEC's steady rate: 1,302 pairs/s of 1080p H.264 in the decode+score loop (same machine),
 // 2 x 1920 x 1080 x 1,302 = 5.4e9 pixels/s.
 constexpr double kNvdecPixelsPerS = 5.4e9;
@@ -110,6 +113,31 @@ NvdecChoice choose_nvdec(uint64_t frames, const ClipShape &shape, unsigned cores
                   (unsigned long long)frames, shape.width, shape.height, shape.codec.c_str(),
                   c.nvdec ? "NVDEC" : "software decoding on the CPU", kNvdecStartS, crossing,
                   cores);
+    c.why = line;
+    return c;
+}
+
+StartChoice choose_decoding_start(const ClipShape &shape, unsigned cores, unsigned segment_frames) {
+    StartChoice c;
+    cores = std::max(1u, cores);
+    // Two inputs share the cores; each input's decoders get half, in at most two decoders
+    // (a segment each: the first segments are done early, for the scoring to start on them).
+    c.decoders = std::max(1u, std::min(2u, cores / 8));
+    c.threads = std::max(1u, cores / (2 * c.decoders));
+    const double pixels = 2.0 * shape.width * shape.height; // a pair
+    const double pairs_per_s =
+        pixels > 0 ? kCpuPixelsPerSPerThread * cores / (pixels * codec_cost(shape.codec)) : 0;
+    // NVDEC's first frames come this long after the process starts: CUDA's start-up and the
+    // sessions (H200 machine: decoding began at 0.34 s).
+    const double before_nvdec = pairs_per_s * kNvdecFirstFramesS;
+    c.software_first = before_nvdec >= double(segment_frames);
+    char line[240];
+    std::snprintf(line, sizeof line,
+                  "decoding %s (about %.0f pairs on %u CPU threads before NVDEC's first frames "
+                  "at %.2f s; %u needed)",
+                  c.software_first ? "starts in software, NVDEC joins once CUDA is up"
+                                   : "waits for NVDEC",
+                  before_nvdec, cores, kNvdecFirstFramesS, segment_frames);
     c.why = line;
     return c;
 }

@@ -35,6 +35,21 @@ struct NvdecChoice {
  */
 NvdecChoice choose_nvdec(uint64_t frames, const ClipShape &shape, unsigned cores);
 
+struct StartChoice {
+    bool software_first = false; ///< software decoders start at once, NVDEC joins later
+    unsigned decoders = 1;       ///< software decoders an input
+    unsigned threads = 1;        ///< libavcodec threads each
+    std::string why;             ///< one line for --verbose
+};
+
+/**
+ * A pair NVDEC decodes (choose_nvdec): whether software decoders should start on it at once,
+ * while CUDA and the NVDEC sessions start, and NVDEC join them (SegmentDecoderOptions::
+ * nvdec_later): when the CPU threads decode at least a segment's worth of pairs
+ * (`segment_frames`) in that start-up time.
+ */
+StartChoice choose_decoding_start(const ClipShape &shape, unsigned cores, unsigned segment_frames);
+
 struct CpuChoice {
     bool cpu_only = false;
     /// When CUDA is chosen: whether CPU threads score the first frames while CUDA starts (the

@@ -13,10 +13,12 @@ extern "C" {
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <future>
 #include <thread>
+#include <tuple>
 
 #include <sys/stat.h>
 
@@ -58,6 +60,43 @@ std::optional<HwDecode> parse_hwdec(const std::string &s) {
     if (s == "none") return HwDecode::kNone;
     return std::nullopt;
 }
+
+namespace {
+
+// Both inputs opened at once with their software decoders started (encoded ones), the other
+// read on the host; NVDEC joins later (HwDecodeInputs::nvdec_joins_later).
+template <typename Say>
+HwDecodeInputs open_software_first(const SegmentDecoderOptions &o, const SourceRequest &ref,
+                                   const SourceRequest &dist, bool ref_enc, bool dist_enc,
+                                   const Say &say) {
+    auto open = [o](SourceRequest r) {
+        return std::make_unique<SegmentDecoder>(r.path, input_name(r), o);
+    };
+    HwDecodeInputs in;
+    in.nvdec_joins_later = true;
+    std::future<std::unique_ptr<SegmentDecoder>> dist_open;
+    if (dist_enc) dist_open = std::async(std::launch::async, open, dist);
+    try {
+        if (ref_enc)
+            in.ref_decoder = open(ref);
+        else
+            in.ref_source = open_frame_source(ref);
+    } catch (...) {
+        if (dist_open.valid()) dist_open.wait(); // its thread reads `dist`
+        throw;
+    }
+    if (dist_enc)
+        in.dist_decoder = dist_open.get();
+    else
+        in.dist_source = open_frame_source(dist);
+    for (const auto &[r, d, src] : {std::tuple{&ref, in.ref_decoder.get(), in.ref_source.get()},
+                                    std::tuple{&dist, in.dist_decoder.get(), in.dist_source.get()}})
+        say(input_name(*r) + ": " +
+            (d ? d->description() : src->info().format + ", read on the host and uploaded"));
+    return in;
+}
+
+} // namespace
 
 std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const SourceRequest &ref,
                                              const SourceRequest &dist) {
@@ -110,10 +149,29 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
                 shape = s;
         }
         if (shape && req.max_frames) frames = std::min(frames, req.max_frames);
+        const char *forced = std::getenv("VIF_TEST_SOFTWARE_FIRST");
+        const bool force_first = forced && std::strcmp(forced, "1") == 0;
         const NvdecChoice choice =
             shape && frames ? choose_nvdec(frames, *shape, cores) : NvdecChoice{};
         if (!choice.why.empty()) say(choice.why);
-        if (!choice.nvdec) return std::nullopt;
+        if (!choice.nvdec && !(force_first && req.may_start_in_software)) return std::nullopt;
+        if (req.may_start_in_software && req.cpu_decoders != 0 && (shape || force_first)) {
+            SegmentDecoderOptions o;
+            const StartChoice start =
+                choose_decoding_start(shape ? *shape : ClipShape{}, cores, o.min_segment_frames);
+            say(start.why);
+            if (start.software_first || force_first) {
+                o.cuda = true;
+                o.cuda_device = req.cuda_device;
+                o.verbose = req.verbose;
+                o.decoders = req.decoders ? req.decoders : 3;
+                o.nvdec_later = true;
+                o.software_decoders =
+                    req.cpu_decoders > 0 ? unsigned(req.cpu_decoders) : start.decoders;
+                o.threads_per_decoder = start.threads;
+                return open_software_first(o, ref, dist, ref_enc, dist_enc, say);
+            }
+        }
     }
     SegmentDecoderOptions o;
     o.cuda = true;

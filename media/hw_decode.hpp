@@ -6,7 +6,9 @@
 //         backend and an input NVDEC decodes are required, anything else is an error.
 //   auto: NVDEC for each encoded input it can decode when the scoring runs on CUDA; software
 //         for the others; the host path when neither input goes to NVDEC, or when the clip is
-//         too short for NVDEC's start-up to pay (decode_choice.hpp). --verbose says which.
+//         too short for NVDEC's start-up to pay (decode_choice.hpp). Where the CPU decodes a
+//         segment's worth while CUDA and NVDEC start, decoding starts in software at once and
+//         NVDEC joins (may_start_in_software). --verbose says which.
 // A raw/Y4M input next to an NVDEC-decoded one is read on the host and uploaded.
 #ifndef VIF_TOOLS_HW_DECODE_HPP
 #define VIF_TOOLS_HW_DECODE_HPP
@@ -35,6 +37,10 @@ bool encoded_input(const SourceRequest &r);
 struct HwDecodeInputs {
     std::unique_ptr<SegmentDecoder> ref_decoder, dist_decoder;
     std::unique_ptr<FrameSource> ref_source, dist_source;
+    /// The decoders started in software before CUDA was up (SegmentDecoderOptions::nvdec_later):
+    /// once it is, the caller calls join_nvdec() on each; if it never is, the caller drops
+    /// these inputs and scores on the host path.
+    bool nvdec_joins_later = false;
 };
 
 struct HwDecodeRequest {
@@ -49,6 +55,10 @@ struct HwDecodeRequest {
     bool verbose = false;
     uint64_t max_frames = 0;              ///< --frames: the most pairs the run scores, 0: all
     uint64_t skip_ref = 0, skip_dist = 0; ///< frames skipped at the start of each input
+    /// auto: encoded inputs may start decoding in software at once, without waiting for CUDA,
+    /// NVDEC joining later (decode_choice.hpp, choose_decoding_start; with --cpu-decoders 0
+    /// never). Environment VIF_TEST_SOFTWARE_FIRST=1 (tests): always, whatever the clip.
+    bool may_start_in_software = false;
 };
 
 /** Thrown for `--hwdec cuda` requests that cannot be met: one line. */

@@ -12,11 +12,14 @@
 #include "decode_loop.hpp"
 #include "frame_source.hpp"
 #include "random_access.hpp"
+#include "segment_sharing.hpp"
 
 #include <vif/vif.h>
+#include <vif/vif_ffmpeg.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -29,6 +32,7 @@ extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/hwcontext.h>
+#include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 #if defined(VIF_WITH_NVDEC)
 #include <libavutil/hwcontext_cuda.h>
@@ -97,6 +101,8 @@ struct Segment {
     bool closed = false;             // no more packets will come
     bool taken = false;              // a decoder works on it
     bool done = false;               // all its frames are in `frames`
+    bool by_primary = false;         // taken by an NVDEC decoder (or a stand-in)
+    uint64_t handed = 0;             // frames next() has handed out
     std::deque<DecodedFrame> frames; // decoded, waiting for next()
     std::string error;
     ~Segment() {
@@ -126,6 +132,18 @@ struct PacketMark {
     }
 };
 
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Segments the demuxer reads beyond the decoders' own when software decoders work beside
+// NVDEC: they take segments this far ahead of the one being handed out.
+constexpr size_t kBesideLookahead = 10;
+// NVDEC's pace is trusted once its decoders have delivered this many frames.
+constexpr uint64_t kPaceFrames = 24;
+
 } // namespace
 
 struct SegmentDecoder::Impl {
@@ -153,17 +171,65 @@ struct SegmentDecoder::Impl {
         size_t allocated = 0;
     };
     std::vector<Pool> pools;
-    size_t cap = 4;
+    size_t cap = 4;      // device buffers a decoder may hold
+    size_t host_cap = 4; // host frames a segment's queue may hold
     size_t luma_row_bytes = 0;
 
     std::thread demuxer;
-    std::vector<std::thread> decoders;
+    std::vector<std::thread> decoders;       // guarded by mu while the joiner may add to it
+    std::thread joiner;                      // join_nvdec()'s
     AVCodecContext *first_decoder = nullptr; // the probe's, handed to decoder 0
     // The probe's decoder going on as decoder 0: the packets it was fed and the frame it gave
     // (decoder 0 delivers it as segment 0's first); continuing false: it starts again.
     bool continuing = false;
     std::vector<PacketMark> probe_packets;
     AVFrame *probe_frame = nullptr;
+
+    // Sharing between NVDEC ("primary") decoders and software decoders beside them (guarded
+    // by mu). Decoder ids below opt.decoders are primaries, the others software beside them.
+    unsigned primaries_running = 0;
+    uint64_t primary_frames = 0;     // frames the primaries delivered
+    Clock::time_point primary_start; // when the first primary started
+    std::vector<double> beside_rate; // frames a second of each decoder's last segment, 0: none
+    bool device_upload = false;      // software decoders copy their frames to the GPU
+    uint64_t segs_primary = 0, segs_beside = 0;
+    std::string nvdec_note;
+
+    bool is_beside(int id) const { return unsigned(id) >= opt.decoders; }
+
+    // NVDEC's pace in frames a second (0 until it has delivered enough to say).
+    double primary_pace() const {
+        if (primary_frames < kPaceFrames) return 0;
+        const double t = seconds_since(primary_start);
+        return t > 0 ? double(primary_frames) / t : 0;
+    }
+
+    // The segment decoder `id` takes next (caller holds mu), or null for none now
+    // (segment_sharing.hpp).
+    Segment *pick_segment(int id) {
+        std::vector<SegmentState> state;
+        state.reserve(segments.size());
+        double closed_frames = 0, closed = 0;
+        for (auto &x : segments) {
+            state.push_back(
+                SegmentState{double(x->packets.size()), x->closed, x->taken, double(x->handed)});
+            if (x->closed) closed_frames += double(x->packets.size()), ++closed;
+        }
+        SharingPace pace;
+        pace.nvdec_running = primaries_running > 0;
+        pace.nvdec = primary_pace();
+        pace.own = beside_rate[size_t(id)];
+        pace.usual_frames = closed ? closed_frames / closed : double(opt.min_segment_frames);
+        const int i = vifcli::pick_segment(state, is_beside(id), pace);
+        return i < 0 ? nullptr : segments[size_t(i)].get();
+    }
+
+    // Whether a segment is left that no decoder has taken (caller holds mu).
+    bool any_untaken() const {
+        for (auto &x : segments)
+            if (!x->taken) return true;
+        return false;
+    }
 
     ~Impl() { stop(); }
 
@@ -173,6 +239,7 @@ struct SegmentDecoder::Impl {
             stopping = true;
         }
         cv.notify_all();
+        if (joiner.joinable()) joiner.join(); // no decoder is added after this
         if (demuxer.joinable()) demuxer.join();
         for (auto &t : decoders)
             if (t.joinable()) t.join();
@@ -198,8 +265,8 @@ struct SegmentDecoder::Impl {
         description =
             std::string(codec->name) + " (" + swname_ + ", " + std::to_string(width) + "x" +
             std::to_string(height) + ", " + std::to_string(bitdepth) + "-bit, " +
-            (opt.cuda ? "NVDEC" : "software") + ", " + std::to_string(opt.decoders) + " decoder" +
-            (opt.decoders > 1 ? "s" : "") +
+            (opt.cuda ? (opt.nvdec_later ? "software until NVDEC joins" : "NVDEC") : "software") +
+            ", " + std::to_string(opt.decoders) + " decoder" + (opt.decoders > 1 ? "s" : "") +
             (opt.software_decoders ? " + " + std::to_string(opt.software_decoders) + " software (" +
                                          std::to_string(opt.threads_per_decoder) + " threads each)"
                                    : std::string()) +
@@ -333,46 +400,90 @@ struct SegmentDecoder::Impl {
         return d && (d->comp[0].depth > 8) == (bitdepth > 8);
     }
 
-    // Puts a decoded frame into `seg`: CUDA frames are copied out of the surface (luma only)
-    // into one of decoder `id`'s buffers. False when stopping.
-    bool deliver(int id, Segment *seg, AVFrame *f, void *stream, void *event, std::string *err) {
+    // A buffer of decoder `id`'s pool for one more frame, waiting for one to be given back when
+    // the pool is at its cap. False when stopping, or out of GPU memory (*err set).
+    bool take_buffer(int id, Buffer *b, std::string *err) {
+        {
+            std::unique_lock<std::mutex> lk(mu);
+            cv.wait(lk, [&] {
+                return stopping || !pools[size_t(id)].free.empty() ||
+                       pools[size_t(id)].allocated < cap;
+            });
+            if (stopping) return false;
+            Pool &p = pools[size_t(id)];
+            if (!p.free.empty()) {
+                *b = p.free.back();
+                p.free.pop_back();
+                return true;
+            }
+            ++p.allocated;
+        }
+        if (allocate_chunk(id, b)) return true;
+        std::lock_guard<std::mutex> lk(mu);
+        --pools[size_t(id)].allocated;
+        *err = "out of GPU memory for decoded frames";
+        return false;
+    }
+
+    // Puts a decoded frame into `seg`. CUDA frames are copied out of the surface (luma only)
+    // into one of decoder `id`'s buffers; so are a software decoder's frames once the device is
+    // up (device_upload), from host memory. A decoder's copies go on its own stream (*stream,
+    // *event: made here the first time a software decoder needs them). False when stopping.
+    bool deliver(int id, Segment *seg, AVFrame *f, void **stream, void **event, std::string *err) {
         DecodedFrame out;
         out.frame = f;
 #if defined(VIF_WITH_NVDEC)
+        bool upload = false;
+        if (f->format != AV_PIX_FMT_CUDA) {
+            std::lock_guard<std::mutex> lk(mu);
+            upload = device_upload;
+        }
+        const void *src = nullptr;
+        size_t src_pitch = 0;
+        uint32_t flags = 0;
+        cudaMemcpyKind kind = cudaMemcpyDeviceToDevice;
         if (f->format == AV_PIX_FMT_CUDA) {
-            Buffer b;
-            {
-                std::unique_lock<std::mutex> lk(mu);
-                cv.wait(lk, [&] {
-                    return stopping || !pools[size_t(id)].free.empty() ||
-                           pools[size_t(id)].allocated < cap;
-                });
-                if (stopping) {
-                    av_frame_free(&f);
-                    return false;
-                }
-                Pool &p = pools[size_t(id)];
-                if (!p.free.empty()) {
-                    b = p.free.back();
-                    p.free.pop_back();
+            const size_t bytes = bitdepth > 8 ? 2 : 1;
+            src = f->data[0] + ptrdiff_t(f->crop_top) * f->linesize[0] +
+                  ptrdiff_t(f->crop_left * bytes);
+            src_pitch = size_t(f->linesize[0]);
+            flags = bitdepth > 8 ? VIF_PICTURE_MSB_ALIGNED : 0u; // NVDEC's 16-bit surfaces
+        } else if (upload) {
+            // A frame that is not what the stream started with stays a host frame: the
+            // consumer's checks name the problem.
+            VifPicture hp;
+            if (vif_ffmpeg_picture(f, &hp) == VIF_OK && hp.width == width && hp.height == height &&
+                hp.bitdepth == bitdepth) {
+                src = hp.data;
+                src_pitch = size_t(hp.stride);
+                flags = hp.flags;
+                kind = cudaMemcpyHostToDevice;
+            }
+            if (src && !*stream) {
+                cudaStream_t s = nullptr;
+                cudaEvent_t e = nullptr;
+                if (cudaSetDevice(opt.cuda_device) != cudaSuccess ||
+                    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess ||
+                    cudaEventCreateWithFlags(&e, cudaEventDisableTiming | cudaEventBlockingSync) !=
+                        cudaSuccess) {
+                    if (s) cudaStreamDestroy(s);
+                    src = nullptr; // stays a host frame: the consumer uploads it
                 } else {
-                    ++p.allocated;
+                    *stream = s;
+                    *event = e;
                 }
             }
-            if (!b.data && !allocate_chunk(id, &b)) {
-                std::lock_guard<std::mutex> lk(mu);
-                --pools[size_t(id)].allocated;
+        }
+        if (src) {
+            Buffer b;
+            if (!take_buffer(id, &b, err)) {
                 av_frame_free(&f);
-                *err = "out of GPU memory for decoded frames";
                 return false;
             }
-            const size_t bytes = bitdepth > 8 ? 2 : 1;
-            const uint8_t *src = f->data[0] + ptrdiff_t(f->crop_top) * f->linesize[0] +
-                                 ptrdiff_t(f->crop_left * bytes);
-            auto s = static_cast<cudaStream_t>(stream);
-            auto ev = static_cast<cudaEvent_t>(event);
-            if (cudaMemcpy2DAsync(b.data, b.pitch, src, size_t(f->linesize[0]), luma_row_bytes,
-                                  height, cudaMemcpyDeviceToDevice, s) != cudaSuccess ||
+            auto s = static_cast<cudaStream_t>(*stream);
+            auto ev = static_cast<cudaEvent_t>(*event);
+            if (cudaMemcpy2DAsync(b.data, b.pitch, src, src_pitch, luma_row_bytes, height, kind,
+                                  s) != cudaSuccess ||
                 cudaEventRecord(ev, s) != cudaSuccess || cudaEventSynchronize(ev) != cudaSuccess) {
                 std::lock_guard<std::mutex> lk(mu);
                 pools[size_t(id)].free.push_back(b);
@@ -380,12 +491,12 @@ struct SegmentDecoder::Impl {
                 *err = "copying a decoded frame failed on the GPU";
                 return false;
             }
-            av_frame_free(&f); // unmaps the surface: the copy is done
+            av_frame_free(&f); // unmaps the surface (or frees the host frame): the copy is done
             out.frame = nullptr;
             out.data = b.data;
             out.pitch = ptrdiff_t(b.pitch);
             out.on_device = true;
-            out.flags = bitdepth > 8 ? VIF_PICTURE_MSB_ALIGNED : 0u; // NVDEC's 16-bit surfaces
+            out.flags = flags;
             out.decoder = id;
         }
 #else
@@ -395,13 +506,14 @@ struct SegmentDecoder::Impl {
         std::unique_lock<std::mutex> lk(mu);
         if (!out.on_device) {
             // Host frames are bounded like device buffers (per segment queue).
-            cv.wait(lk, [&] { return stopping || seg->frames.size() < cap; });
+            cv.wait(lk, [&] { return stopping || seg->frames.size() < host_cap; });
         }
         if (stopping) {
             av_frame_free(&out.frame);
             return false;
         }
         seg->frames.push_back(out);
+        if (!is_beside(id)) ++primary_frames;
         cv.notify_all();
         (void)err;
         return true;
@@ -414,7 +526,9 @@ struct SegmentDecoder::Impl {
     // libavcodec re-create the NVDEC session for every segment, ~0.1 s each.) The stream ends
     // for it when no segment is left to take. Its frames are attributed to the oldest open
     // segment until one has a later timestamp than any of that segment's packets (or, without
-    // timestamps, until it has one frame per packet).
+    // timestamps, until it has one frame per packet). A software decoder beside NVDEC ends its
+    // stream after each segment instead (decoder_thread drains and resets it), so that the
+    // segments it takes need not follow each other.
     struct Worker : vif::media::PacketSource, vif::media::FrameSink {
         struct Open {
             Segment *seg;
@@ -430,9 +544,13 @@ struct SegmentDecoder::Impl {
         std::deque<Open> open;
         Segment *feeding = nullptr; // the segment whose packets read() hands out
         bool noted_fallback = false;
+        const bool beside;          // a software decoder beside NVDEC: a segment a stream
+        bool took_one = false;      // beside: this stream's segment is taken
+        bool ended_segment = false; // beside: the stream ended after its segment, not for good
+        Clock::time_point taken_at; // beside: when it took it
 
         Worker(Impl &i, int id_, DecoderState *st, void *s, void *e)
-            : impl(i), id(id_), state(st), stream(s), event(e) {}
+            : impl(i), id(id_), state(st), stream(s), event(e), beside(i.is_beside(id_)) {}
 
         // Marks the oldest open segment complete (or failed) for next().
         void finish_front(const std::string &err) {
@@ -458,20 +576,24 @@ struct SegmentDecoder::Impl {
             std::unique_lock<std::mutex> lk(impl.mu);
             for (;;) {
                 if (!feeding) {
+                    if (beside && took_one) {
+                        ended_segment = true; // drained, then reset for the next one
+                        return 0;
+                    }
+                    Segment *pick = nullptr;
                     impl.cv.wait(lk, [&] {
                         if (impl.stopping) return true;
-                        for (auto &s : impl.segments)
-                            if (!s->taken) return true;
-                        return impl.demux_done;
+                        pick = impl.pick_segment(id);
+                        return pick || (impl.demux_done && !impl.any_untaken());
                     });
                     if (impl.stopping) break;
-                    for (auto &s : impl.segments)
-                        if (!s->taken) {
-                            feeding = s.get();
-                            break;
-                        }
-                    if (!feeding) return 0; // the stream is over: the loop drains the decoder
+                    if (!pick) return 0; // the stream is over: the loop drains the decoder
+                    feeding = pick;
                     feeding->taken = true;
+                    feeding->by_primary = !beside;
+                    ++(beside ? impl.segs_beside : impl.segs_primary);
+                    took_one = true;
+                    taken_at = Clock::now();
                     open.push_back(Open{feeding});
                 }
                 Segment *seg = feeding;
@@ -533,7 +655,7 @@ struct SegmentDecoder::Impl {
             }
             AVFrame *f = av_frame_clone(frame);
             std::string err;
-            if (!f || !impl.deliver(id, o.seg, f, stream, event, &err)) {
+            if (!f || !impl.deliver(id, o.seg, f, &stream, &event, &err)) {
                 *error = f ? err : "out of memory";
                 return -1;
             }
@@ -558,8 +680,24 @@ struct SegmentDecoder::Impl {
         }
     };
 
+    // A decoder's thread. ctx null: a decoder joining later opens its own here (an NVDEC
+    // session takes tens of milliseconds: the joining decoders open theirs at once).
     void decoder_thread(int id, AVCodecContext *ctx, DecoderState *state, void *stream) {
         std::unique_ptr<DecoderState> own_state(state);
+        if (!ctx) {
+            std::string err;
+            ctx = open_decoder(state, opt.cuda, &stream, &err);
+            if (!ctx) {
+                std::fprintf(stderr, "vif: note: %s: decoder %d: %s\n", name.c_str(), id,
+                             err.c_str());
+                return;
+            }
+        }
+        const bool primary = !is_beside(id);
+        if (primary) {
+            std::lock_guard<std::mutex> lk(mu);
+            if (primaries_running++ == 0 && primary_frames == 0) primary_start = Clock::now();
+        }
         void *event = nullptr;
 #if defined(VIF_WITH_NVDEC)
         cudaEvent_t ev = nullptr;
@@ -571,11 +709,32 @@ struct SegmentDecoder::Impl {
 #endif
         Worker w(*this, id, state, stream, event);
         std::string error;
-        if (id == 0 && continuing && !go_on_from_probe(w, ctx, &error)) {
-            // (stopping, or the probe's frame could not be delivered: error says which)
-        } else {
-            vif::media::DecodeLoop loop(ctx, &w);
-            if (loop.run(&w, &error) < 0) error = w.where(loop.failed_at(), error);
+        for (bool first_round = true;; first_round = false) {
+            if (first_round && id == 0 && continuing && !go_on_from_probe(w, ctx, &error)) {
+                // (stopping, or the probe's frame could not be delivered: error says which)
+                break;
+            }
+            {
+                vif::media::DecodeLoop loop(ctx, &w);
+                if (loop.run(&w, &error) < 0) error = w.where(loop.failed_at(), error);
+            }
+            if (!error.empty() || !w.ended_segment) break;
+            // A software decoder beside NVDEC has decoded its segment: its pace, then a reset
+            // decoder for the next one.
+            const double t = seconds_since(w.taken_at);
+            const double frames = double(w.open.empty() ? 0 : w.open.front().produced);
+            while (!w.open.empty()) w.finish_front("");
+            {
+                std::lock_guard<std::mutex> lk(mu);
+                if (t > 0 && frames > 0) beside_rate[size_t(id)] = frames / t;
+                if (stopping) break;
+            }
+            avcodec_flush_buffers(ctx);
+            w.took_one = w.ended_segment = false;
+        }
+        if (primary) {
+            std::lock_guard<std::mutex> lk(mu);
+            --primaries_running;
         }
         // Close what is open: after a full drain each segment is complete; after an error the
         // oldest one carries it (next() reports it when it gets there) and the others fail too.
@@ -587,8 +746,8 @@ struct SegmentDecoder::Impl {
         while (!w.open.empty()) w.finish_front(stopped ? "stopped" : error);
         avcodec_free_context(&ctx);
 #if defined(VIF_WITH_NVDEC)
-        if (ev) cudaEventDestroy(ev);
-        if (stream) cudaStreamDestroy(static_cast<cudaStream_t>(stream));
+        if (w.event) cudaEventDestroy(static_cast<cudaEvent_t>(w.event));
+        if (w.stream) cudaStreamDestroy(static_cast<cudaStream_t>(w.stream));
 #endif
     }
 
@@ -609,6 +768,8 @@ struct SegmentDecoder::Impl {
             });
             if (stopping) return false;
             seg = segments.front().get(); // segment 0, taken for this decoder by the demuxer
+            seg->by_primary = true;
+            ++segs_primary;
             same = seg->first_frame == 0 && seg->packets.size() >= n;
             for (size_t i = 0; same && i < n; ++i)
                 same = PacketMark::of(seg->packets[i]) == probe_packets[i];
@@ -635,7 +796,7 @@ struct SegmentDecoder::Impl {
             return true;
         }
         std::string err;
-        if (!deliver(0, seg, f, w.stream, w.event, &err)) {
+        if (!deliver(0, seg, f, &w.stream, &w.event, &err)) {
             *error = err;
             return false;
         }
@@ -651,7 +812,9 @@ struct SegmentDecoder::Impl {
         AVPacket *pkt = av_packet_alloc();
         Segment *cur = nullptr;
         std::string error;
-        const size_t ahead = size_t(opt.decoders + opt.software_decoders) + 2;
+        // Software decoders beside NVDEC take segments well ahead of the one handed out.
+        const size_t ahead = size_t(opt.decoders + opt.software_decoders) + 2 +
+                             (opt.software_decoders ? kBesideLookahead : 0);
         for (;;) {
             const uint64_t packets = demuxer.packets();
             int r = pkt ? demuxer.read(pkt) : AVERROR(ENOMEM);
@@ -662,10 +825,11 @@ struct SegmentDecoder::Impl {
             }
             // (Segment 0 holds at least the packets that the probe's decoder, going on as
             // decoder 0, was fed.)
-            const bool cut = !cur || (packets >= probe_packets.size() &&
-                                      cur->packets.size() >= opt.min_segment_frames &&
-                                      opt.decoders + opt.software_decoders > 1 &&
-                                      vif::media::clean_random_access(par, pkt));
+            const bool cut =
+                !cur ||
+                (packets >= probe_packets.size() && cur->packets.size() >= opt.min_segment_frames &&
+                 (opt.decoders + opt.software_decoders > 1 || opt.nvdec_later) &&
+                 vif::media::clean_random_access(par, pkt));
             AVPacket *copy = av_packet_clone(pkt);
             av_packet_unref(pkt);
             if (!copy) {
@@ -809,6 +973,86 @@ struct SegmentDecoder::Impl {
         container_ = fmt->iformat->name;
         describe();
     }
+
+    // join_nvdec()'s thread: lets the software decoders copy to the GPU and starts the NVDEC
+    // decoders, each opening its session on its own thread. A stream NVDEC is not known to
+    // decode (nvdec_known_to_decode) is first checked on its first frame with a decoder of its
+    // own; where NVDEC cannot, the software decoders go on alone (nvdec_note says why).
+    void join_primaries() {
+#if defined(VIF_WITH_NVDEC)
+        if (opt.cuda) {
+            cudaSetDevice(opt.cuda_device);
+            std::lock_guard<std::mutex> lk(mu);
+            device_upload = true;
+        }
+#endif
+        if (opt.cuda && !nvdec_known_to_decode()) {
+            DecoderState st;
+            void *stream = nullptr;
+            std::string why;
+            AVCodecContext *ctx = open_decoder(&st, true, &stream, &why);
+            const bool ok = ctx && nvdec_decodes(ctx, &st, &why);
+            close_decoder(&ctx, &stream);
+            if (!ok) {
+                std::lock_guard<std::mutex> lk(mu);
+                nvdec_note = why;
+                return;
+            }
+        }
+        std::lock_guard<std::mutex> lk(mu);
+        if (stopping) return;
+        for (unsigned i = 0; i < opt.decoders; ++i)
+            decoders.emplace_back(
+                [this, i] { decoder_thread(int(i), nullptr, new DecoderState, nullptr); });
+        cv.notify_all();
+    }
+
+    // Streams every NVDEC engine since Turing decodes (H.264 8-bit 4:2:0, HEVC and VP9 4:2:0
+    // in 8 or 10 bits, within their sizes; AV1 needs Ampere: checked): no check needed before
+    // the decoders start. (A decoder that gets no session all the same goes on in software, as
+    // without nvdec_later.)
+    bool nvdec_known_to_decode() const {
+        const auto fmt = AVPixelFormat(sw_format);
+        const bool p8 = fmt == AV_PIX_FMT_YUV420P || fmt == AV_PIX_FMT_YUVJ420P;
+        const bool p10 = fmt == AV_PIX_FMT_YUV420P10LE;
+        const auto id = par ? par->codec_id : AV_CODEC_ID_NONE;
+        if (id == AV_CODEC_ID_H264) return p8 && width <= 4096 && height <= 4096;
+        if (id == AV_CODEC_ID_HEVC || id == AV_CODEC_ID_VP9)
+            return (p8 || p10) && width <= 8192 && height <= 8192;
+        return false;
+    }
+
+    // Whether NVDEC decodes the stream: its first frame, decoded with `ctx` from the start of
+    // the file, is an NVDEC surface of the size and depth the software probe found.
+    bool nvdec_decodes(AVCodecContext *ctx, DecoderState *st, std::string *why) {
+        std::string err;
+        AVFormatContext *fmt = open_input(&err, true);
+        if (!fmt) {
+            *why = err;
+            return false;
+        }
+        AVFrame *f = nullptr;
+        {
+            FirstFrame first(fmt, stream_index, st);
+            vif::media::DecodeLoop loop(ctx, &first);
+            if (loop.run(&first, &err) == 1) std::swap(f, first.frame);
+        }
+        avformat_close_input(&fmt);
+        const bool ok = f && !st->cuda_refused && f->format == AV_PIX_FMT_CUDA && same_shape(f);
+        av_frame_free(&f);
+        if (!ok)
+            *why = std::string("NVDEC does not decode ") + codec->name + " " + swname_ + " " +
+                   std::to_string(width) + "x" + std::to_string(height) + " here";
+        return ok;
+    }
+
+    void close_decoder(AVCodecContext **ctx, void **stream) {
+        avcodec_free_context(ctx);
+#if defined(VIF_WITH_NVDEC)
+        if (*stream) cudaStreamDestroy(static_cast<cudaStream_t>(*stream));
+#endif
+        *stream = nullptr;
+    }
 };
 
 SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
@@ -819,6 +1063,13 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
     s.name = name;
     s.opt = opts;
     s.opt.decoders = std::max(1u, s.opt.decoders);
+    const bool later = s.opt.nvdec_later && (s.opt.cuda || s.opt.stand_ins_for_nvdec);
+    s.opt.nvdec_later = later;
+    if (later) {
+        s.opt.software_decoders = std::max(1u, s.opt.software_decoders);
+        // The probe's software decoder goes on as a software decoder, a segment at a time.
+        s.opt.continue_probe = false;
+    }
 #if !defined(VIF_WITH_NVDEC)
     if (s.opt.cuda) throw NvdecUnsupported{"this build has no NVDEC support"};
 #endif
@@ -829,13 +1080,16 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
         avformat_close_input(&probe_fmt);
         throw InputError(name + ": no decoder for its video stream");
     }
+    // The first frame is probed with NVDEC (it must decode the stream), or in software when
+    // NVDEC joins later (join_nvdec() checks it then).
     auto *st0 = new Impl::DecoderState;
     void *stream0 = nullptr;
-    AVCodecContext *ctx0 = s.open_decoder(st0, s.opt.cuda, &stream0, &err);
+    const bool probe_cuda = s.opt.cuda && !later;
+    AVCodecContext *ctx0 = s.open_decoder(st0, probe_cuda, &stream0, &err);
     if (!ctx0) {
         delete st0;
         avformat_close_input(&probe_fmt);
-        if (s.opt.cuda) throw NvdecUnsupported{err};
+        if (probe_cuda) throw NvdecUnsupported{err};
         throw InputError(name + ": " + err);
     }
     try {
@@ -857,8 +1111,21 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
     const size_t luma = s.luma_row_bytes * s.height;
     s.cap = std::max<size_t>(opts.queue_frames,
                              std::min<size_t>(256, (size_t(6) << 30) / (luma * s.opt.decoders)));
-    if (!s.opt.cuda) s.opt.software_decoders = 0; // all of them are already
+    s.host_cap = s.cap;
+    if (later) {
+        // Host frames wait for CUDA's start-up in the segments' queues: at most about 256 MiB
+        // of them a segment.
+        const int bytes =
+            av_image_get_buffer_size(AVPixelFormat(s.sw_format), int(s.width), int(s.height), 1);
+        if (bytes > 0)
+            s.host_cap = std::max<size_t>(opts.queue_frames,
+                                          std::min(s.cap, (size_t(256) << 20) / size_t(bytes)));
+    }
+    if (!s.opt.cuda && !later) s.opt.software_decoders = 0; // all of them are already
     s.pools.resize(s.opt.decoders + s.opt.software_decoders);
+    s.beside_rate.assign(s.pools.size(), 0.0);
+    // Without nvdec_later CUDA is up: software decoders beside NVDEC copy to the GPU at once.
+    s.device_upload = s.opt.cuda && !later;
     s.describe();
 
     AVFormatContext *fmt = s.open_input(&err, true);
@@ -868,8 +1135,12 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
         throw InputError(name + ": " + err);
     }
     s.demuxer = std::thread([&s, fmt] { s.demux_thread(fmt); });
-    s.decoders.emplace_back([&s, ctx0, st0, stream0] { s.decoder_thread(0, ctx0, st0, stream0); });
-    for (unsigned i = 1; i < s.opt.decoders; ++i) {
+    // The probe's decoder is the first one to start: an NVDEC one, or (nvdec_later) the first
+    // software decoder.
+    const unsigned first = later ? s.opt.decoders : 0;
+    s.decoders.emplace_back(
+        [&s, first, ctx0, st0, stream0] { s.decoder_thread(int(first), ctx0, st0, stream0); });
+    for (unsigned i = 1; !later && i < s.opt.decoders; ++i) {
         auto *st = new Impl::DecoderState;
         void *stream = nullptr;
         AVCodecContext *ctx = s.open_decoder(st, s.opt.cuda, &stream, &err);
@@ -882,8 +1153,9 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
         s.decoders.emplace_back(
             [&s, i, ctx, st, stream] { s.decoder_thread(int(i), ctx, st, stream); });
     }
-    // Software decoders beside the NVDEC ones (CPU threads that add throughput): host frames.
-    for (unsigned j = 0; j < s.opt.software_decoders; ++j) {
+    // Software decoders beside the NVDEC ones (CPU threads that add throughput, or that decode
+    // until NVDEC joins).
+    for (unsigned j = later ? 1 : 0; j < s.opt.software_decoders; ++j) {
         const unsigned i = s.opt.decoders + j;
         auto *st = new Impl::DecoderState;
         void *stream = nullptr;
@@ -895,6 +1167,21 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
         s.decoders.emplace_back(
             [&s, i, ctx, st, stream] { s.decoder_thread(int(i), ctx, st, stream); });
     }
+}
+
+void SegmentDecoder::join_nvdec() {
+    Impl &s = *impl_;
+    if (!s.opt.nvdec_later || s.joiner.joinable()) return;
+    s.joiner = std::thread([&s] { s.join_primaries(); });
+}
+
+SegmentSharing SegmentDecoder::sharing() const {
+    std::lock_guard<std::mutex> lk(impl_->mu);
+    SegmentSharing r;
+    r.by_nvdec = impl_->segs_primary;
+    r.in_software = impl_->segs_beside;
+    r.nvdec_note = impl_->nvdec_note;
+    return r;
 }
 
 SegmentDecoder::~SegmentDecoder() = default;
@@ -931,6 +1218,7 @@ bool SegmentDecoder::next(DecodedFrame *out) {
             if (!seg.frames.empty()) {
                 *out = seg.frames.front();
                 seg.frames.pop_front();
+                ++seg.handed;
                 out->index = s.next_index++;
                 lk.unlock();
                 s.cv.notify_all();

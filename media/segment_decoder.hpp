@@ -23,6 +23,15 @@
 //
 // A decoder that cannot get an NVDEC session (out of sessions or memory) carries on in software
 // for the rest of the run (one line on stderr says so); its frames are then host frames.
+//
+// Software decoders beside NVDEC ones (the start of a run, `nvdec_later`, or --cpu-decoders)
+// must not hold up next(): while NVDEC decoders run, a software decoder takes only a segment it
+// will finish, at its own measured rate, before next() gets there at NVDEC's (with a margin);
+// NVDEC decoders always take the earliest segment left. A software decoder decodes one segment
+// at a time (drained and reset in between), so it may take any segment. Before NVDEC has joined
+// (or without it), software decoders take the earliest segments. Once CUDA is up (join_nvdec),
+// a software decoder copies each frame's luma plane to the GPU itself, so the frames handed out
+// are device frames whatever decoded them.
 #ifndef VIF_TOOLS_SEGMENT_DECODER_HPP
 #define VIF_TOOLS_SEGMENT_DECODER_HPP
 
@@ -48,6 +57,21 @@ struct SegmentDecoderOptions {
     /// the first packet, one session more; tests compare the two)
     bool continue_probe = true;
     bool verbose = false;
+    /// With cuda: start with the software decoders alone (at least one), the first frame probed
+    /// in software, so that decoding starts before CUDA has; the NVDEC decoders join through
+    /// join_nvdec().
+    bool nvdec_later = false;
+    /// Test hook for machines without NVDEC: with nvdec_later and without cuda, join_nvdec()
+    /// starts `decoders` software decoders in the NVDEC decoders' place (taking the earliest
+    /// segments as they do), so that the sharing is tested on the CPU.
+    bool stand_ins_for_nvdec = false;
+};
+
+/** How a run's segments were shared out (SegmentDecoder::sharing()). */
+struct SegmentSharing {
+    uint64_t by_nvdec = 0;    ///< segments decoded by NVDEC (or the stand-ins)
+    uint64_t in_software = 0; ///< by software decoders beside them or before they joined
+    std::string nvdec_note;   ///< why NVDEC did not join (empty when it did or was not asked)
 };
 
 /** One decoded frame, owned by the caller until SegmentDecoder::release(). */
@@ -93,6 +117,18 @@ public:
 
     /** Segments the stream was cut into so far. */
     uint64_t segments() const;
+
+    /**
+     * nvdec_later: the NVDEC decoders join, on a thread of their own (the first one checks on
+     * the first frame that NVDEC decodes the stream; the others open their sessions at once,
+     * each on its own thread), while decoding and next() go on; from now on the software
+     * decoders copy their frames to the GPU. Call once, when CUDA has started (the device's
+     * primary context is used). Does nothing without nvdec_later.
+     */
+    void join_nvdec();
+
+    /** Segments decoded by NVDEC and in software so far. */
+    SegmentSharing sharing() const;
 
 private:
     struct Impl;

@@ -133,7 +133,7 @@ def verbose_lines(binary, args, log_name):
         say(f"\n{log_name} phases, {what}: " + " / ".join(phases))
     keep = [l for l in err.splitlines()
             if l.startswith("vif:") and "timing" not in l and "error" not in l]
-    return keep[:6]
+    return keep[:10]
 
 
 PHASE = re.compile(r"^(.*?)\s+(-?[0-9.]+) ms\s+\(at [0-9.]+ ms\)$")
@@ -209,7 +209,7 @@ def table_rows(title, rows, frames, n=N):
     say("|---|---|---|---|---|")
     res = {}
     for label, args in rows:
-        log = (title.split()[0] + "_" + label).replace(" ", "_").replace("-", "")
+        log = re.sub(r"[^A-Za-z0-9_]", "", (title.split()[0] + "_" + label).replace(" ", "_"))
         new = best_of(VIF, args, n, log_name=log)
         base = best_of(BASE, args, n) if BASE else None
         res[label] = (new, base)
@@ -334,11 +334,18 @@ def stage_probe():
     same_scores(args, args + ["--backend", "cpu"], "probe pair")
 
 
+def nvdec_only_row(extra):
+    """The default with decoding waiting for NVDEC (no software decoders first): the start-up
+    before software-first decoding, in the same call."""
+    return [("default, NVDEC only (--cpu-decoders 0)", extra + ["--cpu-decoders", "0"])]
+
+
 def stage_long():
     args = enc_args(1080)
     if args is None:
         return
-    res = table_rows("1,200-frame 1080p H.264 pair", encoded_rows(args), 1200, N_LONG)
+    res = table_rows("1,200-frame 1080p H.264 pair", encoded_rows(args) + nvdec_only_row(args),
+                     1200, N_LONG)
     say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_long")))
     t = res["default"][0]
     check(t is not None and 1200 / t >= 1000,
@@ -350,7 +357,8 @@ def stage_hevc():
     args = enc_args(2160)
     if args is None:
         return
-    res = table_rows("600-frame 2160p HEVC Main10 pair", encoded_rows(args), 600, N_LONG)
+    res = table_rows("600-frame 2160p HEVC Main10 pair", encoded_rows(args) + nvdec_only_row(args),
+                     600, N_LONG)
     say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_hevc")))
     t, b = res["default"]
     floor = max(417.0, 600 / b if b else 0.0)

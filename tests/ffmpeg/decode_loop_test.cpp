@@ -2,6 +2,7 @@
 // the end of the stream, where an error happened), and the segment decoder (several software
 // decoders on segments cut at IDR pictures) giving exactly the frames of the reader (one
 // decoder from the start), in the number the encode was made with.
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "ffmpeg_test_util.hpp"
 #include "frame_source.hpp"
 #include "segment_decoder.hpp"
+#include "segment_sharing.hpp"
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -268,6 +270,114 @@ TEST(SegmentDecoder, TheProbesDecoderGoesOnAsDecoderZero) {
             EXPECT_EQ(after.opened - before.opened, decoders);
             EXPECT_EQ(after.flushed - before.flushed, go_on ? 0u : 1u);
         }
+}
+
+// Software decoders first, NVDEC joining mid-stream (here software stand-ins in its place, the
+// sharing rules being the same): the frames of the reader, in order, byte for byte, however the
+// segments were shared; a run that NVDEC never joins is decoded by the software decoders alone.
+TEST(SegmentDecoder, SoftwareFirstThenJoinedGivesTheReadersFrames) {
+    VIF_REQUIRE_ENCODE(mp4);
+    ffmpeg::VideoReader reader;
+    std::string err;
+    ASSERT_TRUE(reader.open(mp4, 1, &err)) << err;
+    std::vector<std::vector<uint8_t>> want;
+    VifPicture pic;
+    int r;
+    while ((r = reader.next(&pic, &err)) == 1) {
+        std::vector<uint8_t> plane(size_t(pic.width) * pic.height);
+        for (uint32_t y = 0; y < pic.height; ++y)
+            std::memcpy(plane.data() + size_t(y) * pic.width,
+                        static_cast<const uint8_t*>(pic.data) + ptrdiff_t(y) * pic.stride,
+                        pic.width);
+        want.push_back(std::move(plane));
+    }
+    ASSERT_EQ(r, 0) << err;
+    ASSERT_EQ(want.size(), size_t(kFrames));
+    // join_at: frames handed out before NVDEC joins (-1: it never does). Which decoder gets
+    // which segment depends on timing (the rule itself: SegmentSharing below): every try is
+    // checked; the tries stop at the first that shared the segments between both kinds.
+    bool mixed = false;
+    for (const int join_at : {-1, 0, 0, 0, 5, 12, 25, 0, 5, 12}) {
+        if (join_at >= 0 && mixed) break;
+        SCOPED_TRACE("joined after " + std::to_string(join_at) + " frames");
+        vifcli::SegmentDecoderOptions opt;
+        opt.cuda = false;
+        opt.nvdec_later = true;
+        opt.stand_ins_for_nvdec = true;
+        opt.decoders = 2;
+        opt.software_decoders = 2;
+        opt.min_segment_frames = 10;
+        vifcli::SegmentDecoder dec(mp4, "test", opt);
+        vifcli::DecodedFrame f;
+        size_t n = 0;
+        if (join_at == 0) dec.join_nvdec();
+        while (dec.next(&f)) {
+            ASSERT_LT(n, want.size());
+            ASSERT_NE(f.frame, nullptr);
+            EXPECT_EQ(f.index, n);
+            bool same = true;
+            for (int y = 0; y < 72 && same; ++y)
+                same = std::memcmp(f.frame->data[0] + ptrdiff_t(y) * f.frame->linesize[0],
+                                   want[n].data() + size_t(y) * 128, 128) == 0;
+            EXPECT_TRUE(same) << "frame " << n;
+            dec.release(&f);
+            ++n;
+            if (join_at > 0 && n == size_t(join_at)) dec.join_nvdec();
+        }
+        EXPECT_EQ(n, want.size());
+        const vifcli::SegmentSharing sh = dec.sharing();
+        EXPECT_EQ(sh.by_nvdec + sh.in_software, dec.segments());
+        EXPECT_GT(dec.segments(), 3u);
+        if (join_at < 0) {
+            EXPECT_EQ(sh.by_nvdec, 0u);
+        }
+        mixed = mixed || (join_at >= 0 && sh.by_nvdec > 0 && sh.in_software > 0);
+    }
+    if (!mixed) std::printf("note: no try shared the segments between both kinds of decoder\n");
+}
+
+// The sharing rule (segment_sharing.hpp) on made-up states: 60-frame segments, NVDEC at 600
+// frames a second (0.1 s a segment), a software decoder at 100 (0.6 s a segment: with the
+// margin and slack it needs 0.95 s, 570 frames of NVDEC's, ahead of next()).
+TEST(SegmentSharing, SoftwareBesideNvdecTakesOnlyWhatItFinishesInTime) {
+    using vifcli::pick_segment;
+    using vifcli::SegmentState;
+    using vifcli::SharingPace;
+    auto segs = [](int n, int taken, int handed_of_first) {
+        std::vector<SegmentState> v(size_t(n), SegmentState{60, true, false, 0});
+        for (int i = 0; i < taken; ++i) v[size_t(i)].taken = true;
+        v[0].handed = handed_of_first;
+        return v;
+    };
+    SharingPace none; // no NVDEC decoder yet: everyone takes the earliest segment left
+    EXPECT_EQ(pick_segment(segs(12, 3, 0), true, none), 3);
+    EXPECT_EQ(pick_segment(segs(12, 3, 0), false, none), 3);
+    EXPECT_EQ(pick_segment(segs(3, 3, 0), true, none), -1);
+    SharingPace p;
+    p.nvdec_running = true;
+    p.nvdec = 600;
+    p.own = 100;
+    EXPECT_EQ(pick_segment(segs(12, 3, 0), false, p), 3); // NVDEC: the earliest
+    // Software: 570 frames must come first: segments 0..9 are 600, so segment 10.
+    EXPECT_EQ(pick_segment(segs(12, 3, 0), true, p), 10);
+    // What next() has handed out of segment 0 no longer counts: then segment 11.
+    EXPECT_EQ(pick_segment(segs(12, 3, 40), true, p), 11);
+    EXPECT_EQ(pick_segment(segs(10, 3, 0), true, p), -1); // none far enough ahead
+    // A faster software decoder (300 frames a second: 0.35 s, 210 frames) takes segment 4.
+    p.own = 300;
+    EXPECT_EQ(pick_segment(segs(12, 3, 0), true, p), 4);
+    // NVDEC's pace not known yet: a software decoder beside it waits.
+    p.nvdec = 0;
+    EXPECT_EQ(pick_segment(segs(12, 3, 0), true, p), -1);
+    // Unmeasured software decoders are taken as a sixth of NVDEC's pace (100 here).
+    p.nvdec = 600;
+    p.own = 0;
+    EXPECT_EQ(pick_segment(segs(12, 3, 0), true, p), 10);
+    // A segment still being read counts at least the usual size.
+    auto open = segs(12, 3, 0);
+    for (auto& x : open) x.frames = 10, x.closed = false;
+    p.usual_frames = 60;
+    EXPECT_EQ(pick_segment(open, true, p), 10);
 }
 
 // A file FFmpeg cannot read: an InputError that names the input.

@@ -390,6 +390,24 @@ TEST(DecodeChoice, RawRunsOnCudaSkipTheHandOverThatCostsMore) {
     EXPECT_TRUE(e.cpu_while_cuda_starts);
 }
 
+// Where NVDEC decodes a long clip, whether software decoders start on it at once while CUDA
+// and NVDEC start (media/decode_choice.*): yes for 1080p H.264 on 16 threads (the issue's
+// 1,200-frame pair), no for 2160p HEVC (a few frames in that time) nor on 2 threads; the
+// decoders share the cores between the two inputs.
+TEST(DecodeChoice, SoftwareStartsWhereItDecodesASegmentBeforeNvdec) {
+    using vifcli::choose_decoding_start;
+    const vifcli::ClipShape hd{1200, 1920, 1080, "h264"}, uhd{600, 3840, 2160, "hevc"};
+    const vifcli::StartChoice c = choose_decoding_start(hd, 16, 30);
+    EXPECT_TRUE(c.software_first) << c.why;
+    EXPECT_EQ(c.decoders * c.threads * 2, 16u);
+    EXPECT_NE(c.why.find("starts in software"), std::string::npos) << c.why;
+    EXPECT_FALSE(choose_decoding_start(uhd, 16, 30).software_first);
+    EXPECT_FALSE(choose_decoding_start(hd, 2, 30).software_first);
+    EXPECT_FALSE(choose_decoding_start(hd, 16, 100000).software_first);
+    EXPECT_TRUE(choose_decoding_start(hd, 64, 30).software_first);
+    EXPECT_GE(choose_decoding_start(hd, 1, 30).threads, 1u);
+}
+
 // The readers skip FFmpeg's stream-info pass (it decodes frames on one thread) where the header
 // says what they need (media/stream_info.*): Matroska and MP4 yes, a raw H.264 stream no (its
 // size is only known from decoding); the Lossless cases above score every one of these files to

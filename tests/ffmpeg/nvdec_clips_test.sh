@@ -5,7 +5,8 @@
 # For an H.264 pair and an HEVC Main10 pair, `vif --hwdec cuda` with 3 decoders an input (the
 # stream cut in segments decoded apart; --verbose counts them), 1 decoder, and 2 NVDEC + 2
 # software decoders gives the scores of one software decoder (--hwdec none), bit for bit; so
-# does software decoding in 3 segments. Exit 77 (skipped) without a GPU or without NVDEC in
+# do software decoding in 3 segments and decoding started in software with NVDEC joining
+# (VIF_TEST_SOFTWARE_FIRST=1). Exit 77 (skipped) without a GPU or without NVDEC in
 # this build.
 set -uo pipefail
 vif=$1 clips=$2
@@ -45,6 +46,20 @@ for pair in "h264_ref.mp4 h264_dist.mkv" "hevc10_ref.mp4 hevc10_dist.mkv"; do
         || bad "$n: NVDEC did not decode in segments (--verbose: $(grep hwdec <<< "$out" | tr '\n' ' '))"
     fi
   done
+  # Decoding started in software, NVDEC joining once CUDA is up (what `auto` does on long
+  # clips; forced here on these short ones): the same scores, however the segments were shared.
+  out=$(VIF_TEST_SOFTWARE_FIRST=1 "$vif" -q --precision max -r "$r" -d "$d" --backend cuda \
+        --hwdec auto --verbose -o "$work/first.json" 2>&1); rc=$?
+  shared=$(grep -oE 'hwdec: (reference|distorted): [0-9]+ segments: .*' <<< "$out" | tr '\n' ' ')
+  if [[ $rc != 0 ]]; then
+    bad "$n software first: rc=$rc: $out"
+  elif [[ -z $shared ]]; then
+    bad "$n software first: --verbose does not say how the segments were shared ($(grep hwdec <<< "$out" | tr '\n' ' '))"
+  elif cmp -s <(scores "$work/sw.json") <(scores "$work/first.json"); then
+    echo "PASS $n software first, NVDEC joining: scores = one software decoder's ($shared)"
+  else
+    bad "$n software first: scores differ from one software decoder's ($shared)"
+  fi
 done
 [[ $fail == 0 ]] && echo "nvdec clips: all checks passed"
 exit $fail

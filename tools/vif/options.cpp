@@ -427,7 +427,9 @@ ParsedOptions parse_options(int argc, const char *const *argv) {
         ->capture_default_str()
         ->type_name("N");
     app.add_option("--cpu-decoders", r.cpu_decoders,
-                   "With NVDEC: software decoders an input beside the NVDEC ones (auto: none)")
+                   "With NVDEC: software decoders an input beside the NVDEC ones (auto: those "
+                   "that start a long clip while CUDA starts, where the CPU is fast enough; 0: "
+                   "decoding waits for NVDEC)")
         ->type_name("{N,auto}")
         ->capture_default_str();
     app.add_option("--decoder-threads", r.decoder_threads,

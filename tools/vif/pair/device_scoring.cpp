@@ -3,6 +3,9 @@
 #include "hw_decode.hpp"
 #include "pair/failure.hpp"
 #include "pair/timeline.hpp"
+
+#include <cstdio>
+#include <string>
 #if defined(VIF_WITH_NVDEC)
 #include "device_pairs.hpp"
 #include "pair/pair_report.hpp"
@@ -10,8 +13,8 @@
 #include "pair/variants.hpp"
 
 #include <chrono>
-#include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 #include <unistd.h>
 #endif
@@ -85,6 +88,12 @@ int score_on_device(const Options &o, HwDecodeInputs &hw, const PairRequests &rq
         di.skip = o.skip_dist;
     ri.prefetcher = rpf.get();
     di.prefetcher = dpf.get();
+    if (hw.nvdec_joins_later) {
+        // CUDA is up: NVDEC joins the software decoders (its sessions open on threads of their
+        // own while the scoring contexts are made here and the scoring starts).
+        if (hw.ref_decoder) hw.ref_decoder->join_nvdec();
+        if (hw.dist_decoder) hw.dist_decoder->join_nvdec();
+    }
     g_timeline.mark("inputs opened (hwdec)");
     auto variants = make_variants(o, ri.info, std::nullopt);
     std::vector<VifContext *> ctxs;
@@ -117,12 +126,20 @@ int score_on_device(const Options &o, HwDecodeInputs &hw, const PairRequests &rq
     if (!res.short_input.empty())
         warn_input_ended_early(res.short_input == "reference", res.short_frames, res.short_frames);
     if (o.verbose) {
-        if (ri.decoder)
-            std::fprintf(stderr, "vif: hwdec: reference: %llu segments\n",
-                         (unsigned long long)ri.decoder->segments());
-        if (di.decoder)
-            std::fprintf(stderr, "vif: hwdec: distorted: %llu segments\n",
-                         (unsigned long long)di.decoder->segments());
+        for (const auto &[what, d] :
+             {std::pair{"reference", ri.decoder}, std::pair{"distorted", di.decoder}}) {
+            if (!d) continue;
+            std::string shared;
+            if (hw.nvdec_joins_later) {
+                const SegmentSharing sh = d->sharing();
+                shared =
+                    ": " + std::to_string(sh.in_software) + " decoded in software, " +
+                    std::to_string(sh.by_nvdec) + " by NVDEC" +
+                    (sh.nvdec_note.empty() ? "" : " (NVDEC did not join: " + sh.nvdec_note + ")");
+            }
+            std::fprintf(stderr, "vif: hwdec: %s: %llu segments%s\n", what,
+                         (unsigned long long)d->segments(), shared.c_str());
+        }
     }
     if (o.read_only) {
         std::printf("decoded %llu frame pairs (%s) in %.3f s: %.1f fps\n",
@@ -157,6 +174,7 @@ std::optional<int> score_on_device_if_chosen(const Options &o, CudaWarmup &warmu
     hr.max_frames = o.max_frames.value_or(0);
     hr.skip_ref = o.skip_ref;
     hr.skip_dist = o.skip_dist;
+    hr.may_start_in_software = true;
     hr.host_only = (o.backend == VIF_BACKEND_CPU && !o.read_only) ||
                    (o.read_only && hr.mode != HwDecode::kCuda);
     hr.gpu_ready = [&](std::string *why) {
@@ -174,6 +192,15 @@ std::optional<int> score_on_device_if_chosen(const Options &o, CudaWarmup &warmu
         throw Failure{e.what()};
     }
     if (!hw) return std::nullopt;
+    if (hw->nvdec_joins_later) {
+        // Decoding started in software while CUDA started: without a GPU after all, the host
+        // path scores the pair from its start (the decoders stop here).
+        std::string why;
+        if (!hr.gpu_ready(&why)) {
+            if (o.verbose) std::fprintf(stderr, "vif: hwdec: %s: host path\n", why.c_str());
+            return std::nullopt;
+        }
+    }
     return score_on_device(o, *hw, rq, out);
 }
 
