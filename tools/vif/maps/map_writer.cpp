@@ -24,16 +24,16 @@ namespace {
 // Frames waiting for each writer at most: then the receiving thread waits.
 constexpr size_t kQueueDepth = 4;
 
-// Writer threads: one for the videos (their frames go in order); for the files of frames one
-// per 4 cores, 2 to 4 (a 720p PNG takes tens of milliseconds, scoring a frame a few).
-size_t writer_count(MapOptions::Format f) {
-    if (f == MapOptions::Format::kY4m) return 1;
-    return std::clamp<size_t>(std::thread::hardware_concurrency() / 4, 2, 4);
-}
-
-bool heap_less(const double as, uint64_t af, const double bs, uint64_t bf) {
-    // The heap's top is the frame to drop first: the highest score, the later frame on a tie.
-    return as < bs || (as == bs && af < bf);
+// Writer threads: one for the videos (their frames go in order). For the files of frames while
+// the clip is scored (all, a list) one per 4 cores, 2 to 4 (a 720p PNG takes tens of
+// milliseconds, scoring a frame a few). worst:N writes only after the last frame, when the
+// scoring threads are idle: one a core (up to 16), each file a job of its own, so that the N
+// frames' files are written at once.
+size_t writer_count(const MapOptions &m) {
+    if (m.format == MapOptions::Format::kY4m) return 1;
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    if (m.frames == MapOptions::Frames::kWorst) return std::clamp<size_t>(cores, 2, 16);
+    return std::clamp<size_t>(cores / 4, 2, 4);
 }
 
 // Rows a band's view takes beyond the band, above and below: at least the local map's window
@@ -109,8 +109,7 @@ MapWriter::MapWriter(const MapOptions &m) : m_(m) {
     ::umask(mask);
     ::chmod(templ.c_str(), 0777 & ~mask);
     tmp_ = templ;
-    for (size_t i = 0; i < writer_count(m.format); ++i)
-        writers_.emplace_back([this] { writer_loop(); });
+    for (size_t i = 0; i < writer_count(m); ++i) writers_.emplace_back([this] { writer_loop(); });
 }
 
 MapWriter::~MapWriter() {
@@ -138,11 +137,15 @@ void MapWriter::check_writer() const {
 }
 
 void MapWriter::enqueue(Kept k) {
+    // One job a file: a frame's scales are written by as many writers at once (a video's
+    // writer, the only one, takes them in order).
+    auto frame = std::make_shared<const Kept>(std::move(k));
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock,
-             [&] { return queue_.size() < kQueueDepth * writers_.size() || !error_.empty(); });
+    cv_.wait(lock, [&] {
+        return queue_.size() < kQueueDepth * writers_.size() * m_.scales.size() || !error_.empty();
+    });
     if (!error_.empty()) throw Failure{error_};
-    queue_.push_back(std::move(k));
+    for (size_t i = 0; i < m_.scales.size(); ++i) queue_.push_back({frame, i});
     lock.unlock();
     cv_.notify_all();
 }
@@ -152,13 +155,13 @@ void MapWriter::writer_loop() {
         std::unique_lock<std::mutex> lock(mu_);
         cv_.wait(lock, [&] { return !queue_.empty() || closing_; });
         if (queue_.empty()) return; // closing, all written
-        Kept k = std::move(queue_.front());
+        Job job = std::move(queue_.front());
         queue_.pop_front();
         lock.unlock();
         cv_.notify_all();
         std::string failure;
         try {
-            write(k);
+            write(*job.frame, job.scale);
         } catch (const Failure &f) {
             failure = f.message;
         } catch (const std::exception &e) {
@@ -175,10 +178,9 @@ void MapWriter::writer_loop() {
     }
 }
 
-MapWriter::Kept MapWriter::compute(const VifScores &s, const VifMaps &maps, uint64_t frame,
-                                   unsigned threads) const {
+MapWriter::Kept MapWriter::compute(const VifMaps &maps, uint64_t frame, unsigned threads) const {
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-    Kept k{s.combined, frame, {}, {}, {}, maps.scale[0].width, maps.scale[0].height};
+    Kept k{frame, {}, {}, {}, maps.scale[0].width, maps.scale[0].height};
     for (uint32_t sc : m_.scales) {
         const VifScaleMap &sm = maps.scale[sc];
         std::vector<float> out(size_t(sm.width) * sm.height);
@@ -202,7 +204,7 @@ void MapWriter::write_file(const std::string &name, const std::string &bytes) {
     ++files_;
 }
 
-void MapWriter::write(const Kept &k) {
+void MapWriter::write(const Kept &k, size_t i) {
     using Format = MapOptions::Format;
     if (m_.format == Format::kY4m && videos_.empty()) {
         // The first frame opens one video per scale (every frame has the frame's size).
@@ -220,35 +222,33 @@ void MapWriter::write(const Kept &k) {
                                           std::strerror(errno ? errno : EIO))};
         }
     }
-    for (size_t i = 0; i < m_.scales.size(); ++i) {
-        const uint32_t sc = m_.scales[i];
-        switch (m_.format) {
-        case Format::kNpy:
-            write_file(fmt::format("frame{:06}_scale{}.npy", k.frame, sc),
-                       encode_npy(k.maps[i], k.w[i], k.h[i]));
-            break;
-        case Format::kPgm16:
-            write_file(fmt::format("frame{:06}_scale{}.pgm", k.frame, sc),
-                       encode_pgm16(k.maps[i], k.w[i], k.h[i],
-                                    fmt::format("libvif local VIF, frame {} scale {}: value = "
-                                                "sample / 32768",
-                                                k.frame, sc)));
-            break;
-        case Format::kPng:
-            write_file(fmt::format("frame{:06}_scale{}.png", k.frame, sc),
-                       encode_png(draw_heat_with_legend(
-                           k.maps[i], k.w[i], k.h[i], sc, k.frame_w, k.frame_h,
-                           fmt::format("frame {} scale {} local VIF", k.frame, sc))));
-            break;
-        case Format::kY4m: {
-            const std::string bytes =
-                y4m_frame(draw_heat(k.maps[i], k.w[i], k.h[i], sc, k.frame_w, k.frame_h));
-            if (std::fwrite(bytes.data(), 1, bytes.size(), videos_[i]) != bytes.size())
-                throw Failure{fmt::format("--map {}: cannot write scale{}.y4m: {}", m_.dir, sc,
-                                          std::strerror(errno ? errno : EIO))};
-            break;
-        }
-        }
+    const uint32_t sc = m_.scales[i];
+    switch (m_.format) {
+    case Format::kNpy:
+        write_file(fmt::format("frame{:06}_scale{}.npy", k.frame, sc),
+                   encode_npy(k.maps[i], k.w[i], k.h[i]));
+        break;
+    case Format::kPgm16:
+        write_file(fmt::format("frame{:06}_scale{}.pgm", k.frame, sc),
+                   encode_pgm16(k.maps[i], k.w[i], k.h[i],
+                                fmt::format("libvif local VIF, frame {} scale {}: value = "
+                                            "sample / 32768",
+                                            k.frame, sc)));
+        break;
+    case Format::kPng:
+        write_file(fmt::format("frame{:06}_scale{}.png", k.frame, sc),
+                   encode_png(draw_heat_with_legend(
+                       k.maps[i], k.w[i], k.h[i], sc, k.frame_w, k.frame_h,
+                       fmt::format("frame {} scale {} local VIF", k.frame, sc))));
+        break;
+    case Format::kY4m: {
+        const std::string bytes =
+            y4m_frame(draw_heat(k.maps[i], k.w[i], k.h[i], sc, k.frame_w, k.frame_h));
+        if (std::fwrite(bytes.data(), 1, bytes.size(), videos_[i]) != bytes.size())
+            throw Failure{fmt::format("--map {}: cannot write scale{}.y4m: {}", m_.dir, sc,
+                                      std::strerror(errno ? errno : EIO))};
+        break;
+    }
     }
 }
 
@@ -257,37 +257,25 @@ void MapWriter::take(const VifScores &s, const VifMaps &maps) {
     take(s, maps, frame_nums_ && idx < frame_nums_->size() ? (*frame_nums_)[size_t(idx)] : idx);
 }
 
-void MapWriter::take(const VifScores &s, const VifMaps &maps, uint64_t frame) {
+void MapWriter::take(const VifScores &, const VifMaps &maps, uint64_t frame) {
     check_writer();
     switch (m_.frames) {
     case MapOptions::Frames::kAll:
-        enqueue(compute(s, maps, frame));
+        enqueue(compute(maps, frame));
         return;
     case MapOptions::Frames::kList:
         if (!std::binary_search(m_.list.begin(), m_.list.end(), frame)) return;
         listed_.push_back(frame);
-        enqueue(compute(s, maps, frame));
+        enqueue(compute(maps, frame));
         return;
-    case MapOptions::Frames::kWorst: {
-        auto less = [](const Kept &a, const Kept &b) {
-            return heap_less(a.score, a.frame, b.score, b.frame);
-        };
-        if (worst_.size() == m_.worst) {
-            const Kept &top = worst_.front();
-            if (!heap_less(s.combined, frame, top.score, top.frame)) return; // not among them
-            std::pop_heap(worst_.begin(), worst_.end(), less);
-            worst_.pop_back();
-        }
-        worst_.push_back(compute(s, maps, frame));
-        std::push_heap(worst_.begin(), worst_.end(), less);
-        return;
-    }
+    case MapOptions::Frames::kWorst: // WorstPictures scores them again and put()s them
+        throw Failure{"internal error: --map-frames worst:N: maps received from the scoring"};
     }
 }
 
-void MapWriter::put(const VifScores &s, const VifMaps &maps, uint64_t frame, unsigned threads) {
+void MapWriter::put(const VifMaps &maps, uint64_t frame, unsigned threads) {
     check_writer();
-    enqueue(compute(s, maps, frame, threads));
+    enqueue(compute(maps, frame, threads));
 }
 
 void MapWriter::commit() {
@@ -303,11 +291,6 @@ void MapWriter::commit() {
                                       missing.front(), last)};
         }
     }
-    // The worst frames in frame order (a video's frames must be; the others do not mind).
-    std::sort(worst_.begin(), worst_.end(),
-              [](const Kept &a, const Kept &b) { return a.frame < b.frame; });
-    for (Kept &k : worst_) enqueue(std::move(k));
-    worst_.clear();
     stop_writer();
     check_writer();
     for (std::FILE *&f : videos_) {

@@ -1,5 +1,6 @@
-// `vif --map DIR`: picks the frames whose local VIF maps are written (all, the N worst, a list),
-// computes the maps (vif_local_map) of the scales asked for as each frame's scores are received,
+// `vif --map DIR`: picks the frames whose local VIF maps are written (all, a list; the N worst
+// come from WorstPictures, through put), computes the maps (vif_local_map) of the scales asked
+// for as each frame's scores are received,
 // and hands them to writer threads of its own (encoding PNG or Y4M takes longer than scoring a
 // small frame: the thread that submits frames does not wait for it), which write them into a
 // temporary folder beside DIR that becomes DIR only when the run succeeds (commit). A failed
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -37,16 +39,16 @@ public:
     void set_frame_rate(uint32_t num, uint32_t den) {
         if (num && den) rate_num_ = num, rate_den_ = den;
     }
-    /** One received frame: its maps go to the writer now (all, list) or are kept if among the
-     *  worst. Throws the writer's Failure, if it had one. */
+    /** One received frame (all, list): its maps go to the writer now if it is one asked for.
+     *  Throws the writer's Failure, if it had one. */
     void take(const VifScores &s, const VifMaps &maps);
     /** The same for a frame whose number the caller knows (a ladder rung's own count). */
     void take(const VifScores &s, const VifMaps &maps, uint64_t frame);
     /** One frame whose maps are written whatever --map-frames says: the worst frames that
      *  WorstPictures scored again; its local maps on up to `threads` threads. Any thread (several
      *  at once). Throws the writer's Failure, if it had one. */
-    void put(const VifScores &s, const VifMaps &maps, uint64_t frame, unsigned threads);
-    /** After every frame: writes the worst frames' maps, checks the list, waits for the writer,
+    void put(const VifMaps &maps, uint64_t frame, unsigned threads);
+    /** After every frame: checks the list, waits for the writers,
      *  renames the folder to DIR; throws Failure (nothing left behind) for a listed frame that
      *  was not scored or a file that could not be written. */
     void commit();
@@ -54,17 +56,21 @@ public:
 
 private:
     struct Kept {
-        double score;
         uint64_t frame;
         std::vector<std::vector<float>> maps; ///< one per selected scale
         std::vector<uint32_t> w, h;
         uint32_t frame_w = 0, frame_h = 0; ///< scale 0's size: the frame's
     };
-    Kept compute(const VifScores &s, const VifMaps &maps, uint64_t frame,
+    Kept compute(const VifMaps &maps, uint64_t frame,
                  unsigned threads = 0) const; ///< threads: 0 for every core
-    void enqueue(Kept k);      ///< waits while the writers are kQueueDepth frames each behind
-    void writer_loop();        ///< a writer thread
-    void write(const Kept &k); ///< on a writer thread
+    /** One file of a frame: its scale m_.scales[scale]. */
+    struct Job {
+        std::shared_ptr<const Kept> frame;
+        size_t scale;
+    };
+    void enqueue(Kept k); ///< waits while the writers are kQueueDepth frames each behind
+    void writer_loop();   ///< a writer thread
+    void write(const Kept &k, size_t scale); ///< one file (or video frame), on a writer thread
     void write_file(const std::string &name, const std::string &bytes);
     void stop_writer();
     void check_writer() const; ///< throws the writer's failure
@@ -73,16 +79,15 @@ private:
     std::string dir_, tmp_;
     bool committed_ = false;
     const std::vector<uint64_t> *frame_nums_ = nullptr;
-    std::vector<Kept> worst_;      ///< kWorst: a max-heap on (score, frame), at most m_.worst
     std::vector<uint64_t> listed_; ///< kList: the listed frames seen
     std::atomic<size_t> files_{0}; ///< counted by the writers
     uint32_t rate_num_ = 25, rate_den_ = 1;
     std::vector<std::FILE *> videos_; ///< y4m: one open file per selected scale
 
-    std::vector<std::thread> writers_; ///< one for y4m (frames in order), else up to 4
+    std::vector<std::thread> writers_; ///< one for y4m (frames in order), else see writer_count
     mutable std::mutex mu_;
     std::condition_variable cv_;
-    std::deque<Kept> queue_;
+    std::deque<Job> queue_;
     bool closing_ = false;
     std::string error_; ///< the writer's failure; it drops what is queued after one
 };

@@ -1,5 +1,6 @@
 #include "maps/worst_pictures.hpp"
 
+#include "maps/map_contexts.hpp"
 #include "maps/map_writer.hpp"
 #include "pair/failure.hpp"
 
@@ -62,14 +63,18 @@ void WorstPictures::submitted(const VifPicture &ref, const VifPicture &dist) {
 }
 
 void WorstPictures::scored(const VifScores &s) {
+    const uint64_t idx = s.frame_index;
+    scored(s, frame_nums_ && idx < frame_nums_->size() ? (*frame_nums_)[size_t(idx)] : idx);
+}
+
+void WorstPictures::scored(const VifScores &s, uint64_t frame) {
     if (pending_.empty())
         throw Failure{"internal error: --map-frames worst: a frame's scores "
                       "came back that was not submitted"};
     Entry e = std::move(pending_.front());
     pending_.pop_front();
-    const uint64_t idx = s.frame_index;
     e.scores = s;
-    e.frame = frame_nums_ && idx < frame_nums_->size() ? (*frame_nums_)[size_t(idx)] : idx;
+    e.frame = frame;
     auto less = [](const Entry &a, const Entry &b) {
         return drop_first(a.scores, a.frame, b.scores, b.frame);
     };
@@ -87,16 +92,9 @@ void WorstPictures::scored(const VifScores &s) {
     std::push_heap(heap_.begin(), heap_.end(), less);
 }
 
-void WorstPictures::map_frames(const VifConfig &cfg, size_t first, size_t stride, unsigned threads,
+void WorstPictures::map_frames(VifContext *ctx, size_t first, size_t stride, unsigned threads,
                                MapWriter &out) const {
-    VifContext *ctx = nullptr;
-    VifStatus st = vif_create(&ctx, &cfg);
-    if (st != VIF_OK)
-        throw Failure{vif_error("--map: cannot create the context that maps the worst frames", st)};
-    struct Destroy {
-        VifContext *c;
-        ~Destroy() { vif_destroy(c); }
-    } destroy{ctx};
+    VifStatus st = VIF_OK;
     // Submitted as the queue takes them, received in the same order.
     size_t next_in = first, next_out = first;
     auto receive_one = [&] {
@@ -110,7 +108,7 @@ void WorstPictures::map_frames(const VifConfig &cfg, size_t first, size_t stride
             throw Failure{fmt::format("internal error: --map: frame {} scored again with maps "
                                       "does not get its scores; no maps written",
                                       e.frame)};
-        out.put(e.scores, m, e.frame, threads);
+        out.put(m, e.frame, threads);
     };
     while (next_in < heap_.size()) {
         const VifPicture r = heap_[next_in].ref.view(), d = heap_[next_in].dist.view();
@@ -126,26 +124,25 @@ void WorstPictures::map_frames(const VifConfig &cfg, size_t first, size_t stride
     while (next_out < heap_.size()) receive_one();
 }
 
-void WorstPictures::write_maps(VifConfig cfg, VifBackend backend, MapWriter &out) {
+void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
     spare_.clear();
+    const std::vector<VifContext *> &ctxs = made.get();
     std::sort(heap_.begin(), heap_.end(),
               [](const Entry &a, const Entry &b) { return a.frame < b.frame; });
-    cfg.maps = 1;
-    cfg.backend = backend;
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    const size_t contexts =
-        backend == VIF_BACKEND_CPU ? std::min<size_t>(heap_.size(), cores) : size_t(1);
-    if (contexts <= 1) {
-        map_frames(cfg, 0, 1, cores, out);
+    const size_t contexts = std::max<size_t>(1, std::min(heap_.size(), ctxs.size()));
+    // Each context's share of the cores for its frames' local maps, rounded up: the contexts
+    // finish their frames at about the same time.
+    const unsigned threads = unsigned((cores + contexts - 1) / contexts);
+    if (contexts == 1) {
+        map_frames(ctxs[0], 0, 1, threads, out);
     } else {
-        cfg.threads = 1;
-        const unsigned threads = std::max(1u, unsigned(cores / contexts));
         std::vector<std::string> failures(contexts);
         std::vector<std::thread> pool;
         for (size_t c = 0; c < contexts; ++c)
             pool.emplace_back([&, c] {
                 try {
-                    map_frames(cfg, c, contexts, threads, out);
+                    map_frames(ctxs[c], c, contexts, threads, out);
                 } catch (const Failure &f) {
                     failures[c] = f.message;
                 } catch (const std::exception &e) {

@@ -1,10 +1,17 @@
 // `vif --map DIR --map-frames worst:N` on a pair: the clip is scored without maps (the plain,
 // fastest path) while the pictures of the N frames with the lowest scores so far are kept
 // (copies, in buffers reused from frame to frame). After the last frame only those N are scored
-// again, by a context with maps on the backend that scored them, and their maps go to the
+// again, by contexts with maps on the backend that scored them, and their maps go to the
 // MapWriter. Keeping every frame's terms (16 bytes a pixel for integer VIF) and the local maps of
 // every frame that was once among the worst cost 1.33x the CPU time of a run without maps; a
 // picture is 1 or 2 bytes a pixel, and N frames are scored twice.
+// What runs after the last frame is kept short: the contexts that score the N frames again are
+// made while the clip is scored (MapContexts), the frames are shared among them (one a core on the
+// CPU), their local maps are computed in bands over the cores, and each file is a writer's job.
+// Scoring the candidates while the clip is scored instead was not chosen: a frame's scoring is
+// one thread's work on the CPU backend, so a candidate that enters the N worst near the end
+// (most clips have one) still costs that much after the last frame, and the candidates that
+// leave again cost spare cores the clip may be using.
 #ifndef VIF_TOOLS_MAPS_WORST_PICTURES_HPP
 #define VIF_TOOLS_MAPS_WORST_PICTURES_HPP
 
@@ -16,6 +23,7 @@
 
 namespace vifcli {
 
+class MapContexts;
 class MapWriter;
 
 class WorstPictures {
@@ -31,12 +39,15 @@ public:
     void submitted(const VifPicture &ref, const VifPicture &dist);
     /** The scores of the oldest pair submitted and not yet scored. */
     void scored(const VifScores &s);
-    /** After the last frame: scores the kept frames again with maps (`cfg` as the run's, on
-     *  `backend`), checks that each gets the scores it had, and hands its maps to `out`. On the
-     *  CPU the frames are shared among single-threaded contexts, one a core, each computing the
-     *  local maps of its own frames: the work after the last frame runs on every core (a frame's
-     *  arrays are valid only until its context's next receive). Throws Failure. */
-    void write_maps(VifConfig cfg, VifBackend backend, MapWriter &out);
+    /** The scores of the oldest pair submitted and not yet scored, whose frame number the
+     *  caller knows (a ladder rung's own count). */
+    void scored(const VifScores &s, uint64_t frame);
+    /** After the last frame: scores the kept frames again with maps on `ctxs` (made with the
+     *  run's configuration, MapContexts), checks that each gets the scores it had, and hands its
+     *  maps to `out`. The frames are shared among the contexts, each computing the local maps
+     *  of its own frames on its share of the cores (a frame's arrays are valid only until its
+     *  context's next receive). Throws Failure (also for a context that could not be made). */
+    void write_maps(MapContexts &ctxs, MapWriter &out);
     /** Frames kept now (at most N). */
     size_t kept() const { return heap_.size(); }
 
@@ -56,9 +67,9 @@ private:
         Picture ref, dist;
     };
     static void copy(const VifPicture &src, Picture &dst);
-    /** Kept frames first, first + stride, ... scored with maps on a context of their own (cfg),
-     *  their local maps on up to `threads` threads, into `out`. Throws Failure. */
-    void map_frames(const VifConfig &cfg, size_t first, size_t stride, unsigned threads,
+    /** Kept frames first, first + stride, ... scored with maps on `ctx`, their local maps on up
+     *  to `threads` threads, into `out`. Throws Failure. */
+    void map_frames(VifContext *ctx, size_t first, size_t stride, unsigned threads,
                     MapWriter &out) const;
 
     uint64_t n_;

@@ -1,5 +1,6 @@
 #include "pair/host_scoring.hpp"
 
+#include "maps/map_contexts.hpp"
 #include "maps/map_writer.hpp"
 #include "maps/worst_pictures.hpp"
 #include "pair/failure.hpp"
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -124,8 +126,9 @@ void hand_over_to_gpu(Variants &variants, GpuContexts &made, const CudaWarmup &w
 // threads, a CUDA context's device and pinned memory), the readers and the decoders are left to
 // the process exit, which frees them anyway, sooner than tearing them down here. Sanitizer
 // builds tear down (and return through exit()) for the leak check.
-void leave_to_the_exit(HostInputs &in, Variants &variants) {
+void leave_to_the_exit(HostInputs &in, Variants &variants, std::optional<MapContexts> &map_ctxs) {
 #if !defined(__SANITIZE_ADDRESS__)
+    if (map_ctxs) map_ctxs->leave_to_the_exit();
     (void)in.ref_reader.release();
     (void)in.dist_reader.release();
     (void)in.ref.release();
@@ -134,6 +137,7 @@ void leave_to_the_exit(HostInputs &in, Variants &variants) {
 #else
     (void)in;
     (void)variants;
+    (void)map_ctxs;
 #endif
 }
 
@@ -170,6 +174,7 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     // --map: checked (and its temporary folder made) before any frame is scored.
     std::optional<MapWriter> maps;
     std::optional<WorstPictures> worst;
+    std::optional<MapContexts> map_ctxs;
     if (o.map.enabled()) {
         maps.emplace(o.map);
         maps->set_frame_numbers(&frame_nums);
@@ -182,6 +187,11 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
             worst->set_frame_numbers(&frame_nums);
             worst->set_pictures_stay(rpf.mapped() && dpf.mapped());
             variants[0]->primary.worst = &*worst;
+            // The contexts that score the worst frames again are made while the clip is scored.
+            map_ctxs.emplace(variants[0]->cfg,
+                             variants[0]->primary.backend == "cuda" ? VIF_BACKEND_CUDA
+                                                                    : VIF_BACKEND_CPU,
+                             o.map.worst, in.expected.value_or(0));
         } else {
             variants[0]->primary.maps = &*maps;
         }
@@ -278,9 +288,7 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     check_all_scored(variants, submitted);
     if (maps) {
         if (worst) {
-            const Scorer &p = variants[0]->primary;
-            worst->write_maps(variants[0]->cfg,
-                              p.backend == "cuda" ? VIF_BACKEND_CUDA : VIF_BACKEND_CPU, *maps);
+            worst->write_maps(*map_ctxs, *maps);
             g_timeline.mark("worst frames scored again with maps");
         }
         maps->commit();
@@ -295,7 +303,7 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
                                   : cpu_frames ? "cpu+cuda"
                                                : "cuda",
                                   out);
-    leave_to_the_exit(in, variants);
+    leave_to_the_exit(in, variants, map_ctxs);
     return code;
 }
 
