@@ -292,6 +292,123 @@ TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
     }
 }
 
+// A clip whose worst frames come late (the N worst change at its end) and one whose worst come
+// first: 12 textured 176x144 frames, each a new picture, and two noisy copies whose noise is
+// strong on the last three frames (late) or the first three (early), weak elsewhere.
+struct NoisyClips {
+    static constexpr int kW = 176, kH = 144, kN = 12;
+    static std::string y4m(const std::vector<std::string> &frames) {
+        std::string out = "YUV4MPEG2 W176 H144 F25:1 Ip A1:1 Cmono\n";
+        for (const std::string &f : frames) out += "FRAME\n" + f;
+        return out;
+    }
+    // Writes ref.y4m, late.y4m and early.y4m into `dir`.
+    static void write(const std::string &dir) {
+        uint32_t state = 2024;
+        auto next = [&] { return (state = state * 1664525u + 1013904223u) >> 24; };
+        std::vector<std::string> ref(kN), late(kN), early(kN);
+        for (int f = 0; f < kN; ++f) {
+            std::string &r = ref[size_t(f)];
+            r.resize(size_t(kW) * kH);
+            for (int y = 0; y < kH; ++y)
+                for (int x = 0; x < kW; ++x)
+                    r[size_t(y) * kW + x] = char(
+                        (64 + 60 * std::sin((x + 3 * f) / 5.0) * std::cos(y / 7.0) + next() / 4));
+            auto noisy = [&](int amp) {
+                std::string d = r;
+                for (char &v : d)
+                    v = char(
+                        std::clamp(int(uint8_t(v)) + int(next() % (2 * amp + 1)) - amp, 0, 255));
+                return d;
+            };
+            late[size_t(f)] = noisy(f >= kN - 3 ? 30 + 10 * (f - (kN - 3)) : 2);
+            early[size_t(f)] = noisy(f < 3 ? 50 - 10 * f : 2);
+        }
+        spit(dir + "/ref.y4m", y4m(ref));
+        spit(dir + "/late.y4m", y4m(late));
+        spit(dir + "/early.y4m", y4m(early));
+    }
+};
+
+// worst:N of ladders and batch rows scores each pair without maps and its N worst frames again
+// with them, as a pair's (tools/vif/maps/worst_pictures.hpp): each rung's or row's folder holds
+// its N lowest-scoring frames (by the single pair's scores) with the files a single pair's
+// `--map-frames all` writes for them, byte for byte, whatever the thread count; worst frames
+// that only come at the clip's end are those kept.
+TEST_F(MapCli, LaddersAndBatchRowsMapTheirWorstFramesAsAPairDoes) {
+    NoisyClips::write(dir_);
+    const std::vector<std::string> opts = {"--map-format", "npy", "--backend", "cpu", "-q"};
+    auto with = [&](std::vector<std::string> a, const std::vector<std::string> &more) {
+        a.insert(a.end(), opts.begin(), opts.end());
+        a.insert(a.end(), more.begin(), more.end());
+        const CliRun r = run_argv(a, dir_);
+        EXPECT_EQ(r.code, 0) << a[1] << " " << r.err;
+    };
+    // The single pairs: every frame's maps and the scores that pick the worst three.
+    std::map<std::string, std::vector<std::string>> want; // pair -> the worst frames' files
+    for (const std::string d : {"late", "early"}) {
+        with({kCli, "-r", dir_ + "/ref.y4m", "-d", dir_ + "/" + d + ".y4m", "--json", "-o",
+              dir_ + "/" + d + ".json", "--debug-metrics", "--map", dir_ + "/all_" + d},
+             {});
+        std::vector<std::pair<double, uint64_t>> by_score;
+        const json scores = json::parse(slurp(dir_ + "/" + d + ".json"));
+        for (const auto &f : scores["frames"])
+            by_score.emplace_back(f["metrics"]["integer_vif"].get<double>(),
+                                  f["frameNum"].get<uint64_t>());
+        ASSERT_EQ(by_score.size(), size_t(NoisyClips::kN)) << d;
+        std::sort(by_score.begin(), by_score.end());
+        std::vector<uint64_t> worst;
+        for (size_t i = 0; i < 3; ++i) worst.push_back(by_score[i].second);
+        std::sort(worst.begin(), worst.end());
+        // The clips are what they claim: the strong noise is where the worst frames are.
+        EXPECT_EQ(worst,
+                  (d == "late" ? std::vector<uint64_t>{9, 10, 11} : std::vector<uint64_t>{0, 1, 2}))
+            << d;
+        for (uint64_t f : worst)
+            for (int sc = 0; sc < VIF_NUM_SCALES; ++sc) {
+                char name[64];
+                std::snprintf(name, sizeof name, "frame%06llu_scale%d.npy", (unsigned long long)f,
+                              sc);
+                want[d].push_back(name);
+            }
+        std::sort(want[d].begin(), want[d].end());
+    }
+    auto check = [&](const std::string &root, const std::string &what) {
+        for (const std::string d : {"late", "early"}) {
+            const std::string folder = root + "/" + d;
+            ASSERT_TRUE(fs::is_directory(folder)) << what << " " << folder;
+            EXPECT_EQ(files_in(folder), want[d]) << what << " " << d;
+            for (const std::string &f : want[d])
+                EXPECT_EQ(slurp(folder + "/" + f), slurp(dir_ + "/all_" + d + "/" + f))
+                    << what << " " << d << " " << f;
+        }
+    };
+    const std::vector<std::string> ladder = {
+        kCli, "-r", dir_ + "/ref.y4m", "-d", dir_ + "/late.y4m", "-d", dir_ + "/early.y4m"};
+    with(ladder, {"-o", dir_ + "/ladder", "--map", dir_ + "/lmaps", "--map-frames", "worst:3"});
+    check(dir_ + "/lmaps", "ladder");
+    with(ladder, {"-o", dir_ + "/ladder1", "--map", dir_ + "/lmaps1", "--map-frames", "worst:3",
+                  "--threads", "1"});
+    check(dir_ + "/lmaps1", "ladder --threads 1");
+    spit(dir_ + "/m.csv", "reference,distorted\n" + dir_ + "/ref.y4m," + dir_ + "/late.y4m\n" +
+                              dir_ + "/ref.y4m," + dir_ + "/early.y4m\n");
+    with({kCli, "batch", dir_ + "/m.csv", "--out-dir", dir_ + "/batch"},
+         {"--map", dir_ + "/bmaps", "--map-frames", "worst:3"});
+    check(dir_ + "/bmaps", "batch");
+    // A pair, on one thread and on every core: the same files.
+    for (const char *threads : {"1", "0"}) {
+        const std::string out = dir_ + "/pmaps" + threads;
+        fs::create_directories(out);
+        with({kCli, "-r", dir_ + "/ref.y4m", "-d", dir_ + "/late.y4m", "-o",
+              dir_ + "/p" + threads + ".json"},
+             {"--map", out + "/late", "--map-frames", "worst:3", "--threads", threads});
+        EXPECT_EQ(files_in(out + "/late"), want["late"]) << threads;
+        for (const std::string &f : want["late"])
+            EXPECT_EQ(slurp(out + "/late/" + f), slurp(dir_ + "/all_late/" + f))
+                << "pair --threads " << threads << " " << f;
+    }
+}
+
 // A hand-built pair (8-bit gray, 256x256): the top-left quadrant blurred. The scale-0 map is
 // low inside the quadrant and about 1 wherever the filters cannot reach from it.
 TEST_F(MapCli, ABlurredQuadrantIsWhereTheMapIsLow) {

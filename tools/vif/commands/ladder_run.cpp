@@ -19,7 +19,9 @@
 #include "device_pairs.hpp"
 #include "hw_decode.hpp"
 #endif
+#include "maps/map_contexts.hpp"
 #include "maps/map_writer.hpp"
+#include "maps/worst_pictures.hpp"
 #include "pair/failure.hpp"
 #include "prefetch.hpp"
 #include "report.hpp"
@@ -75,6 +77,9 @@ struct Rung {
     std::string note;      // frame counts that differ, for the summary
     std::vector<VifScores> scores;
     std::unique_ptr<MapWriter> maps; // --map: this pair's maps, into map.dir/<stem>/
+    // --map-frames worst:N: the pictures of its N worst frames so far, scored again with maps
+    // after the last frame (as a pair's, tools/vif/maps/worst_pictures.hpp)
+    std::unique_ptr<WorstPictures> worst;
 };
 
 void fail(Rung &r, const std::string &why) {
@@ -140,6 +145,11 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     };
     if (todo == 0) return finish_all("");
 
+    // --map-frames worst:N: the rungs are scored without maps, each rung's N worst frames again
+    // with them after the last frame, on contexts made while the group is scored.
+    const bool worst_maps = s.map.enabled() && s.map.frames == MapOptions::Frames::kWorst;
+    std::optional<MapContexts> map_ctxs;
+
     // Writes every rung that scored (and reports every rung): the output file, then its summary.
     auto write_outputs = [&](VifContext *ctx, const VifConfig &cfg, const VideoInfo &ri,
                              uint64_t frames, double secs) {
@@ -178,6 +188,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                 rep.frame_nums.push_back(i);
             }
             try {
+                if (r.worst && r.maps) r.worst->write_maps(*map_ctxs, *r.maps);
                 if (r.maps) r.maps->commit(); // before the output: a pair is complete or failed
                 vif::batch::write_atomically(r.path, render(rep, s.format, s.precision));
             } catch (const Failure &f) {
@@ -372,6 +383,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             m.dir = (std::filesystem::path(s.map.dir) / r.job.stem).string();
             try {
                 r.maps = std::make_unique<MapWriter>(m);
+                if (worst_maps) r.worst = std::make_unique<WorstPictures>(s.map.worst);
                 const VideoInfo &di = r.src->info();
                 r.maps->set_frame_rate(di.rate_num ? di.rate_num : ri.rate_num,
                                        di.rate_num ? di.rate_den : ri.rate_den);
@@ -385,7 +397,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     VifConfig cfg;
     vif_default_config(&cfg);
     apply_variant(s.variant, &cfg);
-    cfg.maps = s.map.enabled() ? 1 : 0;
+    cfg.maps = s.map.enabled() && !worst_maps ? 1 : 0;
     cfg.backend = s.backend;
     cfg.cuda_device = s.cuda_device;
     cfg.threads = s.threads;
@@ -420,6 +432,11 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     }
     VifContext *ctx = lease.get();
     times.context += since(getting);
+    if (worst_maps &&
+        std::any_of(rungs.begin(), rungs.end(), [](const Rung &r) { return r.worst != nullptr; }))
+        map_ctxs.emplace(
+            cfg, std::string(vif_backend_name(ctx)) == "cuda" ? VIF_BACKEND_CUDA : VIF_BACKEND_CPU,
+            s.map.worst, 0);
 
     // Which rung each submitted pair belongs to, in submission order (= receive order).
     std::deque<size_t> owners;
@@ -428,10 +445,18 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         VifStatus st;
         VifMaps maps;
         while (!owners.empty() &&
-               (st = s.map.enabled() ? vif_receive_maps(ctx, &sc, &maps, block ? 1 : 0)
-                                     : vif_receive(ctx, &sc, block ? 1 : 0)) == VIF_OK) {
+               (st = cfg.maps ? vif_receive_maps(ctx, &sc, &maps, block ? 1 : 0)
+                              : vif_receive(ctx, &sc, block ? 1 : 0)) == VIF_OK) {
             Rung &r = rungs[owners.front()];
-            if (r.maps) {
+            if (r.worst) {
+                try {
+                    r.worst->scored(sc, r.scores.size());
+                } catch (const Failure &f) {
+                    fail(r, f.message);
+                    r.worst.reset();
+                    r.maps.reset();
+                }
+            } else if (r.maps) {
                 try {
                     r.maps->take(sc, maps, r.scores.size());
                 } catch (const Failure &f) {
@@ -523,6 +548,9 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             }
             if (s.simulate_device_failure)
                 throw DeviceFailure("simulated failure (VIF_TEST_FAIL_DEVICE)");
+            // worst:N keeps its own copies of the pictures that may be mapped again.
+            for (size_t k = 0; k < members.size(); ++k)
+                if (Rung &r = rungs[members[k]]; r.worst) r.worst->submitted(rp, pics[k]);
             // The pictures were copied: their buffers go back to the readers.
             ref_reader.release();
             for (size_t i : members) {
