@@ -220,6 +220,10 @@ struct SegmentDecoder::Impl {
         pace.nvdec = primary_pace();
         pace.own = beside_rate[size_t(id)];
         pace.usual_frames = closed ? closed_frames / closed : double(opt.min_segment_frames);
+        if (device_upload) {
+            const Pool &p = pools[size_t(id)];
+            pace.room = double(p.free.size() + (cap > p.allocated ? cap - p.allocated : 0));
+        }
         const int i = vifcli::pick_segment(state, is_beside(id), pace);
         return i < 0 ? nullptr : segments[size_t(i)].get();
     }

@@ -19,7 +19,8 @@ int pick_segment(const std::vector<SegmentState> &segments, bool beside, const S
     for (size_t i = 0; i < segments.size(); ++i) {
         const SegmentState &s = segments[i];
         const double frames = s.closed ? s.frames : std::max(s.frames, pace.usual_frames);
-        if (!s.taken && frames / own * kBesideMargin + kBesideSlackS <= before / pace.nvdec)
+        if (!s.taken && s.closed && s.frames <= pace.room &&
+            frames / own * kBesideMargin + kBesideSlackS <= before / pace.nvdec)
             return int(i);
         before += std::max(0.0, frames - s.handed);
     }

@@ -6,7 +6,9 @@
 // earliest segment no decoder has taken. A software decoder beside running NVDEC decoders takes
 // the earliest segment it will have decoded, at its own measured pace, well before next() gets
 // there at NVDEC's pace: its time times kBesideMargin, plus kBesideSlackS, at most the time
-// next() needs for the frames before it.
+// next() needs for the frames before it; and only a segment whose packets are all read and
+// whose frames all fit the decoder's free buffers (a software decoder may take a segment before
+// one it already holds frames of: waiting for buffers there could wait for itself).
 #ifndef VIF_MEDIA_SEGMENT_SHARING_HPP
 #define VIF_MEDIA_SEGMENT_SHARING_HPP
 
@@ -31,6 +33,7 @@ struct SharingPace {
     double nvdec = 0;           ///< their frames a second together, 0: not known yet
     double own = 0;             ///< the deciding software decoder's, 0: not measured yet
     double usual_frames = 30;   ///< a segment's frames where one is still being read
+    double room = 1e18;         ///< frames the deciding software decoder's buffers still take
 };
 
 /** The index of the segment a decoder takes next, or -1 for none now. */
