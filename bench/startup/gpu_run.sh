@@ -4,10 +4,13 @@
 #   bash bench/startup/gpu_run.sh build           build both: the CLI, and the Python package
 #                                                 where python3 has pybind11
 #   bash bench/startup/gpu_run.sh [stages]        bench/startup/startup_bench.py on both builds
-#                                                 (stages: probe long hevc raw curves python)
+#                                                 (stages: probe long hevc raw curves python
+#                                                 nvdec)
 # Two calls keep each under the 10-minute limit; build outputs stay on the warm machine.
-# Issue 26: `LEAN=1 N=3 bash bench/startup/gpu_run.sh probe long hevc raw python` (about 4 min;
-# the probe stage also prints where the probe pair's time goes and a thread-count sweep), then
+# Issue 26: `LEAN=1 N=3 bash bench/startup/gpu_run.sh probe long hevc raw python` (about 5 min;
+# long runs the nvdec stage too: decoding started in software with NVDEC joining = one software
+# decoder, bit for bit; the probe stage prints where the probe pair's time goes and a thread
+# sweep), then
 # `LEAN=1 bash bench/startup/gpu_run.sh curves` (clip length 1..1,200, raw and encoded, 1080p
 # and 2160p, default vs --backend cpu vs --backend cuda; stops itself after 170 s).
 # Carry: .baseline .deps/ffmpeg-nvdec .gpu-deps/prefix bench/startup/clips (make_clips.sh).

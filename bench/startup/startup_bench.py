@@ -12,7 +12,7 @@ goes), OUT/curves.csv and the logs of the last run of each kind.
     VIF=build-gpu/tools/vif/vif BASE_VIF=build-base/tools/vif/vif \\
         python3 bench/startup/startup_bench.py [stage ...]
 
-stages (default all): probe long hevc raw curves python
+stages (default all): probe long hevc raw curves python nvdec
 Environment:
   VIF         the binary under test (default build-gpu/tools/vif/vif)
   BASE_VIF    today's binary, run beside it (optional; its rows are skipped without it)
@@ -66,7 +66,7 @@ PROBE_SWEEP = [x.strip() for x in os.environ.get(
     "--decoder-threads 8 --threads 12").split("|") if x.strip()]
 OUT = os.environ.get("OUT", "/tmp/startup-out")
 TOL = float(os.environ.get("TOL", "0.05"))
-STAGES = sys.argv[1:] or ["probe", "long", "hevc", "raw", "curves", "python"]
+STAGES = sys.argv[1:] or ["probe", "long", "hevc", "raw", "curves", "python", "nvdec"]
 
 os.makedirs(os.path.join(OUT, "logs"), exist_ok=True)
 SUMMARY = open(os.path.join(OUT, "summary.md"), "a")
@@ -351,6 +351,8 @@ def stage_long():
     check(t is not None and 1200 / t >= 1000,
           f"1,200-frame H.264 pair: default {1200 / t if t else 0:.0f} fps >= 1,000")
     same_scores(args, args + ["--backend", "cpu"], "1,200-frame H.264 pair")
+    if "nvdec" not in STAGES:
+        stage_nvdec()  # the same on small clips, every way of sharing the segments
 
 
 def stage_hevc():
@@ -426,6 +428,19 @@ def stage_curves():
         say(f"- SKIP: over the {CURVE_BUDGET_S:.0f} s budget: " + ", ".join(skipped))
     say(f"- curves done in {time.perf_counter() - t_start:.0f} s (any point slower than the "
         "faster backend is a FAIL line above)")
+
+
+def stage_nvdec():
+    """Decoding started in software with NVDEC joining gives the scores of one software decoder
+    (tests/ffmpeg/nvdec_clips_test.sh on testdata/encoded: H.264 and HEVC Main10, every way of
+    sharing the segments, bit for bit)."""
+    say("\n### NVDEC segment decoding on testdata/encoded (tests/ffmpeg/nvdec_clips_test.sh)\n")
+    p = subprocess.run(["bash", os.path.join(ROOT, "tests/ffmpeg/nvdec_clips_test.sh"), VIF,
+                        os.path.join(ROOT, "testdata/encoded")], capture_output=True, text=True)
+    for line in (p.stdout + p.stderr).splitlines():
+        if line.startswith(("PASS", "FAIL")) or "skipped" in line:
+            say("    " + line[:400])
+    check(p.returncode == 0, f"nvdec_clips_test.sh exit {p.returncode} (0: every check passed)")
 
 
 PY_PROBE = r"""
