@@ -50,6 +50,7 @@ public:
             s.results.resize(1);
         }
         build_engines(threads);
+        if (p.maps) map_pool_->put(frame_maps_in_memory());
         for (size_t t = 0; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
     }
 
@@ -255,6 +256,25 @@ private:
         }
     }
 
+    // One set of frame maps at the largest size, its memory written now: the first frame's
+    // maps do not wait for 16 bytes a pixel of fresh pages (a context made ahead of its frames,
+    // as vif's worst:N rescoring makes them, pays for that while it waits). The scorers resize
+    // the arrays to each frame's scales, within this capacity.
+    std::unique_ptr<FrameMaps> frame_maps_in_memory() const {
+        auto m = std::make_unique<FrameMaps>();
+        size_t w = params_.max_width, h = params_.max_height;
+        for (ScaleMap& sm : m->scale) {
+            if (params_.variant == VIF_VARIANT_INTEGER) {
+                for (auto* v : {&sm.nl, &sm.dl, &sm.nn, &sm.dn}) v->resize(w * h);
+            } else {
+                for (auto* v : {&sm.num, &sm.den}) v->resize(w * h);
+            }
+            w /= 2; // each scale is the previous one's halves, rounded down
+            h /= 2;
+        }
+        return m;
+    }
+
     // Frame maps not in use. Shared with the maps handed out, whose deleter puts them back, so
     // that maps received before vif_destroy outlive the backend.
     class MapPool : public std::enable_shared_from_this<MapPool> {
@@ -276,11 +296,12 @@ private:
             });
         }
 
-    private:
         void put(std::unique_ptr<FrameMaps> m) {
             std::lock_guard<std::mutex> lock(mu_);
             free_.push_back(std::move(m));
         }
+
+    private:
         std::mutex mu_;
         std::vector<std::unique_ptr<FrameMaps>> free_;
     };
