@@ -11,9 +11,7 @@
 // goes: per frame, "decoding" in FFmpeg's context (a device copy of a 1080p NV12 frame on its
 // legacy default stream, or a 20 us kernel), the luma copy into the primary context, "VIF" there
 // (a 400 us kernel), with 3 frames in flight (a frame's surface comes back when its VIF is
-// done), ordered three ways: all in one context (primary_ctx=1), two contexts with GPU-side waits
-// across them both ways (the glue until 2026-11-26 15:00), two contexts with waits on the host
-// (the glue now). Microseconds a frame; one context is the floor.
+// done), ordered as Order below says. Microseconds a frame; one context is the floor.
 //
 //   nvcc -std=c++17 -O2 -arch=sm_90 peer_copy_bench.cu -ldl
 #include <cuda.h>
@@ -24,6 +22,7 @@
 #include <chrono>
 #include <cstdio>
 #include <initializer_list>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -68,6 +67,7 @@ CUresult (*mem_reserve)(CUdeviceptr*, size_t, size_t, CUdeviceptr, unsigned long
 CUresult (*mem_map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
 CUresult (*mem_set_access)(CUdeviceptr, size_t, const CUmemAccessDesc*, size_t);
 CUresult (*event_sync)(CUevent);
+CUresult (*event_query)(CUevent);
 CUresult (*event_destroy)(CUevent);
 
 // Runs for `ns` nanoseconds of GPU time (one thread): a stand-in for work of a given length.
@@ -79,7 +79,18 @@ __global__ void spin(unsigned long long ns) {
     } while (t - t0 < ns);
 }
 
-enum class Order { one_context, gpu_waits, host_waits };
+// one_context: primary_ctx=1. gpu_waits: each context's stream waits for the other's event on the
+// GPU (the glue's first ordering). host_waits: the filter's thread blocks in the driver for the
+// decoder's event, then for the copy's. host_poll: the same waits, polling the events (the glue
+// now). host_poll_kept: polling for the decoder's event only; the frames are kept until the
+// scores come (the glue with VIF_FFMPEG_FRAMES_KEPT, as the filter calls it).
+enum class Order { one_context, gpu_waits, host_waits, host_poll, host_poll_kept };
+
+bool poll(CUevent e) {
+    CUresult r;
+    while ((r = event_query(e)) == CUDA_ERROR_NOT_READY) std::this_thread::yield();
+    return r == CUDA_SUCCESS;
+}
 
 // The pipeline model (see the top of the file): microseconds a frame, or a negative value when a
 // call failed. `own` is FFmpeg's context; the primary context is current.
@@ -139,15 +150,18 @@ double pipeline_us(Order order, bool decode_kernel, CUcontext own, CUcontext pri
             ok &= copy_2d_async(&dcopy, nullptr) == CUDA_SUCCESS;
         }
         ok &= event_record(decoded, nullptr) == CUDA_SUCCESS;
+        const bool on_gpu = order == Order::one_context || order == Order::gpu_waits;
         if (order == Order::host_waits) ok &= event_sync(decoded) == CUDA_SUCCESS;
+        if (order == Order::host_poll || order == Order::host_poll_kept) ok &= poll(decoded);
         pop();
-        if (order != Order::host_waits)
-            ok &= stream_wait(CU_STREAM_PER_THREAD, decoded, 0) == CUDA_SUCCESS;
+        if (on_gpu) ok &= stream_wait(CU_STREAM_PER_THREAD, decoded, 0) == CUDA_SUCCESS;
         ok &= copy_peer(&luma, CU_STREAM_PER_THREAD) == CUDA_SUCCESS &&
               cudaEventRecord(copied, work) == cudaSuccess;
         if (order == Order::host_waits) {
             ok &= cudaEventSynchronize(copied) == cudaSuccess;
-        } else { // the decoder's stream waits for the copy (its next write comes after)
+        } else if (order == Order::host_poll) {
+            ok &= poll(copied);
+        } else if (on_gpu) { // the decoder's stream waits for the copy (its next write comes after)
             ctx_push(dec);
             ok &= stream_wait(nullptr, reinterpret_cast<CUevent>(copied), 0) == CUDA_SUCCESS;
             pop();
@@ -206,7 +220,8 @@ int main() {
         !load(&mem_granularity, "cuMemGetAllocationGranularity") ||
         !load(&mem_create, "cuMemCreate") || !load(&mem_reserve, "cuMemAddressReserve") ||
         !load(&mem_map, "cuMemMap") || !load(&mem_set_access, "cuMemSetAccess") ||
-        !load(&event_sync, "cuEventSynchronize") || !load(&event_destroy, "cuEventDestroy")) {
+        !load(&event_sync, "cuEventSynchronize") || !load(&event_destroy, "cuEventDestroy") ||
+        !load(&event_query, "cuEventQuery")) {
         std::printf("FAIL: CUDA driver entry points missing\n");
         return 1;
     }
@@ -410,13 +425,18 @@ int main() {
         const double one = pipeline_us(Order::one_context, kernel, own, primary);
         const double gpu = pipeline_us(Order::gpu_waits, kernel, own, primary);
         const double host = pipeline_us(Order::host_waits, kernel, own, primary);
+        const double hpoll = pipeline_us(Order::host_poll, kernel, own, primary);
+        const double kept = pipeline_us(Order::host_poll_kept, kernel, own, primary);
         std::printf("INFO pipeline model, decoding = %s in FFmpeg's context, VIF = a 400 us kernel "
                     "in the primary one, 3 frames in flight: one context %.0f us a frame; two "
-                    "contexts with GPU-side waits across them %.0f us (%.2fx); two contexts with "
-                    "host waits %.0f us (%.2fx)%s\n",
+                    "contexts with GPU-side waits across them %.0f us (%.2fx); with host waits "
+                    "blocking in the driver %.0f us (%.2fx), polling %.0f us (%.2fx), polling "
+                    "before the copy only (frames kept until scored) %.0f us (%.2fx)%s\n",
                     kernel ? "a 20 us kernel" : "a device copy of a 1080p NV12 frame", one, gpu,
-                    gpu / one, host, host / one,
-                    one < 0 || gpu < 0 || host < 0 ? " (a call failed: negative values)" : "");
+                    gpu / one, host, host / one, hpoll, hpoll / one, kept, kept / one,
+                    one < 0 || gpu < 0 || host < 0 || hpoll < 0 || kept < 0
+                        ? " (a call failed: negative values)"
+                        : "");
     }
     ctx_destroy(own);
     std::printf("%s\n", fails ? "FAILED" : "PASSED");

@@ -102,6 +102,9 @@ typedef struct LIBVIFContext {
     AVFrame *pending[LIBVIF_MAX_PENDING];
     uint64_t pending_num[LIBVIF_MAX_PENDING];
     int pending_scored[LIBVIF_MAX_PENDING]; /* 1: submitted to the contexts, scores awaited */
+    /* CUDA frames scored with the distorted one and kept until its scores arrive
+     * (VIF_FFMPEG_FRAMES_KEPT: the reference, an uploaded frame; NULL if none) */
+    AVFrame *pending_kept[LIBVIF_MAX_PENDING][2];
     int nb_pending;
 
     /* software input uploaded beside a CUDA input (a mix of hardware and software frames) */
@@ -638,6 +641,21 @@ static int set_metadata(AVFilterContext *ctx, AVFrame *frame, int variant, const
     return 0;
 }
 
+/* Takes the oldest held frame off the queue (returned), freeing the frames kept with it. */
+static AVFrame *pop_pending(LIBVIFContext *s)
+{
+    AVFrame *out = s->pending[0];
+    av_frame_free(&s->pending_kept[0][0]);
+    av_frame_free(&s->pending_kept[0][1]);
+    memmove(s->pending, s->pending + 1, (s->nb_pending - 1) * sizeof(*s->pending));
+    memmove(s->pending_num, s->pending_num + 1, (s->nb_pending - 1) * sizeof(*s->pending_num));
+    memmove(s->pending_scored, s->pending_scored + 1, (s->nb_pending - 1) * sizeof(*s->pending_scored));
+    memmove(s->pending_kept, s->pending_kept + 1, (s->nb_pending - 1) * sizeof(*s->pending_kept));
+    s->nb_pending--;
+    s->pending_kept[s->nb_pending][0] = s->pending_kept[s->nb_pending][1] = NULL;
+    return out;
+}
+
 #define DRAIN_NOW      0  /* drain(): the held frames whose scores are ready */
 #define DRAIN_BLOCK   (-1) /* drain(): every held frame, waiting for its scores */
 #define DRAIN_OLDEST  (-2) /* drain(): the oldest held frame, waiting for its scores, then as NOW */
@@ -687,10 +705,7 @@ static int drain(AVFilterContext *ctx, int64_t wait)
             if (wait != DRAIN_BLOCK)
                 wait = DRAIN_NOW; /* the oldest is out: the others if they are ready */
         }
-        memmove(s->pending, s->pending + 1, (s->nb_pending - 1) * sizeof(*s->pending));
-        memmove(s->pending_num, s->pending_num + 1, (s->nb_pending - 1) * sizeof(*s->pending_num));
-        memmove(s->pending_scored, s->pending_scored + 1, (s->nb_pending - 1) * sizeof(*s->pending_scored));
-        s->nb_pending--;
+        pop_pending(s); /* out */
         if ((ret = ff_filter_frame(ctx->outputs[0], out)) < 0)
             return ret;
     }
@@ -750,12 +765,14 @@ static int upload_beside(AVFilterContext *ctx, const AVFrame *hw, const AVFrame 
     return 0;
 }
 
-static int submit_pair(AVFilterContext *ctx, const AVFrame *dist, const AVFrame *ref)
+/* `kept`: the caller keeps both frames until their scores arrive (VIF_FFMPEG_FRAMES_KEPT). */
+static int submit_pair(AVFilterContext *ctx, const AVFrame *dist, const AVFrame *ref, int kept)
 {
     LIBVIFContext *s = ctx->priv;
+    const unsigned flags = kept ? VIF_FFMPEG_FRAMES_KEPT : 0;
     for (int i = 0; i < s->nb_variants; i++) {
         VifStatus st;
-        while ((st = vif_ffmpeg_submit(s->variants[i].ctx, ref, dist, NULL)) == VIF_AGAIN) {
+        while ((st = vif_ffmpeg_submit_flags(s->variants[i].ctx, ref, dist, flags, NULL)) == VIF_AGAIN) {
             /* The queue is full: the oldest frame's scores free a slot. */
             int ret = drain(ctx, DRAIN_BLOCK);
             if (ret < 0)
@@ -802,7 +819,7 @@ static int do_vif(FFFrameSync *fs)
 {
     AVFilterContext *ctx = fs->parent;
     LIBVIFContext *s = ctx->priv;
-    AVFrame *dist = NULL, *ref = NULL, *upload = NULL;
+    AVFrame *dist = NULL, *ref = NULL, *upload = NULL, *kept[2] = { NULL, NULL };
     const AVFrame *score_ref, *score_dist;
     int ret, scored;
 
@@ -844,20 +861,47 @@ static int do_vif(FFFrameSync *fs)
             else
                 score_dist = upload;
         }
-        ret = submit_pair(ctx, score_dist, score_ref);
+        /* CUDA frames: the distorted one is held until its scores arrive anyway; with the frames
+         * scored beside it kept as long, the glue need not wait for its copies of frames of
+         * another CUDA context (FFmpeg's own) before returning. */
+        if (score_ref->format == AV_PIX_FMT_CUDA) {
+            if (!(kept[0] = av_frame_clone(score_ref)) ||
+                (score_dist != dist && !(kept[1] = av_frame_clone(score_dist)))) {
+                ret = AVERROR(ENOMEM);
+                goto fail;
+            }
+        }
+        ret = submit_pair(ctx, score_dist, score_ref, kept[0] != NULL);
         av_frame_free(&upload);
+        if (ret < 0 && kept[0]) {
+            /* another variant may have queued the pair: its frames stay held until the contexts
+             * are destroyed (uninit); the filter has failed, nothing is passed on */
+            s->pending[s->nb_pending] = dist;
+            s->pending_num[s->nb_pending] = s->frames_read;
+            s->pending_scored[s->nb_pending] = 0;
+            s->pending_kept[s->nb_pending][0] = kept[0];
+            s->pending_kept[s->nb_pending][1] = kept[1];
+            s->nb_pending++;
+            s->failed = 1;
+            return ret;
+        }
         if (ret < 0)
             goto fail;
     }
     s->pending[s->nb_pending] = dist;
     s->pending_num[s->nb_pending] = s->frames_read;
     s->pending_scored[s->nb_pending] = scored;
+    s->pending_kept[s->nb_pending][0] = kept[0];
+    s->pending_kept[s->nb_pending][1] = kept[1];
     s->nb_pending++;
     s->frames_read++;
     s->had_event = 1;
     ret = drain(ctx, DRAIN_NOW);
     return ret < 0 ? ret : 0;
 fail:
+    av_frame_free(&upload);
+    av_frame_free(&kept[0]);
+    av_frame_free(&kept[1]);
     av_frame_free(&dist);
     s->failed = 1;
     return ret;
@@ -955,14 +999,9 @@ static av_cold void uninit(AVFilterContext *ctx)
         s->finished = 1;
         while (s->nb_pending && !s->failed) {
             /* no output link to pass frames to any more: take the scores only */
-            AVFrame *f = s->pending[0];
+            AVFrame *f;
             int scored = s->pending_scored[0];
             uint64_t num = s->pending_num[0];
-            memmove(s->pending, s->pending + 1, (s->nb_pending - 1) * sizeof(*s->pending));
-            memmove(s->pending_num, s->pending_num + 1, (s->nb_pending - 1) * sizeof(*s->pending_num));
-            memmove(s->pending_scored, s->pending_scored + 1, (s->nb_pending - 1) * sizeof(*s->pending_scored));
-            s->nb_pending--;
-            av_frame_free(&f);
             for (int i = 0; scored && i < s->nb_variants; i++) {
                 VifScores sc;
                 if (vif_receive(s->variants[i].ctx, &sc, 1) != VIF_OK ||
@@ -972,6 +1011,8 @@ static av_cold void uninit(AVFilterContext *ctx)
             }
             if (scored)
                 s->frames_scored++;
+            f = pop_pending(s); /* its scores are in: its frames may go */
+            av_frame_free(&f);
         }
         if (!s->failed && s->frames_scored) {
             double secs = (av_gettime_relative() - s->start_time) / 1e6;
@@ -985,9 +1026,6 @@ static av_cold void uninit(AVFilterContext *ctx)
     }
 
     ff_framesync_uninit(&s->fs);
-    for (int i = 0; i < s->nb_pending; i++)
-        av_frame_free(&s->pending[i]);
-    s->nb_pending = 0;
     vif_log_destroy(s->log); /* unfinished: its temporary file goes, nothing appears */
     s->log = NULL;
     for (int i = 0; i < s->nb_variants; i++) {
@@ -995,6 +1033,11 @@ static av_cold void uninit(AVFilterContext *ctx)
         s->variants[i].ctx = NULL;
         for (int m = 0; m < VIF_NUM_SCALES; m++)
             av_freep(&s->variants[i].values[m]);
+    }
+    /* after the contexts: a kept CUDA frame may be read by a copy until then (an error path) */
+    while (s->nb_pending) {
+        AVFrame *f = pop_pending(s);
+        av_frame_free(&f);
     }
     av_buffer_unref(&s->upload_frames);
 }

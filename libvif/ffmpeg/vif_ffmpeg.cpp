@@ -196,7 +196,15 @@ VIF_API VifStatus vif_ffmpeg_config_from_frame(VifConfig* cfg, const AVFrame* fr
 
 VIF_API VifStatus vif_ffmpeg_submit(VifContext* ctx, const AVFrame* ref, const AVFrame* dist,
                                     uint64_t* frame_index) {
+    return vif_ffmpeg_submit_flags(ctx, ref, dist, 0, frame_index);
+}
+
+VIF_API VifStatus vif_ffmpeg_submit_flags(VifContext* ctx, const AVFrame* ref, const AVFrame* dist,
+                                          unsigned flags, uint64_t* frame_index) {
     g_error.clear();
+    if (flags & ~VIF_FFMPEG_FRAMES_KEPT)
+        return fail(VIF_ERROR_INVALID_ARGUMENT, "vif_ffmpeg_submit_flags: unknown flags 0x%x",
+                    flags & ~VIF_FFMPEG_FRAMES_KEPT);
     if (!ctx) return fail(VIF_ERROR_INVALID_ARGUMENT, "vif_ffmpeg_submit: context is NULL");
     if (!ref || !dist)
         return fail(VIF_ERROR_INVALID_ARGUMENT, "vif_ffmpeg_submit: %s frame is NULL",
@@ -209,7 +217,8 @@ VIF_API VifStatus vif_ffmpeg_submit(VifContext* ctx, const AVFrame* ref, const A
                         "vif_ffmpeg_submit: one CUDA frame and one software frame; download the "
                         "CUDA frame (av_hwframe_transfer_data) or upload the other");
         std::string msg;
-        const VifStatus st = vif::ffmpeg::submit_cuda(ctx, ref, dist, frame_index, &msg);
+        const VifStatus st = vif::ffmpeg::submit_cuda(
+            ctx, ref, dist, (flags & VIF_FFMPEG_FRAMES_KEPT) != 0, frame_index, &msg);
         if (st != VIF_OK) return fail(st, "%s", msg.c_str());
         return VIF_OK;
 #else

@@ -17,12 +17,18 @@
 //   waits for the work queued so far on the frames' stream (the decoder's writes: FFmpeg's nvdec
 //   and cuvid decoders queue the copy into the frame on that stream and return); after queuing
 //   it, for the copy alone (microseconds), so that the frames' memory may be reused as soon as
-//   this returns. libvif reads only the staging copy afterwards.
+//   this returns, unless the caller keeps the frames until their scores arrive
+//   (VIF_FFMPEG_FRAMES_KEPT: the scores come after the copy). libvif reads only the staging copy
+//   afterwards. The waits poll the event: FFmpeg's contexts block in the driver
+//   (CU_CTX_SCHED_BLOCKING_SYNC), whose wake-up would add its latency to every frame.
 // Frames of another device are refused with a message.
 #include "vif_ffmpeg_cuda.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <thread>
 
 extern "C" {
 #include <libavutil/frame.h>
@@ -65,6 +71,7 @@ struct Driver {
     CUresult (*event_record)(CUevent, CUstream) = nullptr;
     CUresult (*event_destroy)(CUevent) = nullptr;
     CUresult (*event_sync)(CUevent) = nullptr;
+    CUresult (*event_query)(CUevent) = nullptr;
     CUresult (*copy_peer)(const CUDA_MEMCPY3D_PEER*, CUstream) = nullptr;
     bool loaded = false;
 };
@@ -82,10 +89,11 @@ const Driver& driver() {
         x.event_record = driver_fn<decltype(x.event_record)>("cuEventRecord");
         x.event_destroy = driver_fn<decltype(x.event_destroy)>("cuEventDestroy");
         x.event_sync = driver_fn<decltype(x.event_sync)>("cuEventSynchronize");
+        x.event_query = driver_fn<decltype(x.event_query)>("cuEventQuery");
         x.copy_peer = driver_fn<decltype(x.copy_peer)>("cuMemcpy3DPeerAsync");
         x.loaded = x.primary_retain && x.primary_release && x.device_get && x.ctx_push &&
                    x.ctx_pop && x.ctx_get_device && x.event_create && x.event_record &&
-                   x.event_destroy && x.event_sync && x.copy_peer;
+                   x.event_destroy && x.event_sync && x.event_query && x.copy_peer;
         return x;
     }();
     return d;
@@ -250,6 +258,19 @@ private:
 
 thread_local Staging t_staging;
 
+// Waits on this thread for event `ev` (of any context): polls it for up to 2 ms, yielding the
+// core, then blocks in the driver.
+CUresult wait_event(CUevent ev) {
+    const Driver& dr = driver();
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    CUresult r;
+    while ((r = dr.event_query(ev)) == CUDA_ERROR_NOT_READY) {
+        if (std::chrono::steady_clock::now() >= give_up) return dr.event_sync(ev);
+        std::this_thread::yield();
+    }
+    return r;
+}
+
 // Waits on this thread until the work queued so far on stream `s` of context `cu` (the
 // legacy default stream when null, as in FFmpeg's default device) has run: an event recorded there
 // and waited for on the host. No stream of another context waits on it (see the top of the file).
@@ -270,8 +291,8 @@ bool host_wait(CUcontext cu, CUstream s, std::string* why) {
     }
     if ((r = dr.event_record(ev, s)) != CUDA_SUCCESS)
         *why = cu_error("cuEventRecord", r);
-    else if ((r = dr.event_sync(ev)) != CUDA_SUCCESS)
-        *why = cu_error("cuEventSynchronize", r);
+    else if ((r = wait_event(ev)) != CUDA_SUCCESS)
+        *why = cu_error("waiting for an event", r);
     dr.event_destroy(ev);
     return r == CUDA_SUCCESS;
 }
@@ -336,7 +357,7 @@ VifStatus copy_foreign(CudaLuma* f, int k, int device, CUcontext primary, CUstre
 
 // Frames of which at least one is not in the primary context (see the top of the file).
 VifStatus submit_foreign(VifContext* ctx, CudaLuma* r, CudaLuma* d, int device, CUcontext primary,
-                         uint64_t* frame_index, std::string* message) {
+                         bool kept, uint64_t* frame_index, std::string* message) {
     ContextScope in(primary); // the driver calls below and libvif's runtime act in it
     if (!in.ok()) {
         *message = "vif_ffmpeg_submit: cannot make the primary context of CUDA device " +
@@ -389,8 +410,9 @@ VifStatus submit_foreign(VifContext* ctx, CudaLuma* r, CudaLuma* d, int device, 
     const VifStatus st = vif_cuda_submit(ctx, &r->pic, &d->pic, work, frame_index);
     if (st != VIF_OK) *message = vif_last_error();
     // After: the foreign frames have been read when this returns, whatever the outcome (VIF_AGAIN
-    // included: the caller may then reuse or release them before submitting again).
-    if (copies_done && cudaEventSynchronize(copies_done) != cudaSuccess) {
+    // included: the caller may then reuse or release them before submitting again), unless they
+    // are kept until their scores arrive, which come after the copies.
+    if (copies_done && !(kept && st == VIF_OK) && wait_event(copies_done) != CUDA_SUCCESS) {
         cudaGetLastError();
         *message = "vif_ffmpeg_submit: waiting for the copies of the CUDA frames failed" +
                    std::string(st == VIF_OK ? " (the frame was queued)" : "");
@@ -444,7 +466,7 @@ VifStatus submit_primary(VifContext* ctx, const CudaLuma& r, const CudaLuma& d, 
 
 } // namespace
 
-VifStatus submit_cuda(VifContext* ctx, const AVFrame* ref, const AVFrame* dist,
+VifStatus submit_cuda(VifContext* ctx, const AVFrame* ref, const AVFrame* dist, bool kept,
                       uint64_t* frame_index, std::string* message) {
     CudaLuma r, d;
     if (VifStatus st = describe(ref, "ref", &r, message); st != VIF_OK) return st;
@@ -476,7 +498,7 @@ VifStatus submit_cuda(VifContext* ctx, const AVFrame* ref, const AVFrame* dist,
     r.foreign = r.context != primary;
     d.foreign = d.context != primary;
     if (r.foreign || d.foreign)
-        return submit_foreign(ctx, &r, &d, device, primary, frame_index, message);
+        return submit_foreign(ctx, &r, &d, device, primary, kept, frame_index, message);
     return submit_primary(ctx, r, d, device, frame_index, message);
 }
 

@@ -312,6 +312,38 @@ TEST(VifFfmpegErrors, SizeAndDepthMismatches) {
     EXPECT_EQ(s.frame_index, 0u);
 }
 
+// vif_ffmpeg_submit_flags: VIF_FFMPEG_FRAMES_KEPT changes nothing for software frames (they are
+// copied during the call); unknown bits are refused with nothing queued.
+TEST(VifFfmpegErrors, SubmitFlags) {
+    VIF_REQUIRE_CASE(c, "foreman_176x144_8b_crf45");
+    Ctx ctx(c->width, c->height, 8);
+    std::vector<VifScores> got;
+    for (uint32_t i = 0; i < c->frames; ++i) {
+        RawFrame r, d;
+        ASSERT_TRUE(read_raw_frame(*c, c->ref_path(), i, &r));
+        ASSERT_TRUE(read_raw_frame(*c, c->dist_path(), i, &d));
+        FramePtr fr = build_frame(r, AV_PIX_FMT_YUV420P), fd = build_frame(d, AV_PIX_FMT_NV12);
+        if (i == 0) {
+            EXPECT_EQ(vif_ffmpeg_submit_flags(ctx, fr.get(), fd.get(), 2u, nullptr),
+                      VIF_ERROR_INVALID_ARGUMENT);
+            EXPECT_NE(std::string(vif_ffmpeg_last_error()).find("unknown flags 0x2"),
+                      std::string::npos)
+                << vif_ffmpeg_last_error();
+            EXPECT_EQ(vif_pending(ctx), 0u);
+        }
+        uint64_t index = ~0ull;
+        VifStatus st;
+        VifScores s;
+        while ((st = vif_ffmpeg_submit_flags(ctx, fr.get(), fd.get(), VIF_FFMPEG_FRAMES_KEPT,
+                                             &index)) == VIF_AGAIN)
+            if (vif_receive(ctx, &s, 1) == VIF_OK) got.push_back(s);
+        ASSERT_EQ(st, VIF_OK) << vif_ffmpeg_last_error();
+        EXPECT_EQ(index, i);
+    }
+    ctx.collect(&got, true);
+    expect_golden(*c, got, "vif_ffmpeg_submit_flags(VIF_FFMPEG_FRAMES_KEPT)");
+}
+
 // A full queue (queue_depth frames' scores not received) comes back as VIF_AGAIN, as from
 // vif_submit, with nothing queued; after receiving, the same call succeeds.
 TEST(VifFfmpegErrors, FullQueueIsAgain) {

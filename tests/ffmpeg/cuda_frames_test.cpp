@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <thread>
 #include <vector>
@@ -200,9 +201,13 @@ VifContext* cuda_context(const AVFrame* hw_frame) {
 // through vif_ffmpeg_submit. When `clobber`, each frame's device memory is overwritten on its
 // own stream right after the submission: the scores must not change. When `late`, the frames
 // submitted are late_copy()'s: their pixels are written on their streams after the submission
-// call has started waiting (or not) for them.
+// call has started waiting (or not) for them. When `kept`, the pairs go through
+// vif_ffmpeg_submit_flags(VIF_FFMPEG_FRAMES_KEPT) and each is kept until its scores arrive, then
+// given back to its pool, whose next upload writes it again (as libvif's filter does; no
+// overwrite while kept).
 void run_case(const GoldenCase& c, AVPixelFormat sw, const BufferRef& dev_ref,
-              const BufferRef& dev_dist, bool clobber, const std::string& what, bool late = false) {
+              const BufferRef& dev_dist, bool clobber, const std::string& what, bool late = false,
+              bool kept = false) {
     BufferRef fr, fd;
     if (!make_frames(&fr, dev_ref, sw, int(c.width), int(c.height)) ||
         !make_frames(&fd, dev_dist, sw, int(c.width), int(c.height))) {
@@ -211,6 +216,15 @@ void run_case(const GoldenCase& c, AVPixelFormat sw, const BufferRef& dev_ref,
         return;
     }
     std::vector<VifScores> got;
+    struct Held {
+        uint64_t index;
+        FramePtr ref, dist;
+    };
+    std::deque<Held> held; // kept pairs awaiting their scores
+    auto take = [&](const VifScores& s) {
+        got.push_back(s);
+        while (!held.empty() && held.front().index <= s.frame_index) held.pop_front();
+    };
     VifContext* ctx = nullptr;
     for (uint32_t i = 0; i < c.frames; ++i) {
         RawFrame r, d;
@@ -248,12 +262,14 @@ void run_case(const GoldenCase& c, AVPixelFormat sw, const BufferRef& dev_ref,
         uint64_t index = ~0ull;
         VifStatus st;
         VifScores s;
-        while ((st = vif_ffmpeg_submit(ctx, gr.get(), gd.get(), &index)) == VIF_AGAIN)
-            if (vif_receive(ctx, &s, 1) == VIF_OK) got.push_back(s);
+        const unsigned flags = kept ? VIF_FFMPEG_FRAMES_KEPT : 0u;
+        while ((st = vif_ffmpeg_submit_flags(ctx, gr.get(), gd.get(), flags, &index)) == VIF_AGAIN)
+            if (vif_receive(ctx, &s, 1) == VIF_OK) take(s);
         CHECK(st == VIF_OK, "%s: vif_ffmpeg_submit: %s", what.c_str(), vif_ffmpeg_last_error());
         CHECK(index == i, "%s: index %llu for frame %u", what.c_str(), (unsigned long long)index,
               i);
-        if (clobber) {
+        if (kept && st == VIF_OK) held.push_back({index, std::move(gr), std::move(gd)});
+        if (clobber && !kept) {
             for (const AVFrame* f : {gr.get(), gd.get()}) {
                 // On the frame's stream, as FFmpeg's next write to that memory would be.
                 InFramesContext in(f);
@@ -264,12 +280,15 @@ void run_case(const GoldenCase& c, AVPixelFormat sw, const BufferRef& dev_ref,
                       "%s: overwriting the frame failed", what.c_str());
             }
         }
-        while (vif_receive(ctx, &s, 0) == VIF_OK) got.push_back(s);
-        // gr/gd go back to their pools here; the next upload writes them on the same streams.
+        while (vif_receive(ctx, &s, 0) == VIF_OK) take(s);
+        // gr/gd (unless kept) go back to their pools here; the next upload writes them on the
+        // same streams.
     }
     if (ctx) {
         VifScores s;
-        while (vif_receive(ctx, &s, 1) == VIF_OK) got.push_back(s);
+        while (vif_receive(ctx, &s, 1) == VIF_OK) take(s);
+        CHECK(held.empty(), "%s: %zu kept pairs without scores", what.c_str(), held.size());
+        held.clear();
         vif_destroy(ctx);
     }
     if (scores_equal_expected(c, got, what)) std::printf("ok   %s\n", what.c_str());
@@ -357,7 +376,18 @@ int main() {
             run_case(*c, AV_PIX_FMT_NV12, other, dev2, true,
                      "ref in FFmpeg's own context, dist on a primary-context stream, written late",
                      true);
+            // Kept until scored (VIF_FFMPEG_FRAMES_KEPT: no wait for the copy), written late.
+            run_case(*c, AV_PIX_FMT_NV12, other, other, false,
+                     "FFmpeg's own context, written late, kept until scored", true, true);
+            run_case(*c, AV_PIX_FMT_NV12, primary, other, false,
+                     "ref in the primary context, dist in FFmpeg's own, kept until scored", true,
+                     true);
         }
+        for (const Job& j : {jobs[4], jobs[5]})
+            if (const GoldenCase* c = find_case(j.name))
+                run_case(*c, j.sw, other, other, false,
+                         std::string(j.name) + " of FFmpeg's own context, kept until scored", false,
+                         true);
         if (const GoldenCase* c = find_case(jobs[4].name))
             run_case(*c, jobs[4].sw, other, other, false,
                      std::string(jobs[4].name) + " of FFmpeg's own context, written late", true);

@@ -89,6 +89,24 @@ VIF_API VifStatus vif_ffmpeg_submit(VifContext *ctx, const struct AVFrame *ref,
                                     const struct AVFrame *dist, uint64_t *frame_index);
 
 /**
+ * vif_ffmpeg_submit_flags() flag: the caller keeps both frames (holds a reference, and neither
+ * it nor anyone it lets write the memory writes it) until this pair's scores have been received
+ * with vif_receive(), as libvif's FFmpeg filter does. CUDA frames of a context other than the
+ * primary one are then not waited for after their copy is queued: the call returns while the
+ * copy runs (the scores come only after it has). On any status but VIF_OK the frames are free
+ * again when the call returns, as without the flag.
+ */
+#define VIF_FFMPEG_FRAMES_KEPT 1u
+
+/**
+ * vif_ffmpeg_submit() with flags (VIF_FFMPEG_FRAMES_KEPT or 0; other bits are
+ * VIF_ERROR_INVALID_ARGUMENT). With 0 it is vif_ffmpeg_submit().
+ */
+VIF_API VifStatus vif_ffmpeg_submit_flags(VifContext *ctx, const struct AVFrame *ref,
+                                          const struct AVFrame *dist, unsigned flags,
+                                          uint64_t *frame_index);
+
+/**
  * Describes the luma plane of a software frame as a borrowed VifPicture (pointing into the
  * frame's buffers; valid while the frame is). Same format rules as vif_ffmpeg_submit().
  * Returns VIF_OK, VIF_ERROR_INVALID_ARGUMENT or VIF_ERROR_UNSUPPORTED (including CUDA frames).
