@@ -144,7 +144,7 @@ if has bench; then
   # main thread; 7.1 decodes each input in a thread of its own, with no option for more).
   say "### whole process, side by side (files in page cache; best of $RUNS rounds)"
   cat "$CLIPS"/* > /dev/null
-  VARIANTS=${VARIANTS:-cli cli-d1 decode-nvdec decode-nvdec-x8 decode-cuvid nvdec nvdec-pctx nvdec-dev nvdec-x8 nvdec-x8-pctx nvdec-x8-unsafe cuvid cuvid-pctx nvdec-wb nvdec-pctx-wb nvdec-x8-wb nvdec-x8-pctx-wb nvdec-x8-pctx-w1000}
+  VARIANTS=${VARIANTS:-cli cli-d1 decode-nvdec decode-nvdec-x8 decode-cuvid nvdec nvdec-pctx nvdec-dev nvdec-x8 nvdec-x8-pctx nvdec-x8-unsafe cuvid cuvid-pctx nvdec-wb nvdec-x8-pctx-wb}
   ff_help=$("$FFMPEG" -hide_banner -h full 2>/dev/null) # (not piped into grep -q: pipefail would see SIGPIPE)
   if [[ $ff_help != *unsafe_output* ]]; then
     say "(this FFmpeg has no -hwaccel_flags unsafe_output: the -unsafe variants are left out)"
