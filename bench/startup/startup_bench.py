@@ -86,14 +86,16 @@ def check(ok, what):
         failures.append(what)
 
 
-def run_once(binary, args, log_name=None):
-    """One whole process: (wall seconds, exit code, stderr). The JSON goes to TMP/out.json."""
+def run_once(binary, args, log_name=None, env=None):
+    """One whole process: (wall seconds, exit code, stderr). The JSON goes to TMP/out.json;
+    env: variables added to the environment."""
     out = os.path.join(TMP, "out.json")
     if os.path.exists(out):
         os.remove(out)
     cmd = [binary] + args + ["-q", "-o", out]
     t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       env=dict(os.environ, **env) if env else None)
     wall = time.perf_counter() - t0
     if log_name:
         with open(os.path.join(OUT, "logs", log_name + ".err"), "w") as f:
@@ -103,11 +105,11 @@ def run_once(binary, args, log_name=None):
     return wall, p.returncode, p.stderr
 
 
-def best_of(binary, args, n, log_name=None):
+def best_of(binary, args, n, log_name=None, env=None):
     """Best wall time of n runs (None when a run failed: its stderr is shown)."""
     best = None
     for _ in range(n):
-        wall, rc, err = run_once(binary, args, log_name)
+        wall, rc, err = run_once(binary, args, log_name, env)
         if rc != 0:
             say(f"  run failed (rc {rc}): {' '.join([os.path.basename(binary)] + args)}")
             say("  " + err.strip().replace("\n", "\n  ")[-600:])
@@ -201,17 +203,19 @@ def fmt(t):
 
 
 def table_rows(title, rows, frames, n=N):
-    """rows: (label, args). Prints a markdown table: this build and today's, s and fps."""
-    rows = [(l, a) for l, a in rows if not CPU_ONLY or "cuda" not in a]
-    rows = [(l, a) for l, a in rows if not LEAN or "none" not in a]
+    """rows: (label, args[, env]). Prints a markdown table: this build and today's, s and fps.
+    A row with env runs this build only."""
+    rows = [r if len(r) == 3 else (r[0], r[1], None) for r in rows]
+    rows = [(l, a, e) for l, a, e in rows if not CPU_ONLY or "cuda" not in a]
+    rows = [(l, a, e) for l, a, e in rows if not LEAN or "none" not in a]
     say(f"\n### {title} (whole process, best of {n})\n")
     say("| options | this build s | fps | today's binary s | fps |")
     say("|---|---|---|---|---|")
     res = {}
-    for label, args in rows:
+    for label, args, env in rows:
         log = re.sub(r"[^A-Za-z0-9_]", "", (title.split()[0] + "_" + label).replace(" ", "_"))
-        new = best_of(VIF, args, n, log_name=log)
-        base = best_of(BASE, args, n) if BASE else None
+        new = best_of(VIF, args, n, log_name=log, env=env)
+        base = best_of(BASE, args, n) if BASE and not env else None
         res[label] = (new, base)
         fps = lambda t: "-" if t is None else f"{frames / t:.0f}"
         say(f"| {label} | {fmt(new)} | {fps(new)} | {fmt(base)} | {fps(base)} |")
@@ -334,6 +338,13 @@ def stage_probe():
     same_scores(args, args + ["--backend", "cpu"], "probe pair")
 
 
+def exit_holder_row(extra):
+    """The default with the driver's teardown at exit left to a child (VIF_EXIT_HOLDER=1,
+    tools/vif/pair/exit_holder.hpp): whether that ends the process sooner."""
+    return [("default, teardown left to a child (VIF_EXIT_HOLDER=1)", extra,
+             {"VIF_EXIT_HOLDER": "1"})]
+
+
 def nvdec_only_row(extra):
     """The default with decoding waiting for NVDEC (no software decoders first): the start-up
     before software-first decoding, in the same call."""
@@ -344,8 +355,9 @@ def stage_long():
     args = enc_args(1080)
     if args is None:
         return
-    res = table_rows("1,200-frame 1080p H.264 pair", encoded_rows(args) + nvdec_only_row(args),
-                     1200, N_LONG)
+    res = table_rows("1,200-frame 1080p H.264 pair",
+                     encoded_rows(args) + nvdec_only_row(args) + exit_holder_row(args), 1200,
+                     N_LONG)
     say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_long")))
     t = res["default"][0]
     check(t is not None and 1200 / t >= 1000,
@@ -371,7 +383,7 @@ def stage_hevc():
 def stage_raw():
     args = raw_args(1080, 1200)
     rows = [("default", args), ("--backend cpu", args + ["--backend", "cpu"]),
-            ("--backend cuda", args + ["--backend", "cuda"])]
+            ("--backend cuda", args + ["--backend", "cuda"])] + exit_holder_row(args)
     res = table_rows("raw 1080p, 1,200 frames", rows, 1200, N_LONG)
     say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_raw")))
     t = res["default"][0]

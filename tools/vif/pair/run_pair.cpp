@@ -1,6 +1,7 @@
 #include "pair/run_pair.hpp"
 
 #include "pair/cuda_warmup.hpp"
+#include "pair/exit_holder.hpp"
 #include "pair/failure.hpp"
 #include "pair/host_scoring.hpp"
 #include "pair/inputs.hpp"
@@ -124,9 +125,13 @@ int run_pair(const Options &asked, const StdStreams &streams) {
 #if defined(VIF_WITH_FFMPEG)
     choose_auto_backend(o, streams);
 #endif
-    // CUDA's start-up overlaps opening the inputs (see CudaWarmup).
+    // CUDA's start-up overlaps opening the inputs (see CudaWarmup); its teardown at exit can be
+    // left to a child (exit_holder.hpp).
     CudaWarmup warmup;
-    if (CudaWarmup::wanted(o)) warmup.start();
+    if (CudaWarmup::wanted(o)) {
+        if (exit_holder_wanted()) start_exit_holder();
+        warmup.start();
+    }
 
     int code = kExitError;
     try {
