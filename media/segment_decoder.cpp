@@ -10,6 +10,7 @@
 #include "segment_decoder.hpp"
 
 #include "decode_loop.hpp"
+#include "decoder_pool.hpp"
 #include "frame_source.hpp"
 #include "random_access.hpp"
 #include "segment_sharing.hpp"
@@ -48,11 +49,11 @@ extern "C" {
 namespace vifcli {
 
 namespace {
-std::atomic<uint64_t> g_decoders_opened{0}, g_decoders_flushed{0};
+std::atomic<uint64_t> g_decoders_opened{0}, g_decoders_flushed{0}, g_decoders_reused{0};
 } // namespace
 
 DecoderSessionCounts decoder_session_counts() {
-    return {g_decoders_opened.load(), g_decoders_flushed.load()};
+    return {g_decoders_opened.load(), g_decoders_flushed.load(), g_decoders_reused.load()};
 }
 
 bool nvdec_built_in() {
@@ -184,6 +185,11 @@ struct SegmentDecoder::Impl {
     bool continuing = false;
     std::vector<PacketMark> probe_packets;
     AVFrame *probe_frame = nullptr;
+    // Decoders kept for the next input (decoder_pool.hpp): the shape they are kept under ("":
+    // not kept).
+    std::string keep_shape(bool cuda) const {
+        return decoder_shape(par, cuda, opt.cuda_device, opt.threads_per_decoder);
+    }
 
     // Sharing between NVDEC ("primary") decoders and software decoders beside them (guarded
     // by mu). Decoder ids below opt.decoders are primaries, the others software beside them.
@@ -301,6 +307,14 @@ struct SegmentDecoder::Impl {
 
     // A decoder context; with cuda, on the primary context of the device with its own stream.
     AVCodecContext *open_decoder(DecoderState *st, bool cuda, void **stream, std::string *err) {
+        st->impl = this;
+        st->want_cuda = cuda;
+        if (KeptDecoder kept; take_decoder(keep_shape(cuda), &kept)) {
+            kept.ctx->opaque = st;
+            *stream = kept.stream;
+            ++g_decoders_reused;
+            return kept.ctx;
+        }
         const AVCodec *c = cuda || !sw_codec ? codec : sw_codec;
         AVCodecContext *ctx = avcodec_alloc_context3(c);
         if (!ctx || avcodec_parameters_to_context(ctx, par) < 0) {
@@ -308,8 +322,6 @@ struct SegmentDecoder::Impl {
             *err = "cannot set up the decoder";
             return nullptr;
         }
-        st->impl = this;
-        st->want_cuda = cuda;
         ctx->opaque = st;
         ctx->get_format = pick_format;
         if (!cuda) {
@@ -713,6 +725,7 @@ struct SegmentDecoder::Impl {
 #endif
         Worker w(*this, id, state, stream, event);
         std::string error;
+        bool clean_end = false; // drained to the end of the stream, no error
         for (bool first_round = true;; first_round = false) {
             if (first_round && id == 0 && continuing && !go_on_from_probe(w, ctx, &error)) {
                 // (stopping, or the probe's frame could not be delivered: error says which)
@@ -720,7 +733,9 @@ struct SegmentDecoder::Impl {
             }
             {
                 vif::media::DecodeLoop loop(ctx, &w);
-                if (loop.run(&w, &error) < 0) error = w.where(loop.failed_at(), error);
+                const int r = loop.run(&w, &error);
+                if (r < 0) error = w.where(loop.failed_at(), error);
+                clean_end = r == 0 && loop.flushed();
             }
             if (!error.empty() || !w.ended_segment) break;
             // A software decoder beside NVDEC has decoded its segment: its pace, then a reset
@@ -748,11 +763,20 @@ struct SegmentDecoder::Impl {
             stopped = stopping;
         }
         while (!w.open.empty()) w.finish_front(stopped ? "stopped" : error);
-        avcodec_free_context(&ctx);
 #if defined(VIF_WITH_NVDEC)
         if (w.event) cudaEventDestroy(static_cast<cudaEvent_t>(w.event));
-        if (w.stream) cudaStreamDestroy(static_cast<cudaStream_t>(w.stream));
 #endif
+        // Kept for the next input of its shape: flushed as for a seek (HEVC keeps its NVDEC
+        // session through a flush while the parameter sets stay the same).
+        KeptDecoder d{ctx, w.stream};
+        const std::string shape = keep_shape(state->want_cuda);
+        if (clean_end && !shape.empty() && !stopped && error.empty() && !w.noted_fallback) {
+            avcodec_flush_buffers(ctx);
+            ctx->opaque = nullptr; // (the state goes with this thread)
+            give_back_decoder(shape, d);
+        } else {
+            free_decoder(d);
+        }
     }
 
     // Decoder 0 going on from the probe: segment 0 (kept for it) gets the probe's frame, and
@@ -1080,6 +1104,7 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
     std::string err;
     AVFormatContext *probe_fmt = s.open_input(&err);
     if (!probe_fmt) throw InputError(name + ": " + err);
+
     if (!s.codec) {
         avformat_close_input(&probe_fmt);
         throw InputError(name + ": no decoder for its video stream");
@@ -1099,7 +1124,8 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
     try {
         s.probe(ctx0, st0, probe_fmt);
     } catch (...) {
-        avcodec_free_context(&ctx0);
+        KeptDecoder d0{ctx0, stream0};
+        free_decoder(d0);
         delete st0;
         avformat_close_input(&probe_fmt);
         throw;
@@ -1134,7 +1160,8 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
 
     AVFormatContext *fmt = s.open_input(&err, true);
     if (!fmt) {
-        avcodec_free_context(&ctx0);
+        KeptDecoder d0{ctx0, stream0};
+        free_decoder(d0);
         delete st0;
         throw InputError(name + ": " + err);
     }

@@ -21,6 +21,9 @@
 // the packet after those it was fed (libavcodec's H.264 makes a new NVDEC session after a
 // flush, so flushing it and starting again would cost a second session an input).
 //
+// In a batch (decoder_pool.hpp), an HEVC decoder that decoded its input to the end is flushed and
+// kept for the next input of the same shape (through a flush it keeps its NVDEC session).
+//
 // A decoder that cannot get an NVDEC session (out of sessions or memory) carries on in software
 // for the rest of the run (one line on stderr says so); its frames are then host frames.
 //
@@ -146,6 +149,7 @@ struct NvdecUnsupported {
 struct DecoderSessionCounts {
     uint64_t opened = 0;
     uint64_t flushed = 0;
+    uint64_t reused = 0; ///< decoders taken from those kept (decoder_pool.hpp)
 };
 DecoderSessionCounts decoder_session_counts();
 

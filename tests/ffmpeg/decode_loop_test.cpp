@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "decode_loop.hpp"
+#include "decoder_pool.hpp"
 #include "ffmpeg_reader.hpp"
 #include "ffmpeg_test_util.hpp"
 #include "frame_source.hpp"
@@ -56,6 +57,25 @@ std::string bigger_h264(const std::string& ffmpeg, std::string* why) {
         shell_quote(ffmpeg) + " -hide_banner -loglevel error -nostdin -y -f lavfi -i " +
         "testsrc2=s=640x360:r=25:d=5 -frames:v 120 -pix_fmt yuv420p -c:v libx264 -preset "
         "ultrafast -threads 1 -g 10 -keyint_min 10 -sc_threshold 0 -bf 2 " +
+        shell_quote(out));
+    if (r.status != 0) {
+        *why = r.output;
+        return "";
+    }
+    return path = out;
+}
+
+// The same in HEVC (libx265), for the decoders kept from one input to the next.
+std::string short_gop_hevc(const std::string& ffmpeg, std::string* why) {
+    static std::string path;
+    if (!path.empty()) return path;
+    const std::string out = temp_dir() + "/short_gop_hevc.mp4";
+    const CommandResult r = run_command(
+        shell_quote(ffmpeg) + " -hide_banner -loglevel error -nostdin -y -f lavfi -i " +
+        "testsrc2=s=128x72:r=25:d=3 -frames:v " + std::to_string(kFrames) +
+        " -pix_fmt yuv420p -c:v libx265 -x265-params "
+        "log-level=error:pools=1:frame-threads=1:keyint=10:min-keyint=10:scenecut=0:bframes=2:"
+        "open-gop=0 " +
         shell_quote(out));
     if (r.status != 0) {
         *why = r.output;
@@ -406,6 +426,93 @@ TEST(SegmentSharing, SoftwareBesideNvdecTakesOnlyWhatItFinishesInTime) {
     EXPECT_EQ(pick_segment(segs(12, 3, 0), true, p), -1);
     p.room = 60;
     EXPECT_EQ(pick_segment(segs(12, 3, 0), true, p), 10);
+}
+
+// Decoders kept from one input to the next (a batch, decoder_pool.hpp): an HEVC decoder that
+// decoded an input to its end decodes the next input of the same shape, with no decoder opened,
+// and every input gives the reader's frames (B-frames, IDR pictures 10 frames apart); with one
+// decoder and with three (segments). H.264's are not kept.
+// Single-threaded software decoders stand for NVDEC's here (the same flush and reuse).
+TEST(SegmentDecoder, KeptDecodersGoOnWithTheNextInput) {
+    VIF_REQUIRE_FFMPEG(ffmpeg_bin_);
+    std::string why;
+    const std::string mp4 = short_gop_hevc(ffmpeg_bin_, &why);
+    if (mp4.empty()) GTEST_SKIP() << "no libx265 encode: " << why;
+    ffmpeg::VideoReader reader;
+    std::string err;
+    ASSERT_TRUE(reader.open(mp4, 1, &err)) << err;
+    std::vector<std::vector<uint8_t>> want;
+    VifPicture pic;
+    int r;
+    while ((r = reader.next(&pic, &err)) == 1) {
+        std::vector<uint8_t> plane(size_t(pic.width) * pic.height);
+        for (uint32_t y = 0; y < pic.height; ++y)
+            std::memcpy(plane.data() + size_t(y) * pic.width,
+                        static_cast<const uint8_t*>(pic.data) + ptrdiff_t(y) * pic.stride,
+                        pic.width);
+        want.push_back(std::move(plane));
+    }
+    ASSERT_EQ(r, 0) << err;
+    ASSERT_EQ(want.size(), size_t(kFrames));
+    vifcli::keep_decoders(true);
+    int run = 0;
+    auto decode_all = [&](unsigned decoders) {
+        SCOPED_TRACE("run " + std::to_string(++run) + ", decoders " + std::to_string(decoders));
+        vifcli::SegmentDecoderOptions opt;
+        opt.cuda = false;
+        opt.decoders = decoders;
+        opt.threads_per_decoder = 1;
+        opt.min_segment_frames = 10;
+        vifcli::SegmentDecoder dec(mp4, "test", opt);
+        vifcli::DecodedFrame f;
+        size_t n = 0;
+        while (dec.next(&f)) {
+            if (n >= want.size()) break;
+            bool same = true;
+            for (int y = 0; y < 72 && same; ++y)
+                same = std::memcmp(f.frame->data[0] + ptrdiff_t(y) * f.frame->linesize[0],
+                                   want[n].data() + size_t(y) * 128, 128) == 0;
+            EXPECT_TRUE(same) << "frame " << n;
+            dec.release(&f);
+            ++n;
+        }
+        EXPECT_EQ(n, want.size());
+        if (decoders > 1) EXPECT_GT(dec.segments(), 3u);
+        dec.stop();
+    };
+    // Decoders opened and taken from the kept ones since `a`.
+    auto since = [](const vifcli::DecoderSessionCounts& a) {
+        const vifcli::DecoderSessionCounts b = vifcli::decoder_session_counts();
+        return std::vector<uint64_t>{b.opened - a.opened, b.reused - a.reused};
+    };
+    vifcli::DecoderSessionCounts c0 = vifcli::decoder_session_counts();
+    decode_all(1);
+    EXPECT_EQ(since(c0), (std::vector<uint64_t>{1, 0}));
+    c0 = vifcli::decoder_session_counts();
+    decode_all(1); // the kept one
+    EXPECT_EQ(since(c0), (std::vector<uint64_t>{0, 1}));
+    c0 = vifcli::decoder_session_counts();
+    decode_all(3); // the kept one and two more
+    EXPECT_EQ(since(c0), (std::vector<uint64_t>{2, 1}));
+    c0 = vifcli::decoder_session_counts();
+    decode_all(3); // all three kept
+    EXPECT_EQ(since(c0), (std::vector<uint64_t>{0, 3}));
+    // H.264 decoders are not kept (a flush re-creates their hardware decoder).
+    std::string why264;
+    const std::string h264 = short_gop_h264(ffmpeg_bin_, &why264);
+    if (!h264.empty()) {
+        c0 = vifcli::decoder_session_counts();
+        for (int k = 0; k < 2; ++k) {
+            vifcli::SegmentDecoderOptions opt;
+            opt.cuda = false;
+            opt.threads_per_decoder = 1;
+            vifcli::SegmentDecoder dec(h264, "test", opt);
+            vifcli::DecodedFrame f;
+            while (dec.next(&f)) dec.release(&f);
+        }
+        EXPECT_EQ(since(c0), (std::vector<uint64_t>{2, 0}));
+    }
+    vifcli::keep_decoders(false); // frees the kept ones
 }
 
 // A file FFmpeg cannot read: an InputError that names the input.

@@ -34,6 +34,7 @@
 #include "commands/device_startup.hpp"
 #include "commands/subcommand_options.hpp"
 #if defined(VIF_WITH_NVDEC)
+#include "decoder_pool.hpp"
 #include "device_buffer_cache.hpp"
 #endif
 #include "options.hpp"
@@ -232,8 +233,12 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             plan, changed);
     }
 #if defined(VIF_WITH_NVDEC)
-    // Rows decoded by NVDEC one after another on a GPU reuse each other's frame buffers.
-    if (startup) keep_device_buffers(true);
+    // Rows decoded by NVDEC one after another on a GPU reuse each other's frame buffers, and
+    // (HEVC) their decoders: an NVDEC session each (decoder_pool.hpp).
+    if (startup) {
+        keep_device_buffers(true);
+        keep_decoders(true);
+    }
 #endif
     // The slots: a device each (or the settings' backend as it is).
     struct Slot {
@@ -579,6 +584,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // with it. Sanitizer builds leave through exit() instead, so that the leak check runs.
 #if !defined(__SANITIZE_ADDRESS__)
     for (auto &c : contexts) c->abandon();
+#elif defined(VIF_WITH_NVDEC)
+    keep_decoders(false); // (frees the kept decoders, for the leak check)
 #endif
     if (!quiet) {
         std::fprintf(stderr, "vif: %zu pairs: %zu scored, %zu reused, %zu failed; %s\n",
