@@ -11,6 +11,10 @@
 #   A10. the compact catalogue ten times over (1,000 rows: its rows listed once per copy, each
 #      copy's clips through a link folder of its own, so 200 reference groups of 5), a
 #      catalogue big enough to pay for the devices: this tree on 1, 2 and 4 GPUs;
+#   R. raw input (issue 25's third step, pinned staging, is worth it only where raw reads and
+#      copies bind): ROWS_RAW rows (default 48) of a 1080p 8-bit 4:2:0 pair of 120 frames made
+#      here from /dev/urandom (two files, linked per row), this tree on 1, 2 and 4 GPUs, with
+#      --timings (decode wait: reading; scoring wait: copies and kernels); informational;
 #   B. a catalogue of the bench/nvdec 1080p H.264 pair (h264_src.mp4 / h264_enc.mkv, 1,200
 #      frames): ROWS_1080 rows (default 16), each a group of its own (links), the same ways
 #      (each row decoded by the NVDEC of the GPU that scores it), one GPU with 3 NVDEC decoders
@@ -48,7 +52,8 @@
 #   COMPACT   the compact clips: DIR with m100.csv and clips/ (default bench/batch/clips, made on
 #             the development machine by bench/batch/make_compact_clips.sh bench/batch/clips)
 #   NVCLIPS   folder with h264_src.mp4 and h264_enc.mkv (default bench/nvdec/clips)
-#   ROWS_1080 rows of part B (default 16); PARTS (default "A A10 B C D"); WORK (default /tmp/vif-mgpu);
+#   ROWS_1080 rows of part B (default 16); ROWS_RAW, RAW_FRAMES of part R (48, 120); PARTS (default
+#   "A A10 R B C D"); WORK (default /tmp/vif-mgpu);
 #   RUN_TIMEOUT seconds a run may take (default 120); NGPU (a dry run on CPU stand-in devices:
 #   NGPU=2 VIF_TEST_CPU_DEVICES=2 NEW_VIF=build-cpu/tools/vif/vif BASE_VIF=none)
 set -uo pipefail
@@ -56,7 +61,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 RES=${OUT:-$ROOT/out}
 WORK=${WORK:-/tmp/vif-mgpu}
-PARTS=${PARTS:-A A10 B C D}
+PARTS=${PARTS:-A A10 R B C D}
 BUDGET=${BUDGET:-390}
 ROWS_1080=${ROWS_1080:-16}
 COMPACT=$(realpath -m "${COMPACT:-$ROOT/bench/batch/clips}")
@@ -184,14 +189,16 @@ catalogue() { # TAG MANIFEST
   note "|---|---|---|---|---|---|---|"
   local ways=()
   # The baseline as it runs by default (one worker on one GPU) and with 4 workers; part B (long
-  # rows) only the latter; A10 none (this tree on 1, 2 and 4 GPUs only).
-  if [ "$BASE_VIF" != none ] && [ "$tag" != A10 ]; then
+  # rows) only the latter; A10 and R none (this tree on 1, 2 and 4 GPUs only).
+  local lean=0
+  [ "$tag" = A10 ] || [ "$tag" = R ] && lean=1
+  if [ "$BASE_VIF" != none ] && [ "$lean" = 0 ]; then
     if [ "$tag" = A ]; then ways+=("base:--devices 0" "base4:--devices 0 --workers 4")
     else ways+=("base:--devices 0 --workers 4"); fi
   fi
   for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g$g:--devices $(devlist "$g")"); done
   for g in 2 4; do
-    if [ "$g" -gt "$ngpu" ] || [ "$tag" = A10 ]; then continue; fi
+    if [ "$g" -gt "$ngpu" ] || [ "$lean" = 1 ]; then continue; fi
     ways+=("g${g}proc:one process per GPU, --shard I/$g --devices I")
     [ "$tag" = A ] && ways+=("g${g}w2:--devices $(devlist "$g") --workers $((2 * g))")
   done
@@ -252,6 +259,8 @@ catalogue() { # TAG MANIFEST
     check "A one GPU >= 1.5x baseline" "${r}x" "$(ge "$r" 1.5)"
   fi
   # A: too short to pay for another device: never slower than one. A10 and B: the targets.
+  # R: informational (no target).
+  [ "$tag" = R ] && return
   local want2=1.8 want4=3.4
   [ "$tag" = A ] && want2=0.95 want4=0.95
   if [ "$ngpu" -ge 2 ]; then
@@ -287,6 +296,26 @@ if has A10; then
     done
   } > m1000.csv
   catalogue A10 m1000.csv
+fi
+
+# ---- R. raw input ----
+if has R; then
+  rows=${ROWS_RAW:-48} nraw=${RAW_FRAMES:-120}
+  frame=$((1920 * 1080 * 3 / 2))
+  mkdir -p rowsraw
+  for f in ref dist; do
+    [ "$(stat -c %s "rowsraw/$f.yuv" 2>/dev/null)" = $((frame * nraw)) ] ||
+      head -c $((frame * nraw)) /dev/urandom > "rowsraw/$f.yuv"
+  done
+  {
+    echo "reference,distorted,width,height,pixel_format,bitdepth"
+    for i in $(seq 1 "$rows"); do
+      ln -sfn ref.yuv "rowsraw/ref$i.yuv"
+      ln -sfn dist.yuv "rowsraw/dist$i.yuv"
+      echo "rowsraw/ref$i.yuv,rowsraw/dist$i.yuv,1920,1080,420,8"
+    done
+  } > mraw.csv
+  catalogue R mraw.csv
 fi
 
 # ---- B. the 1080p H.264 catalogue ----
