@@ -141,7 +141,7 @@ def verbose_lines(binary, args, log_name):
 PHASE = re.compile(r"^(.*?)\s+(-?[0-9.]+) ms\s+\(at [0-9.]+ ms\)$")
 
 
-def timed_phases(binary, args):
+def timed_phases(binary, args, env=None):
     """One --verbose run, timed from outside: [(phase, ms)] from the process's spawn to its end:
     the start-up before main() (the bench's clock against the binary's static start-up stamp),
     each phase main() marks, and the exit after main() left (its stamp against the bench's
@@ -149,7 +149,8 @@ def timed_phases(binary, args):
     out = os.path.join(TMP, "out.json")
     t0 = time.time()
     p = subprocess.run([binary] + args + ["--verbose", "-q", "-o", out],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                       env=dict(os.environ, **env) if env else None)
     t1 = time.time()
     if p.returncode != 0:
         return None
@@ -175,20 +176,21 @@ def timed_phases(binary, args):
 
 
 def breakdown(title, variants, n):
-    """Where a whole process's time goes, per variant (label, args): the phases of its fastest
-    of n --verbose runs, as a table (ms)."""
+    """Where a whole process's time goes, per variant (label, args[, env]): the phases of its
+    fastest of n --verbose runs, as a table (ms)."""
     got = {}
-    for label, args in variants:
+    variants = [v if len(v) == 3 else (v[0], v[1], None) for v in variants]
+    for label, args, env in variants:
         best = None
         for _ in range(n):
-            ph = timed_phases(VIF, args)
+            ph = timed_phases(VIF, args, env)
             if ph is not None and (best is None or ph[-1][1] < best[-1][1]):
                 best = ph
         got[label] = dict(best) if best else {}
         order = [k for k, _ in best] if best else []
         got.setdefault("_order", [])
         got["_order"] += [k for k in order if k not in got["_order"]]
-    labels = [l for l, _ in variants]
+    labels = [v[0] for v in variants]
     say(f"\n{title}: where the time goes (ms, fastest of {n} --verbose runs; phases in the "
         "order main() marks them)\n")
     say("| phase | " + " | ".join(labels) + " |")
@@ -317,9 +319,11 @@ def stage_probe():
         return
     subprocess.run(["cat", r, d], stdout=subprocess.DEVNULL)
     args = ["-r", r, "-d", d]
-    res = table_rows("48-frame 1080p x264 probe pair", encoded_rows(args), 48)
+    res = table_rows("48-frame 1080p x264 probe pair", encoded_rows(args) + exit_holder_row(args),
+                     48)
     say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_probe")))
-    breakdown("probe pair", [("default", args), ("--backend cpu", args + ["--backend", "cpu"])], N)
+    breakdown("probe pair", [("default", args), ("--backend cpu", args + ["--backend", "cpu"]),
+                             ("default, VIF_EXIT_HOLDER=1", args, {"VIF_EXIT_HOLDER": "1"})], N)
     # What the CPU run's time depends on: libavcodec threads an input (FFmpeg's automatic
     # count is the cores + 1, at most 16, for each of the two inputs) and the scoring threads.
     sweep = [(opts, args + ["--backend", "cpu"] + opts.split()) for opts in PROBE_SWEEP]

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# VIF_EXIT_HOLDER=1 (tools/vif/pair/exit_holder.hpp): the child that keeps the driver's files
-# after the process has gone changes nothing a caller sees: the scores on a pipe equal those of
-# a run without it, an error exits as before with nothing written, and no vif process of the
-# run is left a moment later.
+# VIF_EXIT_HOLDER=1 (tools/vif/pair/exit_holder.hpp): the holder that keeps the process's
+# memory and files (the driver's among them) after it has gone changes nothing a caller sees:
+# the scores on a pipe equal those of a run without it, an error exits as before with nothing
+# written, and no vif process of the run is left a moment later.
 #   exit_holder_test.sh VIF
 set -uo pipefail
 vif=$1

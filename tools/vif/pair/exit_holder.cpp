@@ -5,13 +5,36 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 namespace vifcli {
+
+namespace {
+
+// The holder's whole life, on a stack of its own in the process's memory. Only system calls
+// that cannot fail while the process lives (the holder shares its errno with the main thread),
+// then, once the process has gone: standard input, output and error closed first (a reader of
+// a pipe sees its end now), and its own exit, which frees the memory and the driver's files.
+int hold(void *arg) {
+    const long pidfd = long(reinterpret_cast<intptr_t>(arg));
+    sigset_t all;
+    sigfillset(&all);
+    syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, nullptr, sizeof(unsigned long));
+    struct pollfd p {};
+    p.fd = int(pidfd);
+    p.events = POLLIN;
+    while (syscall(SYS_ppoll, &p, 1, nullptr, nullptr, 0) != 1) {}
+    for (int fd = 0; fd < 3; ++fd) syscall(SYS_close, fd);
+    syscall(SYS_exit_group, 0);
+    return 0;
+}
+
+} // namespace
 
 bool exit_holder_wanted() {
     const char *v = std::getenv("VIF_EXIT_HOLDER");
@@ -19,21 +42,29 @@ bool exit_holder_wanted() {
 }
 
 bool start_exit_holder() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(SYS_pidfd_open)
     return false;
 #else
-    const long parent = syscall(SYS_getpid);
-    // A raw clone: no atfork handlers, and the child makes nothing but system calls.
-    const long pid = syscall(SYS_clone, CLONE_FILES | SIGCHLD, nullptr, nullptr, nullptr, nullptr);
-    if (pid != 0) return pid > 0;
-    // The child: no signal may run the parent's handlers here (they would remove the parent's
-    // output files); SIGKILL, which cannot be blocked, ends it when the parent goes.
-    sigset_t all;
-    sigfillset(&all);
-    syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, nullptr, sizeof(unsigned long));
-    syscall(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    if (syscall(SYS_getppid) != parent) syscall(SYS_exit_group, 0); // the parent went already
-    for (;;) syscall(SYS_ppoll, nullptr, 0, nullptr, nullptr, 0);
+    // A file that becomes readable when this process has ended (Linux 5.3+), in the table the
+    // holder shares.
+    const long pidfd = syscall(SYS_pidfd_open, syscall(SYS_getpid), 0);
+    if (pidfd < 0) return false;
+    constexpr size_t kStack = 64 << 10;
+    void *stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (stack == MAP_FAILED) {
+        close(int(pidfd));
+        return false;
+    }
+    // Its own process (no CLONE_THREAD: the process's exit does not end it), sharing the memory
+    // and the table of open files; no signal on its exit.
+    const int pid = clone(hold, static_cast<char *>(stack) + kStack, CLONE_VM | CLONE_FILES,
+                          reinterpret_cast<void *>(intptr_t(pidfd)));
+    if (pid < 0) {
+        munmap(stack, kStack);
+        close(int(pidfd));
+        return false;
+    }
+    return true;
 #endif
 }
 

@@ -1,14 +1,16 @@
-// Leaving CUDA's driver teardown out of the process's own exit.
+// Leaving the teardown of the process's memory and of CUDA's driver state out of its own exit.
 //
-// The driver tears a process's GPU contexts down when the process's last reference to the
-// driver's device files goes: 0.1-0.2 s on the H200 machine after main() has left (_Exit does
-// not spare it), which whoever waits for the process (a script scoring many short probes) waits
-// for too. start_exit_holder(), called before CUDA starts, makes a child process that shares
-// this process's table of open files (clone with CLONE_FILES) and does nothing but wait. When
-// this process ends, the table -- and the driver's files opened into it meanwhile -- stays with
-// the child, which the kernel kills at once (PR_SET_PDEATHSIG): the teardown then runs in the
-// child's exit, after this process has been reaped. The child's exit closes the files in order
-// from 0, so a pipe on standard output or error sees its end before the driver's files go.
+// A process's exit frees its memory (tens of milliseconds for the probe pair's buffers) and,
+// when its last reference to the driver's device files goes, the driver tears its GPU contexts
+// down (0.1-0.2 s on the H200 machine; _Exit does not spare it): whoever waits for the process
+// (a script scoring many short probes) waits for both. start_exit_holder() makes a holder: a
+// process of its own (not a thread of this one, so this one's exit does not end it) sharing
+// this process's memory and table of open files (clone with CLONE_VM | CLONE_FILES), which
+// waits on a pidfd of this process. When this process ends, its memory and files, the driver's
+// among them, stay with the holder; the holder then closes standard input, output and error (a
+// reader of a pipe sees its end) and exits, and the teardown runs in its exit, after this
+// process has been reaped. Its signals are blocked, so this process's handlers (which remove
+// output files) never run there; a SIGKILL ends it as it would end any process.
 // Experimental (VIF_EXIT_HOLDER=1) until bench/startup has measured it on the GPU machine.
 #ifndef VIF_TOOLS_PAIR_EXIT_HOLDER_HPP
 #define VIF_TOOLS_PAIR_EXIT_HOLDER_HPP

@@ -125,13 +125,11 @@ int run_pair(const Options &asked, const StdStreams &streams) {
 #if defined(VIF_WITH_FFMPEG)
     choose_auto_backend(o, streams);
 #endif
-    // CUDA's start-up overlaps opening the inputs (see CudaWarmup); its teardown at exit can be
-    // left to a child (exit_holder.hpp).
+    // The teardown at exit can be left to a holder (exit_holder.hpp); CUDA's start-up overlaps
+    // opening the inputs (see CudaWarmup).
+    if (exit_holder_wanted()) start_exit_holder();
     CudaWarmup warmup;
-    if (CudaWarmup::wanted(o)) {
-        if (exit_holder_wanted()) start_exit_holder();
-        warmup.start();
-    }
+    if (CudaWarmup::wanted(o)) warmup.start();
 
     int code = kExitError;
     try {
