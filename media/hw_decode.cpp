@@ -168,7 +168,9 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
                 o.nvdec_later = true;
                 o.software_decoders =
                     req.cpu_decoders > 0 ? unsigned(req.cpu_decoders) : start.decoders;
-                o.threads_per_decoder = start.threads;
+                // Half the cores an input, shared by its software decoders.
+                o.threads_per_decoder =
+                    std::max(1u, start.threads * start.decoders / o.software_decoders);
                 return open_software_first(o, ref, dist, ref_enc, dist_enc, say);
             }
         }

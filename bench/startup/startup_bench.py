@@ -206,7 +206,7 @@ def fmt(t):
 
 def table_rows(title, rows, frames, n=N):
     """rows: (label, args[, env]). Prints a markdown table: this build and today's, s and fps.
-    A row with env runs this build only."""
+    A row with env (even an empty one) runs this build only."""
     rows = [r if len(r) == 3 else (r[0], r[1], None) for r in rows]
     rows = [(l, a, e) for l, a, e in rows if not CPU_ONLY or "cuda" not in a]
     rows = [(l, a, e) for l, a, e in rows if not LEAN or "none" not in a]
@@ -217,7 +217,7 @@ def table_rows(title, rows, frames, n=N):
     for label, args, env in rows:
         log = re.sub(r"[^A-Za-z0-9_]", "", (title.split()[0] + "_" + label).replace(" ", "_"))
         new = best_of(VIF, args, n, log_name=log, env=env)
-        base = best_of(BASE, args, n) if BASE and not env else None
+        base = best_of(BASE, args, n) if BASE and env is None else None
         res[label] = (new, base)
         fps = lambda t: "-" if t is None else f"{frames / t:.0f}"
         say(f"| {label} | {fmt(new)} | {fps(new)} | {fmt(base)} | {fps(base)} |")
@@ -349,10 +349,13 @@ def exit_holder_row(extra):
              {"VIF_EXIT_HOLDER": "1"})]
 
 
-def nvdec_only_row(extra):
+def nvdec_only_row(extra, counts=()):
     """The default with decoding waiting for NVDEC (no software decoders first): the start-up
-    before software-first decoding, in the same call."""
-    return [("default, NVDEC only (--cpu-decoders 0)", extra + ["--cpu-decoders", "0"])]
+    before software-first decoding, in the same call; and (this build only) other numbers of
+    software decoders an input (sharing half the cores)."""
+    return [("default, NVDEC only (--cpu-decoders 0)", extra + ["--cpu-decoders", "0"])] + [
+        (f"default, --cpu-decoders {k}", extra + ["--cpu-decoders", str(k)], {})
+        for k in counts]
 
 
 def stage_long():
@@ -360,8 +363,8 @@ def stage_long():
     if args is None:
         return
     res = table_rows("1,200-frame 1080p H.264 pair",
-                     encoded_rows(args) + nvdec_only_row(args) + exit_holder_row(args), 1200,
-                     N_LONG)
+                     encoded_rows(args) + nvdec_only_row(args, (1, 4)) + exit_holder_row(args),
+                     1200, N_LONG)
     say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_long")))
     t = res["default"][0]
     check(t is not None and 1200 / t >= 1000,
