@@ -237,6 +237,17 @@ TEST_F(DevicesCli, ALeftOutDeviceTakesTheRowsOfOneThatFails) {
     EXPECT_EQ(r.err.find("stand-in device 1: 0 rows"), std::string::npos) << r.err;
 }
 
+// --hwdec cuda (NVDEC whatever a row's length) is accepted; rows NVDEC cannot take (here: no
+// GPU, raw input) are decoded on the host: the plain run's files.
+TEST_F(DevicesCli, HwdecCudaFallsBackToTheHostWhereNvdecCannot) {
+    manifest();
+    CliRun plain = batch("plain", "", {"--backend", "cpu"});
+    ASSERT_EQ(plain.code, 1) << plain.err;
+    CliRun r = batch("cuda", "VIF_TEST_CPU_DEVICES=2", {"--hwdec", "cuda"});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(outputs("cuda"), outputs("plain"));
+}
+
 TEST_F(DevicesCli, MissingDevicesAndBadHooksAreUsageErrors) {
     manifest();
     CliRun missing = batch("a", "VIF_TEST_CPU_DEVICES=2", {"--devices", "0,5"});
@@ -252,7 +263,7 @@ TEST_F(DevicesCli, MissingDevicesAndBadHooksAreUsageErrors) {
     CliRun cpu = batch("c", "", {"--devices", "0", "--backend", "cpu"});
     EXPECT_EQ(cpu.code, 2);
     EXPECT_NE(cpu.err.find("--devices needs --backend cuda or auto"), std::string::npos);
-    CliRun hwdec = batch("e", "", {"--hwdec", "cuda"});
+    CliRun hwdec = batch("e", "", {"--hwdec", "nvdec"});
     EXPECT_EQ(hwdec.code, 2) << hwdec.err;
     CliRun threads = batch("f", "", {"--decoder-threads", "-2"});
     EXPECT_EQ(threads.code, 2) << threads.err;

@@ -54,9 +54,10 @@ int batch_main(int argc, const char *const *argv) {
         ->check(CLI::Range(0, 256));
     app.add_option("--hwdec", hwdec,
                    "auto: a row whose reference is its alone (a group of one) and whose two "
-                   "inputs NVDEC decodes is decoded and scored on its GPU; none: every input "
-                   "decoded on the host")
-        ->check(CLI::IsMember({"auto", "none"}))
+                   "inputs NVDEC decodes is decoded and scored on its GPU (a short one on the "
+                   "host, done before NVDEC would have started); cuda: such rows on the GPU "
+                   "whatever their length; none: every input decoded on the host")
+        ->check(CLI::IsMember({"auto", "cuda", "none"}))
         ->capture_default_str();
     app.add_option("--nvdec-decoders", nvdec_decoders,
                    "NVDEC decoders per input of a row decoded on its GPU (default: 3 with one "
@@ -96,7 +97,8 @@ int batch_main(int argc, const char *const *argv) {
         }
         s.resume = !overwrite;
         s.decoder_threads = decoder_threads;
-        s.hwdec = hwdec == "auto";
+        s.hwdec = hwdec != "none";
+        s.hwdec_always = hwdec == "cuda";
         s.nvdec_decoders = nvdec_decoders;
         s.timings = timings;
         s.manifest_id =

@@ -37,6 +37,9 @@
 #include "decoder_pool.hpp"
 #include "device_buffer_cache.hpp"
 #endif
+#if defined(VIF_WITH_FFMPEG)
+#include "segment_decoder.hpp"
+#endif
 #include "options.hpp"
 
 namespace vifcli {
@@ -523,6 +526,16 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         for (size_t w = 0; w < contexts.size(); ++w) made[w % slots.size()] += contexts[w]->made();
         for (const std::string &line : timings.lines(since_start(), starts, names, made))
             std::fprintf(stderr, "vif: %s\n", line.c_str());
+#if defined(VIF_WITH_FFMPEG)
+        // The segment decoders' decoders (NVDEC sessions on the device path).
+        const DecoderSessionCounts dc = decoder_session_counts();
+        if (dc.opened || dc.reused)
+            std::fprintf(stderr,
+                         "vif: timings: segment decoders: %llu opened, %llu kept from an earlier "
+                         "input, %llu restarted after the first-frame probe\n",
+                         (unsigned long long)dc.opened, (unsigned long long)dc.reused,
+                         (unsigned long long)dc.flushed);
+#endif
     }
     if ((base.timings || base.verbose) && startup && !startup->plan_note().empty())
         std::fprintf(stderr, "vif: devices: %s\n", startup->plan_note().c_str());

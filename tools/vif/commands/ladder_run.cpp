@@ -227,7 +227,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         !s.simulate_device_failure) {
         Rung &r = *std::find_if(rungs.begin(), rungs.end(), [](const Rung &x) { return x.active; });
         HwDecodeRequest hr;
-        hr.mode = HwDecode::kAuto;
+        hr.mode = s.hwdec_always ? HwDecode::kCuda : HwDecode::kAuto;
         hr.cuda_device = s.cuda_device;
         hr.decoders = s.nvdec_decoders;
         hr.verbose = s.verbose;

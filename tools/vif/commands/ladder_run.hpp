@@ -45,6 +45,9 @@ struct LadderSettings {
     /// A group of one rung whose inputs NVDEC decodes, on CUDA: decoded and scored on the GPU
     /// (`vif batch --hwdec auto`, its default); false: every input decoded on the host.
     bool hwdec = false;
+    /// With hwdec: NVDEC whatever the clip's length (`vif batch --hwdec cuda`; auto decodes a
+    /// short clip on the host, done before NVDEC would have started).
+    bool hwdec_always = false;
     std::string manifest_id; ///< the run's identity (vif::batch::manifest_identity), every row
     /** --map: map.dir is the root; each scored pair's maps go to map.dir/<stem>/ (MapWriter). */
     MapOptions map;
