@@ -235,7 +235,7 @@ if [ "${SKIP_CPU:-0}" != 1 ] && [ -x "$VIF" ]; then
   GEN=numpy PYTHON=$PY DIR=$B/maps-speed REPS=3 METRIC=wall BACKEND=cpu \
     bash "$ROOT/bench/cpu/maps_speed.sh" "$VIF" > "$RES/cpu_maps_speed.log" 2>&1
   rc=$?
-  while read -r line; do note "  $line"; done < <(grep -E '^(PASS|FAIL) ' "$RES/cpu_maps_speed.log")
+  while read -r line; do note "  $line"; done < <(grep -E '^(PASS|FAIL|tail) ' "$RES/cpu_maps_speed.log")
   check "CPU --map-frames worst:10 on $(nproc) cores, <= 1.2x the wall time of no maps (CPU time beside it)" "$rc" \
     "$(grep -cE '^PASS ' "$RES/cpu_maps_speed.log") of $(grep -cE '^(PASS|FAIL) ' "$RES/cpu_maps_speed.log") sizes/variants"
   [ "$rc" -ne 0 ] && tail_of "$RES/cpu_maps_speed.log" 10

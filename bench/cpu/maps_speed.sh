@@ -80,6 +80,16 @@ for size in $SIZES; do
     if awk -v r="$ratio" 'BEGIN { exit !(r > 1.2) }'; then verdict=FAIL; fail=1; fi
     printf '%s %s %s, %s frames of %s clips (best of %s): no maps %.2f s wall %.2f s cpu, worst:10 %.2f s wall %.2f s cpu: %.3fx wall, %.3fx cpu (goal <= 1.2x, %s)\n' \
       "$verdict" "$size" "$variant" "$FRAMES" "$GEN" "$REPS" "$pw" "$pc" "$mw" "$mc" "$rw" "$rc" "$METRIC"
+    # Where the time after the last frame goes (one more worst:10 run, --verbose's timeline):
+    # scoring the 10 frames again with their local maps, then the files' writing.
+    rm -rf "$DIR/maps"
+    "$VIF" -r "$ref" -d "$dis" --variant "$variant" --threads "$THREADS" --backend "$BACKEND" \
+      -q -o "$DIR/maps.json" --map "$DIR/maps" --map-frames worst:10 --verbose 2>&1 |
+      awk -v what="$size $variant" '
+        / all frames scored / { at = $(NF - 1) }
+        / worst frames scored again / { again = $(NF - 4) }
+        / maps written / { written = $(NF - 4) }
+        END { if (at != "") printf "tail %s: every frame scored at %s ms, then the worst 10 scored again with maps %s ms, files written %s ms\n", what, at, again, written }'
   done
 done
 exit $fail
