@@ -365,12 +365,23 @@ __device__ __forceinline__ void int_publish_if_last(const IntScaleArgs& a) {
     }
 }
 
+// Resident blocks an SM that int_scale_kernel's __launch_bounds__ asks for (which caps its
+// registers): the shape's, except for the maps instances of scale 0 at 10 and 12 bits, which
+// keep a few values more than the 64 registers of 4 blocks of 256 threads and spilled 20 bytes
+// there: they ask for one block less. The plain instances keep the shape's, so their code is
+// what it was.
+template <int S, int BPC, class P, bool kMaps>
+constexpr int int_scale_min_blocks() {
+    return kMaps && S == 0 && (BPC == 10 || BPC == 12) && P::kMinBlocks > 1 ? P::kMinBlocks - 1
+                                                                            : P::kMinBlocks;
+}
+
 // One scale per launch. kBatched: the instance for batched launches (grid.z = frame,
 // int_frame_args); a separate instance so that one-frame launches keep their pointers in the
 // constant bank instead of registers. kMaps: the instance that also stores each pixel's terms
 // (one-frame launches only), so that the plain instances are the code they were.
 template <int S, int BPC, class P, bool kBatched = false, bool kMaps = false>
-__global__ void __launch_bounds__(P::kThreads, P::kMinBlocks)
+__global__ void __launch_bounds__(P::kThreads, (int_scale_min_blocks<S, BPC, P, kMaps>()))
     int_scale_kernel(const IntScaleArgs a) {
     static_assert(!(kBatched && kMaps), "maps: one frame per launch");
     extern __shared__ __align__(16) unsigned char smem[];
