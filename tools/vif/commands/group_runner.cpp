@@ -387,11 +387,17 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                                             slots[slot].rows >= fail_hook->after_rows;
             }
             // Each worker decodes a reference and its rungs at once: FFmpeg's default of a
-            // thread per core for every one of them puts hundreds of threads on the cores.
-            if (shared.decoder_threads < 0)
+            // thread per core for every one of them puts hundreds of threads on the cores. (The
+            // workers of devices left out by the plan decode nothing: not counted.)
+            if (shared.decoder_threads < 0) {
+                size_t busy = workers;
+                if (waits_for_startup)
+                    for (size_t v = 0; v < workers; ++v)
+                        busy -= startup->left_out(slots[v % slots.size()].device) ? 1 : 0;
+                busy = std::max<size_t>(1, busy);
                 s.decoder_threads =
-                    workers > 1 ? int(std::max<size_t>(1, cores / (workers * (jobs.size() + 1))))
-                                : 0;
+                    busy > 1 ? int(std::max<size_t>(1, cores / (busy * (jobs.size() + 1)))) : 0;
+            }
             std::vector<SummaryRow> part;
             std::set<size_t> reported; // rows whose final summary line `done` gave
             GroupTimes times;
