@@ -10,10 +10,10 @@
 # 3. python  tests/python/test_maps.py: CUDA maps of host arrays = CPU maps, PyTorch / CuPy GPU
 #            tensors give tensors on their device (a GPU test that skips is a FAIL here)
 # 4. ncu     Nsight Compute (--clock-control none) kernel-time sum of one 1920x1080 8-bit frame,
-#            maps off vs on, integer and float (goal: on <= 1.25x off); and the frame time with
+#            maps off vs on, integer and float, and 10-bit integer (goal: on <= 1.25x off); and the frame time with
 #            CUDA events (vif-sweep's pipelined time per frame, which includes the float maps'
 #            copies) beside it
-#            The integer and float ratios are printed side by side in one table at the end
+#            The ratios are printed side by side in one table at the end
 # 5. cli     the `vif` CLI's map files with --backend cuda = --backend cpu byte for byte: the CLI
 #            tests MapCli.* / MapPictures.* (auto and cuda against cpu on testdata), and a
 #            1920x1080 clip of 6 frames (bench/cpu/make_maps_clip.py) mapped whole (every frame and
@@ -126,37 +126,42 @@ ncu_sum() { # ncu_sum LOG -> us per frame (sum of the kernels' medians)
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
 NCU_ROWS=()
 if [ -x "$SW" ] && [ -n "$NCU" ]; then
-  for variant in integer float; do
+  # 8-bit integer and float (the goal), and 10-bit integer (its scale-0 maps kernel has a
+  # register budget of its own: 3 blocks an SM, no spill).
+  for case in integer:8 float:8 integer:10; do
+    variant=${case%:*} bits=${case#*:}
+    tag=${variant}
+    [ "$bits" != 8 ] && tag=${variant}_${bits}bit
     regex='int_scale'
     [ "$variant" = float ] && regex='float_'
     for mode in off on; do
       flag=()
       [ "$mode" = on ] && flag=(--maps)
-      stamp "ncu 1920x1080 $variant maps $mode"
+      stamp "ncu 1920x1080 $bits-bit $variant maps $mode"
       timeout 200 "$NCU" --clock-control none --kernel-name-base function \
         --kernel-name regex:"$regex" --metrics gpu__time_duration.sum \
         --launch-skip 12 --launch-count 18 "$SW" --no-gate --variant "$variant" \
-        --sizes 1920x1080 --bitdepths 8 --runs 6 --warmup 3 "${flag[@]}" \
-        --out "$RES/sweep_ncu_${variant}_$mode" > "$RES/ncu_${variant}_$mode.txt" 2>&1
-      python3 "$ROOT/scripts/ncu_per_frame.py" "$RES/ncu_${variant}_$mode.txt" \
-        > "$RES/ncu_${variant}_$mode.md" 2>&1
+        --sizes 1920x1080 --bitdepths "$bits" --runs 6 --warmup 3 "${flag[@]}" \
+        --out "$RES/sweep_ncu_${tag}_$mode" > "$RES/ncu_${tag}_$mode.txt" 2>&1
+      python3 "$ROOT/scripts/ncu_per_frame.py" "$RES/ncu_${tag}_$mode.txt" \
+        > "$RES/ncu_${tag}_$mode.md" 2>&1
       # Whole frames with CUDA events (no profiler): vif-sweep's pipelined time per frame.
-      timeout 120 "$SW" --no-gate --variant "$variant" --sizes 1920x1080 --bitdepths 8 --runs 300 \
-        "${flag[@]}" --out "$RES/sweep_${variant}_$mode" > "$RES/sweep_${variant}_$mode.log" 2>&1
+      timeout 120 "$SW" --no-gate --variant "$variant" --sizes 1920x1080 --bitdepths "$bits" --runs 300 \
+        "${flag[@]}" --out "$RES/sweep_${tag}_$mode" > "$RES/sweep_${tag}_$mode.log" 2>&1
     done
-    off=$(ncu_sum "$RES/ncu_${variant}_off.txt") on=$(ncu_sum "$RES/ncu_${variant}_on.txt")
-    NCU_ROWS+=("| $variant | ${off:-?} | ${on:-?} | $(python3 -c "print('%.3fx' % ($on / $off))" 2>/dev/null || echo ?) |")
+    off=$(ncu_sum "$RES/ncu_${tag}_off.txt") on=$(ncu_sum "$RES/ncu_${tag}_on.txt")
+    NCU_ROWS+=("| $variant | $bits | ${off:-?} | ${on:-?} | $(python3 -c "print('%.3fx' % ($on / $off))" 2>/dev/null || echo ?) |")
     pipe() { python3 -c "import json,sys; print('%.1f' % json.load(open(sys.argv[1]))['results'][0]['pipelined_us'])" "$1" 2>/dev/null || echo "?"; }
-    poff=$(pipe "$RES/sweep_${variant}_off/sweep.json") pon=$(pipe "$RES/sweep_${variant}_on/sweep.json")
+    poff=$(pipe "$RES/sweep_${tag}_off/sweep.json") pon=$(pipe "$RES/sweep_${tag}_on/sweep.json")
     if [ -n "$off" ] && [ -n "$on" ]; then
       ratio=$(python3 -c "print('%.3f' % ($on / $off))")
       ok=$(python3 -c "print(0 if $on <= $GOAL * $off else 1)")
-      check "ncu 1920x1080 8-bit $variant kernels, maps on <= ${GOAL}x off" "$ok" \
+      check "ncu 1920x1080 $bits-bit $variant kernels, maps on <= ${GOAL}x off" "$ok" \
         "off $off us, on $on us per frame: ${ratio}x (frame with events, pipelined: off $poff us, on $pon us)"
     else
-      check "ncu 1920x1080 8-bit $variant" 1 "no kernel times (see ncu_${variant}_*.txt)"
+      check "ncu 1920x1080 $bits-bit $variant" 1 "no kernel times (see ncu_${tag}_*.txt)"
     fi
-    cat "$RES/ncu_${variant}_off.md" "$RES/ncu_${variant}_on.md" >> "$RES/ncu_tables.md" 2>/dev/null
+    cat "$RES/ncu_${tag}_off.md" "$RES/ncu_${tag}_on.md" >> "$RES/ncu_tables.md" 2>/dev/null
   done
 else
   check "ncu" 1 "no vif-sweep ($SW) or no ncu"
@@ -164,9 +169,9 @@ fi
 
 if [ "${#NCU_ROWS[@]}" -gt 0 ]; then
   note ""
-  note "Nsight Compute, 1920x1080 8-bit, sum of the kernels' medians per frame (us), goal on <= ${GOAL}x off:"
-  note "| variant | maps off | maps on | on / off |"
-  note "|---|---|---|---|"
+  note "Nsight Compute, 1920x1080, sum of the kernels' medians per frame (us), goal on <= ${GOAL}x off:"
+  note "| variant | bits | maps off | maps on | on / off |"
+  note "|---|---|---|---|---|"
   for row in "${NCU_ROWS[@]}"; do note "$row"; done
   note ""
 fi
