@@ -4,6 +4,7 @@
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/pixdesc.h>
 }
 
 #include <algorithm>
@@ -62,6 +63,39 @@ constexpr double kHandOverStartCostS = 0.03;
 
 } // namespace
 
+namespace {
+
+// H.264's 8-bit-only profiles (the values of profile_idc, as FFmpeg 5.1 to 7.1 give them):
+// Baseline (66, constrained 66 | 0x200), Main (77), Extended (88), High (100).
+bool h264_8bit_profile(int p) {
+    return p == 66 || p == (66 | 0x200) || p == 77 || p == 88 || p == 100;
+}
+
+// The stream's profile: FFmpeg's where it filled it in, else the one its avcC / hvcC record
+// names (Matroska and MP4 keep the record as extradata; the demuxers do not read it).
+int header_profile(const AVCodecParameters *par) {
+    if (par->profile >= 0) return par->profile;
+    const uint8_t *x = par->extradata;
+    if (!x || par->extradata_size < 2 || x[0] != 1) return -1; // not a version-1 record
+    if (par->codec_id == AV_CODEC_ID_H264) return x[1];        // AVCProfileIndication
+    if (par->codec_id == AV_CODEC_ID_HEVC) return x[1] & 0x1f; // general_profile_idc
+    return -1;
+}
+
+// The luma depth libvif scores a stream at, from its header alone (see ClipShape::bitdepth).
+uint32_t header_bitdepth(const AVCodecParameters *par) {
+    int depth = 0;
+    if (const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(AVPixelFormat(par->format)))
+        depth = d->comp[0].depth;
+    else if ((par->codec_id == AV_CODEC_ID_H264 && h264_8bit_profile(header_profile(par))) ||
+             (par->codec_id == AV_CODEC_ID_HEVC && header_profile(par) == 1)) // HEVC Main
+        depth = 8;
+    if (depth <= 0) return 0;
+    return depth <= 8 ? 8 : depth <= 10 ? 10 : depth <= 12 ? 12 : 16;
+}
+
+} // namespace
+
 std::optional<ClipShape> probe_clip_shape(const std::string &path) {
     AVFormatContext *fmt = nullptr;
     if (avformat_open_input(&fmt, path.c_str(), nullptr, nullptr) < 0) return std::nullopt;
@@ -74,6 +108,7 @@ std::optional<ClipShape> probe_clip_shape(const std::string &path) {
         s.width = uint32_t(std::max(0, st->codecpar->width));
         s.height = uint32_t(std::max(0, st->codecpar->height));
         s.codec = avcodec_get_name(st->codecpar->codec_id);
+        s.bitdepth = header_bitdepth(st->codecpar);
         if (st->nb_frames > 0) {
             s.frames = uint64_t(st->nb_frames);
         } else {

@@ -19,6 +19,9 @@ struct ClipShape {
     uint64_t frames = 0; ///< 0: the container does not say
     uint32_t width = 0, height = 0;
     std::string codec; ///< FFmpeg's codec name ("h264", "hevc", "av1", ...)
+    /// Luma bits as libvif scores them (8, 10, 12 or 16) where the header says (its pixel
+    /// format, or an 8-bit-only H.264 or HEVC profile); 0: it does not say.
+    uint32_t bitdepth = 0;
 };
 
 /** The header of `path`; nullopt when FFmpeg cannot open it or it has no video stream. */

@@ -4,7 +4,8 @@
 #       --hwdec none and auto give the same scores (auto decodes in software when the scoring
 #       is not on CUDA); --hwdec cuda without a usable GPU / NVDEC is a clear error (exit 1),
 #       with --backend cpu a usage error (exit 2); an unknown value is a usage error;
-#       --decoder-threads 1 and 3 give the same scores as the automatic count.
+#       --decoder-threads 1 and 3 give the same scores as the automatic count; two encoded
+#       inputs scored with contexts made while they open = the same frames as Y4M.
 #   hwdec_cli_test.sh VIF FFMPEG gpu   NVDEC (needs a GPU): scores of NVDEC-decoded frames equal
 #       those of software-decoded frames bit for bit (H.264 8-bit, HEVC Main10; 1 and 3
 #       decoders an input, so that segments are decoded apart), and one raw (Y4M) input next to
@@ -31,6 +32,15 @@ if [[ $mode == cpu ]]; then
   cmp -s <(scores "$work/none.json") <(scores "$work/auto.json") || bad "--hwdec auto differs from none"
   run -r "$work/src.y4m" -d "$work/h264.mp4" --hwdec none --decoders 3 --backend cpu -o "$work/seg.json" || bad "--decoders 3 failed"
   cmp -s <(scores "$work/none.json") <(scores "$work/seg.json") || bad "software decoding in segments differs"
+  # Two encoded inputs on the CPU: the scoring contexts are made while the inputs open (from
+  # the reference's header); the scores equal those of the same frames decoded to Y4M first.
+  enc -i "$work/src.y4m" -c:v libx264 -b:v 60k -g 30 "$work/h264q.mp4"
+  enc -i "$work/h264.mp4" -pix_fmt yuv420p "$work/h264.y4m"
+  enc -i "$work/h264q.mp4" -pix_fmt yuv420p "$work/h264q.y4m"
+  out=$(run -r "$work/h264.mp4" -d "$work/h264q.mp4" --backend cpu --verbose -o "$work/early.json" 2>&1) || bad "two encoded inputs on the cpu failed: $out"
+  [[ $out == *"scoring contexts made while the inputs opened"* ]] || bad "the contexts were not made while the inputs opened: $(grep timing <<< "$out" | tr '\n' ' ')"
+  run -r "$work/h264.y4m" -d "$work/h264q.y4m" --backend cpu -o "$work/y4m.json" || bad "the Y4M pair failed"
+  cmp -s <(scores "$work/early.json") <(scores "$work/y4m.json") || bad "contexts made early: scores differ from the Y4M pair's"
   for t in 1 3; do
     run -r "$work/src.y4m" -d "$work/h264.mp4" --backend cpu --decoder-threads $t -o "$work/dt.json" || bad "--decoder-threads $t failed"
     cmp -s <(scores "$work/none.json") <(scores "$work/dt.json") || bad "--decoder-threads $t differs"

@@ -152,7 +152,7 @@ void drain_all(const Options &o, Variants &variants, bool block) {
 } // namespace
 
 int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
-                     std::optional<OutputFile> &out) {
+                     std::optional<OutputFile> &out, EarlyContexts *early) {
     const VideoInfo &ri = in.ref->info(), &di = in.dist->info();
     Prefetcher &rpf = *in.ref_reader, &dpf = *in.dist_reader;
     auto variants = make_variants(o, ri, in.expected);
@@ -167,7 +167,13 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
                            o.backend == VIF_BACKEND_AUTO && o.cpu_while_cuda_starts &&
                            warmup.running();
     bool handed_over = false;
-    if (!o.read_only) create_contexts(o, variants, warmup, hand_over, in.expected);
+    if (!o.read_only && !hand_over && early && early->take(&variants)) {
+        g_timeline.mark("scoring contexts made while the inputs opened");
+        if (in.expected)
+            for (auto &v : variants) v->primary.scores.reserve(size_t(*in.expected));
+    } else if (!o.read_only) {
+        create_contexts(o, variants, warmup, hand_over, in.expected);
+    }
     const std::shared_ptr<GpuContexts> gpu_made =
         hand_over ? start_gpu_contexts(variants, warmup) : nullptr;
     std::vector<uint64_t> frame_nums;

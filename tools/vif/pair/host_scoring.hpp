@@ -12,15 +12,17 @@
 #include "options.hpp"
 #include "output_file.hpp"
 #include "pair/cuda_warmup.hpp"
+#include "pair/early_contexts.hpp"
 #include "pair/inputs.hpp"
 
 #include <optional>
 
 namespace vifcli {
 
-/** Scores the pairs of `in` and writes the report to `out`; the exit code. Throws Failure. */
+/** Scores the pairs of `in` and writes the report to `out`; the exit code. Throws Failure.
+ *  early: CPU contexts made while the inputs opened, taken where they fit (may be null). */
 int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
-                     std::optional<OutputFile> &out);
+                     std::optional<OutputFile> &out, EarlyContexts *early = nullptr);
 
 } // namespace vifcli
 

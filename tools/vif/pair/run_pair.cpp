@@ -107,8 +107,10 @@ int score_pair(const Options &o, CudaWarmup &warmup, const StdStreams &streams) 
         if (std::optional<int> code = score_on_device_if_chosen(o, warmup, rq, out)) return *code;
     }
 #endif
+    EarlyContexts early; // made while the inputs open, where they can be
+    early.start(o, rq);
     HostInputs in = open_host_inputs(o, rq);
-    return score_host_pairs(o, in, warmup, out);
+    return score_host_pairs(o, in, warmup, out, &early);
 }
 
 } // namespace
