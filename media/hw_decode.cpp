@@ -166,6 +166,10 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
                 o.verbose = req.verbose;
                 o.decoders = req.decoders ? req.decoders : 3;
                 o.nvdec_later = true;
+                // Experiment for bench/startup: VIF_SOFTWARE_BESIDE_NVDEC=0 stops the software
+                // decoders once NVDEC runs.
+                const char *beside = std::getenv("VIF_SOFTWARE_BESIDE_NVDEC");
+                o.software_beside_nvdec = !(beside && std::strcmp(beside, "0") == 0);
                 o.software_decoders =
                     req.cpu_decoders > 0 ? unsigned(req.cpu_decoders) : start.decoders;
                 // Half the cores an input, shared by its software decoders.

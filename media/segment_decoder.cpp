@@ -230,6 +230,7 @@ struct SegmentDecoder::Impl {
             const Pool &p = pools[size_t(id)];
             pace.room = double(p.free.size() + (cap > p.allocated ? cap - p.allocated : 0));
         }
+        if (is_beside(id) && pace.nvdec_running && !opt.software_beside_nvdec) return nullptr;
         const int i = vifcli::pick_segment(state, is_beside(id), pace);
         return i < 0 ? nullptr : segments[size_t(i)].get();
     }

@@ -68,6 +68,9 @@ struct SegmentDecoderOptions {
     /// starts `decoders` software decoders in the NVDEC decoders' place (taking the earliest
     /// segments as they do), so that the sharing is tested on the CPU.
     bool stand_ins_for_nvdec = false;
+    /// Software decoders go on beside running NVDEC decoders (on segments they finish in time);
+    /// false: they stop taking segments once NVDEC runs.
+    bool software_beside_nvdec = true;
 };
 
 /** How a run's segments were shared out (SegmentDecoder::sharing()). */

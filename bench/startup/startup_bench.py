@@ -355,7 +355,9 @@ def nvdec_only_row(extra, counts=()):
     software decoders an input (sharing half the cores)."""
     return [("default, NVDEC only (--cpu-decoders 0)", extra + ["--cpu-decoders", "0"])] + [
         (f"default, --cpu-decoders {k}", extra + ["--cpu-decoders", str(k)], {})
-        for k in counts]
+        for k in counts] + ([("default, software only until NVDEC runs "
+                              "(VIF_SOFTWARE_BESIDE_NVDEC=0)", extra,
+                              {"VIF_SOFTWARE_BESIDE_NVDEC": "0"})] if counts else [])
 
 
 def stage_long():

@@ -3,6 +3,7 @@
 // decoders on segments cut at IDR pictures) giving exactly the frames of the reader (one
 // decoder from the start), in the number the encode was made with.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -338,7 +339,9 @@ TEST(SegmentDecoder, SoftwareFirstThenJoinedGivesTheReadersFrames) {
     // which segment depends on timing (the rule itself: SegmentSharing below): every try is
     // checked; those joined mid-stream have had their first segments from software.
     bool mixed = false;
-    for (const int join_at : {-1, 0, 0, 0, 7, 25}) {
+    for (const int join_at : {-1, 0, 0, 0, 7, 25, -25}) {
+        // -25: joined after 25 frames, the software decoder stopping once the stand-ins run.
+        const bool beside = join_at >= -1;
         SCOPED_TRACE("joined after " + std::to_string(join_at) + " frames");
         vifcli::SegmentDecoderOptions opt;
         opt.cuda = false;
@@ -347,6 +350,7 @@ TEST(SegmentDecoder, SoftwareFirstThenJoinedGivesTheReadersFrames) {
         opt.decoders = 2;
         opt.software_decoders = 1;
         opt.min_segment_frames = 10;
+        opt.software_beside_nvdec = beside;
         vifcli::SegmentDecoder dec(mp4, "test", opt);
         vifcli::DecodedFrame f;
         size_t n = 0;
@@ -362,16 +366,16 @@ TEST(SegmentDecoder, SoftwareFirstThenJoinedGivesTheReadersFrames) {
             EXPECT_TRUE(same) << "frame " << n;
             dec.release(&f);
             ++n;
-            if (join_at > 0 && n == size_t(join_at)) dec.join_nvdec();
+            if (join_at != 0 && join_at != -1 && n == size_t(std::abs(join_at))) dec.join_nvdec();
         }
         EXPECT_EQ(n, want.size());
         const vifcli::SegmentSharing sh = dec.sharing();
         EXPECT_EQ(sh.by_nvdec + sh.in_software, dec.segments());
         EXPECT_GE(dec.segments(), 10u);
-        if (join_at < 0) {
+        if (join_at == -1) {
             EXPECT_EQ(sh.by_nvdec, 0u);
         }
-        mixed = mixed || (join_at >= 0 && sh.by_nvdec > 0 && sh.in_software > 0);
+        mixed = mixed || (join_at != -1 && sh.by_nvdec > 0 && sh.in_software > 0);
     }
     EXPECT_TRUE(mixed) << "no run shared the segments between both kinds of decoder";
 }
