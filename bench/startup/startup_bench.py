@@ -323,7 +323,7 @@ def stage_probe():
                      48)
     say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_probe")))
     breakdown("probe pair", [("default", args), ("--backend cpu", args + ["--backend", "cpu"]),
-                             ("default, VIF_EXIT_HOLDER=1", args, {"VIF_EXIT_HOLDER": "1"})], N)
+                             ("default, VIF_EXIT_HOLDER=0", args, {"VIF_EXIT_HOLDER": "0"})], N)
     # What the CPU run's time depends on: libavcodec threads an input (FFmpeg's automatic
     # count is the cores + 1, at most 16, for each of the two inputs) and the scoring threads.
     sweep = [(opts, args + ["--backend", "cpu"] + opts.split()) for opts in PROBE_SWEEP]
@@ -343,10 +343,10 @@ def stage_probe():
 
 
 def exit_holder_row(extra):
-    """The default with the driver's teardown at exit left to a child (VIF_EXIT_HOLDER=1,
-    tools/vif/pair/exit_holder.hpp): whether that ends the process sooner."""
-    return [("default, teardown left to a child (VIF_EXIT_HOLDER=1)", extra,
-             {"VIF_EXIT_HOLDER": "1"})]
+    """The default with the teardown at exit in the process itself (VIF_EXIT_HOLDER=0: no exit
+    holder, tools/vif/pair/exit_holder.hpp): what the holder saves."""
+    return [("default without the exit holder (VIF_EXIT_HOLDER=0)", extra,
+             {"VIF_EXIT_HOLDER": "0"})]
 
 
 def nvdec_only_row(extra, counts=()):
@@ -354,9 +354,9 @@ def nvdec_only_row(extra, counts=()):
     before software-first decoding, in the same call; and (this build only) other numbers of
     software decoders an input (sharing half the cores)."""
     return [("default, NVDEC only (--cpu-decoders 0)", extra + ["--cpu-decoders", "0"])] + [
-        (f"default, --cpu-decoders {k}", extra + ["--cpu-decoders", str(k)], {})
-        for k in counts] + ([("default, software only until NVDEC runs "
-                              "(VIF_SOFTWARE_BESIDE_NVDEC=0)", extra,
+        (f"software first, --cpu-decoders {k}", extra + ["--cpu-decoders", str(k)], {})
+        for k in counts] + ([("software first until NVDEC runs, --cpu-decoders 2 "
+                              "(VIF_SOFTWARE_BESIDE_NVDEC=0)", extra + ["--cpu-decoders", "2"],
                               {"VIF_SOFTWARE_BESIDE_NVDEC": "0"})] if counts else [])
 
 
@@ -365,7 +365,7 @@ def stage_long():
     if args is None:
         return
     res = table_rows("1,200-frame 1080p H.264 pair",
-                     encoded_rows(args) + nvdec_only_row(args, (1, 4)) + exit_holder_row(args),
+                     encoded_rows(args) + nvdec_only_row(args, (1, 2)) + exit_holder_row(args),
                      1200, N_LONG)
     say("\n--verbose of the default: " + " / ".join(verbose_lines(VIF, args, "verbose_long")))
     t = res["default"][0]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# VIF_EXIT_HOLDER=1 (tools/vif/pair/exit_holder.hpp): the holder that keeps the process's
+# The exit holder (tools/vif/pair/exit_holder.hpp, on unless VIF_EXIT_HOLDER=0), which keeps the process's
 # memory and files (the driver's among them) after it has gone changes nothing a caller sees:
 # the scores on a pipe equal those of a run without it, an error exits as before with nothing
 # written, and no vif process of the run is left a moment later.
@@ -21,12 +21,12 @@ with open(sys.argv[1] + "/ref.yuv", "wb") as r, open(sys.argv[1] + "/dis.yuv", "
         d.write(bytes((b + (x % 5)) % 256 for x, b in enumerate(row)) * h + bytes([128]) * (w * h // 2))
 PY
 args=(-r "$work/ref.yuv" -d "$work/dis.yuv" -w 1920 -h 1080 -p 420 -b 8 --json -q --precision max)
-plain=$("$vif" "${args[@]}") || bad "run without the holder failed"
-held=$(VIF_EXIT_HOLDER=1 "$vif" "${args[@]}") || bad "run with the holder failed"
+plain=$(VIF_EXIT_HOLDER=0 "$vif" "${args[@]}") || bad "run without the holder failed"
+held=$("$vif" "${args[@]}") || bad "run with the holder failed"
 [[ "$(grep -v '"fps"' <<< "$plain")" == "$(grep -v '"fps"' <<< "$held")" ]] || bad "scores differ with the holder"
 [[ $(grep -c frameNum <<< "$held") == 24 ]] || bad "not 24 frames with the holder"
 if ! "$vif" --version | grep -q "cuda available"; then
-  out=$(VIF_EXIT_HOLDER=1 "$vif" "${args[@]}" --backend cuda -o "$work/x.json" 2>&1); rc=$?
+  out=$("$vif" "${args[@]}" --backend cuda -o "$work/x.json" 2>&1); rc=$?
   [[ $rc != 0 && $out == *"--backend cuda"* && ! -e $work/x.json ]] || bad "--backend cuda without a GPU: rc=$rc: $out"
 fi
 sleep 0.5

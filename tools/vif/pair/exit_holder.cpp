@@ -38,7 +38,7 @@ int hold(void *arg) {
 
 bool exit_holder_wanted() {
     const char *v = std::getenv("VIF_EXIT_HOLDER");
-    return v && std::strcmp(v, "1") == 0;
+    return !(v && std::strcmp(v, "0") == 0);
 }
 
 bool start_exit_holder() {
