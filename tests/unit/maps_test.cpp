@@ -237,8 +237,10 @@ TEST(VifMaps, LocalVifIsTheRatioOfWindowSums) {
 // against the window sums formed pixel by pixel: integer sums are exact, so the ratio is the
 // §6.6 form of the window's NL, DL, NN, DN to the bit; float within rounding of the sums' order.
 TEST(VifMaps, LocalVifEqualsWindowSumsFormedPixelByPixel) {
+    // Wide rows too (the loops along a row run in vector lanes, the borders apart).
     for (const auto& [w, h, r] :
-         {std::tuple{13, 4, 2}, std::tuple{3, 9, 2}, std::tuple{40, 31, 2}, std::tuple{7, 7, 0}}) {
+         {std::tuple{13, 4, 2}, std::tuple{3, 9, 2}, std::tuple{40, 31, 2}, std::tuple{7, 7, 0},
+          std::tuple{131, 9, 2}, std::tuple{70, 6, 1}, std::tuple{67, 12, 3}}) {
         SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " r " + std::to_string(r));
         ScaleMap mi, mf;
         mi.width = mf.width = w;
@@ -276,6 +278,19 @@ TEST(VifMaps, LocalVifEqualsWindowSumsFormedPixelByPixel) {
                 const size_t p = size_t(i) * w + j;
                 EXPECT_TRUE(same_bits(li[p], float(num / den))) << i << "," << j;
                 EXPECT_NEAR(lf[p], fn / fd, 1e-6 * std::abs(fn / fd)) << i << "," << j;
+                // Float, in the order docs/algorithm.md §12.3 gives: each column's terms over
+                // the window's rows top to bottom (in double), then those sums left to right.
+                double sn = 0.0, sd = 0.0;
+                for (int b = std::max(0, j - r); b <= std::min(w - 1, j + r); ++b) {
+                    double cn = 0.0, cd = 0.0;
+                    for (int a = std::max(0, i - r); a <= std::min(h - 1, i + r); ++a) {
+                        cn += mf.num[size_t(a) * w + b];
+                        cd += mf.den[size_t(a) * w + b];
+                    }
+                    sn += cn;
+                    sd += cd;
+                }
+                EXPECT_TRUE(same_bits(lf[p], float(sn / sd))) << "float " << i << "," << j;
             }
     }
 }

@@ -66,12 +66,23 @@ inline Span window(int centre, int r, int size) {
     return {std::max(0, centre - r), std::min(size - 1, centre + r)};
 }
 
+// Every pixel's den is at least about 1 (§12.3); a window whose den is not positive (empty
+// maps only) reads 1. Applied after the row's divisions, which run unconditionally: a division
+// chosen per pixel is not vectorised (GCC does not if-convert what may raise a floating-point
+// exception).
+inline void not_positive_to_one(const double* den, float* out, int w) {
+    for (int j = 0; j < w; ++j)
+        if (!(den[j] > 0.0)) out[j] = 1.0f;
+}
+
 // Integer terms: the window's four sums are exact int64 sums, so they can be formed in any order:
 // each column's sum over the window's rows slides down the map (a row in, a row out), and along
-// a row the window's sum is a difference of prefix sums of those. Its num and den then come from
-// the sums as §6.6 forms a scale's from its totals (in double, not rounded to float). The loops
-// are plain so that they vectorise; x86-64 GCC builds also compile an AVX-512 copy (int64 to
-// double conversions and divisions eight at a time) picked at run time.
+// a row the window's sum adds the 2r + 1 column sums around each pixel, one offset at a time over
+// the whole row (loops without a carried dependence, which vectorise; a prefix sum along the row
+// did the same with one serial addition a pixel). Its num and den then come from the sums as
+// §6.6 forms a scale's from its totals (in double, not rounded to float). x86-64 GCC builds also
+// compile an AVX-512 copy (int64 adds and to-double conversions and divisions eight at a time)
+// picked at run time.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 __attribute__((target_clones("arch=x86-64-v4", "default")))
 #endif
@@ -79,7 +90,8 @@ void local_integer(const TermsView& m, int r, float* out) {
     const int w = m.width, h = m.height;
     const int32_t* term[4] = {m.nl, m.dl, m.nn, m.dn};
     const size_t n = static_cast<size_t>(w);
-    std::vector<int64_t> col(4 * n, 0), pre(n + 1, 0), win(4 * n);
+    std::vector<int64_t> col(4 * n, 0), win(4 * n);
+    std::vector<double> den_row(n);
     for (int i = 0; i < std::min(r, h); ++i)
         for (int k = 0; k < 4; ++k)
             for (int j = 0; j < w; ++j) col[k * n + j] += term[k][static_cast<size_t>(i) * w + j];
@@ -96,59 +108,79 @@ void local_integer(const TermsView& m, int r, float* out) {
                 const int32_t* t = term[k] + static_cast<size_t>(i - r - 1) * w;
                 for (int j = 0; j < w; ++j) c[j] -= t[j];
             }
-            int64_t* p = pre.data(); // p[j] = c[0] + ... + c[j - 1]
-            for (int j = 0; j < w; ++j) p[j + 1] = p[j] + c[j];
             int64_t* s = win.data() + k * n;
-            for (int j = inner_first; j < inner_end; ++j) s[j] = p[j + r + 1] - p[j - r];
+            for (int j = inner_first; j < inner_end; ++j) s[j] = c[j - r];
+            for (int d = 1; d <= 2 * r; ++d) {
+                const int64_t* cd = c + d - r;
+                for (int j = inner_first; j < inner_end; ++j) s[j] += cd[j];
+            }
             for (int j = 0; j < w; ++j) {
                 if (j == inner_first) j = inner_end;
                 if (j >= w) break;
                 const Span cols = window(j, r, w);
-                s[j] = p[cols.last + 1] - p[cols.first];
+                int64_t sum = 0;
+                for (int b = cols.first; b <= cols.last; ++b) sum += c[b];
+                s[j] = sum;
             }
         }
         const int64_t *nl = win.data(), *dl = nl + n, *nn = dl + n, *dn = nn + n;
         float* o = out + static_cast<size_t>(i) * w;
+        double* dr = den_row.data();
         for (int j = 0; j < w; ++j) {
             const double num =
                 static_cast<double>(nl[j]) / 2048.0 +
                 (static_cast<double>(dn[j]) - (static_cast<double>(nn[j]) / 16384.0) / 65025.0);
-            const double den = static_cast<double>(dl[j]) / 2048.0 + static_cast<double>(dn[j]);
-            // Every pixel's den is at least about 1 (§12.3); the guard is for empty maps only
-            // (the division first, unconditionally, so that the loop vectorises).
-            const float q = static_cast<float>(num / den);
-            o[j] = den > 0.0 ? q : 1.0f;
+            dr[j] = static_cast<double>(dl[j]) / 2048.0 + static_cast<double>(dn[j]);
+            o[j] = static_cast<float>(num / dr[j]);
         }
+        not_positive_to_one(dr, o, w);
     }
 }
 
 // Float terms: sums in double in a fixed order, separably: each column's terms over the window's
-// rows top to bottom, then those column sums left to right.
+// rows top to bottom, then those column sums left to right. The loops run along the row (each
+// pixel's additions in that order, the pixels side by side), so they vectorise.
 void local_float(const TermsView& m, int r, float* out) {
     const int w = m.width, h = m.height;
-    std::vector<double> cnum(static_cast<size_t>(w)), cden(static_cast<size_t>(w));
+    const size_t n = static_cast<size_t>(w);
+    std::vector<double> cnum(n), cden(n), snum(n), sden(n);
+    const int inner_first = std::min(r, w), inner_end = std::max(inner_first, w - r);
     for (int i = 0; i < h; ++i) {
         const Span rows = window(i, r, h);
-        for (int j = 0; j < w; ++j) {
-            double sn = 0.0, sd = 0.0;
-            for (int a = rows.first; a <= rows.last; ++a) {
-                const size_t q = static_cast<size_t>(a) * w + j;
-                sn += m.num[q];
-                sd += m.den[q];
+        std::fill(cnum.begin(), cnum.end(), 0.0);
+        std::fill(cden.begin(), cden.end(), 0.0);
+        for (int a = rows.first; a <= rows.last; ++a) {
+            const float* num = m.num + static_cast<size_t>(a) * w;
+            const float* den = m.den + static_cast<size_t>(a) * w;
+            for (int j = 0; j < w; ++j) {
+                cnum[j] += num[j];
+                cden[j] += den[j];
             }
-            cnum[j] = sn;
-            cden[j] = sd;
         }
-        float* o = out + static_cast<size_t>(i) * w;
+        for (int j = inner_first; j < inner_end; ++j) {
+            snum[j] = 0.0 + cnum[j - r];
+            sden[j] = 0.0 + cden[j - r];
+        }
+        for (int d = 1; d <= 2 * r; ++d)
+            for (int j = inner_first; j < inner_end; ++j) {
+                snum[j] += cnum[j - r + d];
+                sden[j] += cden[j - r + d];
+            }
         for (int j = 0; j < w; ++j) {
+            if (j == inner_first) j = inner_end;
+            if (j >= w) break;
             const Span cols = window(j, r, w);
             double sn = 0.0, sd = 0.0;
             for (int b = cols.first; b <= cols.last; ++b) {
                 sn += cnum[b];
                 sd += cden[b];
             }
-            o[j] = sd > 0.0 ? static_cast<float>(sn / sd) : 1.0f;
+            snum[j] = sn;
+            sden[j] = sd;
         }
+        float* o = out + static_cast<size_t>(i) * w;
+        for (int j = 0; j < w; ++j) o[j] = static_cast<float>(snum[j] / sden[j]);
+        not_positive_to_one(sden.data(), o, w);
     }
 }
 
