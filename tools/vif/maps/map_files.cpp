@@ -7,9 +7,13 @@
 namespace vifcli {
 
 uint16_t pgm16_sample(float value) {
-    if (!(value > 0.0f)) return 0; // also NaN
-    const double s = std::nearbyint(double(value) * 32768.0);
-    return s >= 65535.0 ? uint16_t(65535) : uint16_t(s);
+    if (!(value > 0.0f)) return 0;            // also NaN
+    const double x = double(value) * 32768.0; // exact
+    if (x >= 65535.0) return 65535;
+    // Rounded to the nearest, ties to even (as nearbyint in the default mode), inline: adding
+    // 2^52 leaves no fraction bits (x < 2^16), and subtracting it is exact.
+    constexpr double kTwo52 = 4503599627370496.0;
+    return uint16_t((x + kTwo52) - kTwo52);
 }
 
 std::string encode_pgm16(const std::vector<float> &map, uint32_t w, uint32_t h,

@@ -126,7 +126,7 @@ void MapWriter::stop_writer() {
         std::lock_guard<std::mutex> lock(mu_);
         closing_ = true;
     }
-    cv_.notify_all();
+    work_cv_.notify_all();
     for (std::thread &t : writers_)
         if (t.joinable()) t.join();
 }
@@ -141,24 +141,25 @@ void MapWriter::enqueue(Kept k) {
     // writer, the only one, takes them in order).
     auto frame = std::make_shared<const Kept>(std::move(k));
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] {
+    space_cv_.wait(lock, [&] {
         return queue_.size() < kQueueDepth * writers_.size() * m_.scales.size() || !error_.empty();
     });
     if (!error_.empty()) throw Failure{error_};
     for (size_t i = 0; i < m_.scales.size(); ++i) queue_.push_back({frame, i});
     lock.unlock();
-    cv_.notify_all();
+    // A writer a job (waking every writer for each would have most of them find nothing).
+    for (size_t i = 0; i < m_.scales.size(); ++i) work_cv_.notify_one();
 }
 
 void MapWriter::writer_loop() {
     for (;;) {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [&] { return !queue_.empty() || closing_; });
+        work_cv_.wait(lock, [&] { return !queue_.empty() || closing_; });
         if (queue_.empty()) return; // closing, all written
         Job job = std::move(queue_.front());
         queue_.pop_front();
         lock.unlock();
-        cv_.notify_all();
+        space_cv_.notify_all(); // the threads that enqueue (several for worst:N) wait for room
         std::string failure;
         try {
             write(*job.frame, job.scale);
@@ -172,7 +173,7 @@ void MapWriter::writer_loop() {
             if (error_.empty()) error_ = failure; // the first failure is the one told
             queue_.clear();
             lock.unlock();
-            cv_.notify_all();
+            space_cv_.notify_all();
             return;
         }
     }

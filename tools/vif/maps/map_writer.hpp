@@ -86,7 +86,8 @@ private:
 
     std::vector<std::thread> writers_; ///< one for y4m (frames in order), else see writer_count
     mutable std::mutex mu_;
-    std::condition_variable cv_;
+    std::condition_variable work_cv_;  ///< writers wait for jobs (or closing_)
+    std::condition_variable space_cv_; ///< enqueue waits for room in the queue (or an error)
     std::deque<Job> queue_;
     bool closing_ = false;
     std::string error_; ///< the writer's failure; it drops what is queued after one
