@@ -1,6 +1,7 @@
 #include "pair/device_scoring.hpp"
 
 #include "hw_decode.hpp"
+#include "pair/early_contexts.hpp"
 #include "pair/failure.hpp"
 #include "pair/timeline.hpp"
 
@@ -49,9 +50,9 @@ VideoInfo info_of(SegmentDecoder *d, FrameSource *s) {
 
 /** Scores pairs decoded by NVDEC on the GPU (device_pairs.hpp). */
 int score_on_device(const Options &o, HwDecodeInputs &hw, const PairRequests &rq,
-                    std::optional<OutputFile> &out) {
+                    std::optional<OutputFile> &out, EarlyContexts &early) {
 #if !defined(VIF_WITH_NVDEC)
-    (void)o, (void)hw, (void)rq, (void)out;
+    (void)o, (void)hw, (void)rq, (void)out, (void)early;
     throw Failure{"--hwdec: this build has no NVDEC support"};
 #else
     DeviceInput ri, di;
@@ -98,11 +99,14 @@ int score_on_device(const Options &o, HwDecodeInputs &hw, const PairRequests &rq
     auto variants = make_variants(o, ri.info, std::nullopt);
     std::vector<VifContext *> ctxs;
     if (!o.read_only) {
+        // Made while the NVDEC sessions opened, where they fit (early_contexts.hpp).
+        const bool made = early.take(&variants);
         for (auto &v : variants) {
-            v->primary.create(v->cfg, VIF_BACKEND_CUDA);
+            if (!made) v->primary.create(v->cfg, VIF_BACKEND_CUDA);
             ctxs.push_back(v->primary.ctx);
         }
-        g_timeline.mark("scoring contexts created");
+        g_timeline.mark(made ? "scoring contexts made while NVDEC opened"
+                             : "scoring contexts created");
     }
     const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
     Progress progress(show_progress, std::nullopt);
@@ -177,10 +181,12 @@ std::optional<int> score_on_device_if_chosen(const Options &o, CudaWarmup &warmu
     hr.may_start_in_software = true;
     hr.host_only = (o.backend == VIF_BACKEND_CPU && !o.read_only) ||
                    (o.read_only && hr.mode != HwDecode::kCuda);
+    EarlyContexts early; // the CUDA contexts, made while NVDEC's sessions open
     hr.gpu_ready = [&](std::string *why) {
         const VifStatus st = warmup.wait();
         g_timeline.mark("waited for the CUDA start-up");
         if (st != VIF_OK) *why = "no usable GPU (" + warmup.message() + ")";
+        if (st == VIF_OK) early.start_cuda(o, rq.ref);
         return st == VIF_OK;
     };
     std::optional<HwDecodeInputs> hw;
@@ -201,7 +207,7 @@ std::optional<int> score_on_device_if_chosen(const Options &o, CudaWarmup &warmu
             return std::nullopt;
         }
     }
-    return score_on_device(o, *hw, rq, out);
+    return score_on_device(o, *hw, rq, out, early);
 }
 
 } // namespace vifcli

@@ -40,6 +40,31 @@ void EarlyContexts::start(const Options &o, const PairRequests &rq) {
 #endif
 }
 
+void EarlyContexts::start_cuda(const Options &o, const SourceRequest &ref) {
+#if defined(VIF_WITH_FFMPEG)
+    if (o.read_only || o.check_parity || o.map.enabled() || thread_.joinable()) return;
+    thread_ = std::thread([this, o, ref] {
+        try {
+            const std::optional<ClipShape> s = probe_clip_shape(ref.path);
+            if (!s || !s->bitdepth || !s->width || !s->height || s->width > 4096 ||
+                s->height > 2304)
+                return;
+            VideoInfo vi;
+            vi.width = s->width;
+            vi.height = s->height;
+            vi.bitdepth = s->bitdepth;
+            Variants v = make_variants(o, vi, std::nullopt); // as score_on_device makes them
+            for (auto &x : v) x->primary.create(x->cfg, VIF_BACKEND_CUDA);
+            made_ = std::move(v);
+        } catch (...) {
+            made_.clear();
+        }
+    });
+#else
+    (void)o, (void)ref;
+#endif
+}
+
 bool EarlyContexts::take(Variants *variants) {
     if (thread_.joinable()) thread_.join();
     if (made_.size() != variants->size()) return false;

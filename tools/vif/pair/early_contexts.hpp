@@ -6,7 +6,8 @@
 // it would make from the opened inputs (make_variants); else they are dropped and made as
 // before. Only where both inputs are encoded files with such a header, on the CPU backend,
 // without --check-parity, --map or --read-only, and for frames up to about 1080p (a header's
-// size is not yet checked against the stream: no large allocation is made on its word).
+// size is not yet checked against the stream: no large allocation is made on its word); on the
+// NVDEC device path, the CUDA contexts likewise (start_cuda).
 #ifndef VIF_TOOLS_PAIR_EARLY_CONTEXTS_HPP
 #define VIF_TOOLS_PAIR_EARLY_CONTEXTS_HPP
 
@@ -28,6 +29,11 @@ public:
 
     /** Starts making them, where the run allows (see above). */
     void start(const Options &o, const PairRequests &rq);
+
+    /** The same for the NVDEC device path, on the CUDA backend: called once CUDA is up, while
+     *  the NVDEC sessions open (making the contexts took 42 ms after them on the H200
+     *  machine); frames up to 4096x2304 whose reference header gives the depth. */
+    void start_cuda(const Options &o, const SourceRequest &ref);
 
     /** Waits for them; moves their contexts into `variants` (made by make_variants for the
      *  opened inputs, no context yet) when they were made with the same configurations. */
