@@ -80,16 +80,24 @@ for size in $SIZES; do
     if awk -v r="$ratio" 'BEGIN { exit !(r > 1.2) }'; then verdict=FAIL; fail=1; fi
     printf '%s %s %s, %s frames of %s clips (best of %s): no maps %.2f s wall %.2f s cpu, worst:10 %.2f s wall %.2f s cpu: %.3fx wall, %.3fx cpu (goal <= 1.2x, %s)\n' \
       "$verdict" "$size" "$variant" "$FRAMES" "$GEN" "$REPS" "$pw" "$pc" "$mw" "$mc" "$rw" "$rc" "$METRIC"
-    # Where the time after the last frame goes (one more worst:10 run, --verbose's timeline):
-    # scoring the 10 frames again with their local maps, then the files' writing.
-    rm -rf "$DIR/maps"
-    "$VIF" -r "$ref" -d "$dis" --variant "$variant" --threads "$THREADS" --backend "$BACKEND" \
-      -q -o "$DIR/maps.json" --map "$DIR/maps" --map-frames worst:10 --verbose 2>&1 |
-      awk -v what="$size $variant" '
+    # Where the time goes (one more run each, --verbose's timeline and bash's times): when the
+    # last frame was scored, the worst 10 scored again with their local maps, the files'
+    # writing, and the user and system CPU time (system time: page faults, thread wake-ups).
+    for mode in plain worst; do
+      extra=()
+      [ "$mode" = worst ] && extra=(--map "$DIR/maps" --map-frames worst:10)
+      rm -rf "$DIR/maps"
+      t=$( { TIMEFORMAT='%R %U %S'; time "$VIF" -r "$ref" -d "$dis" --variant "$variant" --threads "$THREADS" \
+        --backend "$BACKEND" -q -o "$DIR/$mode.json" --verbose "${extra[@]}" 2> "$DIR/$mode.verbose" > /dev/null; } 2>&1 )
+      awk -v what="$size $variant $mode" -v t="$t" '
         / all frames scored / { at = $(NF - 1) }
         / worst frames scored again / { again = $(NF - 4) }
         / maps written / { written = $(NF - 4) }
-        END { if (at != "") printf "tail %s: every frame scored at %s ms, then the worst 10 scored again with maps %s ms, files written %s ms\n", what, at, again, written }'
+        END { split(t, v, " ");
+              printf "tail %s: every frame scored at %s ms", what, at
+              if (again != "") printf ", the worst 10 scored again with maps %s ms, files written %s ms", again, written
+              printf "; wall %s s, user %s s, sys %s s\n", v[1], v[2], v[3] }' "$DIR/$mode.verbose"
+    done
   done
 done
 exit $fail
