@@ -1172,19 +1172,12 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
     const unsigned first = later ? s.opt.decoders : 0;
     s.decoders.emplace_back(
         [&s, first, ctx0, st0, stream0] { s.decoder_thread(int(first), ctx0, st0, stream0); });
-    for (unsigned i = 1; !later && i < s.opt.decoders; ++i) {
-        auto *st = new Impl::DecoderState;
-        void *stream = nullptr;
-        AVCodecContext *ctx = s.open_decoder(st, s.opt.cuda, &stream, &err);
-        if (!ctx) {
-            delete st;
-            std::fprintf(stderr, "vif: note: %s: %s; using %u decoders\n", name.c_str(),
-                         err.c_str(), i);
-            break;
-        }
+    // The other decoders open theirs on their own threads, at once, while decoder 0 decodes (an
+    // NVDEC session takes tens of milliseconds to open: one after the other they held up the
+    // constructor). One that cannot open says so and takes no segment.
+    for (unsigned i = 1; !later && i < s.opt.decoders; ++i)
         s.decoders.emplace_back(
-            [&s, i, ctx, st, stream] { s.decoder_thread(int(i), ctx, st, stream); });
-    }
+            [&s, i] { s.decoder_thread(int(i), nullptr, new Impl::DecoderState, nullptr); });
     // Software decoders beside the NVDEC ones (CPU threads that add throughput, or that decode
     // until NVDEC joins).
     for (unsigned j = later ? 1 : 0; j < s.opt.software_decoders; ++j) {
