@@ -187,9 +187,12 @@ def breakdown(title, variants, n):
             if ph is not None and (best is None or ph[-1][1] < best[-1][1]):
                 best = ph
         got[label] = dict(best) if best else {}
-        order = [k for k, _ in best] if best else []
-        got.setdefault("_order", [])
-        got["_order"] += [k for k in order if k not in got["_order"]]
+        order = got.setdefault("_order", [])
+        prev = None  # a phase one variant has alone goes after the one before it there
+        for k, _ in best or []:
+            if k not in order:
+                order.insert(order.index(prev) + 1 if prev in order else len(order), k)
+            prev = k
     labels = [v[0] for v in variants]
     say(f"\n{title}: where the time goes (ms, fastest of {n} --verbose runs; phases in the "
         "order main() marks them)\n")
