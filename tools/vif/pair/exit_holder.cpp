@@ -12,8 +12,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+// Sanitizer builds leave through exit() for their checks, and their interceptors do not expect
+// a process sharing the memory: no holder there.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define VIF_NO_EXIT_HOLDER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
+    __has_feature(memory_sanitizer)
+#define VIF_NO_EXIT_HOLDER 1
+#endif
+#endif
+
 namespace vifcli {
 
+#if !defined(VIF_NO_EXIT_HOLDER) && defined(SYS_pidfd_open)
 namespace {
 
 // The holder's whole life, on a stack of its own in the process's memory. Only system calls
@@ -35,6 +47,7 @@ int hold(void *arg) {
 }
 
 } // namespace
+#endif
 
 bool exit_holder_wanted() {
     const char *v = std::getenv("VIF_EXIT_HOLDER");
@@ -42,7 +55,7 @@ bool exit_holder_wanted() {
 }
 
 bool start_exit_holder() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(SYS_pidfd_open)
+#if defined(VIF_NO_EXIT_HOLDER) || !defined(SYS_pidfd_open)
     return false;
 #else
     // A file that becomes readable when this process has ended (Linux 5.3+), in the table the
