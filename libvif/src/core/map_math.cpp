@@ -75,14 +75,53 @@ inline void not_positive_to_one(const double* den, float* out, int w) {
         if (!(den[j] > 0.0)) out[j] = 1.0f;
 }
 
+// One pixel's local VIF from its window's four integer sums, as §6.6 forms a scale's num and
+// den from its totals (in double, not rounded to float); den is kept for the guard.
+[[gnu::always_inline]] inline float integer_ratio(int64_t nl, int64_t dl, int64_t nn, int64_t dn,
+                                                  double* den) {
+    const double num = static_cast<double>(nl) / 2048.0 +
+                       (static_cast<double>(dn) - (static_cast<double>(nn) / 16384.0) / 65025.0);
+    *den = static_cast<double>(dl) / 2048.0 + static_cast<double>(dn);
+    return static_cast<float>(num / *den);
+}
+
+// The pixels [first, end) of a row whose window lies inside it, from the column sums c[0..3]
+// (NL, DL, NN, DN over the window's rows): each window's sums and ratio in registers, the
+// pixels side by side (R known here: the loops over the window unroll, the one along the row
+// vectorises).
+template <int R>
+[[gnu::always_inline]] inline void integer_row_inside(const int64_t* const c[4], int first, int end,
+                                                      float* o, double* den) {
+    for (int j = first; j < end; ++j) {
+        int64_t s[4];
+        for (int k = 0; k < 4; ++k) {
+            int64_t v = 0;
+            for (int d = -R; d <= R; ++d) v += c[k][j + d];
+            s[k] = v;
+        }
+        o[j] = integer_ratio(s[0], s[1], s[2], s[3], den + j);
+    }
+}
+
+// The same for any radius and for the pixels whose window the row's ends clip.
+inline void integer_row_any(const int64_t* const c[4], int r, int w, int first, int end, float* o,
+                            double* den) {
+    for (int j = first; j < end; ++j) {
+        const Span cols = window(j, r, w);
+        int64_t s[4] = {0, 0, 0, 0};
+        for (int k = 0; k < 4; ++k)
+            for (int b = cols.first; b <= cols.last; ++b) s[k] += c[k][b];
+        o[j] = integer_ratio(s[0], s[1], s[2], s[3], den + j);
+    }
+}
+
 // Integer terms: the window's four sums are exact int64 sums, so they can be formed in any order:
 // each column's sum over the window's rows slides down the map (a row in, a row out), and along
-// a row the window's sum adds the 2r + 1 column sums around each pixel, one offset at a time over
-// the whole row (loops without a carried dependence, which vectorise; a prefix sum along the row
-// did the same with one serial addition a pixel). Its num and den then come from the sums as
-// §6.6 forms a scale's from its totals (in double, not rounded to float). x86-64 GCC builds also
-// compile an AVX-512 copy (int64 adds and to-double conversions and divisions eight at a time)
-// picked at run time.
+// a row each pixel adds the 2r + 1 column sums around it. The radius in use (and 1 and 3) has a
+// loop of its own whose window sums stay in registers and which vectorises; a prefix sum along
+// the row (one serial addition a pixel) and then the window sums in a separate pass took about
+// 10 ns a pixel at 1080p. x86-64 GCC builds also compile an AVX-512 copy (int64 adds and
+// to-double conversions and divisions eight at a time) picked at run time.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 __attribute__((target_clones("arch=x86-64-v4", "default")))
 #endif
@@ -90,8 +129,10 @@ void local_integer(const TermsView& m, int r, float* out) {
     const int w = m.width, h = m.height;
     const int32_t* term[4] = {m.nl, m.dl, m.nn, m.dn};
     const size_t n = static_cast<size_t>(w);
-    std::vector<int64_t> col(4 * n, 0), win(4 * n);
+    std::vector<int64_t> col(4 * n, 0);
     std::vector<double> den_row(n);
+    const int64_t* const c[4] = {col.data(), col.data() + n, col.data() + 2 * n,
+                                 col.data() + 3 * n};
     for (int i = 0; i < std::min(r, h); ++i)
         for (int k = 0; k < 4; ++k)
             for (int j = 0; j < w; ++j) col[k * n + j] += term[k][static_cast<size_t>(i) * w + j];
@@ -99,47 +140,45 @@ void local_integer(const TermsView& m, int r, float* out) {
     const int inner_first = std::min(r, w), inner_end = std::max(inner_first, w - r);
     for (int i = 0; i < h; ++i) {
         for (int k = 0; k < 4; ++k) {
-            int64_t* c = col.data() + k * n;
+            int64_t* ck = col.data() + k * n;
             if (i + r < h) {
                 const int32_t* t = term[k] + static_cast<size_t>(i + r) * w;
-                for (int j = 0; j < w; ++j) c[j] += t[j];
+                for (int j = 0; j < w; ++j) ck[j] += t[j];
             }
             if (i - r - 1 >= 0) {
                 const int32_t* t = term[k] + static_cast<size_t>(i - r - 1) * w;
-                for (int j = 0; j < w; ++j) c[j] -= t[j];
-            }
-            int64_t* s = win.data() + k * n;
-            for (int j = inner_first; j < inner_end; ++j) s[j] = c[j - r];
-            for (int d = 1; d <= 2 * r; ++d) {
-                const int64_t* cd = c + d - r;
-                for (int j = inner_first; j < inner_end; ++j) s[j] += cd[j];
-            }
-            for (int j = 0; j < w; ++j) {
-                if (j == inner_first) j = inner_end;
-                if (j >= w) break;
-                const Span cols = window(j, r, w);
-                int64_t sum = 0;
-                for (int b = cols.first; b <= cols.last; ++b) sum += c[b];
-                s[j] = sum;
+                for (int j = 0; j < w; ++j) ck[j] -= t[j];
             }
         }
-        const int64_t *nl = win.data(), *dl = nl + n, *nn = dl + n, *dn = nn + n;
         float* o = out + static_cast<size_t>(i) * w;
         double* dr = den_row.data();
-        for (int j = 0; j < w; ++j) {
-            const double num =
-                static_cast<double>(nl[j]) / 2048.0 +
-                (static_cast<double>(dn[j]) - (static_cast<double>(nn[j]) / 16384.0) / 65025.0);
-            dr[j] = static_cast<double>(dl[j]) / 2048.0 + static_cast<double>(dn[j]);
-            o[j] = static_cast<float>(num / dr[j]);
+        integer_row_any(c, r, w, 0, inner_first, o, dr);
+        switch (r) {
+        case 1:
+            integer_row_inside<1>(c, inner_first, inner_end, o, dr);
+            break;
+        case 2:
+            integer_row_inside<2>(c, inner_first, inner_end, o, dr);
+            break;
+        case 3:
+            integer_row_inside<3>(c, inner_first, inner_end, o, dr);
+            break;
+        default:
+            integer_row_any(c, r, w, inner_first, inner_end, o, dr);
+            break;
         }
+        integer_row_any(c, r, w, inner_end, w, o, dr);
         not_positive_to_one(dr, o, w);
     }
 }
 
 // Float terms: sums in double in a fixed order, separably: each column's terms over the window's
 // rows top to bottom, then those column sums left to right. The loops run along the row (each
-// pixel's additions in that order, the pixels side by side), so they vectorise.
+// pixel's additions in that order, the pixels side by side), so they vectorise (an AVX-512 copy
+// too, as for local_integer).
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("arch=x86-64-v4", "default")))
+#endif
 void local_float(const TermsView& m, int r, float* out) {
     const int w = m.width, h = m.height;
     const size_t n = static_cast<size_t>(w);
