@@ -16,21 +16,28 @@ uint16_t pgm16_sample(float value) {
     return uint16_t((x + kTwo52) - kTwo52);
 }
 
+std::string pgm16_header(uint32_t w, uint32_t h, const std::string &comment) {
+    return "P5\n# " + comment + "\n" + std::to_string(w) + " " + std::to_string(h) + "\n65535\n";
+}
+
+void pgm16_samples(const float *map, size_t n, char *out) {
+    for (size_t i = 0; i < n; ++i) {
+        const uint16_t s = pgm16_sample(map[i]);
+        out[2 * i] = char(s >> 8); // PGM samples above 255 are most significant byte first
+        out[2 * i + 1] = char(s & 0xff);
+    }
+}
+
 std::string encode_pgm16(const std::vector<float> &map, uint32_t w, uint32_t h,
                          const std::string &comment) {
-    std::string out =
-        "P5\n# " + comment + "\n" + std::to_string(w) + " " + std::to_string(h) + "\n65535\n";
+    std::string out = pgm16_header(w, h, comment);
     const size_t head = out.size();
     out.resize(head + size_t(w) * h * 2);
-    for (size_t i = 0; i < size_t(w) * h; ++i) {
-        const uint16_t s = pgm16_sample(map[i]);
-        out[head + 2 * i] = char(s >> 8); // PGM samples above 255 are most significant byte first
-        out[head + 2 * i + 1] = char(s & 0xff);
-    }
+    pgm16_samples(map.data(), size_t(w) * h, &out[head]);
     return out;
 }
 
-std::string encode_npy(const std::vector<float> &map, uint32_t w, uint32_t h) {
+std::string npy_header(uint32_t w, uint32_t h) {
     std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(h) +
                        ", " + std::to_string(w) + "), }";
     // Magic (6) + version (2) + header length (2) + dict, padded with spaces and ended by a
@@ -42,13 +49,22 @@ std::string encode_npy(const std::vector<float> &map, uint32_t w, uint32_t h) {
     out += char(dict.size() & 0xff);
     out += char(dict.size() >> 8);
     out += dict;
-    const size_t head = out.size();
-    out.resize(head + size_t(w) * h * 4);
-    for (size_t i = 0; i < size_t(w) * h; ++i) {
+    return out;
+}
+
+void npy_samples(const float *map, size_t n, char *out) {
+    for (size_t i = 0; i < n; ++i) {
         uint32_t bits;
         std::memcpy(&bits, &map[i], 4);
-        for (int b = 0; b < 4; ++b) out[head + 4 * i + b] = char((bits >> (8 * b)) & 0xff);
+        for (int b = 0; b < 4; ++b) out[4 * i + b] = char((bits >> (8 * b)) & 0xff);
     }
+}
+
+std::string encode_npy(const std::vector<float> &map, uint32_t w, uint32_t h) {
+    std::string out = npy_header(w, h);
+    const size_t head = out.size();
+    out.resize(head + size_t(w) * h * 4);
+    npy_samples(map.data(), size_t(w) * h, &out[head]);
     return out;
 }
 

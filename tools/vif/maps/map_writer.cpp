@@ -122,6 +122,7 @@ MapWriter::~MapWriter() {
 }
 
 void MapWriter::stop_writer() {
+    join_prefill();
     {
         std::lock_guard<std::mutex> lock(mu_);
         closing_ = true;
@@ -139,7 +140,11 @@ void MapWriter::check_writer() const {
 void MapWriter::enqueue(Kept k) {
     // One job a file: a frame's scales are written by as many writers at once (a video's
     // writer, the only one, takes them in order).
-    auto frame = std::make_shared<const Kept>(std::move(k));
+    // The frame's buffers go back to the pool once its last file is written.
+    std::shared_ptr<const Kept> frame(new Kept(std::move(k)), [this](const Kept *p) {
+        give_back(std::move(const_cast<Kept *>(p)->maps));
+        delete p;
+    });
     std::unique_lock<std::mutex> lock(mu_);
     space_cv_.wait(lock, [&] {
         return queue_.size() < kQueueDepth * writers_.size() * m_.scales.size() || !error_.empty();
@@ -179,24 +184,77 @@ void MapWriter::writer_loop() {
     }
 }
 
-MapWriter::Kept MapWriter::compute(const VifMaps &maps, uint64_t frame, unsigned threads) const {
+MapWriter::Kept MapWriter::compute(const VifMaps &maps, uint64_t frame, unsigned threads) {
     if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-    Kept k{frame, {}, {}, {}, maps.scale[0].width, maps.scale[0].height};
-    for (uint32_t sc : m_.scales) {
-        const VifScaleMap &sm = maps.scale[sc];
-        std::vector<float> out(size_t(sm.width) * sm.height);
-        local_map_in_bands(sm, out.data(), threads);
-        k.maps.push_back(std::move(out));
+    Kept k{frame, take_buffers(), {}, {}, maps.scale[0].width, maps.scale[0].height};
+    k.maps.resize(m_.scales.size());
+    for (size_t i = 0; i < m_.scales.size(); ++i) {
+        const VifScaleMap &sm = maps.scale[m_.scales[i]];
+        k.maps[i].resize(size_t(sm.width) * sm.height); // within a reused buffer's capacity
+        local_map_in_bands(sm, k.maps[i].data(), threads);
         k.w.push_back(sm.width);
         k.h.push_back(sm.height);
     }
     return k;
 }
 
+MapWriter::Buffers MapWriter::take_buffers() {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    if (pool_.empty()) return {};
+    Buffers b = std::move(pool_.back());
+    pool_.pop_back();
+    return b;
+}
+
+void MapWriter::give_back(Buffers b) {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    pool_.push_back(std::move(b));
+}
+
+void MapWriter::reserve_frames(size_t frames, uint32_t w, uint32_t h) {
+    join_prefill();
+    prefill_ = std::thread([this, frames, w, h] {
+        for (size_t f = 0; f < frames; ++f) {
+            Buffers b(m_.scales.size());
+            for (size_t i = 0; i < b.size(); ++i) {
+                // Scale s is the frame halved s times, rounded down (as the scorers do).
+                const uint32_t s = m_.scales[i];
+                b[i].resize(size_t(w >> s) * (h >> s)); // written: its pages are in memory
+            }
+            give_back(std::move(b));
+        }
+    });
+}
+
+void MapWriter::join_prefill() {
+    if (prefill_.joinable()) prefill_.join();
+}
+
 void MapWriter::write_file(const std::string &name, const std::string &bytes) {
     const std::string path = tmp_ + "/" + name;
     std::FILE *f = std::fopen(path.c_str(), "wb");
     bool ok = f && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+    const int err = errno;
+    if (f && std::fclose(f) != 0) ok = false;
+    if (!ok)
+        throw Failure{fmt::format("--map {}: cannot write {}: {}", m_.dir, name,
+                                  std::strerror(err ? err : EIO))};
+    ++files_;
+}
+
+void MapWriter::write_file(const std::string &name, const std::string &head, const float *map,
+                           size_t n, size_t bytes_each,
+                           void (*samples)(const float *, size_t, char *)) {
+    const std::string path = tmp_ + "/" + name;
+    std::FILE *f = std::fopen(path.c_str(), "wb");
+    bool ok = f && std::fwrite(head.data(), 1, head.size(), f) == head.size();
+    constexpr size_t kPiece = 16384; // samples converted at a time
+    std::vector<char> piece(kPiece * bytes_each);
+    for (size_t at = 0; ok && at < n; at += kPiece) {
+        const size_t count = std::min(kPiece, n - at);
+        samples(map + at, count, piece.data());
+        ok = std::fwrite(piece.data(), bytes_each, count, f) == count;
+    }
     const int err = errno;
     if (f && std::fclose(f) != 0) ok = false;
     if (!ok)
@@ -226,15 +284,16 @@ void MapWriter::write(const Kept &k, size_t i) {
     const uint32_t sc = m_.scales[i];
     switch (m_.format) {
     case Format::kNpy:
-        write_file(fmt::format("frame{:06}_scale{}.npy", k.frame, sc),
-                   encode_npy(k.maps[i], k.w[i], k.h[i]));
+        write_file(fmt::format("frame{:06}_scale{}.npy", k.frame, sc), npy_header(k.w[i], k.h[i]),
+                   k.maps[i].data(), k.maps[i].size(), 4, npy_samples);
         break;
     case Format::kPgm16:
         write_file(fmt::format("frame{:06}_scale{}.pgm", k.frame, sc),
-                   encode_pgm16(k.maps[i], k.w[i], k.h[i],
+                   pgm16_header(k.w[i], k.h[i],
                                 fmt::format("libvif local VIF, frame {} scale {}: value = "
                                             "sample / 32768",
-                                            k.frame, sc)));
+                                            k.frame, sc)),
+                   k.maps[i].data(), k.maps[i].size(), 2, pgm16_samples);
         break;
     case Format::kPng:
         write_file(fmt::format("frame{:06}_scale{}.png", k.frame, sc),

@@ -48,6 +48,12 @@ public:
      *  WorstPictures scored again; its local maps on up to `threads` threads. Any thread (several
      *  at once). Throws the writer's Failure, if it had one. */
     void put(const VifMaps &maps, uint64_t frame, unsigned threads);
+    /** Makes, on a thread of its own, `frames` sets of the buffers a frame's local maps take
+     *  (the selected scales of a w x h frame), their pages written: worst:N's frames are mapped
+     *  after the last frame, where fresh memory for each (and its page faults, in many threads
+     *  at once) was time on the critical path. Buffers also go back to a pool once a frame's
+     *  files are written, for the next frame. */
+    void reserve_frames(size_t frames, uint32_t w, uint32_t h);
     /** After every frame: checks the list, waits for the writers,
      *  renames the folder to DIR; throws Failure (nothing left behind) for a listed frame that
      *  was not scored or a file that could not be written. */
@@ -62,7 +68,7 @@ private:
         uint32_t frame_w = 0, frame_h = 0; ///< scale 0's size: the frame's
     };
     Kept compute(const VifMaps &maps, uint64_t frame,
-                 unsigned threads = 0) const; ///< threads: 0 for every core
+                 unsigned threads = 0); ///< threads: 0 for every core
     /** One file of a frame: its scale m_.scales[scale]. */
     struct Job {
         std::shared_ptr<const Kept> frame;
@@ -72,6 +78,14 @@ private:
     void writer_loop();   ///< a writer thread
     void write(const Kept &k, size_t scale); ///< one file (or video frame), on a writer thread
     void write_file(const std::string &name, const std::string &bytes);
+    /** A file of `head` then `n` samples of `map` converted by `samples` (bytes_each a sample)
+     *  a piece at a time (no whole-file buffer). */
+    void write_file(const std::string &name, const std::string &head, const float *map, size_t n,
+                    size_t bytes_each, void (*samples)(const float *, size_t, char *));
+    using Buffers = std::vector<std::vector<float>>; ///< a frame's maps, one a selected scale
+    Buffers take_buffers();                          ///< from the pool, else empty
+    void give_back(Buffers b);                       ///< to the pool
+    void join_prefill();
     void stop_writer();
     void check_writer() const; ///< throws the writer's failure
 
@@ -91,6 +105,10 @@ private:
     std::deque<Job> queue_;
     bool closing_ = false;
     std::string error_; ///< the writer's failure; it drops what is queued after one
+
+    std::mutex pool_mu_;
+    std::vector<Buffers> pool_; ///< buffers of frames written, for the next ones
+    std::thread prefill_;       ///< reserve_frames'
 };
 
 } // namespace vifcli

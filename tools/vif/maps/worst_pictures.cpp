@@ -131,9 +131,9 @@ void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
               [](const Entry &a, const Entry &b) { return a.frame < b.frame; });
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const size_t contexts = std::max<size_t>(1, std::min(heap_.size(), ctxs.size()));
-    // Each context's share of the cores for its frames' local maps, rounded up: the contexts
-    // finish their frames at about the same time.
-    const unsigned threads = unsigned((cores + contexts - 1) / contexts);
+    // Each context's share of the cores for its frames' local maps (bands of rows need buffers
+    // of their own: with a core or so a context, one call each).
+    const unsigned threads = std::max(1u, unsigned(cores / contexts));
     if (contexts == 1) {
         map_frames(ctxs[0], 0, 1, threads, out);
     } else {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <unistd.h>
@@ -198,6 +199,10 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
                              variants[0]->primary.backend == "cuda" ? VIF_BACKEND_CUDA
                                                                     : VIF_BACKEND_CPU,
                              o.map.worst, in.expected.value_or(0));
+            // And the buffers of the frames mapped at once (one a context on the CPU).
+            const uint64_t at_once =
+                std::min<uint64_t>(o.map.worst, std::max(1u, std::thread::hardware_concurrency()));
+            maps->reserve_frames(size_t(at_once), ri.width, ri.height);
         } else {
             variants[0]->primary.maps = &*maps;
         }
