@@ -50,7 +50,12 @@ public:
             s.results.resize(1);
         }
         build_engines(threads);
-        if (p.maps) map_pool_->put(frame_maps_in_memory());
+        if (p.maps) {
+            map_pool_->put(frame_maps_in_memory());
+            // And the first slot's pictures (the first frame's copy), for the same reason.
+            std::memset(slots_[0].ref.get(), 0, bytes);
+            std::memset(slots_[0].dists[0].get(), 0, bytes);
+        }
         for (size_t t = 0; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
     }
 
