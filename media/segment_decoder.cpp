@@ -598,13 +598,16 @@ struct SegmentDecoder::Impl {
                         return 0;
                     }
                     Segment *pick = nullptr;
+                    // The stream's end comes first, stopping or not: a decoder that has decoded
+                    // every segment it took ends cleanly (and may be kept, decoder_pool.hpp).
+                    auto over = [&] { return impl.demux_done && !impl.any_untaken(); };
                     impl.cv.wait(lk, [&] {
-                        if (impl.stopping) return true;
+                        if (over() || impl.stopping) return true;
                         pick = impl.pick_segment(id);
-                        return pick || (impl.demux_done && !impl.any_untaken());
+                        return pick != nullptr;
                     });
+                    if (!pick && over()) return 0; // the stream is over: the loop drains it
                     if (impl.stopping) break;
-                    if (!pick) return 0; // the stream is over: the loop drains the decoder
                     feeding = pick;
                     feeding->taken = true;
                     feeding->by_primary = !beside;
@@ -771,7 +774,7 @@ struct SegmentDecoder::Impl {
         // session through a flush while the parameter sets stay the same).
         KeptDecoder d{ctx, w.stream};
         const std::string shape = keep_shape(state->want_cuda);
-        if (clean_end && !shape.empty() && !stopped && error.empty() && !w.noted_fallback) {
+        if (clean_end && !shape.empty() && error.empty() && !w.noted_fallback) {
             avcodec_flush_buffers(ctx);
             ctx->opaque = nullptr; // (the state goes with this thread)
             give_back_decoder(shape, d);

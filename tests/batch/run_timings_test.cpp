@@ -19,7 +19,7 @@ TEST(RunTimings, LinesPerDevice) {
     RunTimings t;
     GroupTiming a;
     a.slot = 0, a.rows = 2, a.begin = 0.5, a.end = 1.5, a.open = 0.25, a.context = 0.125;
-    a.decode_wait = 0.5, a.score_wait = 0.25, a.frames = 48;
+    a.decode_wait = 0.5, a.score_wait = 0.25, a.record = 0.375, a.frames = 48;
     GroupTiming b = a;
     b.begin = 1.0, b.end = 2.0, b.rows = 1, b.decode_wait = 1.0, b.device_path = true;
     t.add(a);
@@ -37,7 +37,7 @@ TEST(RunTimings, LinesPerDevice) {
     EXPECT_EQ(lines[1],
               "timings: CUDA device 0: 3 rows in 2 groups (1 decoded by NVDEC), 96 "
               "reference frames, busy 1.50 s from 0.50 s to 2.00 s; open 0.50 s, contexts 3 made "
-              "(0.25 s), decode wait 1.50 s, scoring wait 0.50 s; decode wait per row "
-              "0.50 s (most 1.00 s)");
+              "(0.25 s), decode wait 1.50 s, scoring wait 0.50 s, recording rows 0.75 s; decode "
+              "wait per row 0.50 s (most 1.00 s)");
     EXPECT_EQ(lines[2], "timings: CUDA device 1: no rows");
 }

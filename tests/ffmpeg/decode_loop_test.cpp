@@ -495,12 +495,16 @@ TEST(SegmentDecoder, KeptDecodersGoOnWithTheNextInput) {
     c0 = vifcli::decoder_session_counts();
     decode_all(1); // the kept one
     EXPECT_EQ(since(c0), (std::vector<uint64_t>{0, 1}));
-    c0 = vifcli::decoder_session_counts();
-    decode_all(3); // the kept one and two more
-    EXPECT_EQ(since(c0), (std::vector<uint64_t>{2, 1}));
-    c0 = vifcli::decoder_session_counts();
-    decode_all(3); // all three kept
-    EXPECT_EQ(since(c0), (std::vector<uint64_t>{0, 3}));
+    // Three decoders: the probe's takes the kept one; the two others open theirs on their own
+    // threads, and one that comes late may find a decoder this input already gave back (a
+    // 75-frame clip is soon decoded): three in all, at least one kept.
+    for (int k = 0; k < 2; ++k) {
+        c0 = vifcli::decoder_session_counts();
+        decode_all(3);
+        const std::vector<uint64_t> n = since(c0);
+        EXPECT_EQ(n[0] + n[1], 3u);
+        EXPECT_GE(n[1], 1u);
+    }
     // H.264 decoders are not kept (a flush re-creates their hardware decoder).
     std::string why264;
     const std::string h264 = short_gop_h264(ffmpeg_bin_, &why264);

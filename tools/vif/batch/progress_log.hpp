@@ -52,12 +52,13 @@ public:
     /** The latest record of a row, or nullptr. */
     const ProgressRecord *find(size_t row) const;
 
-    /** Appends a record and flushes it to disk (one write, then fdatasync). Thread-safe.
+    /** Appends a record and flushes it to disk (one write, then fdatasync, the latter outside
+     *  the log's lock: callers on several threads share the disk writes). Thread-safe.
      *  Throws std::runtime_error when the write fails. */
     void append(const ProgressRecord &r);
 
     /** Replaces the log by `keep` (one record a row), atomically: the log stays bounded over
-     *  many resumes. */
+     *  many resumes. Not while appends are going on (the run's end). */
     void rewrite(const std::vector<ProgressRecord> &keep);
 
     const std::string &path() const { return path_; }

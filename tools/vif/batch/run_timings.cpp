@@ -58,7 +58,7 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
     out.push_back(first);
     for (size_t slot = 0; slot < slots.size(); ++slot) {
         size_t rows = 0, groups = 0, device_groups = 0;
-        double open = 0, context = 0, decode = 0, score = 0, most_decode_per_row = 0;
+        double open = 0, context = 0, decode = 0, score = 0, record = 0, most_decode_per_row = 0;
         double first_begin = wall, last_end = 0;
         uint64_t frames = 0;
         std::vector<std::pair<double, double>> spans;
@@ -71,6 +71,7 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
             context += g.context;
             decode += g.decode_wait;
             score += g.score_wait;
+            record += g.record;
             frames += g.frames;
             if (g.rows)
                 most_decode_per_row = std::max(most_decode_per_row, g.decode_wait / double(g.rows));
@@ -93,7 +94,7 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
         const size_t made = slot < contexts_made.size() ? contexts_made[slot] : 0;
         line += "; open " + seconds(open) + ", contexts " + std::to_string(made) + " made (" +
                 seconds(context) + "), decode wait " + seconds(decode) + ", scoring wait " +
-                seconds(score) + "; decode wait per row " +
+                seconds(score) + ", recording rows " + seconds(record) + "; decode wait per row " +
                 seconds(rows ? decode / double(rows) : 0) + " (most " +
                 seconds(most_decode_per_row) + ")";
         out.push_back(line);

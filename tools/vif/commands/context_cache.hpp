@@ -19,6 +19,7 @@ struct GroupTimes {
     double context = 0;       ///< getting the scoring context (made, or kept from the last group)
     double decode_wait = 0;   ///< the scoring loop waiting for decoded frames
     double score_wait = 0;    ///< submitting, and waiting for scores
+    double record = 0;        ///< recording finished rows (output identity, progress log)
     double total = 0;         ///< the whole group, outputs written
     uint64_t frames = 0;      ///< reference frames scored
     bool device_path = false; ///< decoded by NVDEC and scored on its GPU

@@ -419,15 +419,28 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                                 (std::filesystem::path(s.out_dir) / rec->row.output).string()))
                         j.reused = rec->row, reused_rows.insert(j.row.row);
                 }
+                // A row's record: its output's identity and a line in the progress log, made
+                // durable (fdatasync) outside the run's lock, so that the workers' records do
+                // not wait for each other's disk writes.
                 auto finished = [&](const SummaryRow &r) {
                     reported.insert(r.row);
                     part.push_back(r);
                     bar.step(r.status == "failed");
                     if (r.status != "ok") return;
+                    const auto recording = std::chrono::steady_clock::now();
+                    struct AddTime {
+                        GroupTimes &t;
+                        std::chrono::steady_clock::time_point from;
+                        ~AddTime() {
+                            t.record += std::chrono::duration<double>(
+                                            std::chrono::steady_clock::now() - from)
+                                            .count();
+                        }
+                    } add_time{times, recording};
                     vif::batch::ProgressRecord rec{key_of[r.row], "", r};
-                    std::lock_guard<std::mutex> lock(mu);
                     if (const vif::batch::ProgressRecord *old = log.find(r.row);
                         old && reused_rows.count(r.row)) {
+                        std::lock_guard<std::mutex> lock(mu);
                         records[r.row] = *old;
                         reused.push_back(r.row);
                         return;
@@ -439,6 +452,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                     try {
                         log.append(rec);
                     } catch (const std::exception &e) {
+                        std::lock_guard<std::mutex> lock(mu);
                         if (!log_failed)
                             std::fprintf(stderr,
                                          "vif: warning: %s (a resumed run scores these rows "
@@ -447,7 +461,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                         log_failed = true;
                         return;
                     }
-                    records[r.row] = rec;
+                    {
+                        std::lock_guard<std::mutex> lock(mu);
+                        records[r.row] = rec;
+                    }
                     progress_step(); // recorded
                 };
                 try {
@@ -495,6 +512,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 t.context = times.context;
                 t.decode_wait = times.decode_wait;
                 t.score_wait = times.score_wait;
+                t.record = times.record;
                 t.frames = times.frames;
                 t.device_path = times.device_path;
                 timings.add(t);
