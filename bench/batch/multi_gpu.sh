@@ -198,9 +198,15 @@ catalogue() { # TAG MANIFEST
   fi
   for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g$g:--devices $(devlist "$g")"); done
   for g in 2 4; do
-    if [ "$g" -gt "$ngpu" ] || [ "$lean" = 1 ]; then continue; fi
-    ways+=("g${g}proc:one process per GPU, --shard I/$g --devices I")
-    [ "$tag" = A ] && ways+=("g${g}w2:--devices $(devlist "$g") --workers $((2 * g))")
+    if [ "$g" -gt "$ngpu" ]; then continue; fi
+    # (A10 and R: the four GPUs only, one process each, and 2 workers a GPU: is what binds in
+    # the process or in the machine, and is it the workers' number?)
+    if [ "$lean" = 0 ] || [ "$g" = 4 ]; then
+      ways+=("g${g}proc:one process per GPU, --shard I/$g --devices I")
+    fi
+    if [ "$tag" = A ] || { [ "$lean" = 1 ] && [ "$g" = 4 ]; }; then
+      ways+=("g${g}w2:--devices $(devlist "$g") --workers $((2 * g))")
+    fi
   done
   # Part B's rows are groups of one: decoded by NVDEC on the scoring GPU by default (with the
   # one-pair default of NVDEC decoders per input too); on the host (libavcodec) as well, to see
