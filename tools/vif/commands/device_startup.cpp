@@ -23,6 +23,9 @@ DeviceStartup::DeviceStartup(const std::vector<int> &devices, Prepare prepare, P
     for (int d : order_) records_[d] = Record{};
     if (plan_ && order_.size() > 1) {
         start(order_.front());
+        // (No thread for it: no plan will come; the others start now.)
+        if (records_[order_.front()].done)
+            for (int d : order_) start(d);
     } else {
         for (int d : order_) start(d);
     }
