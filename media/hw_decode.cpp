@@ -63,6 +63,17 @@ std::optional<HwDecode> parse_hwdec(const std::string &s) {
 
 namespace {
 
+// Packets an input's decoders need for a run of --frames N: the frames read (after the skip)
+// and the most a picture can be reordered (H.264's and HEVC's DPB hold at most 16; an AV1
+// temporal unit shows its own frame). 0: the whole stream.
+uint64_t packets_needed(const HwDecodeRequest &req) {
+    if (!req.max_frames) return 0;
+    constexpr uint64_t kReorderMargin = 32;
+    const uint64_t sub = std::max<uint64_t>(1, req.subsample);
+    if (req.max_frames > (UINT64_MAX - kReorderMargin) / sub / 2) return 0; // no sensible cap
+    return std::max(req.skip_ref, req.skip_dist) + req.max_frames * sub + kReorderMargin;
+}
+
 // Both inputs opened at once with their software decoders started (encoded ones), the other
 // read on the host; NVDEC joins later (HwDecodeInputs::nvdec_joins_later).
 template <typename Say>
@@ -170,6 +181,7 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
                 o.verbose = req.verbose;
                 o.decoders = req.decoders ? req.decoders : 3;
                 o.nvdec_later = true;
+                o.max_packets = packets_needed(req);
                 // Experiment for bench/startup: VIF_SOFTWARE_BESIDE_NVDEC=0 stops the software
                 // decoders once NVDEC runs.
                 const char *beside = std::getenv("VIF_SOFTWARE_BESIDE_NVDEC");
@@ -187,6 +199,7 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
     o.cuda = true;
     o.cuda_device = req.cuda_device;
     o.verbose = req.verbose;
+    o.max_packets = packets_needed(req);
     // Three NVDEC sessions an input keep the seven engines of an H200 busy with two inputs
     // (measured: docs/journal/2026-11-25-performance.md; more sessions only add start-up time).
     o.decoders = req.decoders ? req.decoders : 3;

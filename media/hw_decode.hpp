@@ -55,6 +55,7 @@ struct HwDecodeRequest {
     bool verbose = false;
     uint64_t max_frames = 0;              ///< --frames: the most pairs the run scores, 0: all
     uint64_t skip_ref = 0, skip_dist = 0; ///< frames skipped at the start of each input
+    uint64_t subsample = 1;               ///< --subsample: pairs read a pair scored
     /// auto with --cpu-decoders N: encoded inputs may start decoding in software at once,
     /// without waiting for CUDA, NVDEC joining later (decode_choice.hpp, choose_decoding_start).
     /// Environment VIF_TEST_SOFTWARE_FIRST=1 (tests): always, whatever the clip.

@@ -849,6 +849,7 @@ struct SegmentDecoder::Impl {
                              (opt.software_decoders ? kBesideLookahead : 0);
         for (;;) {
             const uint64_t packets = demuxer.packets();
+            if (opt.max_packets && packets >= opt.max_packets) break; // the rest is not needed
             int r = pkt ? demuxer.read(pkt) : AVERROR(ENOMEM);
             if (r == 0) break;
             if (r < 0) {

@@ -71,6 +71,10 @@ struct SegmentDecoderOptions {
     /// Software decoders go on beside running NVDEC decoders (on segments they finish in time);
     /// false: they stop taking segments once NVDEC runs.
     bool software_beside_nvdec = true;
+    /// The demuxer stops after this many packets, as if the stream ended there (0: reads it
+    /// all): a run that scores the first frames only (--frames) decodes no more than those and
+    /// the pictures reordering can bring before them (the caller adds that margin).
+    uint64_t max_packets = 0;
 };
 
 /** How a run's segments were shared out (SegmentDecoder::sharing()). */

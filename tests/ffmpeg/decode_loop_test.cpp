@@ -380,6 +380,49 @@ TEST(SegmentDecoder, SoftwareFirstThenJoinedGivesTheReadersFrames) {
     EXPECT_TRUE(mixed) << "no run shared the segments between both kinds of decoder";
 }
 
+// max_packets (a run of --frames N): the demuxer stops there, the decoders drain, and every
+// frame before the reordering margin is the reader's.
+TEST(SegmentDecoder, MaxPacketsDecodesOnlyTheStart) {
+    VIF_REQUIRE_ENCODE(mp4);
+    ffmpeg::VideoReader reader;
+    std::string err;
+    ASSERT_TRUE(reader.open(mp4, 1, &err)) << err;
+    std::vector<std::vector<uint8_t>> want;
+    VifPicture pic;
+    while (want.size() < 20 && reader.next(&pic, &err) == 1) {
+        std::vector<uint8_t> plane(size_t(pic.width) * pic.height);
+        for (uint32_t y = 0; y < pic.height; ++y)
+            std::memcpy(plane.data() + size_t(y) * pic.width,
+                        static_cast<const uint8_t*>(pic.data) + ptrdiff_t(y) * pic.stride,
+                        pic.width);
+        want.push_back(std::move(plane));
+    }
+    ASSERT_EQ(want.size(), 20u);
+    for (const unsigned decoders : {1u, 3u}) {
+        SCOPED_TRACE("decoders " + std::to_string(decoders));
+        vifcli::SegmentDecoderOptions opt;
+        opt.cuda = false;
+        opt.decoders = decoders;
+        opt.min_segment_frames = 10;
+        opt.max_packets = 24;
+        vifcli::SegmentDecoder dec(mp4, "test", opt);
+        vifcli::DecodedFrame f;
+        size_t n = 0;
+        while (dec.next(&f)) {
+            if (n < want.size()) {
+                bool same = true;
+                for (int y = 0; y < 72 && same; ++y)
+                    same = std::memcmp(f.frame->data[0] + ptrdiff_t(y) * f.frame->linesize[0],
+                                       want[n].data() + size_t(y) * 128, 128) == 0;
+                EXPECT_TRUE(same) << "frame " << n;
+            }
+            dec.release(&f);
+            ++n;
+        }
+        EXPECT_EQ(n, 24u); // a frame a packet read, none after
+    }
+}
+
 // The sharing rule (segment_sharing.hpp) on made-up states: 60-frame segments, NVDEC at 600
 // frames a second (0.1 s a segment), a software decoder at 100 (0.6 s a segment: with the
 // margin and slack it needs 0.95 s, 570 frames of NVDEC's, ahead of next()).

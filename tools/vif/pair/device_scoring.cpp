@@ -178,6 +178,7 @@ std::optional<int> score_on_device_if_chosen(const Options &o, CudaWarmup &warmu
     hr.max_frames = o.max_frames.value_or(0);
     hr.skip_ref = o.skip_ref;
     hr.skip_dist = o.skip_dist;
+    hr.subsample = o.subsample;
     hr.may_start_in_software = true;
     hr.host_only = (o.backend == VIF_BACKEND_CPU && !o.read_only) ||
                    (o.read_only && hr.mode != HwDecode::kCuda);
