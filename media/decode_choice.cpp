@@ -47,14 +47,25 @@ constexpr double kCpuRunH264PixelsPerSPerThread = 4.6e7;
 // Measured up to 16 threads: more are not assumed to add (a many-core machine's long runs would
 // otherwise go to the CPU on a straight line nobody measured).
 constexpr unsigned kMeasuredThreads = 16;
-// A run that starts CUDA: its fixed cost (driver and context, the driver's teardown at exit:
-// a trivial CUDA program takes 0.35-0.37 s) and its rate, luma pixels of one frame a second:
-// raw input 3,900 fps of 1080p once started; encoded input adds NVDEC's sessions (0.15 s) and
-// runs at NVDEC's 1,302 pairs a second (the same machine).
-constexpr double kCudaFixedS = 0.35;
+// A run that starts CUDA: its fixed cost beyond a CPU run's and its rate, luma pixels of one
+// frame a second: raw input 3,900 fps of 1080p once started; encoded input runs at NVDEC's
+// 1,302-1,437 pairs a second (the same machine). The fixed costs were 0.35 s (a trivial CUDA
+// program's whole process) and 0.50 s (NVDEC's sessions on top) while the driver's teardown
+// ran in the process's exit; the exit holder (tools/vif/pair/exit_holder.hpp) took 0.06-0.12 s
+// of it out (bench/startup, 2026-11-26), the NVDEC path's contexts and sessions are made at
+// once since, and a CPU run has its own fixed cost (0.03 s raw, 0.13 s for the probe pair's
+// first frames): 0.25 and 0.30 s.
+constexpr double kCudaFixedS = 0.25;
 constexpr double kCudaRawPixelsPerS = 8.0e9;
-constexpr double kNvdecFixedS = 0.50;
+constexpr double kNvdecFixedS = 0.30;
 constexpr double kNvdecRunPixelsPerS = 2.7e9;
+// A CPU run's first frames of big encoded frames: frame threads each decoding a frame before
+// the first comes out. One 2160p HEVC Main10 frame took 0.49 s on the CPU, one 1080p H.264
+// frame 0.13 s (H200 machine, bench/startup's curves, 2026-11-26): seconds a luma pixel of a
+// frame, weighted by codec_cost, beyond the 1080p H.264 frame's 4e6 (whose cost the fixed costs
+// above already net out).
+constexpr double kCpuFirstFramesSPerPixel = 3.5e-8;
+constexpr double kCpuFirstFramesFreePixels = 4.0e6;
 // The hand-over (raw input scored on CPU threads until CUDA is ready): CUDA's contexts are
 // ready about 0.23 s after start, and about 0.03 s later (1080p; 0.09 s at 2160p) when every
 // core is scoring meanwhile (H200 machine, --verbose timelines, 2026-11-26).
@@ -186,7 +197,12 @@ CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned core
     const double cpu_rate = (raw ? kCpuRunRawPixelsPerSPerThread
                                  : kCpuRunH264PixelsPerSPerThread / codec_cost(shape.codec)) *
                             std::clamp(cores, 1u, kMeasuredThreads) / std::max(1u, variants);
-    const double cpu_s = pixels / cpu_rate;
+    const double first_frames =
+        raw ? 0.0
+            : kCpuFirstFramesSPerPixel *
+                  std::max(0.0, double(shape.width) * shape.height * codec_cost(shape.codec) -
+                                    kCpuFirstFramesFreePixels);
+    const double cpu_s = first_frames + pixels / cpu_rate;
     const double gpu_s = raw ? kCudaFixedS + pixels / kCudaRawPixelsPerS
                              : kNvdecFixedS + pixels / kNvdecRunPixelsPerS;
     c.cpu_only = cpu_s <= gpu_s;

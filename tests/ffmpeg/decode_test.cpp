@@ -390,6 +390,23 @@ TEST(DecodeChoice, RawRunsOnCudaSkipTheHandOverThatCostsMore) {
     EXPECT_TRUE(e.cpu_while_cuda_starts);
 }
 
+// The rule with the exit holder's smaller CUDA start-up and a CPU run's own first frames (the
+// H200 machine's curves): the probe pair stays on the CPU, 200 frames of 1080p H.264 go to
+// CUDA, and so does a single 2160p HEVC frame, whose first frames on the CPU take longer than
+// CUDA's start-up.
+TEST(DecodeChoice, CurvePointsOfTheH200Machine) {
+    using vifcli::choose_cpu_only;
+    const vifcli::ClipShape h264{0, 1920, 1080, "h264"}, uhd{0, 3840, 2160, "hevc"},
+        raw{0, 1920, 1080, "raw"}, raw_uhd{0, 3840, 2160, "raw"};
+    EXPECT_TRUE(choose_cpu_only(48, h264, 16, 1).cpu_only);
+    EXPECT_FALSE(choose_cpu_only(200, h264, 16, 1).cpu_only);
+    EXPECT_FALSE(choose_cpu_only(1, uhd, 16, 1).cpu_only);
+    EXPECT_TRUE(choose_cpu_only(48, raw, 16, 1).cpu_only);
+    EXPECT_FALSE(choose_cpu_only(200, raw, 16, 1).cpu_only);
+    EXPECT_TRUE(choose_cpu_only(8, raw_uhd, 16, 1).cpu_only);
+    EXPECT_FALSE(choose_cpu_only(48, raw_uhd, 16, 1).cpu_only);
+}
+
 // Where NVDEC decodes a long clip, whether software decoders start on it at once while CUDA
 // and NVDEC start (media/decode_choice.*): yes for 1080p H.264 on 16 threads (the issue's
 // 1,200-frame pair), no for 2160p HEVC (a few frames in that time) nor on 2 threads; the
