@@ -51,7 +51,10 @@ int hold(void *arg) {
 
 bool exit_holder_wanted() {
     const char *v = std::getenv("VIF_EXIT_HOLDER");
-    return !(v && std::strcmp(v, "0") == 0);
+    if (v && std::strcmp(v, "0") == 0) return false;
+    // Under a CUDA tool that injects itself (compute-sanitizer, Nsight Systems or Compute), the
+    // process's CUDA teardown stays where the tool expects it.
+    return std::getenv("CUDA_INJECTION64_PATH") == nullptr;
 }
 
 bool start_exit_holder() {

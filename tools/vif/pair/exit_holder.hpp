@@ -19,7 +19,8 @@
 
 namespace vifcli {
 
-/** Whether to make the holder: unless the environment has VIF_EXIT_HOLDER=0. */
+/** Whether to make the holder: unless the environment has VIF_EXIT_HOLDER=0, or a CUDA tool
+ *  injects itself (CUDA_INJECTION64_PATH: compute-sanitizer, Nsight). */
 bool exit_holder_wanted();
 
 /** Makes the holder child; false when it could not be made (nothing else changes then). */
