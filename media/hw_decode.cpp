@@ -203,8 +203,8 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
     // Three NVDEC sessions an input keep the seven engines of an H200 busy with two inputs
     // (measured: docs/journal/2026-11-25-performance.md; more sessions only add start-up time).
     o.decoders = req.decoders ? req.decoders : 3;
-    // Software decoders beside NVDEC added nothing measurable (docs/journal/2026-11-25-performance.md): none unless
-    // asked for.
+    // Software decoders beside NVDEC: none unless asked for (their threads slow NVDEC's host
+    // side: docs/journal/2026-11-26-startup.md, "Round 1").
     o.software_decoders = req.cpu_decoders < 0 ? 0u : unsigned(req.cpu_decoders);
     if (req.cpu_decoders > 0)
         o.threads_per_decoder =
