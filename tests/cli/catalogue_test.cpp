@@ -53,8 +53,10 @@ TEST_F(CatalogueCli, ResumeAfterAKillAtAnyStepGivesTheUninterruptedSummary) {
     ASSERT_EQ(std::count(expected.begin(), expected.end(), '\n'), 6) << expected;
     for (int step = 1; step <= 8; ++step) {
         const std::string out = path("run" + std::to_string(step));
-        CliRun killed =
-            batch(m, out, {"--precision", "max"}, "VIF_TEST_KILL_AFTER=" + std::to_string(step));
+        // One worker: the steps come in the order above (several workers, as a GPU machine
+        // gets by default, record their rows at the same time and interleave the steps).
+        CliRun killed = batch(m, out, {"--precision", "max", "--workers", "1"},
+                              "VIF_TEST_KILL_AFTER=" + std::to_string(step));
         ASSERT_EQ(killed.code, 128 + SIGKILL) << "step " << step << ": " << killed.err;
         EXPECT_FALSE(fs::exists(out + "/summary.csv")) << "step " << step;
         CliRun resumed = batch(m, out, {"--precision", "max"});
