@@ -166,10 +166,11 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
             shape && frames ? choose_nvdec(frames, *shape, cores) : NvdecChoice{};
         if (!choice.why.empty()) say(choice.why);
         if (!choice.nvdec && !(force_first && req.may_start_in_software)) return std::nullopt;
-        // Software first only when asked for (--cpu-decoders N): on the H200 machine the
-        // 1,200-frame H.264 pair took 1.421 s that way against 1.347 s with NVDEC alone (the
-        // software decoders' threads slowed CUDA's contexts, 42 -> 104 ms, and NVDEC's host side).
-        if (req.may_start_in_software && (req.cpu_decoders > 0 || force_first) &&
+        // Software first unless --cpu-decoders 0: on the H200 machine the 1,200-frame H.264 pair
+        // took 0.955 s that way (one software decoder an input) against 1.126 s with NVDEC
+        // alone (bench/startup, 2026-11-26, round 2; the contexts made early, the sessions
+        // opened at once: in round 1, before those, it was slower).
+        if (req.may_start_in_software && (req.cpu_decoders != 0 || force_first) &&
             (shape || force_first)) {
             SegmentDecoderOptions o;
             const StartChoice start =

@@ -6,9 +6,9 @@
 //         backend and an input NVDEC decodes are required, anything else is an error.
 //   auto: NVDEC for each encoded input it can decode when the scoring runs on CUDA; software
 //         for the others; the host path when neither input goes to NVDEC, or when the clip is
-//         too short for NVDEC's start-up to pay (decode_choice.hpp). With --cpu-decoders N,
-//         where the CPU decodes a segment's worth while CUDA and NVDEC start, decoding starts
-//         in software at once and NVDEC joins (may_start_in_software). --verbose says which.
+//         too short for NVDEC's start-up to pay (decode_choice.hpp). Where the CPU decodes a
+//         segment's worth while CUDA and NVDEC start, decoding starts in software at once and
+//         NVDEC joins (may_start_in_software; not with --cpu-decoders 0). --verbose says which.
 // A raw/Y4M input next to an NVDEC-decoded one is read on the host and uploaded.
 #ifndef VIF_TOOLS_HW_DECODE_HPP
 #define VIF_TOOLS_HW_DECODE_HPP
@@ -56,7 +56,7 @@ struct HwDecodeRequest {
     uint64_t max_frames = 0;              ///< --frames: the most pairs the run scores, 0: all
     uint64_t skip_ref = 0, skip_dist = 0; ///< frames skipped at the start of each input
     uint64_t subsample = 1;               ///< --subsample: pairs read a pair scored
-    /// auto with --cpu-decoders N: encoded inputs may start decoding in software at once,
+    /// auto (unless --cpu-decoders 0): encoded inputs may start decoding in software at once,
     /// without waiting for CUDA, NVDEC joining later (decode_choice.hpp, choose_decoding_start).
     /// Environment VIF_TEST_SOFTWARE_FIRST=1 (tests): always, whatever the clip.
     bool may_start_in_software = false;
