@@ -231,15 +231,7 @@ void MapWriter::join_prefill() {
 }
 
 void MapWriter::write_file(const std::string &name, const std::string &bytes) {
-    const std::string path = tmp_ + "/" + name;
-    std::FILE *f = std::fopen(path.c_str(), "wb");
-    bool ok = f && std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-    const int err = errno;
-    if (f && std::fclose(f) != 0) ok = false;
-    if (!ok)
-        throw Failure{fmt::format("--map {}: cannot write {}: {}", m_.dir, name,
-                                  std::strerror(err ? err : EIO))};
-    ++files_;
+    write_file(name, bytes, nullptr, 0, 1, nullptr); // a head alone
 }
 
 void MapWriter::write_file(const std::string &name, const std::string &head, const float *map,
