@@ -187,7 +187,9 @@ TEST_F(MapPictures, Y4mIsAHeatVideoAtTheSourcesSizeAndRate) {
                         bright_min = std::min(bright_min, luma);
                     }
                 }
-            if (scale == 0) EXPECT_LT(inside / double(n), 60.0) << "frame " << f;
+            if (scale == 0) {
+                EXPECT_LT(inside / double(n), 60.0) << "frame " << f;
+            }
             EXPECT_GE(bright_min, 215) << "frame " << f;
         }
     }

@@ -2,6 +2,7 @@
 // the end of the stream, where an error happened), and the segment decoder (several software
 // decoders on segments cut at IDR pictures) giving exactly the frames of the reader (one
 // decoder from the start), in the number the encode was made with.
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -83,6 +84,25 @@ std::string short_gop_hevc(const std::string& ffmpeg, std::string* why) {
         return "";
     }
     return path = out;
+}
+
+// The reader's luma planes of `path` (rows packed), its first `limit` frames at most: the
+// frames every segment decoder test compares with. False with *err when the reader fails.
+bool reader_planes(const std::string& path, size_t limit, std::vector<std::vector<uint8_t>>* out,
+                   std::string* err) {
+    ffmpeg::VideoReader reader;
+    if (!reader.open(path, 1, err)) return false;
+    VifPicture pic;
+    int r = 1;
+    while (out->size() < limit && (r = reader.next(&pic, err)) == 1) {
+        std::vector<uint8_t> plane(size_t(pic.width) * pic.height);
+        for (uint32_t y = 0; y < pic.height; ++y)
+            std::memcpy(plane.data() + size_t(y) * pic.width,
+                        static_cast<const uint8_t*>(pic.data) + ptrdiff_t(y) * pic.stride,
+                        pic.width);
+        out->push_back(std::move(plane));
+    }
+    return r >= 0;
 }
 
 #define VIF_REQUIRE_ENCODE(var)                                                                    \
@@ -216,21 +236,9 @@ TEST(DecodeLoop, OpenVideoInputNamesTheProblem) {
 // The segment decoder in software, several decoders: the frames of the reader, byte for byte.
 TEST(SegmentDecoder, SoftwareSegmentsGiveTheReadersFrames) {
     VIF_REQUIRE_ENCODE(mp4);
-    ffmpeg::VideoReader reader;
     std::string err;
-    ASSERT_TRUE(reader.open(mp4, 1, &err)) << err;
     std::vector<std::vector<uint8_t>> want;
-    VifPicture pic;
-    int r;
-    while ((r = reader.next(&pic, &err)) == 1) {
-        std::vector<uint8_t> plane(size_t(pic.width) * pic.height);
-        for (uint32_t y = 0; y < pic.height; ++y)
-            std::memcpy(plane.data() + size_t(y) * pic.width,
-                        static_cast<const uint8_t*>(pic.data) + ptrdiff_t(y) * pic.stride,
-                        pic.width);
-        want.push_back(std::move(plane));
-    }
-    ASSERT_EQ(r, 0) << err;
+    ASSERT_TRUE(reader_planes(mp4, SIZE_MAX, &want, &err)) << err;
     ASSERT_EQ(want.size(), size_t(kFrames));
 
     vifcli::SegmentDecoderOptions opt;
@@ -264,21 +272,9 @@ TEST(SegmentDecoder, SoftwareSegmentsGiveTheReadersFrames) {
 // several packets before its first frame.
 TEST(SegmentDecoder, TheProbesDecoderGoesOnAsDecoderZero) {
     VIF_REQUIRE_ENCODE(mp4);
-    ffmpeg::VideoReader reader;
     std::string err;
-    ASSERT_TRUE(reader.open(mp4, 1, &err)) << err;
     std::vector<std::vector<uint8_t>> want;
-    VifPicture pic;
-    int r;
-    while ((r = reader.next(&pic, &err)) == 1) {
-        std::vector<uint8_t> plane(size_t(pic.width) * pic.height);
-        for (uint32_t y = 0; y < pic.height; ++y)
-            std::memcpy(plane.data() + size_t(y) * pic.width,
-                        static_cast<const uint8_t*>(pic.data) + ptrdiff_t(y) * pic.stride,
-                        pic.width);
-        want.push_back(std::move(plane));
-    }
-    ASSERT_EQ(r, 0) << err;
+    ASSERT_TRUE(reader_planes(mp4, SIZE_MAX, &want, &err)) << err;
     ASSERT_EQ(want.size(), size_t(kFrames));
     for (const unsigned decoders : {1u, 3u})
         for (const bool go_on : {true, false}) {
@@ -319,21 +315,9 @@ TEST(SegmentDecoder, SoftwareFirstThenJoinedGivesTheReadersFrames) {
     std::string why;
     const std::string mp4 = bigger_h264(ffmpeg_bin_, &why);
     if (mp4.empty()) GTEST_SKIP() << "no libx264 encode: " << why;
-    ffmpeg::VideoReader reader;
     std::string err;
-    ASSERT_TRUE(reader.open(mp4, 1, &err)) << err;
     std::vector<std::vector<uint8_t>> want;
-    VifPicture pic;
-    int r;
-    while ((r = reader.next(&pic, &err)) == 1) {
-        std::vector<uint8_t> plane(size_t(pic.width) * pic.height);
-        for (uint32_t y = 0; y < pic.height; ++y)
-            std::memcpy(plane.data() + size_t(y) * pic.width,
-                        static_cast<const uint8_t*>(pic.data) + ptrdiff_t(y) * pic.stride,
-                        pic.width);
-        want.push_back(std::move(plane));
-    }
-    ASSERT_EQ(r, 0) << err;
+    ASSERT_TRUE(reader_planes(mp4, SIZE_MAX, &want, &err)) << err;
     ASSERT_EQ(want.size(), 120u);
     // join_at: frames handed out before NVDEC joins (-1: it never does). Which decoder gets
     // which segment depends on timing (the rule itself: SegmentSharing below): every try is
@@ -384,19 +368,9 @@ TEST(SegmentDecoder, SoftwareFirstThenJoinedGivesTheReadersFrames) {
 // frame before the reordering margin is the reader's.
 TEST(SegmentDecoder, MaxPacketsDecodesOnlyTheStart) {
     VIF_REQUIRE_ENCODE(mp4);
-    ffmpeg::VideoReader reader;
     std::string err;
-    ASSERT_TRUE(reader.open(mp4, 1, &err)) << err;
     std::vector<std::vector<uint8_t>> want;
-    VifPicture pic;
-    while (want.size() < 20 && reader.next(&pic, &err) == 1) {
-        std::vector<uint8_t> plane(size_t(pic.width) * pic.height);
-        for (uint32_t y = 0; y < pic.height; ++y)
-            std::memcpy(plane.data() + size_t(y) * pic.width,
-                        static_cast<const uint8_t*>(pic.data) + ptrdiff_t(y) * pic.stride,
-                        pic.width);
-        want.push_back(std::move(plane));
-    }
+    ASSERT_TRUE(reader_planes(mp4, 20, &want, &err)) << err;
     ASSERT_EQ(want.size(), 20u);
     for (const unsigned decoders : {1u, 3u}) {
         SCOPED_TRACE("decoders " + std::to_string(decoders));
@@ -485,21 +459,9 @@ TEST(SegmentDecoder, KeptDecodersGoOnWithTheNextInput) {
     std::string why;
     const std::string mp4 = short_gop_hevc(ffmpeg_bin_, &why);
     if (mp4.empty()) GTEST_SKIP() << "no libx265 encode: " << why;
-    ffmpeg::VideoReader reader;
     std::string err;
-    ASSERT_TRUE(reader.open(mp4, 1, &err)) << err;
     std::vector<std::vector<uint8_t>> want;
-    VifPicture pic;
-    int r;
-    while ((r = reader.next(&pic, &err)) == 1) {
-        std::vector<uint8_t> plane(size_t(pic.width) * pic.height);
-        for (uint32_t y = 0; y < pic.height; ++y)
-            std::memcpy(plane.data() + size_t(y) * pic.width,
-                        static_cast<const uint8_t*>(pic.data) + ptrdiff_t(y) * pic.stride,
-                        pic.width);
-        want.push_back(std::move(plane));
-    }
-    ASSERT_EQ(r, 0) << err;
+    ASSERT_TRUE(reader_planes(mp4, SIZE_MAX, &want, &err)) << err;
     ASSERT_EQ(want.size(), size_t(kFrames));
     vifcli::keep_decoders(true);
     int run = 0;
@@ -524,7 +486,9 @@ TEST(SegmentDecoder, KeptDecodersGoOnWithTheNextInput) {
             ++n;
         }
         EXPECT_EQ(n, want.size());
-        if (decoders > 1) EXPECT_GT(dec.segments(), 3u);
+        if (decoders > 1) {
+            EXPECT_GT(dec.segments(), 3u);
+        }
         dec.stop();
     };
     // Decoders opened and taken from the kept ones since `a`.
