@@ -3,20 +3,27 @@
 # at most 1.2x the time of the same run without maps. For each size (720p and 1080p by default)
 # it makes a pair once (an FFmpeg test pattern, 8-bit gray Y4M, and its x264 encode at CRF 36
 # decoded back; without FFmpeg, or with GEN=numpy, make_maps_clip.py's textured pan and its copy
-# blurred by a radius drawn per frame), then times the whole `vif` process without maps and with worst:10 maps,
-# alternating, best of REPS, and prints the ratio with PASS/FAIL.
+# blurred by a radius drawn per frame), then times the whole `vif` process without maps and with
+# worst:10 maps, alternating (plain, then each of MODES: when the contexts that score the worst
+# frames again are made, VIF_MAP_CONTEXTS, tools/vif/maps/map_contexts.hpp), best of REPS, and
+# prints per mode the ratio with PASS/FAIL (the default mode, `start`, decides the exit status)
+# and where the time went in the best runs, from --verbose: the clip phase (process start to
+# the last frame scored), the tail after it (the worst frames scored again, their local maps,
+# the files, the exit), and the longest context's wait for maps and local-map time.
 #
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
-#   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (3),
+#   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu),
+#        BACKEND (cpu), MODES ("start clip tail"; the first one decides), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
 set -euo pipefail
 VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
-REPS=${REPS:-3}
+REPS=${REPS:-5}
+MODES=${MODES:-"start clip tail"}
+GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
 THREADS=${THREADS:-0}
@@ -34,16 +41,6 @@ fi
 mkdir -p "$DIR"
 F="ffmpeg -hide_banner -loglevel error -nostdin -y"
 
-# "wall cpu" seconds of one whole run (cpu: user + system of the process).
-# (bash's own `time`: /usr/bin/time is not on every machine)
-run_time() {
-  local t TIMEFORMAT='%R %U %S'
-  t=$({ time "$@" > /dev/null 2>&1; } 2>&1)
-  awk '{ printf "%s %.2f\n", $1, $2 + $3 }' <<< "$t"
-}
-
-min() { printf '%s\n' "$@" | sort -g | head -1; }
-
 fail=0
 for size in $SIZES; do
   ref=$DIR/ref_${GEN}_${size}_$FRAMES.y4m dis=$DIR/dis_${GEN}_${size}_$FRAMES.y4m
@@ -56,48 +53,67 @@ for size in $SIZES; do
     $F -i "$DIR/enc_${size}_$FRAMES.mkv" -pix_fmt gray -strict -1 "$dis"
   fi
   for variant in $VARIANTS; do
-    plain_wall=() plain_cpu=() maps_wall=() maps_cpu=()
-    for _ in $(seq "$REPS"); do
-      read -r w c < <(run_time "$VIF" -r "$ref" -d "$dis" --variant "$variant" --threads "$THREADS" --backend "$BACKEND" \
-        -q -o "$DIR/plain.json")
-      plain_wall+=("$w") plain_cpu+=("$c")
-      rm -rf "$DIR/maps"
-      read -r w c < <(run_time "$VIF" -r "$ref" -d "$dis" --variant "$variant" --threads "$THREADS" --backend "$BACKEND" \
-        -q -o "$DIR/maps.json" --map "$DIR/maps" --map-frames worst:10)
-      maps_wall+=("$w") maps_cpu+=("$c")
-      [ "$(find "$DIR/maps" -type f | wc -l)" -ge 10 ] || { echo "FAIL $size $variant: fewer than 10 map files"; fail=1; }
+    # Every run with --verbose (its timeline costs nothing): "wall cpu clip_ms" per run, per mode.
+    declare -A runs=()
+    for rep in $(seq "$REPS"); do
+      for mode in plain $MODES; do
+        extra=()
+        [ "$mode" != plain ] && extra=(--map "$DIR/maps" --map-frames worst:10)
+        rm -rf "$DIR/maps"
+        t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_CONTEXTS=$mode "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
+          --threads "$THREADS" --backend "$BACKEND" -q -o "$DIR/$mode.json" --verbose "${extra[@]}" \
+          2> "$DIR/$mode.$rep.verbose" > /dev/null; } 2>&1 )
+        if [ "$mode" != plain ] && [ "$(find "$DIR/maps" -type f | wc -l)" -lt 10 ]; then
+          echo "FAIL $size $variant $mode: fewer than 10 map files"; fail=1
+        fi
+        # wall, cpu (user + system), the clip phase (ms from the static start-up to the last
+        # frame scored), the tail (from there to leaving main()), and the longest context's
+        # waits for maps and local maps.
+        runs[$mode]+="$(awk -v t="$t" '
+          / static start-up at / { t0 = $(NF - 2) }
+          / leaving main\(\) at / { t1 = $(NF - 2) }
+          / all frames scored / { at = $(NF - 1) }
+          / worst frames: / { split($0, a, "longest waits for maps "); split(a[2], b, " ");
+                              waits = b[1]; split($0, c, "local maps "); split(c[2], d, " "); lm = d[1] }
+          END { split(t, v, " "); printf "%s %.3f %.1f %.1f %s %s\n", v[1], v[2] + v[3], at, (t1 - t0) * 1000 - at,
+                waits == "" ? "-" : waits, lm == "" ? "-" : lm }' "$DIR/$mode.$rep.verbose")
+"
+      done
     done
     # The same scores with maps (the JSON's speed line aside).
-    cmp -s <(grep -v '"fps"' "$DIR/plain.json") <(grep -v '"fps"' "$DIR/maps.json") ||
-      { echo "FAIL $size $variant: scores differ with maps"; fail=1; }
-    pw=$(min "${plain_wall[@]}") mw=$(min "${maps_wall[@]}")
-    pc=$(min "${plain_cpu[@]}") mc=$(min "${maps_cpu[@]}")
-    rw=$(awk -v a="$mw" -v b="$pw" 'BEGIN { print a / b }')
-    rc=$(awk -v a="$mc" -v b="$pc" 'BEGIN { print a / b }')
-    ratio=$rw
-    [ "$METRIC" = cpu ] && ratio=$rc
-    verdict=PASS
-    if awk -v r="$ratio" 'BEGIN { exit !(r > 1.2) }'; then verdict=FAIL; fail=1; fi
-    printf '%s %s %s, %s frames of %s clips (best of %s): no maps %.2f s wall %.2f s cpu, worst:10 %.2f s wall %.2f s cpu: %.3fx wall, %.3fx cpu (goal <= 1.2x, %s)\n' \
-      "$verdict" "$size" "$variant" "$FRAMES" "$GEN" "$REPS" "$pw" "$pc" "$mw" "$mc" "$rw" "$rc" "$METRIC"
-    # Where the time goes (one more run each, --verbose's timeline and bash's times): when the
-    # last frame was scored, the worst 10 scored again with their local maps, the files'
-    # writing, and the user and system CPU time (system time: page faults, thread wake-ups).
-    for mode in plain worst; do
-      extra=()
-      [ "$mode" = worst ] && extra=(--map "$DIR/maps" --map-frames worst:10)
-      rm -rf "$DIR/maps"
-      t=$( { TIMEFORMAT='%R %U %S'; time "$VIF" -r "$ref" -d "$dis" --variant "$variant" --threads "$THREADS" \
-        --backend "$BACKEND" -q -o "$DIR/$mode.json" --verbose "${extra[@]}" 2> "$DIR/$mode.verbose" > /dev/null; } 2>&1 )
-      awk -v what="$size $variant $mode" -v t="$t" '
-        / all frames scored / { at = $(NF - 1) }
-        / worst frames scored again / { again = $(NF - 4) }
-        / maps written / { written = $(NF - 4) }
-        END { split(t, v, " ");
-              printf "tail %s: every frame scored at %s ms", what, at
-              if (again != "") printf ", the worst 10 scored again with maps %s ms, files written %s ms", again, written
-              printf "; wall %s s, user %s s, sys %s s\n", v[1], v[2], v[3] }' "$DIR/$mode.verbose"
+    for mode in $MODES; do
+      cmp -s <(grep -v '"fps"' "$DIR/plain.json") <(grep -v '"fps"' "$DIR/$mode.json") ||
+        { echo "FAIL $size $variant $mode: scores differ with maps"; fail=1; }
     done
+    # best RUNS: the run with the least wall time, "wall cpu clip tail waits localmaps"
+    best() { sort -g <<< "$1" | sed '/^$/d' | head -1; }
+    median_clip() { awk 'NF { print $3 }' <<< "$1" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+    read -r pw pc pclip ptail _ _ <<< "$(best "${runs[plain]}")"
+    pmed=$(median_clip "${runs[plain]}")
+    first=1
+    for mode in $MODES; do
+      read -r mw mc mclip mtail waits lm <<< "$(best "${runs[$mode]}")"
+      mmed=$(median_clip "${runs[$mode]}")
+      rw=$(awk -v a="$mw" -v b="$pw" 'BEGIN { print a / b }')
+      rc=$(awk -v a="$mc" -v b="$pc" 'BEGIN { print a / b }')
+      ratio=$rw
+      [ "$METRIC" = cpu ] && ratio=$rc
+      verdict=PASS
+      if awk -v r="$ratio" -v g="$GOAL" 'BEGIN { exit !(r > g) }'; then
+        verdict=FAIL
+        [ "$first" = 1 ] && fail=1
+      fi
+      role="decides"
+      [ "$first" = 1 ] || role="compared"
+      printf '%s %s %s worst:10 contexts made at %s (%s), %s frames of %s clips (best of %s, alternating): no maps %.3f s wall %.2f s cpu, worst:10 %.3f s wall %.2f s cpu: %.3fx wall, %.3fx cpu (goal <= %sx, %s)\n' \
+        "$verdict" "$size" "$variant" "$mode" "$role" "$FRAMES" "$GEN" "$REPS" "$pw" "$pc" "$mw" "$mc" "$rw" "$rc" "$GOAL" "$METRIC"
+      awk -v what="$size $variant $mode" -v ptail="$ptail" -v pclip="$pclip" -v pmed="$pmed" -v mtail="$mtail" \
+        -v mclip="$mclip" -v mmed="$mmed" -v waits="$waits" -v lm="$lm" 'BEGIN {
+          printf "tail %s: best runs: clip phase %.1f ms (no maps %.1f: %+.1f; medians %.1f vs %.1f: %+.1f), ", what, mclip, pclip, mclip - pclip, mmed, pmed, mmed - pmed
+          printf "from the last frame to leaving main() %.1f ms (no maps %.1f: %+.1f; the longest context waited %s ms for maps, local maps %s ms)\n", mtail, ptail, mtail - ptail, waits, lm }'
+      first=0
+    done
+    unset runs
   done
 done
 exit $fail

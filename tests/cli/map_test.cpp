@@ -395,18 +395,23 @@ TEST_F(MapCli, LaddersAndBatchRowsMapTheirWorstFramesAsAPairDoes) {
     with({kCli, "batch", dir_ + "/m.csv", "--out-dir", dir_ + "/batch"},
          {"--map", dir_ + "/bmaps", "--map-frames", "worst:3"});
     check(dir_ + "/bmaps", "batch");
-    // A pair, on one thread and on every core: the same files.
-    for (const char *threads : {"1", "0"}) {
-        const std::string out = dir_ + "/pmaps" + threads;
-        fs::create_directories(out);
-        with({kCli, "-r", dir_ + "/ref.y4m", "-d", dir_ + "/late.y4m", "-o",
-              dir_ + "/p" + threads + ".json"},
-             {"--map", out + "/late", "--map-frames", "worst:3", "--threads", threads});
-        EXPECT_EQ(files_in(out + "/late"), want["late"]) << threads;
-        for (const std::string &f : want["late"])
-            EXPECT_EQ(slurp(out + "/late/" + f), slurp(dir_ + "/all_late/" + f))
-                << "pair --threads " << threads << " " << f;
+    // A pair, on one thread and on every core, whenever the contexts that score the worst
+    // frames again are made (VIF_MAP_CONTEXTS, tools/vif/maps/map_contexts.hpp): the same files.
+    for (const char *when : {"start", "clip", "tail"}) {
+        ::setenv("VIF_MAP_CONTEXTS", when, 1);
+        for (const char *threads : {"1", "0"}) {
+            const std::string out = dir_ + "/pmaps" + threads + when;
+            fs::create_directories(out);
+            with({kCli, "-r", dir_ + "/ref.y4m", "-d", dir_ + "/late.y4m", "-o",
+                  dir_ + "/p" + threads + when + ".json"},
+                 {"--map", out + "/late", "--map-frames", "worst:3", "--threads", threads});
+            EXPECT_EQ(files_in(out + "/late"), want["late"]) << threads << " " << when;
+            for (const std::string &f : want["late"])
+                EXPECT_EQ(slurp(out + "/late/" + f), slurp(dir_ + "/all_late/" + f))
+                    << "pair --threads " << threads << " contexts made at " << when << " " << f;
+        }
     }
+    ::unsetenv("VIF_MAP_CONTEXTS");
 }
 
 // A hand-built pair (8-bit gray, 256x256): the top-left quadrant blurred. The scale-0 map is

@@ -3,32 +3,29 @@
 #include "pair/failure.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <system_error>
 
 namespace vifcli {
 
-MapContexts::MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint64_t frames) {
-    cfg.maps = 1;
-    cfg.backend = backend;
-    size_t count = 1;
+MapContexts::When MapContexts::when() {
+    const char *v = std::getenv("VIF_MAP_CONTEXTS");
+    if (v && std::strcmp(v, "clip") == 0) return When::kClip;
+    if (v && std::strcmp(v, "tail") == 0) return When::kTail;
+    return When::kStart;
+}
+
+MapContexts::MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint64_t frames)
+    : cfg_(cfg) {
+    cfg_.maps = 1;
+    cfg_.backend = backend;
     if (backend == VIF_BACKEND_CPU) {
         const uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
-        count = size_t(std::max<uint64_t>(1, std::min({worst, cores, frames ? frames : worst})));
-        cfg.threads = 1;
+        count_ = size_t(std::max<uint64_t>(1, std::min({worst, cores, frames ? frames : worst})));
+        cfg_.threads = 1;
     }
-    making_ = std::thread([this, cfg, count] {
-        for (size_t i = 0; i < count; ++i) {
-            VifContext *ctx = nullptr;
-            const VifStatus st = vif_create(&ctx, &cfg);
-            if (st != VIF_OK) {
-                error_ =
-                    vif_error("--map: cannot create the context that maps the worst frames", st);
-                for (VifContext *c : ctxs_) vif_destroy(c);
-                ctxs_.clear();
-                return;
-            }
-            ctxs_.push_back(ctx);
-        }
-    });
+    if (when() != When::kTail) start();
 }
 
 MapContexts::~MapContexts() {
@@ -36,11 +33,44 @@ MapContexts::~MapContexts() {
     for (VifContext *c : ctxs_) vif_destroy(c);
 }
 
+void MapContexts::start() {
+    making_ = std::thread([this] { make(); });
+}
+
+void MapContexts::make() {
+    std::vector<VifContext *> made(count_, nullptr);
+    std::vector<std::string> errors(count_); // vif_last_error is the failing thread's
+    auto one = [&](size_t i) {
+        const VifStatus st = vif_create(&made[i], &cfg_);
+        if (st != VIF_OK)
+            errors[i] =
+                vif_error("--map: cannot create the context that maps the worst frames", st);
+    };
+    std::vector<std::thread> threads;
+    size_t i = 1;
+    try {
+        for (; i < count_; ++i) threads.emplace_back(one, i);
+    } catch (const std::system_error &) { // no thread to spare: the rest here, one by one
+        for (; i < count_; ++i) one(i);
+    }
+    one(0);
+    for (std::thread &t : threads) t.join();
+    for (const std::string &e : errors)
+        if (!e.empty() && error_.empty()) error_ = e;
+    if (!error_.empty()) {
+        for (VifContext *c : made)
+            if (c) vif_destroy(c);
+        return;
+    }
+    ctxs_ = std::move(made);
+}
+
 void MapContexts::wait() {
     if (making_.joinable()) making_.join();
 }
 
 const std::vector<VifContext *> &MapContexts::get() {
+    if (!making_.joinable() && ctxs_.empty() && error_.empty()) make(); // kTail
     wait();
     if (!error_.empty()) throw Failure{error_};
     return ctxs_;

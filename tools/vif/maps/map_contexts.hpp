@@ -1,7 +1,14 @@
 // `--map-frames worst:N`: the contexts that score the N worst frames again with maps after the
-// last frame (WorstPictures), made on a thread of their own while the clip is scored, so that
-// making them (allocating a context's buffers, or a CUDA context's start) is not part of the
-// time after the last frame. One set serves a pair, or every rung of a ladder group in turn.
+// last frame (WorstPictures). Making one (a CPU context's scratch images and a set of frame maps
+// with their pages written, 20-30 MB at 720p; a CUDA context's start) is kept out of the time
+// after the last frame: the contexts are made at once, each on a thread of its own. When
+// (VIF_MAP_CONTEXTS, for bench/cpu/maps_speed.sh's comparison; docs/performance.md):
+//   start (default): before the first frame is scored (the run waits for them there), while
+//         the cores are still idle: making them while the clip is scored took the scoring
+//         threads' cores and slowed the clip itself;
+//   clip: while the clip is scored;
+//   tail: after the last frame (every page of theirs is faulted in then).
+// One set serves a pair, or every rung of a ladder group in turn.
 #ifndef VIF_TOOLS_MAPS_MAP_CONTEXTS_HPP
 #define VIF_TOOLS_MAPS_MAP_CONTEXTS_HPP
 
@@ -16,23 +23,32 @@ namespace vifcli {
 
 class MapContexts {
 public:
-    /** Starts making them: `cfg` as the run's with maps on, on `backend`. On the CPU
-     *  single-threaded ones (a frame's scoring is one thread's work there), one a core, at most
-     *  `worst` (N) and at most `frames` (the clip's frame count when known, else 0); on CUDA
-     *  one. */
+    enum class When { kStart, kClip, kTail };
+    /** VIF_MAP_CONTEXTS's choice (start when unset or unknown). */
+    static When when();
+
+    /** `cfg` as the run's with maps on, on `backend`. On the CPU single-threaded ones (a
+     *  frame's scoring is one thread's work there), one a core, at most `worst` (N) and at most
+     *  `frames` (the clip's frame count when known, else 0); on CUDA one. Starts making them
+     *  unless when() is kTail (then get() makes them). */
     MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint64_t frames);
     ~MapContexts(); ///< waits for the making; destroys the contexts unless left to the exit
     MapContexts(const MapContexts &) = delete;
     MapContexts &operator=(const MapContexts &) = delete;
 
+    /** Waits until they are made (when() kStart: before the first frame is submitted). */
+    void wait();
     /** The contexts (at least one), once made. Throws Failure when one could not be made. */
     const std::vector<VifContext *> &get();
     /** Leaves the contexts to the process exit (vif's outputs are written, it leaves next). */
     void leave_to_the_exit();
 
 private:
-    void wait();
+    void start();
+    void make(); ///< every context, each on a thread of its own
 
+    VifConfig cfg_;
+    size_t count_ = 1;
     std::thread making_;
     std::vector<VifContext *> ctxs_; ///< read once making_ is joined
     std::string error_;              ///< why one could not be made (then ctxs_ is empty)

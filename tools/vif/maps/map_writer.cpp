@@ -12,6 +12,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -214,7 +217,7 @@ void MapWriter::give_back(Buffers b) {
 void MapWriter::reserve_frames(size_t frames, uint32_t w, uint32_t h) {
     join_prefill();
     prefill_ = std::thread([this, frames, w, h] {
-        for (size_t f = 0; f < frames; ++f) {
+        auto one = [&] {
             Buffers b(m_.scales.size());
             for (size_t i = 0; i < b.size(); ++i) {
                 // Scale s is the frame halved s times, rounded down (as the scorers do).
@@ -222,8 +225,22 @@ void MapWriter::reserve_frames(size_t frames, uint32_t w, uint32_t h) {
                 b[i].resize(size_t(w >> s) * (h >> s)); // written: its pages are in memory
             }
             give_back(std::move(b));
+        };
+        // A thread a frame: the run may wait for them before its first frame.
+        std::vector<std::thread> threads;
+        size_t f = 1;
+        try {
+            for (; f < frames; ++f) threads.emplace_back(one);
+        } catch (const std::system_error &) {
+            for (; f < frames; ++f) one();
         }
+        if (frames) one();
+        for (std::thread &t : threads) t.join();
     });
+}
+
+void MapWriter::wait_reserved() {
+    join_prefill();
 }
 
 void MapWriter::join_prefill() {

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -93,14 +95,20 @@ void WorstPictures::scored(const VifScores &s, uint64_t frame) {
 }
 
 void WorstPictures::map_frames(VifContext *ctx, size_t first, size_t stride, unsigned threads,
-                               MapWriter &out) const {
+                               MapWriter &out, Spent &spent) const {
+    using Clock = std::chrono::steady_clock;
+    auto since = [](Clock::time_point t) {
+        return std::chrono::duration<double>(Clock::now() - t).count();
+    };
     VifStatus st = VIF_OK;
     // Submitted as the queue takes them, received in the same order.
     size_t next_in = first, next_out = first;
     auto receive_one = [&] {
         VifScores s;
         VifMaps m;
+        const auto waiting = Clock::now();
         const VifStatus r = vif_receive_maps(ctx, &s, &m, 1);
+        spent.scoring += since(waiting);
         if (r != VIF_OK) throw Failure{vif_error("--map: mapping the worst frames", r)};
         const Entry &e = heap_[next_out];
         next_out += stride;
@@ -108,7 +116,9 @@ void WorstPictures::map_frames(VifContext *ctx, size_t first, size_t stride, uns
             throw Failure{fmt::format("internal error: --map: frame {} scored again with maps "
                                       "does not get its scores; no maps written",
                                       e.frame)};
+        const auto putting = Clock::now();
         out.put(m, e.frame, threads);
+        spent.local_maps += since(putting);
     };
     while (next_in < heap_.size()) {
         const VifPicture r = heap_[next_in].ref.view(), d = heap_[next_in].dist.view();
@@ -134,15 +144,16 @@ void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
     // Each context's share of the cores for its frames' local maps (bands of rows need buffers
     // of their own: with a core or so a context, one call each).
     const unsigned threads = std::max(1u, unsigned(cores / contexts));
+    std::vector<Spent> spent(contexts);
     if (contexts == 1) {
-        map_frames(ctxs[0], 0, 1, threads, out);
+        map_frames(ctxs[0], 0, 1, threads, out, spent[0]);
     } else {
         std::vector<std::string> failures(contexts);
         std::vector<std::thread> pool;
         for (size_t c = 0; c < contexts; ++c)
             pool.emplace_back([&, c] {
                 try {
-                    map_frames(ctxs[c], c, contexts, threads, out);
+                    map_frames(ctxs[c], c, contexts, threads, out, spent[c]);
                 } catch (const Failure &f) {
                     failures[c] = f.message;
                 } catch (const std::exception &e) {
@@ -152,6 +163,17 @@ void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
         for (std::thread &t : pool) t.join();
         for (const std::string &f : failures)
             if (!f.empty()) throw Failure{f};
+    }
+    if (verbose_) {
+        Spent most;
+        for (const Spent &c : spent) {
+            most.scoring = std::max(most.scoring, c.scoring);
+            most.local_maps = std::max(most.local_maps, c.local_maps);
+        }
+        std::fprintf(stderr,
+                     "vif: worst frames: %zu scored again on %zu contexts (%u threads each for "
+                     "local maps); the longest waits for maps %.1f ms, local maps %.1f ms\n",
+                     heap_.size(), contexts, threads, most.scoring * 1e3, most.local_maps * 1e3);
     }
     heap_.clear();
 }

@@ -48,6 +48,8 @@ public:
      *  of its own frames on its share of the cores (a frame's arrays are valid only until its
      *  context's next receive). Throws Failure (also for a context that could not be made). */
     void write_maps(MapContexts &ctxs, MapWriter &out);
+    /** --verbose: write_maps prints where its time went (scoring, local maps) to stderr. */
+    void set_verbose(bool v) { verbose_ = v; }
     /** Frames kept now (at most N). */
     size_t kept() const { return heap_.size(); }
 
@@ -69,11 +71,15 @@ private:
     static void copy(const VifPicture &src, Picture &dst);
     /** Kept frames first, first + stride, ... scored with maps on `ctx`, their local maps on up
      *  to `threads` threads, into `out`. Throws Failure. */
-    void map_frames(VifContext *ctx, size_t first, size_t stride, unsigned threads,
-                    MapWriter &out) const;
+    struct Spent {
+        double scoring = 0, local_maps = 0; ///< seconds: waiting for maps, then handing them on
+    };
+    void map_frames(VifContext *ctx, size_t first, size_t stride, unsigned threads, MapWriter &out,
+                    Spent &spent) const;
 
     uint64_t n_;
     bool pictures_stay_ = false;
+    bool verbose_ = false;
     const std::vector<uint64_t> *frame_nums_ = nullptr;
     std::deque<Entry> pending_; ///< submitted, not scored yet, oldest first
     std::vector<Entry> heap_;   ///< a max-heap on (score, frame): its top leaves first

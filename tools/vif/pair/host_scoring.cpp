@@ -193,8 +193,9 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
             worst.emplace(o.map.worst);
             worst->set_frame_numbers(&frame_nums);
             worst->set_pictures_stay(rpf.mapped() && dpf.mapped());
+            worst->set_verbose(o.verbose);
             variants[0]->primary.worst = &*worst;
-            // The contexts that score the worst frames again are made while the clip is scored.
+            // The contexts that score the worst frames again, made now (MapContexts::when).
             map_ctxs.emplace(variants[0]->cfg,
                              variants[0]->primary.backend == "cuda" ? VIF_BACKEND_CUDA
                                                                     : VIF_BACKEND_CPU,
@@ -202,7 +203,13 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
             // And the buffers of the frames mapped at once (one a context on the CPU).
             const uint64_t at_once =
                 std::min<uint64_t>(o.map.worst, std::max(1u, std::thread::hardware_concurrency()));
-            maps->reserve_frames(size_t(at_once), ri.width, ri.height);
+            if (MapContexts::when() != MapContexts::When::kTail)
+                maps->reserve_frames(size_t(at_once), ri.width, ri.height);
+            if (MapContexts::when() == MapContexts::When::kStart) {
+                map_ctxs->wait();
+                maps->wait_reserved();
+                g_timeline.mark("contexts and buffers of the worst frames' maps made");
+            }
         } else {
             variants[0]->primary.maps = &*maps;
         }
@@ -299,6 +306,8 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     check_all_scored(variants, submitted);
     if (maps) {
         if (worst) {
+            map_ctxs->get(); // (made, or waited for, here unless before the first frame)
+            g_timeline.mark("contexts of the worst frames' maps ready");
             worst->write_maps(*map_ctxs, *maps);
             g_timeline.mark("worst frames scored again with maps");
         }
