@@ -74,9 +74,10 @@ for size in $SIZES; do
           / leaving main\(\) at / { t1 = $(NF - 2) }
           / all frames scored / { at = $(NF - 1) }
           / worst frames: / { split($0, a, "longest waits for maps "); split(a[2], b, " ");
-                              waits = b[1]; split($0, c, "local maps "); split(c[2], d, " "); lm = d[1] }
-          END { split(t, v, " "); printf "%s %.3f %.1f %.1f %s %s\n", v[1], v[2] + v[3], at, (t1 - t0) * 1000 - at,
-                waits == "" ? "-" : waits, lm == "" ? "-" : lm }' "$DIR/$mode.$rep.verbose")
+                              waits = b[1]; split($0, c, "local maps "); split(c[2], d, " "); lm = d[1]
+                              split($0, e, "queue "); split(e[2], f, " "); q = f[1] }
+          END { split(t, v, " "); printf "%s %.3f %.1f %.1f %s %s %s\n", v[1], v[2] + v[3], at, (t1 - t0) * 1000 - at,
+                waits == "" ? "-" : waits, lm == "" ? "-" : lm, q == "" ? "-" : q }' "$DIR/$mode.$rep.verbose")
 "
       done
     done
@@ -85,14 +86,14 @@ for size in $SIZES; do
       cmp -s <(grep -v '"fps"' "$DIR/plain.json") <(grep -v '"fps"' "$DIR/$mode.json") ||
         { echo "FAIL $size $variant $mode: scores differ with maps"; fail=1; }
     done
-    # best RUNS: the run with the least wall time, "wall cpu clip tail waits localmaps"
+    # best RUNS: the run with the least wall time, "wall cpu clip tail waits localmaps queue"
     best() { sort -g <<< "$1" | sed '/^$/d' | head -1; }
     median_clip() { awk 'NF { print $3 }' <<< "$1" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-    read -r pw pc pclip ptail _ _ <<< "$(best "${runs[plain]}")"
+    read -r pw pc pclip ptail _ _ _ <<< "$(best "${runs[plain]}")"
     pmed=$(median_clip "${runs[plain]}")
     first=1
     for mode in $MODES; do
-      read -r mw mc mclip mtail waits lm <<< "$(best "${runs[$mode]}")"
+      read -r mw mc mclip mtail waits lm q <<< "$(best "${runs[$mode]}")"
       mmed=$(median_clip "${runs[$mode]}")
       rw=$(awk -v a="$mw" -v b="$pw" 'BEGIN { print a / b }')
       rc=$(awk -v a="$mc" -v b="$pc" 'BEGIN { print a / b }')
@@ -108,9 +109,9 @@ for size in $SIZES; do
       printf '%s %s %s worst:10 contexts made at %s (%s), %s frames of %s clips (best of %s, alternating): no maps %.3f s wall %.2f s cpu, worst:10 %.3f s wall %.2f s cpu: %.3fx wall, %.3fx cpu (goal <= %sx, %s)\n' \
         "$verdict" "$size" "$variant" "$mode" "$role" "$FRAMES" "$GEN" "$REPS" "$pw" "$pc" "$mw" "$mc" "$rw" "$rc" "$GOAL" "$METRIC"
       awk -v what="$size $variant $mode" -v ptail="$ptail" -v pclip="$pclip" -v pmed="$pmed" -v mtail="$mtail" \
-        -v mclip="$mclip" -v mmed="$mmed" -v waits="$waits" -v lm="$lm" 'BEGIN {
+        -v mclip="$mclip" -v mmed="$mmed" -v waits="$waits" -v lm="$lm" -v q="$q" 'BEGIN {
           printf "tail %s: best runs: clip phase %.1f ms (no maps %.1f: %+.1f; medians %.1f vs %.1f: %+.1f), ", what, mclip, pclip, mclip - pclip, mmed, pmed, mmed - pmed
-          printf "from the last frame to leaving main() %.1f ms (no maps %.1f: %+.1f; the longest context waited %s ms for maps, local maps %s ms)\n", mtail, ptail, mtail - ptail, waits, lm }'
+          printf "from the last frame to leaving main() %.1f ms (no maps %.1f: %+.1f; the longest context waited %s ms for maps, local maps %s ms, writers\047 queue %s ms)\n", mtail, ptail, mtail - ptail, waits, lm, q }'
       first=0
     done
     unset runs

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -342,9 +343,13 @@ void MapWriter::take(const VifScores &, const VifMaps &maps, uint64_t frame) {
     }
 }
 
-void MapWriter::put(const VifMaps &maps, uint64_t frame, unsigned threads) {
+void MapWriter::put(const VifMaps &maps, uint64_t frame, unsigned threads, double *computing) {
     check_writer();
-    enqueue(compute(maps, frame, threads));
+    const auto t0 = std::chrono::steady_clock::now();
+    Kept k = compute(maps, frame, threads);
+    if (computing)
+        *computing = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    enqueue(std::move(k));
 }
 
 void MapWriter::commit() {

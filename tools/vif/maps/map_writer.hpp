@@ -46,8 +46,9 @@ public:
     void take(const VifScores &s, const VifMaps &maps, uint64_t frame);
     /** One frame whose maps are written whatever --map-frames says: the worst frames that
      *  WorstPictures scored again; its local maps on up to `threads` threads. Any thread (several
-     *  at once). Throws the writer's Failure, if it had one. */
-    void put(const VifMaps &maps, uint64_t frame, unsigned threads);
+     *  at once). Throws the writer's Failure, if it had one. `computing`, if not null, gets
+     *  the seconds the local maps took (the rest waited for room in the writers' queue). */
+    void put(const VifMaps &maps, uint64_t frame, unsigned threads, double *computing = nullptr);
     /** Makes, on a thread of its own, `frames` sets of the buffers a frame's local maps take
      *  (the selected scales of a w x h frame), their pages written: worst:N's frames are mapped
      *  after the last frame, where fresh memory for each (and its page faults, in many threads

@@ -117,8 +117,10 @@ void WorstPictures::map_frames(VifContext *ctx, size_t first, size_t stride, uns
                                       "does not get its scores; no maps written",
                                       e.frame)};
         const auto putting = Clock::now();
-        out.put(m, e.frame, threads);
-        spent.local_maps += since(putting);
+        double computing = 0;
+        out.put(m, e.frame, threads, &computing);
+        spent.local_maps += computing;
+        spent.queue += since(putting) - computing;
     };
     while (next_in < heap_.size()) {
         const VifPicture r = heap_[next_in].ref.view(), d = heap_[next_in].dist.view();
@@ -169,11 +171,14 @@ void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
         for (const Spent &c : spent) {
             most.scoring = std::max(most.scoring, c.scoring);
             most.local_maps = std::max(most.local_maps, c.local_maps);
+            most.queue = std::max(most.queue, c.queue);
         }
         std::fprintf(stderr,
                      "vif: worst frames: %zu scored again on %zu contexts (%u threads each for "
-                     "local maps); the longest waits for maps %.1f ms, local maps %.1f ms\n",
-                     heap_.size(), contexts, threads, most.scoring * 1e3, most.local_maps * 1e3);
+                     "local maps); the longest waits for maps %.1f ms, local maps %.1f ms, "
+                     "writers' queue %.1f ms\n",
+                     heap_.size(), contexts, threads, most.scoring * 1e3, most.local_maps * 1e3,
+                     most.queue * 1e3);
     }
     heap_.clear();
 }

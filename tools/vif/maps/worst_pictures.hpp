@@ -72,7 +72,9 @@ private:
     /** Kept frames first, first + stride, ... scored with maps on `ctx`, their local maps on up
      *  to `threads` threads, into `out`. Throws Failure. */
     struct Spent {
-        double scoring = 0, local_maps = 0; ///< seconds: waiting for maps, then handing them on
+        double scoring = 0;    ///< seconds waiting for a frame's maps
+        double local_maps = 0; ///< seconds computing its local maps
+        double queue = 0;      ///< seconds waiting for room in the writers' queue
     };
     void map_frames(VifContext *ctx, size_t first, size_t stride, unsigned threads, MapWriter &out,
                     Spent &spent) const;
