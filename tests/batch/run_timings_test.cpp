@@ -22,6 +22,7 @@ TEST(RunTimings, LinesPerDevice) {
     a.decode_wait = 0.5, a.score_wait = 0.25, a.record = 0.375, a.frames = 48;
     GroupTiming b = a;
     b.begin = 1.0, b.end = 2.0, b.rows = 1, b.decode_wait = 1.0, b.device_path = true;
+    b.opened_ahead = true;
     t.add(a);
     t.add(b);
     const auto lines = t.lines(2.5,
@@ -35,7 +36,7 @@ TEST(RunTimings, LinesPerDevice) {
                         "at 0.30 s), CUDA device 1 0.50 s (ready at 0.60 s; failed: gone), CUDA "
                         "device 2 not started, CUDA device 3 still starting");
     EXPECT_EQ(lines[1],
-              "timings: CUDA device 0: 3 rows in 2 groups (1 decoded by NVDEC), 96 "
+              "timings: CUDA device 0: 3 rows in 2 groups (1 decoded by NVDEC, 1 opened ahead), 96 "
               "reference frames, busy 1.50 s from 0.50 s to 2.00 s; open 0.50 s, contexts 3 made "
               "(0.25 s), decode wait 1.50 s, scoring wait 0.50 s, recording rows 0.75 s; decode "
               "wait per row 0.50 s (most 1.00 s)");

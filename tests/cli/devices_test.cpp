@@ -160,10 +160,20 @@ TEST_F(DevicesCli, AWorkerKeepsItsContextAcrossGroups) {
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(outputs("kept"), outputs("plain"));
     EXPECT_NE(r.err.find("vif: timings: "), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("timings: stand-in device 0: 3 rows in 3 groups (0 decoded by NVDEC)"),
+    // The second and third groups' inputs were opened while the one before was scored.
+    EXPECT_NE(r.err.find("timings: stand-in device 0: 3 rows in 3 groups (0 decoded by NVDEC, 2 "
+                         "opened ahead)"),
               std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find("contexts 1 made"), std::string::npos) << r.err;
+    // Without opening ahead (VIF_BATCH_OPEN_AHEAD=0): none, the same files.
+    CliRun in_turn = batch("in_turn", "VIF_TEST_CPU_DEVICES=2 VIF_BATCH_OPEN_AHEAD=0",
+                           {"--devices", "0", "--workers", "1", "--timings"});
+    ASSERT_EQ(in_turn.code, 0) << in_turn.err;
+    EXPECT_EQ(outputs("in_turn"), outputs("plain"));
+    EXPECT_NE(in_turn.err.find("3 rows in 3 groups (0 decoded by NVDEC, 0 opened ahead)"),
+              std::string::npos)
+        << in_turn.err;
     // Without --timings, no such lines.
     CliRun quiet = batch("quiet", "VIF_TEST_CPU_DEVICES=2", {"--devices", "0"});
     ASSERT_EQ(quiet.code, 0) << quiet.err;

@@ -57,7 +57,7 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
     }
     out.push_back(first);
     for (size_t slot = 0; slot < slots.size(); ++slot) {
-        size_t rows = 0, groups = 0, device_groups = 0;
+        size_t rows = 0, groups = 0, device_groups = 0, ahead_groups = 0;
         double open = 0, context = 0, decode = 0, score = 0, record = 0, most_decode_per_row = 0;
         double first_begin = wall, last_end = 0;
         uint64_t frames = 0;
@@ -67,6 +67,7 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
             ++groups;
             rows += g.rows;
             device_groups += g.device_path;
+            ahead_groups += g.opened_ahead;
             open += g.open;
             context += g.context;
             decode += g.decode_wait;
@@ -84,10 +85,12 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
             out.push_back(line + "no rows");
             continue;
         }
-        char counts[160];
+        char counts[200];
         std::snprintf(counts, sizeof counts,
-                      "%zu rows in %zu groups (%zu decoded by NVDEC), %llu reference frames", rows,
-                      groups, device_groups, static_cast<unsigned long long>(frames));
+                      "%zu rows in %zu groups (%zu decoded by NVDEC, %zu opened ahead), %llu "
+                      "reference frames",
+                      rows, groups, device_groups, ahead_groups,
+                      static_cast<unsigned long long>(frames));
         line += counts;
         line += ", busy " + seconds(covered_seconds(spans)) + " from " + seconds(first_begin) +
                 " to " + seconds(last_end);

@@ -272,14 +272,22 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         groups = split_groups(whole_groups, most);
     }
     workers = std::max<size_t>(1, std::min(workers, groups.size()));
+    // A worker opens its next part's inputs while its part decodes (open_ahead: the opening,
+    // tenths of a second a row with NVDEC sessions made one at a time for the whole host, off
+    // the critical path). VIF_BATCH_OPEN_AHEAD=0 turns it off (benchmarks).
+    const bool open_ahead_on = [] {
+        const char *v = std::getenv("VIF_BATCH_OPEN_AHEAD");
+        return !(v && std::string(v) == "0");
+    }();
+    const size_t parts_open = open_ahead_on ? 2 : 1; // a worker's parts with open inputs
     // Every row of a part being scored holds its input open (and its output while it is
     // written): many workers at once get smaller parts, so that together they stay within half
     // the process's open-file limit (the rest for the libraries, the GPU runtime, the logs).
     if (struct rlimit rl;
         workers > 1 && ::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
         const size_t budget = size_t(rl.rlim_cur) / 2;
-        if (workers * 2 * (most + 1) > budget) {
-            const size_t per_worker = budget / (2 * workers); // files, two a row
+        if (workers * parts_open * 2 * (most + 1) > budget) {
+            const size_t per_worker = budget / (2 * parts_open * workers); // files, two a row
             most = per_worker > 1 ? per_worker - 1 : 1;
             groups = split_groups(whole_groups, most);
             workers = std::max<size_t>(1, std::min(workers, groups.size()));
@@ -362,9 +370,99 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         s.contexts = contexts[w].get();
         const bool waits_for_startup = startup && distinct.size() > 1;
         const bool first_device = waits_for_startup && s.cuda_device == startup->first();
+        // Each worker decodes a reference and its rungs at once: FFmpeg's default of a thread
+        // per core for every one of them puts hundreds of threads on the cores. (The workers
+        // of devices left out by the plan decode nothing: not counted.)
+        auto decoder_threads = [&](size_t rows) {
+            if (shared.decoder_threads >= 0) return shared.decoder_threads;
+            size_t busy = workers;
+            if (waits_for_startup)
+                for (size_t v = 0; v < workers; ++v)
+                    busy -= startup->left_out(slots[v % slots.size()].device) ? 1 : 0;
+            busy = std::max<size_t>(1, busy);
+            return busy > 1 ? int(std::max<size_t>(1, cores / (busy * (rows + 1)))) : 0;
+        };
+        // Marks the rows of `jobs` whose output the progress log vouches for (resume); their
+        // keys into *key_of.
+        auto mark_reused = [&](std::vector<RungJob> &jobs, std::map<size_t, std::string> *key_of,
+                               std::set<size_t> *reused_rows) {
+            const std::string ref_identity = identity(jobs.front().row.reference);
+            for (RungJob &j : jobs) {
+                const std::string key =
+                    row_key(j, ref_identity, identity(j.row.distorted), options);
+                (*key_of)[j.row.row] = key;
+                const vif::batch::ProgressRecord *rec = log.find(j.row.row);
+                if (s.resume && rec && !key.empty() && rec->key == key && rec->row.status == "ok" &&
+                    rec->output ==
+                        vif::batch::content_identity(
+                            (std::filesystem::path(s.out_dir) / rec->row.output).string()))
+                    j.reused = rec->row, reused_rows->insert(j.row.row);
+            }
+        };
+        // The part taken ahead: pulled from the queue once the part being scored has its
+        // inputs open, its own inputs opened while that part decodes (open_ahead).
+        struct Ahead {
+            std::vector<RungJob> jobs;
+            OpenedAheadPtr opened;
+        };
+        std::optional<Ahead> ahead;
+        auto take_ahead = [&] {
+            Ahead a;
+            {
+                std::lock_guard<std::mutex> lock(queue_mu);
+                if (slots[slot].failed || queue.empty() ||
+                    (waits_for_startup && !startup->ready(s.cuda_device)))
+                    return;
+                a.jobs = std::move(queue.front());
+                queue.pop_front();
+                rows_left -= a.jobs.size();
+                ++in_flight;
+            }
+            if (!a.jobs.empty()) {
+                std::map<size_t, std::string> keys;
+                std::set<size_t> reused_rows;
+                mark_reused(a.jobs, &keys, &reused_rows);
+                LadderSettings as = s;
+                as.decoder_threads = decoder_threads(a.jobs.size());
+                as.simulate_device_failure = false;
+                a.opened = open_ahead(a.jobs, as);
+            }
+            ahead = std::move(a);
+        };
+        // A failed device's part taken ahead goes back to the queue (its opens are dropped).
+        auto give_back_ahead = [&] {
+            if (!ahead) return;
+            Ahead a = std::move(*ahead);
+            ahead.reset();
+            a.opened.reset(); // (waits for its opens: outside the lock)
+            for (RungJob &j : a.jobs) j.reused.reset();
+            {
+                std::lock_guard<std::mutex> lock(queue_mu);
+                rows_left += a.jobs.size();
+                --in_flight;
+                if (!a.jobs.empty()) queue.push_front(std::move(a.jobs));
+            }
+            queue_cv.notify_all();
+        };
         for (;;) {
             std::vector<RungJob> jobs;
-            {
+            OpenedAheadPtr opened;
+            if (ahead) {
+                bool failed;
+                {
+                    std::lock_guard<std::mutex> lock(queue_mu);
+                    failed = slots[slot].failed; // (another worker of its device failed)
+                    s.simulate_device_failure = fail_hook && fail_hook->slot == slot &&
+                                                slots[slot].rows >= fail_hook->after_rows;
+                }
+                if (failed) {
+                    give_back_ahead();
+                    return;
+                }
+                jobs = std::move(ahead->jobs);
+                opened = std::move(ahead->opened);
+                ahead.reset();
+            } else {
                 std::unique_lock<std::mutex> lock(queue_mu);
                 // Rows go to a device that is ready (a worker of the first device may take one
                 // group before); a worker whose device is not started waits for one of them
@@ -386,39 +484,19 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 s.simulate_device_failure = fail_hook && fail_hook->slot == slot &&
                                             slots[slot].rows >= fail_hook->after_rows;
             }
-            // Each worker decodes a reference and its rungs at once: FFmpeg's default of a
-            // thread per core for every one of them puts hundreds of threads on the cores. (The
-            // workers of devices left out by the plan decode nothing: not counted.)
-            if (shared.decoder_threads < 0) {
-                size_t busy = workers;
-                if (waits_for_startup)
-                    for (size_t v = 0; v < workers; ++v)
-                        busy -= startup->left_out(slots[v % slots.size()].device) ? 1 : 0;
-                busy = std::max<size_t>(1, busy);
-                s.decoder_threads =
-                    busy > 1 ? int(std::max<size_t>(1, cores / (busy * (jobs.size() + 1)))) : 0;
-            }
+            s.decoder_threads = decoder_threads(jobs.size());
             std::vector<SummaryRow> part;
             std::set<size_t> reported; // rows whose final summary line `done` gave
             GroupTimes times;
             s.times = &times;
+            s.opened = opened.get();
+            s.inputs_open = nullptr;
+            if (open_ahead_on) s.inputs_open = take_ahead;
             const double group_begin = since_start();
             if (!jobs.empty()) {
-                const std::string ref_identity = identity(jobs.front().row.reference);
                 std::map<size_t, std::string> key_of;
                 std::set<size_t> reused_rows;
-                for (RungJob &j : jobs) {
-                    const std::string key =
-                        row_key(j, ref_identity, identity(j.row.distorted), options);
-                    key_of[j.row.row] = key;
-                    const vif::batch::ProgressRecord *rec = log.find(j.row.row);
-                    if (s.resume && rec && !key.empty() && rec->key == key &&
-                        rec->row.status == "ok" &&
-                        rec->output ==
-                            vif::batch::content_identity(
-                                (std::filesystem::path(s.out_dir) / rec->row.output).string()))
-                        j.reused = rec->row, reused_rows.insert(j.row.row);
-                }
+                mark_reused(jobs, &key_of, &reused_rows);
                 // A row's record: its output's identity and a line in the progress log, made
                 // durable (fdatasync) outside the run's lock, so that the workers' records do
                 // not wait for each other's disk writes.
@@ -494,6 +572,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                             queue.push_front(std::move(again));
                         }
                     }
+                    give_back_ahead();
                     // The devices the plan left out take the rows now.
                     if (startup) startup->start_rest();
                 }
@@ -515,6 +594,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 t.record = times.record;
                 t.frames = times.frames;
                 t.device_path = times.device_path;
+                t.opened_ahead = opened != nullptr;
                 timings.add(t);
             }
             {

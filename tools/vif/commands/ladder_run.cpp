@@ -63,6 +63,84 @@ SourceRequest request(const std::string &path, const std::string &label,
     return q;
 }
 
+#if defined(VIF_WITH_NVDEC)
+// A group of one rung of two encoded inputs, scored on CUDA, may be decoded by the NVDEC
+// engines of its GPU (the device path of score_group).
+static bool device_path_wanted(size_t todo, const LadderSettings &s) {
+    return todo == 1 && s.hwdec && s.backend == VIF_BACKEND_CUDA && !s.map.enabled() &&
+           !s.simulate_device_failure;
+}
+#endif
+
+// An input opened on a thread of its own (an open reads and probes the stream: tens of
+// milliseconds each); where no thread is to be had, opened when taken.
+static std::future<std::unique_ptr<FrameSource>> open_soon(SourceRequest q) {
+    auto open = [q] { return open_frame_source(q); };
+    try {
+        return std::async(std::launch::async, open);
+    } catch (const std::system_error &) {
+        return std::async(std::launch::deferred, open);
+    }
+}
+
+#if defined(VIF_WITH_NVDEC)
+static HwDecodeRequest hw_request(const LadderSettings &s) {
+    HwDecodeRequest hr;
+    hr.mode = s.hwdec_always ? HwDecode::kCuda : HwDecode::kAuto;
+    hr.cuda_device = s.cuda_device;
+    hr.decoders = s.nvdec_decoders;
+    hr.verbose = s.verbose;
+    hr.gpu_ready = [device = s.cuda_device](std::string *why) {
+        if (vif_cuda_prepare(device) == VIF_OK) return true;
+        *why = vif_last_error();
+        return false;
+    };
+    return hr;
+}
+#endif
+
+struct OpenedAhead {
+#if defined(VIF_WITH_NVDEC)
+    std::future<std::optional<HwDecodeInputs>> hw; ///< the device path's (valid when tried)
+#endif
+    std::future<std::unique_ptr<FrameSource>> ref;                ///< the host path's
+    std::vector<std::future<std::unique_ptr<FrameSource>>> rungs; ///< by rung (invalid: reused)
+};
+
+void OpenedAheadDeleter::operator()(OpenedAhead *o) const {
+    delete o;
+}
+
+OpenedAheadPtr open_ahead(const std::vector<RungJob> &jobs, const LadderSettings &s) {
+    OpenedAheadPtr o(new OpenedAhead);
+    size_t todo = 0;
+    for (const RungJob &j : jobs) todo += !j.reused;
+    if (todo == 0) return o;
+#if defined(VIF_WITH_NVDEC)
+    if (device_path_wanted(todo, s)) {
+        const RungJob &j =
+            *std::find_if(jobs.begin(), jobs.end(), [](const RungJob &x) { return !x.reused; });
+        const HwDecodeRequest hr = hw_request(s);
+        const SourceRequest a = request(j.row.reference, "reference", j.row, s.decoder_threads);
+        const SourceRequest b = request(j.row.distorted, "distorted", j.row, s.decoder_threads);
+        try {
+            o->hw = std::async(std::launch::async, [hr, a, b] { return open_hw_decode(hr, a, b); });
+        } catch (const std::system_error &) {
+            // no thread: score_group opens them
+        }
+        return o;
+    }
+#endif
+    const vif::batch::ManifestRow &first = jobs.front().row;
+    o->ref = open_soon(request(first.reference, "reference", first, s.decoder_threads));
+    o->rungs.resize(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i)
+        if (!jobs[i].reused)
+            o->rungs[i] = open_soon(
+                request(jobs[i].row.distorted, "distorted", jobs[i].row, s.decoder_threads));
+    return o;
+}
+
 namespace {
 
 struct Rung {
@@ -144,6 +222,12 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         return out;
     };
     if (todo == 0) return finish_all("");
+    // The caller learns once that the inputs are open (and may open its next group's).
+    bool announced = false;
+    auto announce_open = [&] {
+        if (!announced && s.inputs_open) s.inputs_open();
+        announced = true;
+    };
 
     // --map-frames worst:N: the rungs are scored without maps, each rung's N worst frames again
     // with them after the last frame, on contexts made while the group is scored.
@@ -223,29 +307,23 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     // scoring GPU and scored where they were decoded (no decoded frame crosses PCIe). Anything
     // this path does not take (raw input, sizes or depths that differ, an input NVDEC cannot
     // decode or that fails to open) goes the host way below, which says what is wrong.
-    if (todo == 1 && s.hwdec && s.backend == VIF_BACKEND_CUDA && !s.map.enabled() &&
-        !s.simulate_device_failure) {
+    if (device_path_wanted(todo, s)) {
         Rung &r = *std::find_if(rungs.begin(), rungs.end(), [](const Rung &x) { return x.active; });
-        HwDecodeRequest hr;
-        hr.mode = s.hwdec_always ? HwDecode::kCuda : HwDecode::kAuto;
-        hr.cuda_device = s.cuda_device;
-        hr.decoders = s.nvdec_decoders;
-        hr.verbose = s.verbose;
-        hr.gpu_ready = [&](std::string *why) {
-            if (vif_cuda_prepare(s.cuda_device) == VIF_OK) return true;
-            *why = vif_last_error();
-            return false;
-        };
         std::optional<HwDecodeInputs> hw;
         const auto opening = Clock::now();
         try {
-            hw = open_hw_decode(
-                hr, request(r.job.row.reference, "reference", r.job.row, s.decoder_threads),
-                request(r.job.row.distorted, "distorted", r.job.row, s.decoder_threads));
+            if (s.opened && s.opened->hw.valid())
+                hw = s.opened->hw.get();
+            else
+                hw = open_hw_decode(
+                    hw_request(s),
+                    request(r.job.row.reference, "reference", r.job.row, s.decoder_threads),
+                    request(r.job.row.distorted, "distorted", r.job.row, s.decoder_threads));
         } catch (...) {
             hw.reset();
         }
         times.open += since(opening);
+        if (hw) announce_open(); // (else the host path opens them: announced there)
         if (hw && hw->ref_decoder && hw->dist_decoder &&
             hw->ref_decoder->width() == hw->dist_decoder->width() &&
             hw->ref_decoder->height() == hw->dist_decoder->height() &&
@@ -312,23 +390,23 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     const vif::batch::ManifestRow &first = jobs.front().row;
     const auto opening = Clock::now();
     // Every input of the group is opened at once (an open reads and probes the stream: tens of
-    // milliseconds each, which one after the other would add up to a group's decoding time);
-    // what was opened is then taken on this thread, in order.
-    auto open_soon = [&](SourceRequest q) {
-        auto open = [q] { return open_frame_source(q); };
-        try {
-            return std::async(std::launch::async, open);
-        } catch (const std::system_error &) {
-            return std::async(std::launch::deferred, open); // no thread: opened when taken
-        }
-    };
+    // milliseconds each, which one after the other would add up to a group's decoding time),
+    // unless the caller opened them ahead; what was opened is then taken on this thread, in
+    // order.
+    OpenedAhead *pre = s.opened;
     std::future<std::unique_ptr<FrameSource>> ref_opening =
-        open_soon(request(first.reference, "reference", first, s.decoder_threads));
+        pre && pre->ref.valid()
+            ? std::move(pre->ref)
+            : open_soon(request(first.reference, "reference", first, s.decoder_threads));
     std::vector<std::future<std::unique_ptr<FrameSource>>> rung_opening(rungs.size());
-    for (size_t i = 0; i < rungs.size(); ++i)
-        if (rungs[i].active)
+    for (size_t i = 0; i < rungs.size(); ++i) {
+        if (!rungs[i].active) continue;
+        if (pre && i < pre->rungs.size() && pre->rungs[i].valid())
+            rung_opening[i] = std::move(pre->rungs[i]);
+        else
             rung_opening[i] = open_soon(request(rungs[i].job.row.distorted, "distorted",
                                                 rungs[i].job.row, s.decoder_threads));
+    }
     std::unique_ptr<FrameSource> ref;
     try {
         ref = ref_opening.get();
@@ -371,6 +449,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         }
     }
     times.open += since(opening);
+    announce_open();
 
     // --map: a folder per pair under the root, made now so that a bad place fails before any
     // scoring; a pair whose folder cannot be made fails alone.

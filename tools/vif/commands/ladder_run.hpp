@@ -14,6 +14,7 @@
 #include <vif/vif.h>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -27,6 +28,15 @@
 #include "options.hpp"
 
 namespace vifcli {
+
+/** A group's inputs being opened ahead of its scoring (demuxers, stream probes and, for a row
+ *  decoded by NVDEC, its decoders' sessions: tenths of a second a row, NVDEC sessions being
+ *  made one at a time for the whole host). Destroying it waits for the opens under way. */
+struct OpenedAhead;
+struct OpenedAheadDeleter {
+    void operator()(OpenedAhead *o) const;
+};
+using OpenedAheadPtr = std::unique_ptr<OpenedAhead, OpenedAheadDeleter>;
 
 struct LadderSettings {
     std::string out_dir;
@@ -64,6 +74,13 @@ struct LadderSettings {
     GroupTimes *times = nullptr;
     /// run_groups: print where the run's time went, per device (`vif batch --timings`).
     bool timings = false;
+    /// The group's inputs, opened ahead by open_ahead (with the same rungs and settings) while
+    /// the group before was scored; null: opened by score_group.
+    OpenedAhead *opened = nullptr;
+    /// Called once (from score_group's thread) when the group's inputs are open and its
+    /// decoding begins: the moment a caller may start opening its next group's (open_ahead),
+    /// off this group's critical path and not in the way of its opening.
+    std::function<void()> inputs_open;
 };
 
 /** The device (not an input) failed while scoring a group: a lost or broken GPU. The group's
@@ -86,6 +103,11 @@ bool raw_name(const std::string &path);
 /** How a row's input is opened: `path` with the row's raw-video parameters where it is raw. */
 SourceRequest request(const std::string &path, const std::string &label,
                       const vif::batch::ManifestRow &row, int decoder_threads);
+
+/** Starts opening the inputs of `rungs` (those not reused) on threads of their own, as
+ *  score_group with `settings` would open them; score_group takes them through
+ *  settings.opened. Never throws for an input: its failure comes out of score_group. */
+OpenedAheadPtr open_ahead(const std::vector<RungJob> &rungs, const LadderSettings &settings);
 
 /** Extension of the per-rung output files for a format: "json", "csv" or "xml". */
 const char *format_extension(Format f);
