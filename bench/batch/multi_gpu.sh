@@ -461,16 +461,18 @@ if has D; then
   check "D every device failing: exit 1, no summary" "rc=$rc, $(grep -o 'every device failed.\{0,40\}' "$RES/D-all.err" | head -1)" "$([ "$rc" = 1 ] && [ ! -f "$WORK/D-all/summary.csv" ] && grep -q 'every device failed' "$RES/D-all.err" && echo 1 || echo 0)"
   read -r wall cpu rc < <(run D-missing "$NEW_VIF" "$WORK/D-missing" m100.csv --devices "$ngpu")
   check "D a missing device is named" "rc=$rc: $(head -1 "$RES/D-missing.err")" "$([ "$rc" = 2 ] && grep -q "there is no device $ngpu ($ngpu " "$RES/D-missing.err" && echo 1 || echo 0)"
-  # NVDEC sessions: rows of testdata/encoded's H.264 and HEVC Main10 pairs (8 each, links, a
+  # NVDEC sessions: rows of testdata/encoded's H.264 and HEVC Main10 pairs (16 each, links, a
   # group each: decoded on the GPU, --hwdec cuda: short clips too) on one GPU against the same
-  # rows decoded on the host: the
-  # same files; H.264: one session an input (the first-frame probe's decoder goes on, none
-  # restarted); HEVC: decoders kept from row to row (`--timings`: segment decoders ...).
+  # rows decoded on the host: the same files; H.264: one session an input (the first-frame
+  # probe's decoder goes on, none restarted); HEVC: decoders kept from row to row (`--timings`:
+  # segment decoders ...; a worker's second row is opened while its first decodes, its third
+  # takes the first's decoders).
   mkdir -p nvrows
+  nvrows=16
   for codec in h264 hevc10; do
     {
       echo "reference,distorted"
-      for i in $(seq 1 8); do
+      for i in $(seq 1 $nvrows); do
         ln -sfn "$ROOT/testdata/encoded/${codec}_ref.mp4" "nvrows/${codec}_ref$i.mp4"
         ln -sfn "$ROOT/testdata/encoded/${codec}_dist.mkv" "nvrows/${codec}_dist$i.mkv"
         echo "nvrows/${codec}_ref$i.mp4,nvrows/${codec}_dist$i.mkv"
@@ -484,9 +486,9 @@ if has D; then
     opened=$(sed -n 's/.*segment decoders: \([0-9]*\) opened, \([0-9]*\) kept.* \([0-9]*\) restarted.*/\1 \2 \3/p' "$RES/D-$codec-nvdec.err" | head -1)
     read -r o k f <<< "${opened:-0 0 0}"
     if [ "$codec" = h264 ]; then
-      check "D h264: one NVDEC session an input" "$o opened for 16 inputs, $f restarted" "$([ "$f" = 0 ] && [ "$o" -le 16 ] && [ "$o" -gt 0 ] && echo 1 || echo 0)"
+      check "D h264: one NVDEC session an input" "$o opened for $((2 * nvrows)) inputs, $f restarted" "$([ "$f" = 0 ] && [ "$o" -le $((2 * nvrows)) ] && [ "$o" -gt 0 ] && echo 1 || echo 0)"
     else
-      check "D hevc: decoders kept from row to row" "$o opened, $k kept, for 16 inputs" "$([ "$k" -gt 0 ] && [ $((o + k)) -ge 16 ] && echo 1 || echo 0)"
+      check "D hevc: decoders kept from row to row" "$o opened, $k kept, for $((2 * nvrows)) inputs" "$([ "$k" -gt 0 ] && [ $((o + k)) -ge $((2 * nvrows)) ] && echo 1 || echo 0)"
     fi
   done
 fi
