@@ -250,7 +250,6 @@ struct Engine::Impl {
     };
     std::vector<GraphEntry> graphs;
     uint64_t graph_clock = 0;
-    cudaStream_t capture = nullptr;
 
     Status alloc(void** p, size_t bytes) {
         VIF_CUDA_TRY(cudaMalloc(p, bytes));
@@ -577,7 +576,6 @@ Engine::~Engine() {
     destroy_multi(); // engine_multi.cu
     if (!d_) return;
     for (auto& g : d_->graphs) cudaGraphExecDestroy(g.exec);
-    if (d_->capture) cudaStreamDestroy(d_->capture);
     for (void* p : d_->allocations) cudaFree(p);
     delete d_;
 }
@@ -627,16 +625,17 @@ Status Engine::enqueue(const DevPlane& ref, const DevPlane& dis, int w, int h, D
             VIF_CUDA_TRY(cudaGraphExecDestroy(lru->exec));
             d.graphs.erase(lru);
         }
-        if (!d.capture) VIF_CUDA_TRY(cudaStreamCreateWithFlags(&d.capture, cudaStreamNonBlocking));
-        VIF_CUDA_TRY(cudaStreamBeginCapture(d.capture, cudaStreamCaptureModeThreadLocal));
-        Status e = launch_direct(ref, dis, w, h, out, d.capture, nullptr, nullptr);
+        // Built node by node rather than by stream capture: a capture is invalidated by a
+        // synchronising call that any other thread makes on the device meanwhile (another
+        // context's worker, an NVDEC decoder freeing its surfaces), and that thread's call
+        // fails too (seen in `vif batch` with four workers a GPU).
         cudaGraph_t graph = nullptr;
-        const cudaError_t ce = cudaStreamEndCapture(d.capture, &graph);
-        if (e) {
-            if (graph) cudaGraphDestroy(graph);
+        VIF_CUDA_TRY(cudaGraphCreate(&graph, 0));
+        if (Status e =
+                launch_direct(ref, dis, w, h, out, nullptr, nullptr, nullptr, nullptr, graph)) {
+            cudaGraphDestroy(graph);
             return e;
         }
-        VIF_CUDA_TRY(ce);
         cudaGraphExec_t exec = nullptr;
         const cudaError_t ie = cudaGraphInstantiate(&exec, graph, 0);
         cudaGraphDestroy(graph);
@@ -682,8 +681,11 @@ std::vector<KernelLaunch> Engine::plan(int w, int h) const {
 
 Status Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int h,
                              DeviceResult* out, cudaStream_t stream, cudaEvent_t input_consumed,
-                             const cudaEvent_t* events, const DeviceMaps* maps) {
+                             const cudaEvent_t* events, const DeviceMaps* maps, cudaGraph_t graph) {
     Impl& d = *d_;
+    cudaGraphNode_t last = nullptr; // graph: the node the next kernel waits for
+    if (graph && (input_consumed || events || maps))
+        return Status{VIF_ERROR_INVALID_ARGUMENT, "cuda: a graph holds the kernels only"};
     if (w != d.plan_w || h != d.plan_h) {
         d.plan = plan(w, h);
         d.plan_w = w;
@@ -700,6 +702,19 @@ Status Engine::launch_direct(const DevPlane& ref, const DevPlane& dis, int w, in
         if (maps && params_.variant == VIF_VARIANT_INTEGER && !k.maps_func)
             return Status{VIF_ERROR_INVALID_ARGUMENT,
                           "cuda: kernel " + k.name + " (" + k.shape + ") has no maps instance"};
+        if (graph) {
+            cudaKernelNodeParams p{};
+            p.func = const_cast<void*>(func);
+            p.gridDim = k.grid;
+            p.blockDim = k.block;
+            p.sharedMemBytes = static_cast<unsigned>(k.smem);
+            p.kernelParams = args; // copied into the node
+            cudaGraphNode_t node = nullptr;
+            VIF_CUDA_TRY(
+                cudaGraphAddKernelNode(&node, graph, last ? &last : nullptr, last ? 1 : 0, &p));
+            last = node;
+            return {};
+        }
         VIF_CUDA_TRY(cudaLaunchKernel(func, k.grid, k.block, args, k.smem, stream));
         if (params_.cuda.sync_each_launch) VIF_CUDA_TRY(cudaStreamSynchronize(stream));
         return {};

@@ -69,9 +69,9 @@ public:
     // reaches the end of this work. `input_consumed` (optional) is recorded on `stream` once
     // nothing reads ref/dis any more. `events` (optional) must hold plan().size() + 1 events:
     // events[i] is recorded before launch i and the last one after the final launch.
-    // Without events the frame runs as one CUDA graph (captured on first use for these
-    // pointers and this size, then replayed: one launch instead of 4-6); CudaOptions::graphs
-    // false launches the kernels one by one instead.
+    // Without events the frame runs as one CUDA graph (built on first use for these pointers
+    // and this size, then replayed: one launch instead of 4-6); CudaOptions::graphs false
+    // launches the kernels one by one instead.
     // `maps` (optional): the frame's per-pixel terms are written there too (integer: by the
     // maps instances of the same kernels, KernelLaunch::maps_func; float: copied from the
     // kernels' own per-pixel buffers). Such a frame is launched directly, not as a graph.
@@ -109,9 +109,11 @@ public:
 
 private:
     Engine() = default;
+    // Launches the frame's kernels on `stream`, or, with `graph`, adds them to it as a chain of
+    // kernel nodes instead (no stream capture: see enqueue()).
     Status launch_direct(const DevPlane& ref, const DevPlane& dis, int w, int h, DeviceResult* out,
                          cudaStream_t stream, cudaEvent_t input_consumed, const cudaEvent_t* events,
-                         const DeviceMaps* maps = nullptr);
+                         const DeviceMaps* maps = nullptr, cudaGraph_t graph = nullptr);
     Status verify_log_lookup(const uint16_t* expected);
     Status make_two_level_tables(const uint16_t* expected);
     LogLookup log_args() const; // the integer kernels' IntScaleArgs::log
