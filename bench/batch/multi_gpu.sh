@@ -287,7 +287,11 @@ catalogue() { # TAG MANIFEST
     local inall
     inall=$(sed -n 's/^vif: timings: \([0-9.]*\) s in all.*/\1/p' "$RES/$tag-g1.err" | head -1)
     eval "${tag}_g1_inall=${inall:-0}"
-    note "$tag one GPU: $(eval echo "\${${tag}_g1_wall:-0}") s wall = ${inall:-?} s of run (--timings) + $(awk -v w="$(eval echo "\${${tag}_g1_wall:-0}")" -v r="${inall:-0}" 'BEGIN { printf "%.2f", w - r }') s outside it (process start, CUDA initialisation, manifest, exit)"
+    local before finding after
+    before=$(sed -n 's/^vif: timings: before the run: \([0-9.-]*\) s since.*/\1/p' "$RES/$tag-g1.err" | head -1)
+    finding=$(sed -n 's/.*(finding the devices \([0-9.]*\) s).*/\1/p' "$RES/$tag-g1.err" | head -1)
+    after=$(sed -n 's/^vif: timings: after the run: .* in \([0-9.]*\) s$/\1/p' "$RES/$tag-g1.err" | head -1)
+    note "$tag one GPU: $(eval echo "\${${tag}_g1_wall:-0}") s wall = ${inall:-?} s of run (--timings) + $(awk -v w="$(eval echo "\${${tag}_g1_wall:-0}")" -v r="${inall:-0}" 'BEGIN { printf "%.2f", w - r }') s outside it: ${before:-?} s before it (of which finding the devices, CUDA's initialisation: ${finding:-?} s), ${after:-?} s writing the summary and log, the rest the exit"
   fi
   # A: too short to pay for another device (its check comes after A10, whose second device's
   # start-up it uses). A10 and B: the targets. R: informational (no target).

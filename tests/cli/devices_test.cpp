@@ -166,6 +166,12 @@ TEST_F(DevicesCli, AWorkerKeepsItsContextAcrossGroups) {
               std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find("contexts 1 made"), std::string::npos) << r.err;
+    // And what came before and after the run (no device count costs anything here).
+    EXPECT_NE(r.err.find("vif: timings: before the run: "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("vif: timings: after the run: the summary and the progress log written "
+                         "in "),
+              std::string::npos)
+        << r.err;
     // Without opening ahead (VIF_BATCH_OPEN_AHEAD=0): none, the same files.
     CliRun in_turn = batch("in_turn", "VIF_TEST_CPU_DEVICES=2 VIF_BATCH_OPEN_AHEAD=0",
                            {"--devices", "0", "--workers", "1", "--timings"});

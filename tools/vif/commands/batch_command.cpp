@@ -3,10 +3,14 @@
 
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -21,6 +25,26 @@
 #include "commands/subcommand_options.hpp"
 
 namespace vifcli {
+
+namespace {
+
+// Seconds since this process started (/proc: clock ticks since boot against the uptime; about
+// 10 ms resolution), or -1 where that cannot be read.
+double process_age_seconds() {
+    std::ifstream stat("/proc/self/stat"), up("/proc/uptime");
+    std::string line;
+    double uptime = 0;
+    if (!std::getline(stat, line) || !(up >> uptime)) return -1;
+    const size_t close = line.rfind(')'); // the command name may hold spaces
+    if (close == std::string::npos) return -1;
+    std::istringstream rest(line.substr(close + 2));
+    std::string field;
+    for (int i = 3; i <= 22 && rest >> field; ++i)
+        if (i == 22) return uptime - std::stod(field) / double(::sysconf(_SC_CLK_TCK));
+    return -1;
+}
+
+} // namespace
 
 int batch_main(int argc, const char *const *argv) {
     CLI::App app{"vif batch: score every pair of a manifest (CSV with reference,distorted "
@@ -91,7 +115,11 @@ int batch_main(int argc, const char *const *argv) {
         LadderSettings s = settings_from(c, out_dir);
         DeviceSet devices;
         std::string dev_err;
-        if (!choose_devices(devices_text, s.backend, &devices, &dev_err)) {
+        const auto finding = std::chrono::steady_clock::now();
+        const bool found = choose_devices(devices_text, s.backend, &devices, &dev_err);
+        const double finding_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - finding).count();
+        if (!found) {
             std::fprintf(stderr, "vif: error: %s\n", dev_err.c_str());
             return kExitUsage;
         }
@@ -107,6 +135,13 @@ int batch_main(int argc, const char *const *argv) {
         if (c.verbose && sh.count > 1)
             std::fprintf(stderr, "vif: shard %u of %u (%s): %zu reference groups\n", sh.index,
                          sh.count, sh.source.c_str(), groups.size());
+        // What comes before the run (the process's start, the manifest, CUDA's initialisation
+        // when the devices are counted): no number of devices shortens it.
+        if (timings)
+            std::fprintf(stderr,
+                         "vif: timings: before the run: %.2f s since the process started "
+                         "(finding the devices %.3f s)\n",
+                         process_age_seconds(), finding_s);
         std::vector<std::string> inputs = {manifest};
         for (const auto &r : rows) inputs.insert(inputs.end(), {r.reference, r.distorted});
         return run_groups(

@@ -681,6 +681,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             std::fprintf(stderr, "vif: error: row %zu (%s): %s\n", r.row, r.distorted.c_str(),
                          r.error.c_str());
     }
+    const double writing_from = since_start();
     try {
         vif::batch::write_atomically(summary_path, vif::batch::format_summary(rows));
     } catch (const std::exception &e) {
@@ -697,8 +698,13 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     } catch (const std::exception &e) {
         std::fprintf(stderr, "vif: warning: %s\n", e.what());
     }
-    // The callers end the process right after (leave_process's _Exit): the kept contexts go
-    // with it. Sanitizer builds leave through exit() instead, so that the leak check runs.
+    if (base.timings)
+        std::fprintf(stderr,
+                     "vif: timings: after the run: the summary and the progress log written in "
+                     "%.3f s\n",
+                     since_start() - writing_from);
+        // The callers end the process right after (leave_process's _Exit): the kept contexts go
+        // with it. Sanitizer builds leave through exit() instead, so that the leak check runs.
 #if !defined(__SANITIZE_ADDRESS__)
     for (auto &c : contexts) c->abandon();
 #elif defined(VIF_WITH_NVDEC)
