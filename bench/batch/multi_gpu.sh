@@ -20,6 +20,8 @@
 #      (each row decoded by the NVDEC of the GPU that scores it) and one GPU with --hwdec none
 #      (the one-pair default of 3 NVDEC decoders an input measured 0.90x of the batch's 1 on 4x
 #      H200 2026-11-26: no longer run);
+#   B32. part B's catalogue with twice the rows (32), this tree on 1 and 2 GPUs (4 where there
+#      are 4): the same target over more rows;
 #   C. where one GPU's time goes (measure before fixing): the compact catalogue on one GPU with
 #      1, 2, 4 and 8 workers (wall and CPU seconds), the GPU's utilisation during part B's
 #      one-GPU run, and the 1080p pair alone decoded on the CPU (--read-only) and scored with
@@ -59,7 +61,7 @@
 #             the development machine by bench/batch/make_compact_clips.sh bench/batch/clips)
 #   NVCLIPS   folder with h264_src.mp4 and h264_enc.mkv (default bench/nvdec/clips)
 #   ROWS_1080 rows of part B (default 16); ROWS_RAW, RAW_FRAMES of part R (48, 120); PARTS (default
-#   "A A10 R B C D"); WORK (default /tmp/vif-mgpu);
+#   "A A10 R B B32 C D"); WORK (default /tmp/vif-mgpu);
 #   RUN_TIMEOUT seconds a run may take (default 120); NGPU (a dry run on CPU stand-in devices:
 #   NGPU=2 VIF_TEST_CPU_DEVICES=2 NEW_VIF=build-cpu/tools/vif/vif BASE_VIF=none)
 set -uo pipefail
@@ -67,7 +69,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 RES=${OUT:-$ROOT/out}
 WORK=${WORK:-/tmp/vif-mgpu}
-PARTS=${PARTS:-A A10 R B C D}
+PARTS=${PARTS:-A A10 R B B32 C D}
 BUDGET=${BUDGET:-280}
 ROWS_1080=${ROWS_1080:-16}
 COMPACT=$(realpath -m "${COMPACT:-$ROOT/bench/batch/clips}")
@@ -198,7 +200,7 @@ catalogue() { # TAG MANIFEST
   # The baseline as it runs by default (one worker on one GPU) and with 4 workers; part B (long
   # rows) only the latter; A10 and R none (this tree on 1, 2 and 4 GPUs only).
   local lean=0
-  [ "$tag" = A10 ] || [ "$tag" = R ] && lean=1
+  [ "$tag" = A10 ] || [ "$tag" = R ] || [ "$tag" = B32 ] && lean=1
   if [ "$BASE_VIF" != none ] && [ "$lean" = 0 ]; then
     if [ "$tag" = A ]; then ways+=("base:--devices 0" "base4:--devices 0 --workers 4")
     else ways+=("base:--devices 0 --workers 4"); fi
@@ -495,6 +497,21 @@ if has D; then
       check "D hevc: decoders kept from row to row" "$o opened, $k kept, for $((2 * nvrows)) inputs" "$([ "$k" -gt 0 ] && [ $((o + k)) -ge $((2 * nvrows)) ] && echo 1 || echo 0)"
     fi
   done
+fi
+
+# ---- B32, last (the first to go when time runs short) ----
+# B32: twice the rows (a catalogue's fixed costs -- the process's start, the devices'
+# start-ups, the first rows' opening -- over more rows), one and two GPUs.
+if has B32 && [ -f m1080.csv ]; then
+  {
+    echo "reference,distorted"
+    for i in $(seq 1 $((2 * ROWS_1080))); do
+      ln -sfn "$NVCLIPS/h264_src.mp4" "rows1080/src$i.mp4"
+      ln -sfn "$NVCLIPS/h264_enc.mkv" "rows1080/enc$i.mkv"
+      echo "rows1080/src$i.mp4,rows1080/enc$i.mkv"
+    done
+  } > m1080x2.csv
+  catalogue B32 m1080x2.csv
 fi
 
 note ""
