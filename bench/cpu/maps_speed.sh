@@ -5,7 +5,9 @@
 # decoded back; without FFmpeg, or with GEN=numpy, make_maps_clip.py's textured pan and its copy
 # blurred by a radius drawn per frame), then times the whole `vif` process without maps and with
 # worst:10 maps, alternating (plain, then each of MODES: when the contexts that score the worst
-# frames again are made, VIF_MAP_CONTEXTS, tools/vif/maps/map_contexts.hpp), best of REPS, and
+# frames again are made, VIF_MAP_CONTEXTS, tools/vif/maps/map_contexts.hpp, and whether the worst
+# so far are scored again while the last frames are, VIF_MAP_EARLY, worst_pictures.hpp; see
+# mode_env below), best of REPS, and
 # prints per mode the ratio with PASS/FAIL (the default mode, `start`, decides the exit status)
 # and where the time went in the best runs, from --verbose: the clip phase (process start to
 # the last frame scored), the tail after it (the worst frames scored again, their local maps,
@@ -14,7 +16,7 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("start clip tail"; the first one decides), GOAL (1.2),
+#        BACKEND (cpu), MODES ("start noearly clip tail"; the first one decides), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
 set -euo pipefail
@@ -22,7 +24,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"start clip tail"}
+MODES=${MODES:-"start noearly clip tail"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -41,6 +43,26 @@ fi
 mkdir -p "$DIR"
 F="ffmpeg -hide_banner -loglevel error -nostdin -y"
 
+# The ways of worst:10 compared (tools/vif/maps/map_contexts.hpp, worst_pictures.hpp):
+# "VIF_MAP_CONTEXTS VIF_MAP_EARLY" of a mode, and what it is.
+mode_env() {
+  case $1 in
+    start) echo "start 1" ;;   # the default
+    noearly) echo "start 0" ;;
+    clip) echo "clip 0" ;;     # 5cef713's way (its contexts were made on one thread)
+    tail) echo "tail 0" ;;
+    *) echo "start 1" ;;
+  esac
+}
+mode_says() {
+  case $1 in
+    start) echo "(contexts made before the first frame, the worst so far scored again while the last frames are)" ;;
+    noearly) echo "(contexts made before the first frame, the worst scored again after the last frame)" ;;
+    clip) echo "(contexts made while the clip is scored, the worst scored again after the last frame)" ;;
+    tail) echo "(contexts made and the worst scored again after the last frame)" ;;
+    *) echo "($1)" ;;
+  esac
+}
 fail=0
 for size in $SIZES; do
   ref=$DIR/ref_${GEN}_${size}_$FRAMES.y4m dis=$DIR/dis_${GEN}_${size}_$FRAMES.y4m
@@ -60,24 +82,30 @@ for size in $SIZES; do
         extra=()
         [ "$mode" != plain ] && extra=(--map "$DIR/maps" --map-frames worst:10)
         rm -rf "$DIR/maps"
-        t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_CONTEXTS=$mode "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
+        read -r when early <<< "$(mode_env "$mode")"
+        t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_CONTEXTS=$when VIF_MAP_EARLY=$early "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
           --threads "$THREADS" --backend "$BACKEND" -q -o "$DIR/$mode.json" --verbose "${extra[@]}" \
           2> "$DIR/$mode.$rep.verbose" > /dev/null; } 2>&1 )
         if [ "$mode" != plain ] && [ "$(find "$DIR/maps" -type f | wc -l)" -lt 10 ]; then
           echo "FAIL $size $variant $mode: fewer than 10 map files"; fail=1
         fi
         # wall, cpu (user + system), the clip phase (ms from the static start-up to the last
-        # frame scored), the tail (from there to leaving main()), and the longest context's
-        # waits for maps and local maps.
+        # frame scored), the tail (from there to leaving main()), and the worst frames scored
+        # again: how many early / after the last frame, and of those after it the longest
+        # context's waits for maps, local maps and waits for the writers' queue.
         runs[$mode]+="$(awk -v t="$t" '
           / static start-up at / { t0 = $(NF - 2) }
           / leaving main\(\) at / { t1 = $(NF - 2) }
           / all frames scored / { at = $(NF - 1) }
-          / worst frames: / { split($0, a, "longest waits for maps "); split(a[2], b, " ");
+          / scored again early / { early_n = $4 }
+          / scored again after the last frame on / { late_n = $4 }
+          / of those still among the worst, / { late_n = $(NF - 6) }
+          / scored again after the last frame on / { split($0, a, "longest waits for maps "); split(a[2], b, " ");
                               waits = b[1]; split($0, c, "local maps "); split(c[2], d, " "); lm = d[1]
                               split($0, e, "queue "); split(e[2], f, " "); q = f[1] }
-          END { split(t, v, " "); printf "%s %.3f %.1f %.1f %s %s %s\n", v[1], v[2] + v[3], at, (t1 - t0) * 1000 - at,
-                waits == "" ? "-" : waits, lm == "" ? "-" : lm, q == "" ? "-" : q }' "$DIR/$mode.$rep.verbose")
+          END { split(t, v, " "); printf "%s %.3f %.1f %.1f %s %s %s %s/%s\n", v[1], v[2] + v[3], at, (t1 - t0) * 1000 - at,
+                waits == "" ? "-" : waits, lm == "" ? "-" : lm, q == "" ? "-" : q,
+                early_n == "" ? 0 : early_n, late_n == "" ? 0 : late_n }' "$DIR/$mode.$rep.verbose")
 "
       done
     done
@@ -86,14 +114,14 @@ for size in $SIZES; do
       cmp -s <(grep -v '"fps"' "$DIR/plain.json") <(grep -v '"fps"' "$DIR/$mode.json") ||
         { echo "FAIL $size $variant $mode: scores differ with maps"; fail=1; }
     done
-    # best RUNS: the run with the least wall time, "wall cpu clip tail waits localmaps queue"
+    # best RUNS: the run with the least wall time, "wall cpu clip tail waits localmaps queue early/late"
     best() { sort -g <<< "$1" | sed '/^$/d' | head -1; }
     median_clip() { awk 'NF { print $3 }' <<< "$1" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-    read -r pw pc pclip ptail _ _ _ <<< "$(best "${runs[plain]}")"
+    read -r pw pc pclip ptail _ _ _ _ <<< "$(best "${runs[plain]}")"
     pmed=$(median_clip "${runs[plain]}")
     first=1
     for mode in $MODES; do
-      read -r mw mc mclip mtail waits lm q <<< "$(best "${runs[$mode]}")"
+      read -r mw mc mclip mtail waits lm q el <<< "$(best "${runs[$mode]}")"
       mmed=$(median_clip "${runs[$mode]}")
       rw=$(awk -v a="$mw" -v b="$pw" 'BEGIN { print a / b }')
       rc=$(awk -v a="$mc" -v b="$pc" 'BEGIN { print a / b }')
@@ -106,12 +134,15 @@ for size in $SIZES; do
       fi
       role="decides"
       [ "$first" = 1 ] || role="compared"
-      printf '%s %s %s worst:10 contexts made at %s (%s), %s frames of %s clips (best of %s, alternating): no maps %.3f s wall %.2f s cpu, worst:10 %.3f s wall %.2f s cpu: %.3fx wall, %.3fx cpu (goal <= %sx, %s)\n' \
-        "$verdict" "$size" "$variant" "$mode" "$role" "$FRAMES" "$GEN" "$REPS" "$pw" "$pc" "$mw" "$mc" "$rw" "$rc" "$GOAL" "$METRIC"
+      printf '%s %s %s worst:10 %s (%s), %s frames of %s clips (best of %s, alternating): no maps %.3f s wall %.2f s cpu, worst:10 %.3f s wall %.2f s cpu: %.3fx wall, %.3fx cpu (goal <= %sx, %s)\n' \
+        "$verdict" "$size" "$variant" "$(mode_says "$mode")" "$role" "$FRAMES" "$GEN" "$REPS" "$pw" "$pc" "$mw" "$mc" "$rw" "$rc" "$GOAL" "$METRIC"
       awk -v what="$size $variant $mode" -v ptail="$ptail" -v pclip="$pclip" -v pmed="$pmed" -v mtail="$mtail" \
-        -v mclip="$mclip" -v mmed="$mmed" -v waits="$waits" -v lm="$lm" -v q="$q" 'BEGIN {
+        -v mclip="$mclip" -v mmed="$mmed" -v waits="$waits" -v lm="$lm" -v q="$q" -v el="$el" 'BEGIN {
           printf "tail %s: best runs: clip phase %.1f ms (no maps %.1f: %+.1f; medians %.1f vs %.1f: %+.1f), ", what, mclip, pclip, mclip - pclip, mmed, pmed, mmed - pmed
-          printf "from the last frame to leaving main() %.1f ms (no maps %.1f: %+.1f; the longest context waited %s ms for maps, local maps %s ms, writers\047 queue %s ms)\n", mtail, ptail, mtail - ptail, waits, lm, q }'
+          split(el, n, "/")
+          printf "from the last frame to leaving main() %.1f ms (no maps %.1f: %+.1f); worst frames scored again early %s, after the last frame %s", mtail, ptail, mtail - ptail, n[1], n[2]
+          if (n[2] > 0) printf " (the longest context waited %s ms for maps, local maps %s ms, writers\047 queue %s ms)", waits, lm, q
+          printf "\n" }'
       first=0
     done
     unset runs

@@ -396,9 +396,13 @@ TEST_F(MapCli, LaddersAndBatchRowsMapTheirWorstFramesAsAPairDoes) {
          {"--map", dir_ + "/bmaps", "--map-frames", "worst:3"});
     check(dir_ + "/bmaps", "batch");
     // A pair, on one thread and on every core, whenever the contexts that score the worst
-    // frames again are made (VIF_MAP_CONTEXTS, tools/vif/maps/map_contexts.hpp): the same files.
-    for (const char *when : {"start", "clip", "tail"}) {
-        ::setenv("VIF_MAP_CONTEXTS", when, 1);
+    // frames again are made (VIF_MAP_CONTEXTS, tools/vif/maps/map_contexts.hpp), and with the
+    // early start (the worst so far scored again while the last frames are: on one thread the
+    // late clip's worst frames enter after it) or without: the same files.
+    for (const char *when : {"start", "clip", "tail", "start-no-early"}) {
+        const bool no_early = std::string(when) == "start-no-early";
+        ::setenv("VIF_MAP_CONTEXTS", no_early ? "start" : when, 1);
+        ::setenv("VIF_MAP_EARLY", no_early ? "0" : "1", 1);
         for (const char *threads : {"1", "0"}) {
             const std::string out = dir_ + "/pmaps" + threads + when;
             fs::create_directories(out);
@@ -412,6 +416,7 @@ TEST_F(MapCli, LaddersAndBatchRowsMapTheirWorstFramesAsAPairDoes) {
         }
     }
     ::unsetenv("VIF_MAP_CONTEXTS");
+    ::unsetenv("VIF_MAP_EARLY");
 }
 
 // A hand-built pair (8-bit gray, 256x256): the top-left quadrant blurred. The scale-0 map is

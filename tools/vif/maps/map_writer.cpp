@@ -352,6 +352,11 @@ void MapWriter::put(const VifMaps &maps, uint64_t frame, unsigned threads, doubl
     enqueue(std::move(k));
 }
 
+void MapWriter::put_held(Kept k) {
+    check_writer();
+    enqueue(std::move(k));
+}
+
 void MapWriter::commit() {
     if (m_.frames == MapOptions::Frames::kList) {
         std::vector<uint64_t> missing;

@@ -49,6 +49,23 @@ public:
      *  at once). Throws the writer's Failure, if it had one. `computing`, if not null, gets
      *  the seconds the local maps took (the rest waited for room in the writers' queue). */
     void put(const VifMaps &maps, uint64_t frame, unsigned threads, double *computing = nullptr);
+
+    /** A frame's local maps, computed and held: worst:N's frames scored again while the last
+     *  frames of the clip are scored, written (put_held) if they stay among the N worst, else
+     *  dropped (drop_held: their buffers go back to the pool). */
+    struct Kept {
+        uint64_t frame;
+        std::vector<std::vector<float>> maps; ///< one per selected scale
+        std::vector<uint32_t> w, h;
+        uint32_t frame_w = 0, frame_h = 0; ///< scale 0's size: the frame's
+    };
+    /** put's first half, any thread: the local maps on up to `threads` threads. */
+    Kept hold(const VifMaps &maps, uint64_t frame, unsigned threads) {
+        return compute(maps, frame, threads);
+    }
+    /** put's second half. Throws the writer's Failure, if it had one. */
+    void put_held(Kept k);
+    void drop_held(Kept k) { give_back(std::move(k.maps)); }
     /** Makes, on a thread of its own, `frames` sets of the buffers a frame's local maps take
      *  (the selected scales of a w x h frame), their pages written: worst:N's frames are mapped
      *  after the last frame, where fresh memory for each (and its page faults, in many threads
@@ -64,12 +81,6 @@ public:
     size_t files_written() const { return files_; }
 
 private:
-    struct Kept {
-        uint64_t frame;
-        std::vector<std::vector<float>> maps; ///< one per selected scale
-        std::vector<uint32_t> w, h;
-        uint32_t frame_w = 0, frame_h = 0; ///< scale 0's size: the frame's
-    };
     Kept compute(const VifMaps &maps, uint64_t frame,
                  unsigned threads = 0); ///< threads: 0 for every core
     /** One file of a frame: its scale m_.scales[scale]. */

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -94,8 +95,20 @@ void WorstPictures::scored(const VifScores &s, uint64_t frame) {
     std::push_heap(heap_.begin(), heap_.end(), less);
 }
 
-void WorstPictures::map_frames(VifContext *ctx, size_t first, size_t stride, unsigned threads,
-                               MapWriter &out, Spent &spent) const {
+WorstPictures::~WorstPictures() {
+    if (early_ && early_->thread.joinable()) early_->thread.join();
+}
+
+std::vector<WorstPictures::Job> WorstPictures::jobs() const {
+    std::vector<Job> out;
+    for (const Entry &e : heap_) out.push_back({e.frame, e.scores, e.ref.view(), e.dist.view()});
+    std::sort(out.begin(), out.end(), [](const Job &a, const Job &b) { return a.frame < b.frame; });
+    return out;
+}
+
+template <typename Take>
+void WorstPictures::map_frames(VifContext *ctx, const std::vector<Job> &jobs, size_t first,
+                               size_t stride, Spent &spent, Take take) {
     using Clock = std::chrono::steady_clock;
     auto since = [](Clock::time_point t) {
         return std::chrono::duration<double>(Clock::now() - t).count();
@@ -110,21 +123,19 @@ void WorstPictures::map_frames(VifContext *ctx, size_t first, size_t stride, uns
         const VifStatus r = vif_receive_maps(ctx, &s, &m, 1);
         spent.scoring += since(waiting);
         if (r != VIF_OK) throw Failure{vif_error("--map: mapping the worst frames", r)};
-        const Entry &e = heap_[next_out];
+        const Job &j = jobs[next_out];
         next_out += stride;
-        if (!same_scores(s, e.scores))
+        if (!same_scores(s, j.scores))
             throw Failure{fmt::format("internal error: --map: frame {} scored again with maps "
                                       "does not get its scores; no maps written",
-                                      e.frame)};
+                                      j.frame)};
         const auto putting = Clock::now();
-        double computing = 0;
-        out.put(m, e.frame, threads, &computing);
+        const double computing = take(j, m);
         spent.local_maps += computing;
         spent.queue += since(putting) - computing;
     };
-    while (next_in < heap_.size()) {
-        const VifPicture r = heap_[next_in].ref.view(), d = heap_[next_in].dist.view();
-        st = vif_submit(ctx, &r, &d, nullptr);
+    while (next_in < jobs.size()) {
+        st = vif_submit(ctx, &jobs[next_in].ref, &jobs[next_in].dist, nullptr);
         if (st == VIF_OK) {
             next_in += stride;
         } else if (st == VIF_AGAIN) {
@@ -133,29 +144,33 @@ void WorstPictures::map_frames(VifContext *ctx, size_t first, size_t stride, uns
             throw Failure{vif_error("--map: mapping the worst frames", st)};
         }
     }
-    while (next_out < heap_.size()) receive_one();
+    while (next_out < jobs.size()) receive_one();
 }
 
-void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
-    spare_.clear();
-    const std::vector<VifContext *> &ctxs = made.get();
-    std::sort(heap_.begin(), heap_.end(),
-              [](const Entry &a, const Entry &b) { return a.frame < b.frame; });
+template <typename Take>
+WorstPictures::Spent WorstPictures::map_on(const std::vector<VifContext *> &ctxs,
+                                           const std::vector<Job> &jobs, unsigned *threads_out,
+                                           Take take) {
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    const size_t contexts = std::max<size_t>(1, std::min(heap_.size(), ctxs.size()));
+    const size_t contexts = std::max<size_t>(1, std::min(jobs.size(), ctxs.size()));
     // Each context's share of the cores for its frames' local maps (bands of rows need buffers
     // of their own: with a core or so a context, one call each).
     const unsigned threads = std::max(1u, unsigned(cores / contexts));
+    *threads_out = threads;
     std::vector<Spent> spent(contexts);
+    auto one = [&](size_t c) {
+        map_frames(ctxs[c], jobs, c, contexts, spent[c],
+                   [&](const Job &j, const VifMaps &m) { return take(j, m, threads); });
+    };
     if (contexts == 1) {
-        map_frames(ctxs[0], 0, 1, threads, out, spent[0]);
+        one(0);
     } else {
         std::vector<std::string> failures(contexts);
         std::vector<std::thread> pool;
         for (size_t c = 0; c < contexts; ++c)
             pool.emplace_back([&, c] {
                 try {
-                    map_frames(ctxs[c], c, contexts, threads, out, spent[c]);
+                    one(c);
                 } catch (const Failure &f) {
                     failures[c] = f.message;
                 } catch (const std::exception &e) {
@@ -166,19 +181,106 @@ void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
         for (const std::string &f : failures)
             if (!f.empty()) throw Failure{f};
     }
-    if (verbose_) {
-        Spent most;
-        for (const Spent &c : spent) {
-            most.scoring = std::max(most.scoring, c.scoring);
-            most.local_maps = std::max(most.local_maps, c.local_maps);
-            most.queue = std::max(most.queue, c.queue);
+    Spent most;
+    for (const Spent &c : spent) {
+        most.scoring = std::max(most.scoring, c.scoring);
+        most.local_maps = std::max(most.local_maps, c.local_maps);
+        most.queue = std::max(most.queue, c.queue);
+    }
+    return most;
+}
+
+void WorstPictures::print(const char *what, size_t frames, size_t contexts, unsigned threads,
+                          const Spent &most) const {
+    if (!verbose_) return;
+    std::fprintf(stderr,
+                 "vif: worst frames: %zu scored again %s on %zu contexts (%u threads each for "
+                 "local maps); the longest waits for maps %.1f ms, local maps %.1f ms, "
+                 "writers' queue %.1f ms\n",
+                 frames, what, contexts, threads, most.scoring * 1e3, most.local_maps * 1e3,
+                 most.queue * 1e3);
+}
+
+void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
+    const char *env = std::getenv("VIF_MAP_EARLY");
+    if ((env && std::strcmp(env, "0") == 0) || heap_.empty() || early_) return;
+    const std::vector<VifContext *> ctxs = made.get(); // here: not beside write_maps' get()
+    early_ = std::make_unique<Early>();
+    Early &e = *early_;
+    e.jobs = jobs();
+    e.held.resize(e.jobs.size());
+    e.done.assign(e.jobs.size(), false);
+    e.contexts = std::min(e.jobs.size(), ctxs.size());
+    // The pictures stay valid: no frame is submitted any more, so no kept entry's buffers are
+    // reused for another picture before write_maps (scored() only moves entries).
+    e.thread = std::thread([this, ctxs, &out] {
+        Early &x = *early_;
+        std::vector<size_t> index(x.jobs.size());
+        try {
+            x.most = map_on(
+                ctxs, x.jobs, &x.threads, [&](const Job &j, const VifMaps &m, unsigned threads) {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    const size_t k = size_t(&j - x.jobs.data());
+                    x.held[k] = out.hold(m, j.frame, threads);
+                    x.done[k] = true;
+                    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                        .count();
+                });
+        } catch (const Failure &f) {
+            x.error = f.message;
+        } catch (const std::exception &ex) {
+            x.error = fmt::format("--map: mapping the worst frames: {}", ex.what());
         }
-        std::fprintf(stderr,
-                     "vif: worst frames: %zu scored again on %zu contexts (%u threads each for "
-                     "local maps); the longest waits for maps %.1f ms, local maps %.1f ms, "
-                     "writers' queue %.1f ms\n",
-                     heap_.size(), contexts, threads, most.scoring * 1e3, most.local_maps * 1e3,
-                     most.queue * 1e3);
+    });
+}
+
+void WorstPictures::join_early() {
+    if (early_ && early_->thread.joinable()) early_->thread.join();
+}
+
+void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
+    join_early();
+    spare_.clear();
+    std::vector<Job> todo = jobs();
+    if (early_) {
+        Early &e = *early_;
+        if (!e.error.empty()) throw Failure{e.error};
+        // Held maps of frames still among the N worst are written; the others dropped.
+        std::vector<Job> rest;
+        size_t k = 0, written = 0;
+        for (const Job &j : todo) {
+            while (k < e.jobs.size() && e.jobs[k].frame < j.frame) ++k;
+            if (k < e.jobs.size() && e.jobs[k].frame == j.frame && e.done[k]) {
+                e.done[k] = false;
+                out.put_held(std::move(e.held[k]));
+                ++written;
+            } else {
+                rest.push_back(j);
+            }
+        }
+        for (size_t i = 0; i < e.jobs.size(); ++i)
+            if (e.done[i]) out.drop_held(std::move(e.held[i]));
+        print("early (while the last frames were scored)", e.jobs.size(), e.contexts, e.threads,
+              e.most);
+        if (verbose_)
+            std::fprintf(stderr,
+                         "vif: worst frames: %zu of those still among the worst, %zu scored "
+                         "again after the last frame\n",
+                         written, rest.size());
+        todo = std::move(rest);
+        early_.reset();
+    }
+    if (!todo.empty()) {
+        const std::vector<VifContext *> &ctxs = made.get();
+        unsigned threads = 1;
+        const Spent most =
+            map_on(ctxs, todo, &threads, [&](const Job &j, const VifMaps &m, unsigned t) {
+                double computing = 0;
+                out.put(m, j.frame, t, &computing);
+                return computing;
+            });
+        print("after the last frame", todo.size(), std::min(todo.size(), ctxs.size()), threads,
+              most);
     }
     heap_.clear();
 }

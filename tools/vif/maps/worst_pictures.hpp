@@ -1,30 +1,38 @@
 // `vif --map DIR --map-frames worst:N` on a pair: the clip is scored without maps (the plain,
 // fastest path) while the pictures of the N frames with the lowest scores so far are kept
-// (copies, in buffers reused from frame to frame). After the last frame only those N are scored
-// again, by contexts with maps on the backend that scored them, and their maps go to the
-// MapWriter. Keeping every frame's terms (16 bytes a pixel for integer VIF) and the local maps of
-// every frame that was once among the worst cost 1.33x the CPU time of a run without maps; a
-// picture is 1 or 2 bytes a pixel, and N frames are scored twice.
+// (copies, in buffers reused from frame to frame). Only those N are scored again, by contexts
+// with maps on the backend that scored them, and their maps go to the MapWriter. Keeping every
+// frame's terms (16 bytes a pixel for integer VIF) and the local maps of every frame that was
+// once among the worst cost 1.33x the CPU time of a run without maps; a picture is 1 or 2 bytes
+// a pixel, and N frames are scored twice.
 // What runs after the last frame is kept short: the contexts that score the N frames again are
-// made while the clip is scored (MapContexts), the frames are shared among them (one a core on the
+// made before the first frame (MapContexts), the frames are shared among them (one a core on the
 // CPU), their local maps are computed in bands over the cores, and each file is a writer's job.
-// Scoring the candidates while the clip is scored instead was not chosen: a frame's scoring is
-// one thread's work on the CPU backend, so a candidate that enters the N worst near the end
-// (most clips have one) still costs that much after the last frame, and the candidates that
-// leave again cost spare cores the clip may be using.
+// And the scoring again starts as soon as the last frame is submitted (start_early), on the
+// cores that the last frames being scored leave idle one by one: the N worst so far are scored
+// again then and their local maps held; after the last frame those still among the N worst are
+// written, and only frames that entered the N worst in the meantime are scored again then.
+// Scoring the candidates all along the clip was not chosen: a frame's scoring is one thread's
+// work on the CPU backend, so a candidate that enters the N worst near the end (most clips have
+// one) still costs that much after the last frame, and the candidates that leave again cost
+// cores the clip is using.
 #ifndef VIF_TOOLS_MAPS_WORST_PICTURES_HPP
 #define VIF_TOOLS_MAPS_WORST_PICTURES_HPP
 
 #include <vif/vif.h>
 
+#include "maps/map_writer.hpp"
+
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace vifcli {
 
 class MapContexts;
-class MapWriter;
 
 class WorstPictures {
 public:
@@ -42,12 +50,20 @@ public:
     /** The scores of the oldest pair submitted and not yet scored, whose frame number the
      *  caller knows (a ladder rung's own count). */
     void scored(const VifScores &s, uint64_t frame);
-    /** After the last frame: scores the kept frames again with maps on `ctxs` (made with the
-     *  run's configuration, MapContexts), checks that each gets the scores it had, and hands its
-     *  maps to `out`. The frames are shared among the contexts, each computing the local maps
-     *  of its own frames on its share of the cores (a frame's arrays are valid only until its
-     *  context's next receive). Throws Failure (also for a context that could not be made). */
+    /** Once the last frame is submitted (no submitted() any more; scored() still comes for the
+     *  frames being scored): starts scoring the N worst so far again on `ctxs`, on threads of
+     *  its own, holding their local maps for write_maps. Off with VIF_MAP_EARLY=0. Throws
+     *  Failure for a context that could not be made. */
+    void start_early(MapContexts &ctxs, MapWriter &out);
+    /** After the last frame: writes the held maps of the frames still among the N worst (drops
+     *  the others), scores the kept frames not scored early again with maps on `ctxs` (made
+     *  with the run's configuration, MapContexts), checks that each gets the scores it had, and
+     *  hands its maps to `out`. The frames are shared among the contexts, each computing the
+     *  local maps of its own frames on its share of the cores (a frame's arrays are valid only
+     *  until its context's next receive). Throws Failure (also for a context that could not be
+     *  made). */
     void write_maps(MapContexts &ctxs, MapWriter &out);
+    ~WorstPictures(); ///< waits for start_early's threads (their results dropped)
     /** --verbose: write_maps prints where its time went (scoring, local maps) to stderr. */
     void set_verbose(bool v) { verbose_ = v; }
     /** Frames kept now (at most N). */
@@ -71,13 +87,44 @@ private:
     static void copy(const VifPicture &src, Picture &dst);
     /** Kept frames first, first + stride, ... scored with maps on `ctx`, their local maps on up
      *  to `threads` threads, into `out`. Throws Failure. */
+    /** A frame to score again: its pictures (valid until write_maps returns) and scores. */
+    struct Job {
+        uint64_t frame = 0;
+        VifScores scores{};
+        VifPicture ref{}, dist{};
+    };
     struct Spent {
         double scoring = 0;    ///< seconds waiting for a frame's maps
         double local_maps = 0; ///< seconds computing its local maps
         double queue = 0;      ///< seconds waiting for room in the writers' queue
     };
-    void map_frames(VifContext *ctx, size_t first, size_t stride, unsigned threads, MapWriter &out,
-                    Spent &spent) const;
+    /** The kept frames as jobs, in frame order. */
+    std::vector<Job> jobs() const;
+    /** Scores jobs[first], jobs[first + stride], ... with maps on `ctx` and hands each frame's
+     *  maps to `take(job, maps)`, which returns the seconds its local maps took. Throws
+     *  Failure. */
+    template <typename Take>
+    static void map_frames(VifContext *ctx, const std::vector<Job> &jobs, size_t first,
+                           size_t stride, Spent &spent, Take take);
+    /** Every job on its context (one thread a context); the longest times; throws the first
+     *  failure. `take(job, maps, threads)` as map_frames'. */
+    template <typename Take>
+    static Spent map_on(const std::vector<VifContext *> &ctxs, const std::vector<Job> &jobs,
+                        unsigned *threads, Take take);
+    void print(const char *what, size_t frames, size_t contexts, unsigned threads,
+               const Spent &most) const;
+    /** start_early's work: its jobs, the local maps held (by job), its thread. */
+    struct Early {
+        std::vector<Job> jobs;
+        std::vector<MapWriter::Kept> held;
+        std::vector<char> done; ///< by job: held[job] is set (written by the contexts' threads)
+        Spent most;
+        unsigned threads = 1;
+        size_t contexts = 0;
+        std::string error;
+        std::thread thread;
+    };
+    void join_early();
 
     uint64_t n_;
     bool pictures_stay_ = false;
@@ -86,6 +133,7 @@ private:
     std::deque<Entry> pending_; ///< submitted, not scored yet, oldest first
     std::vector<Entry> heap_;   ///< a max-heap on (score, frame): its top leaves first
     std::vector<Entry> spare_;  ///< entries whose buffers wait for the next frames
+    std::unique_ptr<Early> early_;
 };
 
 } // namespace vifcli

@@ -180,8 +180,8 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     std::vector<uint64_t> frame_nums;
     // --map: checked (and its temporary folder made) before any frame is scored.
     std::optional<MapWriter> maps;
-    std::optional<WorstPictures> worst;
     std::optional<MapContexts> map_ctxs;
+    std::optional<WorstPictures> worst; // its early threads use map_ctxs and maps: last
     if (o.map.enabled()) {
         maps.emplace(o.map);
         maps->set_frame_numbers(&frame_nums);
@@ -270,6 +270,8 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
     }
     rpf.stop();
     dpf.stop();
+    // worst:N: the worst frames so far are scored again while the last ones are.
+    if (worst && !o.read_only) worst->start_early(*map_ctxs, *maps);
     if (!o.read_only) drain_all(o, variants, true);
     // Frames scored on the CPU before the hand-over come first: submission order is kept.
     const bool on_gpu = variants[0]->gpu.ctx != nullptr;
