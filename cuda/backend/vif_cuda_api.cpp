@@ -12,8 +12,12 @@
 
 namespace {
 
+// The context's CUDA backend; an `auto` context waits here for the GPU's start-up (frames in
+// GPU memory cannot be scored on the CPU).
 vif::cuda::CudaBackend* cuda_backend_of(const VifContext* ctx) {
-    return ctx ? dynamic_cast<vif::cuda::CudaBackend*>(ctx->backend.get()) : nullptr;
+    return ctx && ctx->backend
+               ? dynamic_cast<vif::cuda::CudaBackend*>(ctx->backend->device_backend())
+               : nullptr;
 }
 
 VifStatus check_device_picture(const VifContext* ctx, const VifDevicePicture* pic,

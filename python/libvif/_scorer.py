@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import sys
 import threading
+import weakref
 from typing import Any, Iterator, List, Optional, Tuple
 
 import numpy as np
@@ -126,6 +128,7 @@ class Scorer:
                                 cuda_device=device or 0, maps=self._maps, **self._options)
             self._names = ctx.metric_names()
             self._ctx = ctx  # published last: a thread that sees it sees the names too
+            _open_scorers.add(self)
         return self._ctx
 
     @property
@@ -135,7 +138,8 @@ class Scorer:
 
     @property
     def backend(self) -> str:
-        """"cpu" or "cuda" (the backend the context runs on; known after the first submit)."""
+        """"cpu", "cuda" or, after `auto` handed over to the GPU, "cpu+cuda" (known after the
+        first submit)."""
         if self._ctx is None:
             raise RuntimeError("the backend is chosen at the first submit()")
         return self._ctx.backend
@@ -254,6 +258,25 @@ class Scorer:
     def __repr__(self) -> str:
         state = "closed" if self._closed else (self._ctx.backend if self._ctx else "not started")
         return f"<libvif.Scorer variant={self.variant} {state}>"
+
+
+# Scorers whose context exists and may not have been closed.
+_open_scorers: "weakref.WeakSet[Scorer]" = weakref.WeakSet()
+
+
+def _close_open_scorers() -> None:
+    """At interpreter exit, before the modules are torn down: close every scorer still open, so
+    that its context ends, and an `auto` context's GPU start-up still under way is waited for,
+    while the interpreter and the library are whole (docs/python.md). A scorer the interpreter
+    would otherwise free late, or never (a reference cycle, a global), is closed here."""
+    for scorer in list(_open_scorers):
+        try:
+            scorer.close()
+        except Exception:  # noqa: BLE001 -- at exit: nothing to report to
+            pass
+
+
+atexit.register(_close_open_scorers)
 
 
 def _itemsize(f: Any) -> int:

@@ -110,6 +110,9 @@ public:
     // Frames the queue holds at most (queue_depth as resolved at create); the fallback
     // submit_multi needs room for all of its pairs.
     virtual size_t capacity() const { return SIZE_MAX; }
+    // The backend that takes frames already in GPU memory (vif_cuda_submit): this one; the
+    // `auto` backend waits for the GPU's start-up and answers with the CUDA backend.
+    virtual Backend* device_backend() { return this; }
 };
 
 // Factories. create_cuda_backend exists only in CUDA builds (VIF_HAVE_CUDA): with the CUDA

@@ -1,7 +1,151 @@
 // Backend registry: one static list of factories; CUDA's entry exists only in CUDA builds.
 #include "core/registry.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "core/handover_backend.hpp"
+
 namespace vif {
+
+namespace {
+
+// Tests only: the environment's VIF_TEST_AUTO shapes `auto` (docs/design.md, "auto in the
+// library"): a comma-separated list of `standin` (a CPU backend named "standin" starts instead
+// of CUDA, in every build), `ms=N` (the stand-in's start-up time, default 50), `fail` /
+// `nodevice` (the stand-in's start-up fails with a device error / finds no device) and
+// `frame=K` (the hand-over falls exactly before frame K, the start-up waited for there).
+struct AutoTest {
+    bool set = false, standin = false, fail = false, nodevice = false;
+    unsigned ms = 50;
+    int64_t frame = -1;
+};
+
+AutoTest auto_test() {
+    AutoTest t;
+    const char* env = std::getenv("VIF_TEST_AUTO");
+    if (!env || !*env) return t;
+    t.set = true;
+    std::string s(env);
+    size_t pos = 0;
+    while (pos <= s.size()) {
+        const size_t end = std::min(s.find(',', pos), s.size());
+        const std::string item = s.substr(pos, end - pos);
+        if (item == "standin")
+            t.standin = true;
+        else if (item == "fail")
+            t.fail = true;
+        else if (item == "nodevice")
+            t.nodevice = true;
+        else if (item.rfind("ms=", 0) == 0)
+            t.ms = unsigned(std::strtoul(item.c_str() + 3, nullptr, 10));
+        else if (item.rfind("frame=", 0) == 0)
+            t.frame = std::strtoll(item.c_str() + 6, nullptr, 10);
+        pos = end + 1;
+    }
+    return t;
+}
+
+// The stand-in "GPU" of the tests: a CPU backend under another name.
+class StandinBackend final : public Backend {
+public:
+    explicit StandinBackend(std::unique_ptr<Backend> inner) : inner_(std::move(inner)) {}
+    const char* name() const override { return "standin"; }
+    Status submit(const HostPlane& r, const HostPlane& d, uint64_t i) override {
+        return inner_->submit(r, d, i);
+    }
+    Status submit_multi(const HostPlane& r, const HostPlane* d, size_t n, uint64_t i) override {
+        return inner_->submit_multi(r, d, n, i);
+    }
+    Status receive(FrameRaw* out, bool block) override { return inner_->receive(out, block); }
+    size_t pending() const override { return inner_->pending(); }
+    size_t capacity() const override { return inner_->capacity(); }
+
+private:
+    std::unique_ptr<Backend> inner_;
+};
+
+// The CPU's share while the GPU starts: with many cores, two are left to the caller's thread
+// and to the start-up (busy cores slowed CUDA's start-up on the H200 machine); its queue is its
+// thread count, so that at the hand-over no more frames wait on it than it is scoring.
+Params first_cpu_params(const Params& p, bool* reduced) {
+    Params c = p;
+    *reduced = false;
+    if (c.threads == 0) {
+        const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+        if (hw >= 8) {
+            c.threads = hw - 2;
+            *reduced = true;
+        } else {
+            c.threads = hw;
+        }
+    }
+    if (c.queue_depth == 0) c.queue_depth = std::min(c.threads, 256u);
+    return c;
+}
+
+std::unique_ptr<Backend> create_auto_backend(const Params& params, Status* err) {
+    const AutoTest test = auto_test();
+#if defined(VIF_HAVE_CUDA)
+    const bool gpu = true;
+#else
+    const bool gpu = false;
+#endif
+    if (!gpu && !test.standin) return create_cpu_backend(params, err); // nothing to hand over to
+    bool reduced = false;
+    std::unique_ptr<Backend> cpu = create_cpu_backend(first_cpu_params(params, &reduced), err);
+    if (!cpu) return nullptr;
+    HandoverOptions opts;
+    opts.switch_at_frame = test.frame;
+    // Automatic queue depth and no maps: results taken early are a few hundred bytes each.
+    if (params.queue_depth == 0 && !params.maps) opts.early_results = 256;
+    auto later = [params, test, reduced](StartControl& ctl, Status* e) -> std::unique_ptr<Backend> {
+        Status why;
+        if (test.standin) {
+            const auto until =
+                std::chrono::steady_clock::now() + std::chrono::milliseconds(test.ms);
+            while (std::chrono::steady_clock::now() < until) {
+                if (!ctl.next_step()) return nullptr;
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            }
+            if (test.fail)
+                why = {VIF_ERROR_DEVICE, "stand-in start-up failed (VIF_TEST_AUTO=fail)"};
+            else if (test.nodevice)
+                why = {VIF_ERROR_NO_DEVICE, "stand-in: no device (VIF_TEST_AUTO=nodevice)"};
+            else if (std::unique_ptr<Backend> b = create_cpu_backend(params, e))
+                return std::make_unique<StandinBackend>(std::move(b));
+            else
+                return nullptr;
+        }
+#if defined(VIF_HAVE_CUDA)
+        else {
+            why = cuda_prepare(params.cuda_device); // the driver and the device's context
+            if (!why) {
+                if (!ctl.next_step()) return nullptr;
+                if (std::unique_ptr<Backend> b = create_cuda_backend(params, &why)) return b;
+            }
+        }
+#endif
+        // No GPU: the CPU goes on, with every thread if the first backend was given fewer.
+        if (why.status != VIF_ERROR_NO_DEVICE)
+            std::fprintf(stderr, "libvif: auto: the GPU did not start (%s); scoring on the cpu\n",
+                         why.message.c_str());
+        if (!reduced || !ctl.next_step()) {
+            *e = {VIF_ERROR_NO_DEVICE, why.message}; // said above, not again
+            return nullptr;
+        }
+        return create_cpu_backend(params, e);
+    };
+    return std::make_unique<HandoverBackend>(std::move(cpu), std::move(later), std::move(opts));
+}
+
+} // namespace
 
 std::unique_ptr<Backend> create_backend(const Params& params, VifBackend kind, Status* err) {
     switch (kind) {
@@ -15,10 +159,8 @@ std::unique_ptr<Backend> create_backend(const Params& params, VifBackend kind, S
         return nullptr;
 #endif
     case VIF_BACKEND_AUTO:
-#if defined(VIF_HAVE_CUDA)
-        if (cuda_device_present()) return create_cuda_backend(params, err);
-#endif
-        return create_cpu_backend(params, err);
+        // The CPU at once, the GPU once it has started (handover_backend.hpp).
+        return create_auto_backend(params, err);
     }
     *err = {VIF_ERROR_INVALID_ARGUMENT, "unknown backend"};
     return nullptr;

@@ -477,7 +477,6 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     vif_default_config(&cfg);
     apply_variant(s.variant, &cfg);
     cfg.maps = s.map.enabled() && !worst_maps ? 1 : 0;
-    cfg.backend = s.backend;
     cfg.cuda_device = s.cuda_device;
     cfg.threads = s.threads;
     cfg.max_width = ri.width;
@@ -488,6 +487,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     // (On the CPU a call takes one place: the automatic depth is right there.)
     const bool cuda =
         s.backend == VIF_BACKEND_CUDA || (s.backend == VIF_BACKEND_AUTO && vif_cuda_available());
+    // `auto` settled here, as the pair's (pair/variants.cpp), not by the library's hand-over.
+    cfg.backend = cuda ? VIF_BACKEND_CUDA : VIF_BACKEND_CPU;
     if (cuda) cfg.queue_depth = uint32_t(std::max<size_t>(4, 2 * rungs.size()));
     // A device that cannot make a context (or is gone) is the device's failure, not the rows'.
     auto device_status = [&](VifStatus st) {

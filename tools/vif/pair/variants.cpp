@@ -12,6 +12,10 @@
 namespace vifcli {
 
 void Scorer::create(VifConfig cfg, VifBackend b) {
+    // The CLI makes its own start-up choices (media/decode_choice, the hand-over of
+    // host_scoring.cpp, measured on the GPU): `auto` is settled here, not by the library's
+    // hand-over backend.
+    if (b == VIF_BACKEND_AUTO) b = vif_cuda_available() ? VIF_BACKEND_CUDA : VIF_BACKEND_CPU;
     cfg.backend = b;
     VifStatus st = vif_create(&ctx, &cfg);
     if (st == VIF_ERROR_NO_DEVICE) throw Failure{vif_error("backend cuda: no usable GPU", st)};
