@@ -5,7 +5,10 @@
 #                                                 where python3 has pybind11
 #   bash bench/startup/gpu_run.sh [stages]        bench/startup/startup_bench.py on both builds
 #                                                 (stages: probe long hevc raw curves python
-#                                                 nvdec)
+#                                                 nvdec library)
+#   bash bench/startup/gpu_run.sh ctest           the library `auto` tests on the GPU (ctest
+#                                                 Auto*/Handover*: the real hand-over = the CPU
+#                                                 run bit for bit) and the Python exit tests
 # Two calls keep each under the 10-minute limit; build outputs stay on the warm machine.
 # Issue 26: `LEAN=1 N=3 bash bench/startup/gpu_run.sh probe long hevc raw python` (about 5 min;
 # long runs the nvdec stage too: decoding started in software with NVDEC joining = one software
@@ -26,8 +29,10 @@ if [[ ${1:-} == build ]]; then
   # An unknown target would stop the whole build: the Python package only where pybind11 is.
   targets="vif_cli"
   python3 -m pybind11 --cmakedir > /dev/null 2>&1 && targets="vif_cli vif_python"
+  # The library hand-over's tests, for the ctest mode (this tree only).
+  new_targets="$targets vif_api_tests vif_handover_tests"
   rc=0
-  OUT=$OUT/build-new BUILD_DIR=build-gpu TARGETS="$targets" bash scripts/gpu-check.sh build || rc=1
+  OUT=$OUT/build-new BUILD_DIR=build-gpu TARGETS="$new_targets" bash scripts/gpu-check.sh build || rc=1
   if [[ -d $BASE_SRC ]]; then
     # A baseline carried without its testdata/ (to save carry) gets this tree's.
     [[ -d $BASE_SRC/testdata ]] || cp -r "$ROOT/testdata" "$BASE_SRC/"
@@ -39,6 +44,26 @@ if [[ ${1:-} == build ]]; then
   for b in build-gpu build-base; do
     if [[ -x $b/tools/vif/vif ]]; then echo "PASS: $b/tools/vif/vif built"; else echo "FAIL: no $b/tools/vif/vif"; fi
   done
+  exit $rc
+fi
+if [[ ${1:-} == ctest ]]; then
+  # The library's `auto` on the real GPU: the hand-over at a given frame and by time = the
+  # --backend cpu context bit for bit (AutoCuda), the stand-in tests, exits with a live context
+  # while CUDA starts (C: AutoStartDeathTest; Python: test_auto.py).
+  rc=0
+  ctest --test-dir build-gpu -R 'Auto|Handover' --output-on-failure > "$OUT/ctest-auto.log" 2>&1 || rc=1
+  tail -n 5 "$OUT/ctest-auto.log"
+  if grep -q 'AutoCuda.*Passed' "$OUT/ctest-auto.log"; then echo "PASS: AutoCuda ran and passed on the GPU"
+  else echo "FAIL: AutoCuda did not pass (skipped or failed): $OUT/ctest-auto.log"; rc=1; fi
+  PY=python3
+  python3 -c 'import numpy, pytest' 2> /dev/null || PY=/opt/torch/.venv/bin/python
+  if [[ -d build-gpu/python/libvif ]]; then
+    PYTHONPATH=build-gpu/python "$PY" -m pytest -q tests/python/test_auto.py > "$OUT/pytest-auto.log" 2>&1 || rc=1
+    tail -n 3 "$OUT/pytest-auto.log"
+  else
+    echo "FAIL: no build-gpu/python (run the build stage where python3 has pybind11)"; rc=1
+  fi
+  [[ $rc == 0 ]] && echo "PASS: ctest mode" || echo "FAIL: ctest mode"
   exit $rc
 fi
 # The static NVDEC FFmpeg keeps libdav1d (shared: Debian has no static one) beside it; both

@@ -12,7 +12,7 @@ goes), OUT/curves.csv and the logs of the last run of each kind.
     VIF=build-gpu/tools/vif/vif BASE_VIF=build-base/tools/vif/vif \\
         python3 bench/startup/startup_bench.py [stage ...]
 
-stages (default all): probe long hevc raw curves python nvdec
+stages (default all): probe long hevc raw curves python nvdec library
 Environment:
   VIF         the binary under test (default build-gpu/tools/vif/vif)
   BASE_VIF    today's binary, run beside it (optional; its rows are skipped without it)
@@ -66,7 +66,7 @@ PROBE_SWEEP = [x.strip() for x in os.environ.get(
     "--decoder-threads 8 --threads 12").split("|") if x.strip()]
 OUT = os.environ.get("OUT", "/tmp/startup-out")
 TOL = float(os.environ.get("TOL", "0.05"))
-STAGES = sys.argv[1:] or ["probe", "long", "hevc", "raw", "curves", "python", "nvdec"]
+STAGES = sys.argv[1:] or ["probe", "long", "hevc", "raw", "curves", "python", "nvdec", "library"]
 
 os.makedirs(os.path.join(OUT, "logs"), exist_ok=True)
 SUMMARY = open(os.path.join(OUT, "summary.md"), "a")
@@ -519,6 +519,132 @@ def stage_python():
         check(a[1] == c[1], "Python: default and cpu give the same integer_vif sum")
     else:
         check(False, "Python: not measured")
+
+
+LIB_PROBE = r"""
+import sys, time
+t_start = time.perf_counter()
+import hashlib
+import numpy as np
+mode, backend, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+k = min(n, 16)  # distinct frames, cycled: the content does not change the speed
+rng = np.random.default_rng(1)
+ref = rng.integers(0, 256, (k, 1080, 1920), dtype=np.uint8)
+dist = np.clip(ref.astype(np.int16) + rng.integers(-9, 10, ref.shape), 0, 255).astype(np.uint8)
+if mode == "score" and n > k:
+    ref = np.concatenate([ref] * (-(-n // k)))[:n]
+    dist = np.concatenate([dist] * (-(-n // k)))[:n]
+prep = time.perf_counter() - t_start
+import libvif
+t0 = time.perf_counter()
+if mode == "score":
+    r = libvif.score(ref, dist, backend=backend)
+else:  # a stream of unknown length: the library's own `auto`
+    with libvif.Scorer("integer", backend) as s:
+        done = 0
+        while done < n:
+            m = min(k, n - done)
+            s.submit(ref[:m], dist[:m])
+            done += m
+        r = s.result()
+t1 = time.perf_counter()
+h = hashlib.sha1()
+for key in ("integer_vif", "integer_vif_scale0", "integer_vif_scale3"):
+    h.update(np.ascontiguousarray(r[key], dtype=np.float64).tobytes())
+print(f"{prep:.6f} {t1 - t0:.6f} {r.backend} {len(r.frames)} {h.hexdigest()}")
+sys.stdout.flush()
+"""
+
+# A process that leaves with an `auto` context alive while CUDA is still starting (never closed:
+# what an interpreter at exit does with a forgotten scorer); VIF_TEST_AUTO may hold it back.
+LIB_EXIT_PROBE = r"""
+import numpy as np
+import libvif
+ref = np.zeros((3, 1080, 1920), dtype=np.uint8) + 100
+s = libvif.Scorer("integer", "auto")
+s.submit(ref, ref)
+s.receive()
+LEAK = [s]  # left to the interpreter's exit
+"""
+
+
+def stage_library():
+    """The library's `auto` (the hand-over: CPU at once, CUDA once started) from Python on numpy
+    1080p frames, whole process less the frames' making: libvif.score (which knows the run's
+    length and keeps short runs on the CPU) and a Scorer fed 16 frames at a time (which does
+    not: the library's hand-over alone), auto vs cpu vs cuda at 48 and 1,200 frames."""
+    py_new = os.environ.get("PY_NEW", "")
+    if not py_new or not os.path.isdir(os.path.join(py_new, "libvif")):
+        say("\n### Library auto: SKIP (PY_NEW does not name a folder holding the libvif package)")
+        return
+    python = os.environ.get("PYTHON", sys.executable)
+    env = dict(os.environ, PYTHONPATH=py_new)
+    env.pop("VIF_TEST_AUTO", None)
+    say(f"\n### Library auto (Python, numpy 1080p): whole process less making the frames, best "
+        f"of {N}\n")
+    say("| caller | frames | auto s | cpu s | cuda s | auto used | auto / faster |")
+    say("|---|---|---|---|---|---|---|")
+    for mode in ("score", "scorer"):
+        for n in (48, 1200):
+            row, used, digests = {}, "?", {}
+            for backend in ("auto", "cpu") if CPU_ONLY else ("auto", "cpu", "cuda"):
+                best = None
+                for _ in range(N):
+                    t0 = time.perf_counter()
+                    p = subprocess.run([python, "-c", LIB_PROBE, mode, backend, str(n)], env=env,
+                                       capture_output=True, text=True)
+                    wall = time.perf_counter() - t0
+                    with open(os.path.join(OUT, "logs", f"library_{mode}_{n}_{backend}.err"),
+                              "a") as f:
+                        f.write(p.stderr)
+                    if p.returncode != 0 or "Fatal" in p.stderr:
+                        say(f"  {mode} {backend} {n}: failed (rc {p.returncode}): "
+                            f"{p.stderr.strip()[-400:]}")
+                        best = None
+                        break
+                    prep, _, u, frames, digest = p.stdout.split()
+                    if int(frames) != n:
+                        say(f"  {mode} {backend} {n}: {frames} frames scored")
+                        best = None
+                        break
+                    if backend == "auto":
+                        used = u
+                    digests[backend] = digest
+                    t = wall - float(prep)
+                    best = t if best is None else min(best, t)
+                row[backend] = best
+            a, c, g = row.get("auto"), row.get("cpu"), row.get("cuda")
+            faster = min([x for x in (c, g) if x is not None], default=None)
+            ratio = f"{a / faster:.3f}" if a is not None and faster else "-"
+            say(f"| {'libvif.score' if mode == 'score' else 'Scorer, 16 at a time'} | {n:,} | "
+                f"{fmt(a)} | {fmt(c)} | {fmt(g)} | {used} | {ratio} |")
+            what = f"library {mode} {n} frames"
+            if a is None or faster is None:
+                check(False, f"{what}: not measured")
+                continue
+            within = a <= faster * (1 + TOL) + 0.005
+            if mode == "scorer" and n == 48:
+                # A stream's length is unknown to the library: CUDA is started and waited for
+                # at close. Said, not judged.
+                say(f"- INFO: {what}: auto {a:.3f} s, faster {faster:.3f} s (the library cannot "
+                    f"know a stream is short; libvif.score can)")
+            else:
+                check(within, f"{what}: auto {a:.3f} s within {TOL:.0%} of the faster "
+                              f"{faster:.3f} s")
+            check(digests.get("auto") is not None and digests.get("auto") == digests.get("cpu"),
+                  f"{what}: auto scores = cpu scores")
+            if "cuda" in digests:
+                check(digests["cuda"] == digests.get("cpu"), f"{what}: cuda scores = cpu scores")
+    # Exits with a live auto context while CUDA starts (real start-up, then held back by the
+    # stand-in switch too): no crash, status 0.
+    bad = []
+    for held in ("", "", "", "standin,ms=300", "standin,ms=300"):
+        e = dict(env, VIF_TEST_AUTO=held) if held else env
+        p = subprocess.run([python, "-c", LIB_EXIT_PROBE], env=e, capture_output=True, text=True)
+        if p.returncode != 0 or "Fatal" in p.stderr or "terminate" in p.stderr:
+            bad.append(f"{held or 'cuda'}: rc {p.returncode}: {p.stderr.strip()[-300:]}")
+    check(not bad, "library: 5 processes left with a live auto context while the GPU started "
+                   "(3 real, 2 stand-in)" + ("" if not bad else " -- " + " | ".join(bad)))
 
 
 def main():
