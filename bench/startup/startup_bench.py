@@ -527,7 +527,7 @@ t_start = time.perf_counter()
 import hashlib
 import numpy as np
 mode, backend, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-k = min(n, 16)  # distinct frames, cycled: the content does not change the speed
+k = min(n, 8)  # distinct frames, cycled: the content does not change the speed
 rng = np.random.default_rng(1)
 ref = rng.integers(0, 256, (k, 1080, 1920), dtype=np.uint8)
 dist = np.clip(ref.astype(np.int16) + rng.integers(-9, 10, ref.shape), 0, 255).astype(np.uint8)
@@ -571,7 +571,7 @@ LEAK = [s]  # left to the interpreter's exit
 def stage_library():
     """The library's `auto` (the hand-over: CPU at once, CUDA once started) from Python on numpy
     1080p frames, whole process less the frames' making: libvif.score (which knows the run's
-    length and keeps short runs on the CPU) and a Scorer fed 16 frames at a time (which does
+    length and keeps short runs on the CPU) and a Scorer fed 8 frames at a time (which does
     not: the library's hand-over alone), auto vs cpu vs cuda at 48 and 1,200 frames."""
     py_new = os.environ.get("PY_NEW", "")
     if not py_new or not os.path.isdir(os.path.join(py_new, "libvif")):
@@ -616,7 +616,7 @@ def stage_library():
             a, c, g = row.get("auto"), row.get("cpu"), row.get("cuda")
             faster = min([x for x in (c, g) if x is not None], default=None)
             ratio = f"{a / faster:.3f}" if a is not None and faster else "-"
-            say(f"| {'libvif.score' if mode == 'score' else 'Scorer, 16 at a time'} | {n:,} | "
+            say(f"| {'libvif.score' if mode == 'score' else 'Scorer, 8 at a time'} | {n:,} | "
                 f"{fmt(a)} | {fmt(c)} | {fmt(g)} | {used} | {ratio} |")
             what = f"library {mode} {n} frames"
             if a is None or faster is None:
