@@ -39,8 +39,9 @@ struct Stream {
     std::vector<std::vector<uint8_t>> ref, dist; // one per case frame
     uint32_t count = 0;
     VifPicture picture(const std::vector<uint8_t>& luma) const {
-        return VifPicture{luma.data(), ptrdiff_t(c.width * c.bytes_per_sample()), c.width, c.height,
-                          c.bitdepth, 0};
+        return VifPicture{luma.data(), ptrdiff_t(c.width * c.bytes_per_sample()),
+                          c.width,     c.height,
+                          c.bitdepth,  0};
     }
 };
 
@@ -65,7 +66,7 @@ struct ScoredRun {
 // Scores the stream on a context of `backend`; drains everything every `drain_every` frames
 // (0: only when the queue is full, and at the end).
 ScoredRun score(const Stream& s, VifBackend backend, VifVariant variant, bool maps,
-          uint32_t drain_every = 0) {
+                uint32_t drain_every = 0) {
     VifConfig cfg;
     vif_default_config(&cfg);
     cfg.max_width = s.c.width;
@@ -182,23 +183,18 @@ TEST_P(AutoStandin, HandOverByTimeGivesTheCpuRunBitForBit) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, AutoStandin,
-                         ::testing::Values(Case{"foreman_176x144_8b_crf45", VIF_VARIANT_INTEGER,
-                                                false},
-                                           Case{"foreman_176x144_8b_crf45", VIF_VARIANT_FLOAT,
-                                                false},
-                                           Case{"foreman_176x144_8b_crf45", VIF_VARIANT_INTEGER,
-                                                true},
-                                           Case{"foreman_176x144_8b_crf45", VIF_VARIANT_FLOAT,
-                                                true},
-                                           Case{"cosmospan_576x324_10b_crf35", VIF_VARIANT_INTEGER,
-                                                false}),
-                         [](const auto& info) {
-                             std::string n = info.param.variant == VIF_VARIANT_INTEGER ? "integer"
-                                                                                      : "float";
-                             if (info.param.maps) n += "_maps";
-                             return n + "_" + std::to_string(info.index);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Cases, AutoStandin,
+    ::testing::Values(Case{"foreman_176x144_8b_crf45", VIF_VARIANT_INTEGER, false},
+                      Case{"foreman_176x144_8b_crf45", VIF_VARIANT_FLOAT, false},
+                      Case{"foreman_176x144_8b_crf45", VIF_VARIANT_INTEGER, true},
+                      Case{"foreman_176x144_8b_crf45", VIF_VARIANT_FLOAT, true},
+                      Case{"cosmospan_576x324_10b_crf35", VIF_VARIANT_INTEGER, false}),
+    [](const auto& info) {
+        std::string n = info.param.variant == VIF_VARIANT_INTEGER ? "integer" : "float";
+        if (info.param.maps) n += "_maps";
+        return n + "_" + std::to_string(info.index);
+    });
 
 // A start-up that fails (a driver error) or finds no device: the context stays on the CPU and
 // scores everything; the run does not fail.
@@ -267,7 +263,8 @@ TEST(AutoCuda, HandOverGivesTheCpuRunBitForBit) {
                           Case{"foreman_176x144_8b_crf45", VIF_VARIANT_INTEGER, true},
                           Case{"foreman_176x144_8b_crf45", VIF_VARIANT_FLOAT, true},
                           Case{"cosmospan_576x324_10b_crf35", VIF_VARIANT_INTEGER, false}}) {
-        SCOPED_TRACE(std::string(p.name) + (p.variant == VIF_VARIANT_INTEGER ? " integer" : " float") +
+        SCOPED_TRACE(std::string(p.name) +
+                     (p.variant == VIF_VARIANT_INTEGER ? " integer" : " float") +
                      (p.maps ? " maps" : ""));
         const Stream s = load_stream(p.name, 24);
         const ScoredRun want = score(s, VIF_BACKEND_CPU, p.variant, p.maps);

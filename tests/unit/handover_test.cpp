@@ -148,8 +148,8 @@ struct Rig {
         lp.queue_depth = later_queue;
         backend = std::make_unique<vif::HandoverBackend>(
             std::move(first),
-            [lp, gate = gate, fail_start, log = log](vif::StartControl& ctl,
-                                                     vif::Status* e) -> std::unique_ptr<vif::Backend> {
+            [lp, gate = gate, fail_start,
+             log = log](vif::StartControl& ctl, vif::Status* e) -> std::unique_ptr<vif::Backend> {
                 while (!gate->load()) {
                     if (!ctl.next_step()) return nullptr;
                     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -311,7 +311,8 @@ TEST_P(Handover, DrainAtAnyPointAroundTheHandover) {
                 if ((i + 1) % every == 0) drain(b, &got);
             }
             drain(b, &got);
-            EXPECT_EQ(rig.late_frames(), int(frames.size() - std::min<uint64_t>(at, frames.size())));
+            EXPECT_EQ(rig.late_frames(),
+                      int(frames.size() - std::min<uint64_t>(at, frames.size())));
             expect_same(got, want);
         }
     }

@@ -107,7 +107,8 @@ HandoverBackend::HandoverBackend(std::unique_ptr<Backend> first, Factory later,
             }
             const bool cancelled = start->cancel.load(std::memory_order_acquire);
             if (!made && err && err.status != VIF_ERROR_NO_DEVICE && !cancelled)
-                std::fprintf(stderr, "libvif: auto: the GPU did not start (%s); scoring on the cpu\n",
+                std::fprintf(stderr,
+                             "libvif: auto: the GPU did not start (%s); scoring on the cpu\n",
                              err.message.c_str());
             if (made && Start::exiting()) (void)made.release(); // left to the process's exit
             {
@@ -186,7 +187,8 @@ void HandoverBackend::retire_first() {
     first_.reset(); // joins its idle workers: they must not compete with the later backend
 }
 
-template <class Submit> Status HandoverBackend::submit_later(Submit&& submit) {
+template <class Submit>
+Status HandoverBackend::submit_later(Submit&& submit) {
     for (;;) {
         Status e = submit();
         if (e.status != VIF_AGAIN) return e;
@@ -219,10 +221,9 @@ Status HandoverBackend::submit_multi(const HostPlane& ref, const HostPlane* dist
     before_submit(count);
     // More pictures than the first backend's queue holds at all: the later one may take them.
     if (!later_ && count > first_capacity_) collect(true);
-    Status e = later_ ? submit_later([&] {
-        return later_->submit_multi(ref, dists, count, first_index);
-    })
-                      : first_->submit_multi(ref, dists, count, first_index);
+    Status e =
+        later_ ? submit_later([&] { return later_->submit_multi(ref, dists, count, first_index); })
+               : first_->submit_multi(ref, dists, count, first_index);
     if (e.status == VIF_OK) {
         if (!later_) first_frames_ += count;
         submitted_ += count;

@@ -87,7 +87,8 @@ private:
     void before_submit(size_t count);
     // Submits to the later backend; while the first still holds frames, a full queue is made
     // room in by taking the later backend's oldest results early (HandoverOptions).
-    template <class Submit> Status submit_later(Submit&& submit);
+    template <class Submit>
+    Status submit_later(Submit&& submit);
     // The first backend's frames are all received after the hand-over: stop its threads.
     void retire_first();
 
