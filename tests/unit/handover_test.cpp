@@ -130,8 +130,8 @@ private:
 };
 
 // A hand-over backend whose later backend starts when `open()` is called (or fails to, with
-// `fail_start`). The start-up polls StartControl while it waits, as the real one does between
-// its steps, so that a context destroyed meanwhile is not held up.
+// `fail_start`). The start-up polls StartControl while it waits (the real one asks between its
+// steps), so that a context destroyed meanwhile is not held up.
 struct Rig {
     std::shared_ptr<std::atomic<bool>> gate = std::make_shared<std::atomic<bool>>(false);
     std::shared_ptr<LateLog> log = std::make_shared<LateLog>();
@@ -151,7 +151,7 @@ struct Rig {
             [lp, gate = gate, fail_start,
              log = log](vif::StartControl& ctl, vif::Status* e) -> std::unique_ptr<vif::Backend> {
                 while (!gate->load()) {
-                    if (!ctl.next_step()) return nullptr;
+                    if (ctl.cancelled()) return nullptr;
                     std::this_thread::sleep_for(std::chrono::milliseconds(1));
                 }
                 if (fail_start) {

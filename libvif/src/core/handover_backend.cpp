@@ -69,9 +69,12 @@ struct HandoverBackend::Start final : StartControl {
 
     bool next_step() override {
         if (first_of_process) register_exit_wait();
-        if (cancel.load(std::memory_order_acquire)) return false;
+        return !cancelled();
+    }
+    bool cancelled() const override {
+        if (cancel.load(std::memory_order_acquire)) return true;
         std::lock_guard<std::mutex> lock(running().mu);
-        return !running().exiting;
+        return running().exiting;
     }
     static bool exiting() {
         std::lock_guard<std::mutex> lock(running().mu);

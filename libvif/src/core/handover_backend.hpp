@@ -27,9 +27,12 @@ namespace vif {
 class StartControl {
 public:
     virtual ~StartControl() = default;
-    // Call before each step of the start-up (each may take long): false when the context has
-    // been destroyed or the process is exiting, and the factory should return null at once.
+    // Call before each step of the start-up that sets something up (the driver, a backend):
+    // false when the context has been destroyed or the process is exiting, and the factory
+    // should return null at once. Registers the exit wait again first (handover_backend.cpp).
     virtual bool next_step() = 0;
+    // The same answer without the registration: for polling while waiting.
+    virtual bool cancelled() const = 0;
 };
 
 struct HandoverOptions {

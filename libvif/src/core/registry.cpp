@@ -111,13 +111,15 @@ std::unique_ptr<Backend> create_auto_backend(const Params& params, Status* err) 
             const auto until =
                 std::chrono::steady_clock::now() + std::chrono::milliseconds(test.ms);
             while (std::chrono::steady_clock::now() < until) {
-                if (!ctl.next_step()) return nullptr;
+                if (ctl.cancelled()) return nullptr;
                 std::this_thread::sleep_for(std::chrono::milliseconds(2));
             }
             if (test.fail)
                 why = {VIF_ERROR_DEVICE, "stand-in start-up failed (VIF_TEST_AUTO=fail)"};
             else if (test.nodevice)
                 why = {VIF_ERROR_NO_DEVICE, "stand-in: no device (VIF_TEST_AUTO=nodevice)"};
+            else if (!ctl.next_step())
+                return nullptr;
             else if (std::unique_ptr<Backend> b = create_cpu_backend(params, e))
                 return std::make_unique<StandinBackend>(std::move(b));
             else
