@@ -46,7 +46,9 @@
 # never slower. Each catalogue's one-GPU wall is split into the run (--timings) and what is
 # outside it (process start, CUDA initialisation, exit), which no number of GPUs shortens.
 # Ways that say what binds (informational): B with the next row's opening while a row decodes
-# turned off (gNna: VIF_BATCH_OPEN_AHEAD=0); A10 with 2 libavcodec threads an input (gNdt2).
+# turned off (gNna: VIF_BATCH_OPEN_AHEAD=0); A10 with 2 libavcodec threads an input (gNdt2); R
+# with the raw files read by pread instead of mapped (gNnm: --no-mmap; a mapped plane's pages
+# are dropped after each frame, page-table changes every thread of the process shares).
 # Time: BUDGET seconds in all (default 280, builds included): a run that would start later is skipped (SKIP lines),
 # so that the call ends inside the device time it was given.
 #
@@ -223,11 +225,15 @@ catalogue() { # TAG MANIFEST
   [ "$tag" = B ] && ways+=("g1host:--devices 0 --hwdec none")
   # Is the next row's opening while a row decodes (VIF_BATCH_OPEN_AHEAD=0: off) worth it? (B)
   # Do the libavcodec threads bind (A10: 2 threads an input instead of the shared budget)?
-  if [ "$tag" = B ] || [ "$tag" = A10 ]; then
+  # Do the raw inputs' mappings bind (R: read with pread instead, --no-mmap)?
+  if [ "$tag" = B ] || [ "$tag" = A10 ] || [ "$tag" = R ]; then
     for g in 1 2; do
       [ "$g" -le "$ngpu" ] || continue
-      if [ "$tag" = B ]; then ways+=("g${g}na:--devices $(devlist "$g") (open-ahead off)")
-      else ways+=("g${g}dt2:--devices $(devlist "$g") --decoder-threads 2"); fi
+      case $tag in
+        B) ways+=("g${g}na:--devices $(devlist "$g") (open-ahead off)") ;;
+        A10) ways+=("g${g}dt2:--devices $(devlist "$g") --decoder-threads 2") ;;
+        R) ways+=("g${g}nm:--devices $(devlist "$g") --no-mmap") ;;
+      esac
     done
   fi
   for w in "${ways[@]}"; do
@@ -272,7 +278,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g1host g1na g2na g1dt2 g2dt2 base; do
+  for key in g2 g4 g2w2 g4w2 g1host g1na g2na g1dt2 g2dt2 g1nm g2nm base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")

@@ -199,6 +199,10 @@ TEST_F(BatchCli, WorkersAndJsonLinesGiveTheSameSummary) {
     CliRun two = vif({"batch", path("m.jsonl"), "--out-dir", path("two"), "--workers", "2", "-q"});
     EXPECT_EQ(two.code, 1) << two.err;
     EXPECT_EQ(summary(path("two")), summary(path("one")));
+    // Raw inputs read with pread instead of mapped (--no-mmap): the same summary.
+    CliRun read = vif({"batch", m, "--out-dir", path("read"), "--no-mmap", "--workers", "2", "-q"});
+    EXPECT_EQ(read.code, 1) << read.err;
+    EXPECT_EQ(summary(path("read")), summary(path("one")));
 }
 
 TEST_F(BatchCli, BadShardsAndManifestsAreUsageErrors) {

@@ -54,7 +54,7 @@ int batch_main(int argc, const char *const *argv) {
     app.name("vif batch");
     std::string manifest, out_dir, shard, devices_text;
     size_t workers = 0;
-    bool overwrite = false, timings = false;
+    bool overwrite = false, timings = false, no_mmap = false;
     int decoder_threads = -1;
     unsigned nvdec_decoders = 0;
     std::string hwdec = "auto";
@@ -91,6 +91,8 @@ int batch_main(int argc, const char *const *argv) {
                  "Print where the time went, per device: start-up, contexts made, opening, "
                  "decode and scoring waits, busy time");
     app.add_flag("--overwrite", overwrite, "Score every row again, even with complete outputs");
+    app.add_flag("--no-mmap", no_mmap,
+                 "Read raw inputs with pread into buffers instead of mapping them");
     add_common(app, c);
     if (int code = parse_subcommand(app, argc - 1, argv + 1); code >= 0) return code;
     return leave_process(exit_code_of([&] {
@@ -129,6 +131,7 @@ int batch_main(int argc, const char *const *argv) {
         s.hwdec_always = hwdec == "cuda";
         s.nvdec_decoders = nvdec_decoders;
         s.timings = timings;
+        s.no_mmap = no_mmap;
         s.manifest_id =
             vif::batch::manifest_identity(vif::batch::canonical_rows(rows), rows.size());
         if (workers == 0) workers = default_workers(devices);

@@ -50,11 +50,12 @@ bool raw_name(const std::string &path) {
 }
 
 SourceRequest request(const std::string &path, const std::string &label,
-                      const vif::batch::ManifestRow &row, int decoder_threads) {
+                      const vif::batch::ManifestRow &row, int decoder_threads, bool allow_mapping) {
     SourceRequest q;
     q.path = path;
     q.label = label;
     q.decoder_threads = decoder_threads;
+    q.allow_mapping = allow_mapping;
     if (!raw_name(path)) return q;
     q.width = row.width;
     q.height = row.height;
@@ -121,8 +122,10 @@ OpenedAheadPtr open_ahead(const std::vector<RungJob> &jobs, const LadderSettings
         const RungJob &j =
             *std::find_if(jobs.begin(), jobs.end(), [](const RungJob &x) { return !x.reused; });
         const HwDecodeRequest hr = hw_request(s);
-        const SourceRequest a = request(j.row.reference, "reference", j.row, s.decoder_threads);
-        const SourceRequest b = request(j.row.distorted, "distorted", j.row, s.decoder_threads);
+        const SourceRequest a =
+            request(j.row.reference, "reference", j.row, s.decoder_threads, !s.no_mmap);
+        const SourceRequest b =
+            request(j.row.distorted, "distorted", j.row, s.decoder_threads, !s.no_mmap);
         try {
             o->hw = std::async(std::launch::async, [hr, a, b] { return open_hw_decode(hr, a, b); });
         } catch (const std::system_error &) {
@@ -132,12 +135,12 @@ OpenedAheadPtr open_ahead(const std::vector<RungJob> &jobs, const LadderSettings
     }
 #endif
     const vif::batch::ManifestRow &first = jobs.front().row;
-    o->ref = open_soon(request(first.reference, "reference", first, s.decoder_threads));
+    o->ref = open_soon(request(first.reference, "reference", first, s.decoder_threads, !s.no_mmap));
     o->rungs.resize(jobs.size());
     for (size_t i = 0; i < jobs.size(); ++i)
         if (!jobs[i].reused)
-            o->rungs[i] = open_soon(
-                request(jobs[i].row.distorted, "distorted", jobs[i].row, s.decoder_threads));
+            o->rungs[i] = open_soon(request(jobs[i].row.distorted, "distorted", jobs[i].row,
+                                            s.decoder_threads, !s.no_mmap));
     return o;
 }
 
@@ -315,10 +318,11 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             if (s.opened && s.opened->hw.valid())
                 hw = s.opened->hw.get();
             else
-                hw = open_hw_decode(
-                    hw_request(s),
-                    request(r.job.row.reference, "reference", r.job.row, s.decoder_threads),
-                    request(r.job.row.distorted, "distorted", r.job.row, s.decoder_threads));
+                hw = open_hw_decode(hw_request(s),
+                                    request(r.job.row.reference, "reference", r.job.row,
+                                            s.decoder_threads, !s.no_mmap),
+                                    request(r.job.row.distorted, "distorted", r.job.row,
+                                            s.decoder_threads, !s.no_mmap));
         } catch (...) {
             hw.reset();
         }
@@ -395,9 +399,9 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     // order.
     OpenedAhead *pre = s.opened;
     std::future<std::unique_ptr<FrameSource>> ref_opening =
-        pre && pre->ref.valid()
-            ? std::move(pre->ref)
-            : open_soon(request(first.reference, "reference", first, s.decoder_threads));
+        pre && pre->ref.valid() ? std::move(pre->ref)
+                                : open_soon(request(first.reference, "reference", first,
+                                                    s.decoder_threads, !s.no_mmap));
     std::vector<std::future<std::unique_ptr<FrameSource>>> rung_opening(rungs.size());
     for (size_t i = 0; i < rungs.size(); ++i) {
         if (!rungs[i].active) continue;
@@ -405,7 +409,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             rung_opening[i] = std::move(pre->rungs[i]);
         else
             rung_opening[i] = open_soon(request(rungs[i].job.row.distorted, "distorted",
-                                                rungs[i].job.row, s.decoder_threads));
+                                                rungs[i].job.row, s.decoder_threads, !s.no_mmap));
     }
     std::unique_ptr<FrameSource> ref;
     try {

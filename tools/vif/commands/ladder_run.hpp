@@ -49,6 +49,8 @@ struct LadderSettings {
     vifcli::ScalerKernel scaler = vifcli::ScalerKernel::kBicubic;
     bool resume = true; ///< reuse rows whose output the progress log vouches for
     bool verbose = false;
+    /// Raw inputs read with pread into buffers instead of mapped (`vif batch --no-mmap`).
+    bool no_mmap = false;
     /// libavcodec threads per encoded input, 0 = one per core (FFmpeg's choice); -1 (run_groups
     /// only): the cores shared among the inputs its workers decode at once.
     int decoder_threads = 0;
@@ -100,9 +102,11 @@ struct RungJob {
 /** Whether `path` names raw video (.yuv, .raw): the row's raw parameters apply to it. */
 bool raw_name(const std::string &path);
 
-/** How a row's input is opened: `path` with the row's raw-video parameters where it is raw. */
+/** How a row's input is opened: `path` with the row's raw-video parameters where it is raw;
+ *  `allow_mapping` false: files read with pread, never mapped (--no-mmap). */
 SourceRequest request(const std::string &path, const std::string &label,
-                      const vif::batch::ManifestRow &row, int decoder_threads);
+                      const vif::batch::ManifestRow &row, int decoder_threads,
+                      bool allow_mapping = true);
 
 /** Starts opening the inputs of `rungs` (those not reused) on threads of their own, as
  *  score_group with `settings` would open them; score_group takes them through
