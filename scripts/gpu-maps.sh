@@ -29,7 +29,8 @@
 # Prints PASS/FAIL per check and the numbers; exit status 0 only when every check passes.
 # Results: summary.md and logs.tar.gz (every log and table) in $OUT.
 # Environment: BUILD_DIR (default build-gpu-maps), OUT (default $BUILD_DIR/maps-results),
-# SKIP_BUILD=1 (reuse BUILD_DIR), NCU_RATIO (goal, default 1.25), SKIP_CPU=1 (no stage 6).
+# SKIP_BUILD=1 (reuse BUILD_DIR), NCU_RATIO (goal, default 1.25), SKIP_CPU=1 (no stage 6), MAPS_REPS
+# (stage 6: runs of each way, default 5).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
