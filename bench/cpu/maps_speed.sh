@@ -97,15 +97,16 @@ for size in $SIZES; do
           / static start-up at / { t0 = $(NF - 2) }
           / leaving main\(\) at / { t1 = $(NF - 2) }
           / all frames scored / { at = $(NF - 1) }
+          / worst frames. maps made / { made = $(NF - 4) }
           / scored again early / { early_n = $4 }
           / scored again after the last frame on / { late_n = $4 }
           / of those still among the worst, / { late_n = $(NF - 6) }
           / scored again after the last frame on / { split($0, a, "longest waits for maps "); split(a[2], b, " ");
                               waits = b[1]; split($0, c, "local maps "); split(c[2], d, " "); lm = d[1]
                               split($0, e, "queue "); split(e[2], f, " "); q = f[1] }
-          END { split(t, v, " "); printf "%s %.3f %.1f %.1f %s %s %s %s/%s\n", v[1], v[2] + v[3], at, (t1 - t0) * 1000 - at,
+          END { split(t, v, " "); printf "%s %.3f %.1f %.1f %s %s %s %s/%s %s\n", v[1], v[2] + v[3], at, (t1 - t0) * 1000 - at,
                 waits == "" ? "-" : waits, lm == "" ? "-" : lm, q == "" ? "-" : q,
-                early_n == "" ? 0 : early_n, late_n == "" ? 0 : late_n }' "$DIR/$mode.$rep.verbose")
+                early_n == "" ? 0 : early_n, late_n == "" ? 0 : late_n, made == "" ? "-" : made }' "$DIR/$mode.$rep.verbose")
 "
       done
     done
@@ -114,14 +115,14 @@ for size in $SIZES; do
       cmp -s <(grep -v '"fps"' "$DIR/plain.json") <(grep -v '"fps"' "$DIR/$mode.json") ||
         { echo "FAIL $size $variant $mode: scores differ with maps"; fail=1; }
     done
-    # best RUNS: the run with the least wall time, "wall cpu clip tail waits localmaps queue early/late"
+    # best RUNS: the run with the least wall time, "wall cpu clip tail waits localmaps queue early/late made"
     best() { sort -g <<< "$1" | sed '/^$/d' | head -1; }
     median_clip() { awk 'NF { print $3 }' <<< "$1" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-    read -r pw pc pclip ptail _ _ _ _ <<< "$(best "${runs[plain]}")"
+    read -r pw pc pclip ptail _ _ _ _ _ <<< "$(best "${runs[plain]}")"
     pmed=$(median_clip "${runs[plain]}")
     first=1
     for mode in $MODES; do
-      read -r mw mc mclip mtail waits lm q el <<< "$(best "${runs[$mode]}")"
+      read -r mw mc mclip mtail waits lm q el made <<< "$(best "${runs[$mode]}")"
       mmed=$(median_clip "${runs[$mode]}")
       rw=$(awk -v a="$mw" -v b="$pw" 'BEGIN { print a / b }')
       rc=$(awk -v a="$mc" -v b="$pc" 'BEGIN { print a / b }')
@@ -137,8 +138,10 @@ for size in $SIZES; do
       printf '%s %s %s worst:10 %s (%s), %s frames of %s clips (best of %s, alternating): no maps %.3f s wall %.2f s cpu, worst:10 %.3f s wall %.2f s cpu: %.3fx wall, %.3fx cpu (goal <= %sx, %s)\n' \
         "$verdict" "$size" "$variant" "$(mode_says "$mode")" "$role" "$FRAMES" "$GEN" "$REPS" "$pw" "$pc" "$mw" "$mc" "$rw" "$rc" "$GOAL" "$METRIC"
       awk -v what="$size $variant $mode" -v ptail="$ptail" -v pclip="$pclip" -v pmed="$pmed" -v mtail="$mtail" \
-        -v mclip="$mclip" -v mmed="$mmed" -v waits="$waits" -v lm="$lm" -v q="$q" -v el="$el" 'BEGIN {
-          printf "tail %s: best runs: clip phase %.1f ms (no maps %.1f: %+.1f; medians %.1f vs %.1f: %+.1f), ", what, mclip, pclip, mclip - pclip, mmed, pmed, mmed - pmed
+        -v mclip="$mclip" -v mmed="$mmed" -v waits="$waits" -v lm="$lm" -v q="$q" -v el="$el" -v made="$made" 'BEGIN {
+          printf "tail %s: best runs: clip phase %.1f ms (no maps %.1f: %+.1f; medians %.1f vs %.1f: %+.1f", what, mclip, pclip, mclip - pclip, mmed, pmed, mmed - pmed
+          if (made != "-") printf "; of it the rescoring contexts and buffers made before the first frame %s ms", made
+          printf "), "
           split(el, n, "/")
           printf "from the last frame to leaving main() %.1f ms (no maps %.1f: %+.1f); worst frames scored again early %s, after the last frame %s", mtail, ptail, mtail - ptail, n[1], n[2]
           if (n[2] > 0) printf " (the longest context waited %s ms for maps, local maps %s ms, writers\047 queue %s ms)", waits, lm, q
