@@ -36,6 +36,7 @@ Environment:
               option sets (default: --decoder-threads 4, 8, 12, --threads 8, both 8 and 12)
   OUT         results folder (default /tmp/startup-out)
   TOL         slack of the "never slower" checks: relative (default 0.05) plus 5 ms
+  LIB_FRAMES  the library stage's run lengths (default 48,1200; the first is the short one)
 """
 import json
 import os
@@ -584,8 +585,9 @@ def stage_library():
         f"of {N}\n")
     say("| caller | frames | auto s | cpu s | cuda s | auto used | auto / faster |")
     say("|---|---|---|---|---|---|---|")
+    lengths = [int(x) for x in os.environ.get("LIB_FRAMES", "48,1200").split(",")]
     for mode in ("score", "scorer"):
-        for n in (48, 1200):
+        for n in lengths:
             row, used, digests = {}, "?", {}
             for backend in ("auto", "cpu") if CPU_ONLY else ("auto", "cpu", "cuda"):
                 best = None
@@ -623,7 +625,7 @@ def stage_library():
                 check(False, f"{what}: not measured")
                 continue
             within = a <= faster * (1 + TOL) + 0.005
-            if mode == "scorer" and n == 48:
+            if mode == "scorer" and n == lengths[0]:
                 # A stream's length is unknown to the library: CUDA is started and waited for
                 # at close. Said, not judged.
                 say(f"- INFO: {what}: auto {a:.3f} s, faster {faster:.3f} s (the library cannot "
