@@ -637,6 +637,27 @@ def stage_library():
                   f"{what}: auto scores = cpu scores")
             if "cuda" in digests:
                 check(digests["cuda"] == digests.get("cpu"), f"{what}: cuda scores = cpu scores")
+            if mode == "scorer" and n == lengths[-1] and faster:
+                # The hand-over's settings, for the next choice (said, not judged): the CPU's
+                # threads while the GPU starts (default: the cores less 2) and results taken
+                # early while the CPU drains (default on).
+                cores = os.cpu_count() or 1
+                for hook in (f"cpu_threads={cores}", f"cpu_threads={max(1, cores // 2)}",
+                             "noearly"):
+                    best = None
+                    for _ in range(N):
+                        t0 = time.perf_counter()
+                        p = subprocess.run([python, "-c", LIB_PROBE, mode, "auto", str(n)],
+                                           env=dict(env, VIF_TEST_AUTO=hook),
+                                           capture_output=True, text=True)
+                        wall = time.perf_counter() - t0
+                        if p.returncode != 0:
+                            best = None
+                            break
+                        t = wall - float(p.stdout.split()[0])
+                        best = t if best is None else min(best, t)
+                    say(f"- INFO: {what}, auto with VIF_TEST_AUTO={hook}: {fmt(best)} s"
+                        + (f" ({best / faster:.3f} of the faster)" if best else ""))
     # Exits with a live auto context while CUDA starts (real start-up, then held back by the
     # stand-in switch too): no crash, status 0.
     bad = []

@@ -21,9 +21,11 @@ namespace {
 // of CUDA, in every build), `ms=N` (the stand-in's start-up time, default 50), `fail` /
 // `nodevice` (the stand-in's start-up fails with a device error / finds no device) and
 // `frame=K` (the hand-over falls exactly before frame K, the start-up waited for there).
+// bench/startup's library stage also compares `cpu_threads=N` (the CPU's threads while the GPU
+// starts, when VifConfig.threads is 0) and `noearly` (no results taken early).
 struct AutoTest {
-    bool set = false, standin = false, fail = false, nodevice = false;
-    unsigned ms = 50;
+    bool standin = false, fail = false, nodevice = false, noearly = false;
+    unsigned ms = 50, cpu_threads = 0;
     int64_t frame = -1;
 };
 
@@ -31,7 +33,6 @@ AutoTest auto_test() {
     AutoTest t;
     const char* env = std::getenv("VIF_TEST_AUTO");
     if (!env || !*env) return t;
-    t.set = true;
     std::string s(env);
     size_t pos = 0;
     while (pos <= s.size()) {
@@ -43,6 +44,10 @@ AutoTest auto_test() {
             t.fail = true;
         else if (item == "nodevice")
             t.nodevice = true;
+        else if (item == "noearly")
+            t.noearly = true;
+        else if (item.rfind("cpu_threads=", 0) == 0)
+            t.cpu_threads = unsigned(std::strtoul(item.c_str() + 12, nullptr, 10));
         else if (item.rfind("ms=", 0) == 0)
             t.ms = unsigned(std::strtoul(item.c_str() + 3, nullptr, 10));
         else if (item.rfind("frame=", 0) == 0)
@@ -74,12 +79,15 @@ private:
 // The CPU's share while the GPU starts: with many cores, two are left to the caller's thread
 // and to the start-up (busy cores slowed CUDA's start-up on the H200 machine); its queue is its
 // thread count, so that at the hand-over no more frames wait on it than it is scoring.
-Params first_cpu_params(const Params& p, bool* reduced) {
+Params first_cpu_params(const Params& p, unsigned test_threads, bool* reduced) {
     Params c = p;
     *reduced = false;
     if (c.threads == 0) {
         const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-        if (hw >= 8) {
+        if (test_threads) {
+            c.threads = std::min(test_threads, 256u);
+            *reduced = c.threads < hw;
+        } else if (hw >= 8) {
             c.threads = hw - 2;
             *reduced = true;
         } else {
@@ -99,12 +107,13 @@ std::unique_ptr<Backend> create_auto_backend(const Params& params, Status* err) 
 #endif
     if (!gpu && !test.standin) return create_cpu_backend(params, err); // nothing to hand over to
     bool reduced = false;
-    std::unique_ptr<Backend> cpu = create_cpu_backend(first_cpu_params(params, &reduced), err);
+    std::unique_ptr<Backend> cpu =
+        create_cpu_backend(first_cpu_params(params, test.cpu_threads, &reduced), err);
     if (!cpu) return nullptr;
     HandoverOptions opts;
     opts.switch_at_frame = test.frame;
     // Automatic queue depth and no maps: results taken early are a few hundred bytes each.
-    if (params.queue_depth == 0 && !params.maps) opts.early_results = 256;
+    if (params.queue_depth == 0 && !params.maps && !test.noearly) opts.early_results = 256;
     auto later = [params, test, reduced](StartControl& ctl, Status* e) -> std::unique_ptr<Backend> {
         Status why;
         if (test.standin) {
