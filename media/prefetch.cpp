@@ -79,7 +79,7 @@ void Prefetcher::run() {
             }
             Slot &s = slots_[tail];
             if (mapped_) {
-                if (s.data) drop(s.data); // the frame this slot held last is done with
+                if (s.data) done_with(s.data); // the frame this slot held last
                 s.data = src_.map_luma();
                 if (!s.data) {
                     finish(true);
@@ -145,11 +145,28 @@ void Prefetcher::populate(const uint8_t *data) const {
     for (size_t off = 0; off < info_.luma_bytes(); off += page) sink = sink ^ data[off];
 }
 
-void Prefetcher::drop(const uint8_t *data) const {
-    // Only whole pages inside the plane: never a page another frame's plane shares.
+void Prefetcher::done_with(const uint8_t *data) {
+    // Planes come in file order from one mapping: a plane just after the pending ones (what
+    // lies between is a frame's chroma and a Y4M frame header, never faulted in) joins them;
+    // anything else (a subsampled input's skipped frames) drops them first.
+    const uint8_t *end = data + info_.luma_bytes();
+    if (pending_begin_ &&
+        (data < pending_end_ || size_t(data - pending_end_) > 2 * info_.luma_bytes() + 4096))
+        drop_pending();
+    if (!pending_begin_) pending_begin_ = data;
+    pending_end_ = end;
+    if (size_t(pending_end_ - pending_begin_) >= plan_.drop_batch_bytes) drop_pending();
+}
+
+void Prefetcher::drop_pending() {
+    // Only whole pages inside the range: never a page a later frame's plane shares.
     uintptr_t b, e;
-    page_range(data, info_.luma_bytes(), false, &b, &e);
-    if (e > b) ::madvise(reinterpret_cast<void *>(b), e - b, MADV_DONTNEED);
+    page_range(pending_begin_, size_t(pending_end_ - pending_begin_), false, &b, &e);
+    if (e > b) {
+        ::madvise(reinterpret_cast<void *>(b), e - b, MADV_DONTNEED);
+        ++drops_;
+    }
+    pending_begin_ = pending_end_ = nullptr;
 }
 
 void Prefetcher::check_samples(const uint8_t *data, uint64_t file_frame) const {

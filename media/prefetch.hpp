@@ -3,12 +3,15 @@
 // that maps its file (FrameSource::map_luma), the ring holds pointers into the mapping instead:
 // the thread faults the plane's pages in ahead of the scoring loop (so that vif_submit's copy
 // does not stall on page faults) and drops them from the page tables once the loop is done with
-// them (so that a long file does not pile up page-table entries).
+// them (so that a long file does not pile up page-table entries), many frames' at a time: each
+// drop changes the page tables every thread of the process shares (a TLB shootdown on every
+// core it runs on), which a drop per frame, in many readers at once, makes a shared limit.
 #ifndef VIF_TOOLS_PREFETCH_HPP
 #define VIF_TOOLS_PREFETCH_HPP
 
 #include "frame_source.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <limits>
@@ -26,6 +29,9 @@ struct ReadPlan {
     uint64_t subsample = 1;  ///< deliver pairs 0, N, 2N, ... (the rest are skipped)
     uint64_t max_delivered = std::numeric_limits<uint64_t>::max(); ///< --frames
     uint64_t max_pairs = std::numeric_limits<uint64_t>::max();     ///< common frame count
+    /// Mapped input: the pages of the planes done with are dropped once those planes span this
+    /// many bytes of the file (one page-table change for all of them).
+    size_t drop_batch_bytes = size_t(64) << 20;
 };
 
 class Prefetcher {
@@ -54,6 +60,8 @@ public:
     bool input_ended() const { return input_ended_; }
     /** Whether frames come straight from a file mapping (no copy). */
     bool mapped() const { return mapped_; }
+    /** Page drops made so far (mapped inputs; tests). */
+    uint64_t drops() const { return drops_.load(); }
 
 private:
     struct AlignedFree {
@@ -69,7 +77,8 @@ private:
     void check_samples(const uint8_t *data, uint64_t file_frame) const;
     bool check_samples_needed() const;
     void populate(const uint8_t *data) const;
-    void drop(const uint8_t *data) const;
+    void done_with(const uint8_t *data);
+    void drop_pending();
 
     FrameSource &src_;
     VideoInfo info_;
@@ -84,6 +93,10 @@ private:
     bool done_ = false, failed_ = false, stop_ = false;
     bool input_ended_ = false;
     std::string error_;
+    // Mapped planes done with and not yet dropped: [pending_begin_, pending_end_) of the
+    // mapping (reader thread only).
+    const uint8_t *pending_begin_ = nullptr, *pending_end_ = nullptr;
+    std::atomic<uint64_t> drops_{0};
     std::thread thread_;
 };
 
