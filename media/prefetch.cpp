@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -24,6 +26,9 @@ Prefetcher::Prefetcher(FrameSource &src, std::string name, ReadPlan plan, size_t
     : src_(src), info_(src.info()), name_(std::move(name)), plan_(std::move(plan)),
       mapped_(src.supports_mapping()) {
     if (plan_.subsample == 0) plan_.subsample = 1;
+    // Benchmarks: VIF_PREFETCH_DROP_BYTES=N sets the drop batch (1: a drop per frame).
+    if (const char *v = std::getenv("VIF_PREFETCH_DROP_BYTES"); v && *v)
+        plan_.drop_batch_bytes = std::max<size_t>(1, size_t(std::strtoull(v, nullptr, 10)));
     // Buffers are allocated as the ring fills (see run): an input that ends, or fails, at its
     // first frame never gets more than one.
     slots_.resize(slots < 2 ? 2 : slots);

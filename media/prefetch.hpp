@@ -30,7 +30,8 @@ struct ReadPlan {
     uint64_t max_delivered = std::numeric_limits<uint64_t>::max(); ///< --frames
     uint64_t max_pairs = std::numeric_limits<uint64_t>::max();     ///< common frame count
     /// Mapped input: the pages of the planes done with are dropped once those planes span this
-    /// many bytes of the file (one page-table change for all of them).
+    /// many bytes of the file (one page-table change for all of them). Environment
+    /// VIF_PREFETCH_DROP_BYTES=N (benchmarks) sets it for every input.
     size_t drop_batch_bytes = size_t(64) << 20;
 };
 
