@@ -72,6 +72,16 @@ if [[ ${1:-} == ctest ]]; then
   else
     echo "FAIL: no build-gpu/python (run the build stage where python3 has pybind11)"; rc=1
   fi
+  # Diagnostic: the CUDA runtime's exit handlers, at load or registered during its start-up.
+  command -v nvcc > /dev/null || export PATH=/usr/local/cuda/bin:$PATH
+  cuda_home=$(dirname "$(dirname "$(command -v nvcc)")")
+  if g++ -O1 bench/startup/cuda_atexit_probe.cpp -I"$cuda_home/include" -L"$cuda_home/lib64" \
+      -L"$cuda_home/lib" -Wl,--wrap=__cxa_atexit -Wl,--wrap=atexit -lcudart_static -ldl -lpthread \
+      -lrt -o "$OUT/cuda_atexit_probe" > "$OUT/cuda-atexit.log" 2>&1; then
+    "$OUT/cuda_atexit_probe" >> "$OUT/cuda-atexit.log" 2>&1
+    rm -f "$OUT/cuda_atexit_probe"
+  fi
+  tail -n 2 "$OUT/cuda-atexit.log"
   [[ $rc == 0 ]] && echo "PASS: ctest mode" || echo "FAIL: ctest mode"
   exit $rc
 fi
