@@ -49,7 +49,8 @@
 # turned off (gNna: VIF_BATCH_OPEN_AHEAD=0); A10 with 2 libavcodec threads an input (gNdt2); R
 # with the raw files read by pread instead of mapped (gNnm: --no-mmap) and with a mapped plane's
 # pages dropped after each frame (gNd1: VIF_PREFETCH_DROP_BYTES=1, as before 64 MiB batches:
-# page-table changes every thread of the process shares).
+# page-table changes every thread of the process shares); A10 and R with the scoring contexts'
+# blocking receives sleeping instead of spinning (gNbw: VIF_CUDA_BLOCKING_WAIT=1).
 # Time: BUDGET seconds in all (default 280, builds included): a run that would start later is skipped (SKIP lines),
 # so that the call ends inside the device time it was given.
 #
@@ -232,8 +233,8 @@ catalogue() { # TAG MANIFEST
       [ "$g" -le "$ngpu" ] || continue
       case $tag in
         B) ways+=("g${g}na:--devices $(devlist "$g") (open-ahead off)") ;;
-        A10) ways+=("g${g}dt2:--devices $(devlist "$g") --decoder-threads 2") ;;
-        R) ways+=("g${g}nm:--devices $(devlist "$g") --no-mmap" "g${g}d1:--devices $(devlist "$g") (a page drop a frame)") ;;
+        A10) ways+=("g${g}dt2:--devices $(devlist "$g") --decoder-threads 2" "g${g}bw:--devices $(devlist "$g") (blocking waits)") ;;
+        R) ways+=("g${g}nm:--devices $(devlist "$g") --no-mmap" "g${g}d1:--devices $(devlist "$g") (a page drop a frame)" "g${g}bw:--devices $(devlist "$g") (blocking waits)") ;;
       esac
     done
   fi
@@ -244,6 +245,8 @@ catalogue() { # TAG MANIFEST
     [[ $key == *na ]] && ahead=0 args=${args% (open-ahead off)}
     local dropb=${VIF_PREFETCH_DROP_BYTES:-}
     [[ $key == *d1 ]] && dropb=1 args=${args% (a page drop a frame)}
+    local bwait=${VIF_CUDA_BLOCKING_WAIT:-}
+    [[ $key == *bw ]] && bwait=1 args=${args% (blocking waits)}
     local sum=$WORK/$tag-$key/summary.csv
     if [[ $key == *proc ]]; then
       local n=${key#g}
@@ -253,7 +256,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs
@@ -281,7 +284,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g1host g1na g2na g1dt2 g2dt2 g1nm g2nm g1d1 g2d1 base; do
+  for key in g2 g4 g2w2 g4w2 g1host g1na g2na g1dt2 g2dt2 g1nm g2nm g1d1 g2d1 g1bw g2bw base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <thread>
 #include <cstring>
@@ -280,7 +281,16 @@ Status CudaBackend::init(const CudaParams& p) {
         s.d_or = static_cast<unsigned*>(dors);
         VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.ready, cudaEventDisableTiming));
         VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.caller, cudaEventDisableTiming));
-        VIF_CUDA_TRY(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming));
+        // A blocking receive waits on `done`: spinning by default (the driver's choice for a
+        // context on a host with more cores than contexts). Benchmarks:
+        // VIF_CUDA_BLOCKING_WAIT=1 sleeps instead (a core free for the host's decoders while
+        // many contexts of a process wait at once).
+        static const bool blocking_wait = [] {
+            const char* v = std::getenv("VIF_CUDA_BLOCKING_WAIT");
+            return v && v[0] == '1';
+        }();
+        VIF_CUDA_TRY(cudaEventCreateWithFlags(
+            &s.done, cudaEventDisableTiming | (blocking_wait ? cudaEventBlockingSync : 0u)));
         if (p.maps)
             if (Status e = alloc_maps(&s.maps)) return e;
     }
