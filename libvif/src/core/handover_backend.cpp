@@ -6,9 +6,10 @@
 // program leaving on an error); a thread inside the CUDA runtime while the exit handlers tear that
 // runtime down is what crashed an earlier version (glibc: a destroyed mutex locked). So an exit
 // handler waits for every start-up thread, and tells them to stop: it is registered before the
-// thread starts and again before each step of the process's first start-up, so that the last
-// registration (which runs first at exit) comes after whatever the step before set up and
-// registered for its own teardown (the CUDA runtime, the library's function-local statics).
+// thread starts and again before each step of the start-ups until one has made its backend, so
+// that the last registration (which runs first at exit) comes after whatever the step before
+// set up and registered for its own teardown (the CUDA runtime, the library's function-local
+// statics).
 // Later start-ups find those already made. A backend made while the process exits is left to
 // the exit, not destroyed on the way out.
 #include "core/handover_backend.hpp"
@@ -40,7 +41,7 @@ Running& running() {
     return *r;
 }
 
-// The process's first start-up has ended: later ones need no registration before their steps.
+// A start-up has made its backend: later ones need no registration before their steps.
 std::atomic<bool> g_first_start_over{false};
 
 void wait_for_start_threads() {
@@ -113,6 +114,7 @@ HandoverBackend::HandoverBackend(std::unique_ptr<Backend> first, Factory later,
                 std::fprintf(stderr,
                              "libvif: auto: the GPU did not start (%s); scoring on the cpu\n",
                              err.message.c_str());
+            const bool ok = made != nullptr;
             if (made && Start::exiting()) (void)made.release(); // left to the process's exit
             {
                 std::lock_guard<std::mutex> lock(start->mu);
@@ -121,7 +123,8 @@ HandoverBackend::HandoverBackend(std::unique_ptr<Backend> first, Factory later,
                 start->done.store(true, std::memory_order_release);
             }
             start->cv.notify_all();
-            g_first_start_over.store(true, std::memory_order_release);
+            // Only a start-up that got through every step has set everything up once.
+            if (ok) g_first_start_over.store(true, std::memory_order_release);
             Running& r = running();
             {
                 std::lock_guard<std::mutex> lock(r.mu);
