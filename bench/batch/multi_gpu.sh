@@ -46,7 +46,8 @@
 # never slower. Each catalogue's one-GPU wall is split into the run (--timings) and what is
 # outside it (process start, CUDA initialisation, exit), which no number of GPUs shortens.
 # Ways that say what binds (informational): B with the next row's opening while a row decodes
-# turned off (gNna: VIF_BATCH_OPEN_AHEAD=0); A10 with 2 libavcodec threads an input (gNdt2); R
+# turned off (gNna: VIF_BATCH_OPEN_AHEAD=0); A10 with 1 libavcodec thread an input (gNdt1: the
+# cores shared among the inputs decoded at once gave 1 before the floor of 2 on GPUs); R
 # with the raw files read by pread instead of mapped (gNnm: --no-mmap) and with a mapped plane's
 # pages dropped after each frame (gNd1: VIF_PREFETCH_DROP_BYTES=1, as before 64 MiB batches:
 # page-table changes every thread of the process shares); A10 and R with the scoring contexts'
@@ -233,7 +234,7 @@ catalogue() { # TAG MANIFEST
       [ "$g" -le "$ngpu" ] || continue
       case $tag in
         B) ways+=("g${g}na:--devices $(devlist "$g") (open-ahead off)") ;;
-        A10) ways+=("g${g}dt2:--devices $(devlist "$g") --decoder-threads 2" "g${g}bw:--devices $(devlist "$g") (blocking waits)") ;;
+        A10) ways+=("g${g}dt1:--devices $(devlist "$g") --decoder-threads 1" "g${g}bw:--devices $(devlist "$g") (blocking waits)") ;;
         R) ways+=("g${g}nm:--devices $(devlist "$g") --no-mmap" "g${g}d1:--devices $(devlist "$g") (a page drop a frame)" "g${g}bw:--devices $(devlist "$g") (blocking waits)") ;;
       esac
     done
@@ -284,7 +285,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g1host g1na g2na g1dt2 g2dt2 g1nm g2nm g1d1 g2d1 g1bw g2bw base; do
+  for key in g2 g4 g2w2 g4w2 g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")
