@@ -101,12 +101,13 @@ for size in $SIZES; do
           / scored again early / { early_n = $4 }
           / scored again after the last frame on / { late_n = $4 }
           / of those still among the worst, / { late_n = $(NF - 6) }
+          / entered the worst while the last frames / { entered = $4 }
           / scored again after the last frame on / { split($0, a, "longest waits for maps "); split(a[2], b, " ");
                               waits = b[1]; split($0, c, "local maps "); split(c[2], d, " "); lm = d[1]
                               split($0, e, "queue "); split(e[2], f, " "); q = f[1] }
           END { split(t, v, " "); printf "%s %.3f %.1f %.1f %s %s %s %s/%s %s\n", v[1], v[2] + v[3], at, (t1 - t0) * 1000 - at,
                 waits == "" ? "-" : waits, lm == "" ? "-" : lm, q == "" ? "-" : q,
-                early_n == "" ? 0 : early_n, late_n == "" ? 0 : late_n, made == "" ? "-" : made }' "$DIR/$mode.$rep.verbose")
+                early_n == "" ? 0 : early_n, (late_n == "" ? 0 : late_n) "/" (entered == "" ? 0 : entered), made == "" ? "-" : made }' "$DIR/$mode.$rep.verbose")
 "
       done
     done
@@ -143,7 +144,7 @@ for size in $SIZES; do
           if (made != "-") printf "; of it the rescoring contexts and buffers made before the first frame %s ms", made
           printf "), "
           split(el, n, "/")
-          printf "from the last frame to leaving main() %.1f ms (no maps %.1f: %+.1f); worst frames scored again early %s, after the last frame %s", mtail, ptail, mtail - ptail, n[1], n[2]
+          printf "from the last frame to leaving main() %.1f ms (no maps %.1f: %+.1f); worst frames scored again early %s (%s of them entered the worst while the last frames were scored), after the last frame %s", mtail, ptail, mtail - ptail, n[1], n[3], n[2]
           if (n[2] > 0) printf " (the longest context waited %s ms for maps, local maps %s ms, writers\047 queue %s ms)", waits, lm, q
           printf "\n" }'
       first=0

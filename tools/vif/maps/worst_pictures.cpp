@@ -12,7 +12,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <system_error>
 #include <thread>
+#include <unordered_map>
 
 namespace vifcli {
 namespace {
@@ -81,6 +83,7 @@ void WorstPictures::scored(const VifScores &s, uint64_t frame) {
     auto less = [](const Entry &a, const Entry &b) {
         return drop_first(a.scores, a.frame, b.scores, b.frame);
     };
+    bool left = false;
     if (heap_.size() == n_) {
         const Entry &top = heap_.front();
         if (!drop_first(e.scores, e.frame, top.scores, top.frame)) { // not among the N worst
@@ -90,13 +93,32 @@ void WorstPictures::scored(const VifScores &s, uint64_t frame) {
         std::pop_heap(heap_.begin(), heap_.end(), less);
         spare_.push_back(std::move(heap_.back()));
         heap_.pop_back();
+        left = true;
     }
+    if (early_) early_update(&e, left ? &spare_.back() : nullptr);
     heap_.push_back(std::move(e));
     std::push_heap(heap_.begin(), heap_.end(), less);
 }
 
+void WorstPictures::early_update(const Entry *entered, const Entry *left) {
+    Early &x = *early_;
+    {
+        std::lock_guard<std::mutex> lock(x.mu);
+        if (x.closed) return;
+        if (left) x.kept.erase(left->frame);
+        x.kept.insert(entered->frame);
+        x.jobs.push_back(
+            {entered->frame, entered->scores, entered->ref.view(), entered->dist.view()});
+        x.held.emplace_back();
+        x.done.push_back(0);
+        x.queue.push_back(x.jobs.size() - 1);
+        ++x.entered;
+    }
+    x.cv.notify_one();
+}
+
 WorstPictures::~WorstPictures() {
-    if (early_ && early_->thread.joinable()) early_->thread.join();
+    join_early();
 }
 
 std::vector<WorstPictures::Job> WorstPictures::jobs() const {
@@ -206,36 +228,86 @@ void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
     if ((env && std::strcmp(env, "0") == 0) || heap_.empty() || early_) return;
     const std::vector<VifContext *> ctxs = made.get(); // here: not beside write_maps' get()
     early_ = std::make_unique<Early>();
-    Early &e = *early_;
-    e.jobs = jobs();
-    e.held.resize(e.jobs.size());
-    e.done.assign(e.jobs.size(), false);
-    e.contexts = std::min(e.jobs.size(), ctxs.size());
-    // The pictures stay valid: no frame is submitted any more, so no kept entry's buffers are
-    // reused for another picture before write_maps (scored() only moves entries).
-    e.thread = std::thread([this, ctxs, &out] {
-        Early &x = *early_;
-        std::vector<size_t> index(x.jobs.size());
-        try {
-            x.most = map_on(
-                ctxs, x.jobs, &x.threads, [&](const Job &j, const VifMaps &m, unsigned threads) {
-                    const auto t0 = std::chrono::steady_clock::now();
-                    const size_t k = size_t(&j - x.jobs.data());
-                    x.held[k] = out.hold(m, j.frame, threads);
-                    x.done[k] = true;
-                    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
-                        .count();
-                });
-        } catch (const Failure &f) {
-            x.error = f.message;
-        } catch (const std::exception &ex) {
-            x.error = fmt::format("--map: mapping the worst frames: {}", ex.what());
+    Early &x = *early_;
+    for (const Job &j : jobs()) {
+        x.jobs.push_back(j);
+        x.held.emplace_back();
+        x.done.push_back(0);
+        x.queue.push_back(x.jobs.size() - 1);
+        x.kept.insert(j.frame);
+    }
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const size_t contexts = std::max<size_t>(1, ctxs.size());
+    x.threads = std::max(1u, unsigned(cores / contexts));
+    x.spent.resize(contexts);
+    // The pictures stay valid: no frame is submitted any more, so no entry's buffers are reused
+    // for another picture before write_maps (scored() only moves entries).
+    try {
+        for (size_t c = 0; c < contexts; ++c)
+            x.workers.emplace_back([this, ctx = ctxs[c], c, &out] { early_worker(ctx, c, out); });
+    } catch (const std::system_error &) { // those started take every job
+        if (x.workers.empty()) early_worker(ctxs[0], 0, out);
+    }
+}
+
+void WorstPictures::early_worker(VifContext *ctx, size_t c, MapWriter &out) {
+    using Clock = std::chrono::steady_clock;
+    auto since = [](Clock::time_point t) {
+        return std::chrono::duration<double>(Clock::now() - t).count();
+    };
+    Early &x = *early_;
+    for (;;) {
+        size_t k;
+        Job j;
+        {
+            std::unique_lock<std::mutex> lock(x.mu);
+            x.cv.wait(lock, [&] { return !x.queue.empty() || x.closed; });
+            if (x.queue.empty() || !x.error.empty()) return; // closed, or a failure
+            k = x.queue.front();
+            x.queue.pop_front();
+            if (!x.kept.count(x.jobs[k].frame)) continue; // left the N worst before its turn
+            j = x.jobs[k];
         }
-    });
+        try {
+            const auto waiting = Clock::now();
+            VifStatus st = vif_submit(ctx, &j.ref, &j.dist, nullptr);
+            VifScores s;
+            VifMaps m;
+            if (st == VIF_OK) st = vif_receive_maps(ctx, &s, &m, 1);
+            if (st != VIF_OK) throw Failure{vif_error("--map: mapping the worst frames", st)};
+            x.spent[c].scoring += since(waiting);
+            if (!same_scores(s, j.scores))
+                throw Failure{fmt::format("internal error: --map: frame {} scored again with "
+                                          "maps does not get its scores; no maps written",
+                                          j.frame)};
+            const auto computing = Clock::now();
+            MapWriter::Kept held = out.hold(m, j.frame, x.threads);
+            x.spent[c].local_maps += since(computing);
+            std::lock_guard<std::mutex> lock(x.mu);
+            x.held[k] = std::move(held);
+            x.done[k] = 1;
+        } catch (const Failure &f) {
+            std::lock_guard<std::mutex> lock(x.mu);
+            if (x.error.empty()) x.error = f.message;
+            return;
+        } catch (const std::exception &e) {
+            std::lock_guard<std::mutex> lock(x.mu);
+            if (x.error.empty())
+                x.error = fmt::format("--map: mapping the worst frames: {}", e.what());
+            return;
+        }
+    }
 }
 
 void WorstPictures::join_early() {
-    if (early_ && early_->thread.joinable()) early_->thread.join();
+    if (!early_) return;
+    {
+        std::lock_guard<std::mutex> lock(early_->mu);
+        early_->closed = true;
+    }
+    early_->cv.notify_all();
+    for (std::thread &t : early_->workers)
+        if (t.joinable()) t.join();
 }
 
 void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
@@ -243,30 +315,41 @@ void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
     spare_.clear();
     std::vector<Job> todo = jobs();
     if (early_) {
-        Early &e = *early_;
-        if (!e.error.empty()) throw Failure{e.error};
+        Early &x = *early_;
+        if (!x.error.empty()) throw Failure{x.error};
         // Held maps of frames still among the N worst are written; the others dropped.
+        std::unordered_map<uint64_t, size_t> by_frame;
+        for (size_t k = 0; k < x.jobs.size(); ++k)
+            if (x.done[k]) by_frame[x.jobs[k].frame] = k;
         std::vector<Job> rest;
-        size_t k = 0, written = 0;
+        size_t scored_early = 0;
         for (const Job &j : todo) {
-            while (k < e.jobs.size() && e.jobs[k].frame < j.frame) ++k;
-            if (k < e.jobs.size() && e.jobs[k].frame == j.frame && e.done[k]) {
-                e.done[k] = false;
-                out.put_held(std::move(e.held[k]));
-                ++written;
+            const auto it = by_frame.find(j.frame);
+            if (it != by_frame.end()) {
+                x.done[it->second] = 0;
+                out.put_held(std::move(x.held[it->second]));
             } else {
                 rest.push_back(j);
             }
         }
-        for (size_t i = 0; i < e.jobs.size(); ++i)
-            if (e.done[i]) out.drop_held(std::move(e.held[i]));
-        print("early (while the last frames were scored)", e.jobs.size(), e.contexts, e.threads,
-              e.most);
-        if (verbose_)
+        for (size_t k = 0; k < x.jobs.size(); ++k) {
+            scored_early += x.done[k] || by_frame.count(x.jobs[k].frame) ? 1 : 0;
+            if (x.done[k]) out.drop_held(std::move(x.held[k]));
+        }
+        if (verbose_) {
+            Spent most;
+            for (const Spent &c : x.spent) {
+                most.scoring = std::max(most.scoring, c.scoring);
+                most.local_maps = std::max(most.local_maps, c.local_maps);
+            }
+            print("early (while the last frames were scored)", scored_early, x.spent.size(),
+                  x.threads, most);
             std::fprintf(stderr,
-                         "vif: worst frames: %zu of those still among the worst, %zu scored "
-                         "again after the last frame\n",
-                         written, rest.size());
+                         "vif: worst frames: %zu entered the worst while the last frames were "
+                         "scored; %zu of those still among the worst, %zu scored again after "
+                         "the last frame\n",
+                         x.entered, todo.size() - rest.size(), rest.size());
+        }
         todo = std::move(rest);
         early_.reset();
     }

@@ -10,8 +10,9 @@
 // CPU), their local maps are computed in bands over the cores, and each file is a writer's job.
 // And the scoring again starts as soon as the last frame is submitted (start_early), on the
 // cores that the last frames being scored leave idle one by one: the N worst so far are scored
-// again then and their local maps held; after the last frame those still among the N worst are
-// written, and only frames that entered the N worst in the meantime are scored again then.
+// again then, and each frame that enters the N worst while the last frames are scored as soon as
+// its scores come; their local maps are held, and after the last frame those still among the N
+// worst are written (the others dropped).
 // Scoring the candidates all along the clip was not chosen: a frame's scoring is one thread's
 // work on the CPU backend, so a candidate that enters the N worst near the end (most clips have
 // one) still costs that much after the last frame, and the candidates that leave again cost
@@ -23,11 +24,14 @@
 
 #include "maps/map_writer.hpp"
 
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 namespace vifcli {
@@ -51,9 +55,10 @@ public:
      *  caller knows (a ladder rung's own count). */
     void scored(const VifScores &s, uint64_t frame);
     /** Once the last frame is submitted (no submitted() any more; scored() still comes for the
-     *  frames being scored): starts scoring the N worst so far again on `ctxs`, on threads of
-     *  its own, holding their local maps for write_maps. Off with VIF_MAP_EARLY=0. Throws
-     *  Failure for a context that could not be made. */
+     *  frames being scored): starts scoring the N worst so far again on `ctxs`, a thread a
+     *  context, and from then on each frame that scored() puts among the N worst, holding
+     *  their local maps for write_maps. Off with VIF_MAP_EARLY=0. Throws Failure for a context
+     *  that could not be made. */
     void start_early(MapContexts &ctxs, MapWriter &out);
     /** After the last frame: writes the held maps of the frames still among the N worst (drops
      *  the others), scores the kept frames not scored early again with maps on `ctxs` (made
@@ -113,17 +118,29 @@ private:
                         unsigned *threads, Take take);
     void print(const char *what, size_t frames, size_t contexts, unsigned threads,
                const Spent &most) const;
-    /** start_early's work: its jobs, the local maps held (by job), its thread. */
+    /** start_early's work: a queue of frames to score again, fed with the N worst so far and
+     *  then with each frame that enters the N worst while the last frames are scored, taken by
+     *  a thread a context; the local maps held by job. */
     struct Early {
-        std::vector<Job> jobs;
-        std::vector<MapWriter::Kept> held;
-        std::vector<char> done; ///< by job: held[job] is set (written by the contexts' threads)
-        Spent most;
-        unsigned threads = 1;
-        size_t contexts = 0;
-        std::string error;
-        std::thread thread;
+        std::mutex mu;
+        std::condition_variable cv;
+        std::deque<Job> jobs;              ///< every frame queued (a deque: stable references)
+        std::deque<MapWriter::Kept> held;  ///< by job, once done
+        std::deque<char> done;             ///< by job: held is set
+        std::deque<size_t> queue;          ///< jobs not taken yet
+        std::unordered_set<uint64_t> kept; ///< the frames among the N worst now
+        size_t entered = 0;                ///< jobs queued after start_early
+        bool closed = false;               ///< write_maps: no more jobs
+        std::string error;                 ///< the first failure
+        std::vector<Spent> spent;          ///< by context
+        unsigned threads = 1;              ///< each context's threads for local maps
+        std::vector<std::thread> workers;
     };
+    /** A context's thread of start_early. */
+    void early_worker(VifContext *ctx, size_t c, MapWriter &out);
+    /** scored() while the early start runs: `entered` joined the N worst (its job queued),
+     *  `left` (if not null) left them. */
+    void early_update(const Entry *entered, const Entry *left);
     void join_early();
 
     uint64_t n_;
