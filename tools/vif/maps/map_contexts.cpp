@@ -69,6 +69,12 @@ void MapContexts::wait() {
     if (making_.joinable()) making_.join();
 }
 
+bool MapContexts::before_first_frame() {
+    if (when() != When::kStart || cfg_.backend != VIF_BACKEND_CPU) return false;
+    wait();
+    return true;
+}
+
 const std::vector<VifContext *> &MapContexts::get() {
     if (!making_.joinable() && ctxs_.empty() && error_.empty()) make(); // kTail
     wait();

@@ -5,7 +5,8 @@
 // (VIF_MAP_CONTEXTS, for bench/cpu/maps_speed.sh's comparison; docs/performance.md):
 //   start (default): before the first frame is scored (the run waits for them there), while
 //         the cores are still idle: making them while the clip is scored took the scoring
-//         threads' cores and slowed the clip itself;
+//         threads' cores and slowed the clip itself (CPU contexts; a CUDA one is made while
+//         the clip is scored);
 //   clip: while the clip is scored;
 //   tail: after the last frame (every page of theirs is faulted in then).
 // One set serves a pair, or every rung of a ladder group in turn.
@@ -36,8 +37,13 @@ public:
     MapContexts(const MapContexts &) = delete;
     MapContexts &operator=(const MapContexts &) = delete;
 
-    /** Waits until they are made (when() kStart: before the first frame is submitted). */
+    /** Waits until they are made. */
     void wait();
+    /** Called before the first frame is submitted: waits for CPU contexts when when() is
+     *  kStart. A CUDA context is left to be made while the clip is scored (its making does
+     *  not take the cores a GPU clip needs, and waiting would add it to the start-up). Says
+     *  whether it waited. */
+    bool before_first_frame();
     /** The contexts (at least one), once made. Throws Failure when one could not be made. */
     const std::vector<VifContext *> &get();
     /** Leaves the contexts to the process exit (vif's outputs are written, it leaves next). */

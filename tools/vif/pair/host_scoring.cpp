@@ -205,8 +205,7 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
                 std::min<uint64_t>(o.map.worst, std::max(1u, std::thread::hardware_concurrency()));
             if (MapContexts::when() != MapContexts::When::kTail)
                 maps->reserve_frames(size_t(at_once), ri.width, ri.height);
-            if (MapContexts::when() == MapContexts::When::kStart) {
-                map_ctxs->wait();
+            if (map_ctxs->before_first_frame()) {
                 maps->wait_reserved();
                 g_timeline.mark("contexts and buffers of the worst frames' maps made");
             }
