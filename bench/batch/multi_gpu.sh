@@ -51,7 +51,8 @@
 # with the raw files read by pread instead of mapped (gNnm: --no-mmap) and with a mapped plane's
 # pages dropped after each frame (gNd1: VIF_PREFETCH_DROP_BYTES=1, as before 64 MiB batches:
 # page-table changes every thread of the process shares); A10 and R with the scoring contexts'
-# blocking receives sleeping instead of spinning (gNbw: VIF_CUDA_BLOCKING_WAIT=1).
+# blocking receives sleeping instead of spinning (gNbw: VIF_CUDA_BLOCKING_WAIT=1); A on one GPU
+# with the process's teardown in its own exit (g1nh: VIF_EXIT_HOLDER=0).
 # Time: BUDGET seconds in all (default 280, builds included): a run that would start later is skipped (SKIP lines),
 # so that the call ends inside the device time it was given.
 #
@@ -226,6 +227,8 @@ catalogue() { # TAG MANIFEST
   # one-pair default of NVDEC decoders per input too); on the host (libavcodec) as well, to see
   # what that path gives.
   [ "$tag" = B ] && ways+=("g1host:--devices 0 --hwdec none")
+  # The process's teardown in its own exit (VIF_EXIT_HOLDER=0), as before the batch had a holder.
+  [ "$tag" = A ] && ways+=("g1nh:--devices 0 (teardown in the exit)")
   # Is the next row's opening while a row decodes (VIF_BATCH_OPEN_AHEAD=0: off) worth it? (B)
   # Do the libavcodec threads bind (A10: 2 threads an input instead of the shared budget)?
   # Do the raw inputs' mappings bind (R: read with pread instead, --no-mmap)?
@@ -246,6 +249,8 @@ catalogue() { # TAG MANIFEST
     [[ $key == *na ]] && ahead=0 args=${args% (open-ahead off)}
     local dropb=${VIF_PREFETCH_DROP_BYTES:-}
     [[ $key == *d1 ]] && dropb=1 args=${args% (a page drop a frame)}
+    local holder=${VIF_EXIT_HOLDER:-}
+    [[ $key == *nh ]] && holder=0 args=${args% (teardown in the exit)}
     local bwait=${VIF_CUDA_BLOCKING_WAIT:-}
     [[ $key == *bw ]] && bwait=1 args=${args% (blocking waits)}
     local sum=$WORK/$tag-$key/summary.csv
@@ -257,7 +262,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs
@@ -285,7 +290,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw base; do
+  for key in g2 g4 g2w2 g4w2 g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1nh base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The exit holder (tools/vif/pair/exit_holder.hpp, on unless VIF_EXIT_HOLDER=0), which keeps the process's
-# memory and files (the driver's among them) after it has gone changes nothing a caller sees:
+# The exit holder (tools/vif/pair/exit_holder.hpp, on unless VIF_EXIT_HOLDER=0; the pair command
+# and `vif batch`), which keeps the process's memory and files (the driver's among them) after it
+# has gone, changes nothing a caller sees:
 # the scores on a pipe equal those of a run without it, an error exits as before with nothing
 # written, and no vif process of the run is left a moment later.
 #   exit_holder_test.sh VIF
@@ -29,8 +30,17 @@ if ! "$vif" --version | grep -q "cuda available"; then
   out=$("$vif" "${args[@]}" --backend cuda -o "$work/x.json" 2>&1); rc=$?
   [[ $rc != 0 && $out == *"--backend cuda"* && ! -e $work/x.json ]] || bad "--backend cuda without a GPU: rc=$rc: $out"
 fi
+# `vif batch` makes a holder too: the same outputs as without it, and a second run right after
+# the first finds the folder's progress log free (closed before the exit) and reuses the row.
+printf 'reference,distorted,width,height,pixel_format,bitdepth\n%s,%s,1920,1080,420,8\n' \
+  "$work/ref.yuv" "$work/dis.yuv" > "$work/m.csv"
+VIF_EXIT_HOLDER=0 "$vif" batch "$work/m.csv" --out-dir "$work/b0" -q --precision max || bad "batch without the holder failed"
+"$vif" batch "$work/m.csv" --out-dir "$work/b1" -q --precision max || bad "batch with the holder failed"
+cmp -s "$work/b0/summary.csv" "$work/b1/summary.csv" || bad "batch summaries differ with the holder"
+again=$("$vif" batch "$work/m.csv" --out-dir "$work/b1" --precision max 2>&1) || bad "batch right after: $again"
+[[ $again == *"1 reused"* ]] || bad "batch right after did not reuse the row: $again"
 sleep 0.5
-left=$(pgrep -f -- "$work/ref.yuv" | wc -l)
+left=$(pgrep -f -- "$work/(ref.yuv|m.csv)" | wc -l)
 [[ $left == 0 ]] || bad "$left vif processes of the run are still there"
 [[ $fail == 0 ]] && echo "exit holder: all checks passed"
 exit $fail

@@ -139,7 +139,15 @@ ProgressLog::ProgressLog(const std::string &path) : path_(path) {
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd_ < 0)
         throw std::runtime_error(path + ": cannot open the progress log: " + std::strerror(errno));
-    if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    // A run killed a moment ago may still hold the lock for a little while: its exit holder
+    // (tools/vif/pair/exit_holder.hpp) keeps its files until the GPU teardown is done. Wait up
+    // to 3 s before saying that another run is writing the folder.
+    bool locked = ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
+    for (int i = 0; !locked && errno == EWOULDBLOCK && i < 150; ++i) {
+        ::usleep(20000);
+        locked = ::flock(fd_, LOCK_EX | LOCK_NB) == 0;
+    }
+    if (!locked) {
         ::close(fd_);
         throw std::runtime_error(path + ": another vif run is writing this folder (its progress "
                                         "log is locked)");

@@ -43,7 +43,8 @@ struct ProgressRecord {
 class ProgressLog {
 public:
     /** Reads the records of `path` (if it exists), then opens it for appending, locked against a
-     *  second run writing the same folder. Throws std::runtime_error naming the path. */
+     *  second run writing the same folder (a lock held is waited for up to 3 s: a killed run's
+     *  exit holder may keep it a moment). Throws std::runtime_error naming the path. */
     explicit ProgressLog(const std::string &path);
     ~ProgressLog();
     ProgressLog(const ProgressLog &) = delete;

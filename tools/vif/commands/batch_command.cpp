@@ -23,6 +23,7 @@
 #include "batch/summary.hpp"
 #include "commands/group_runner.hpp"
 #include "commands/subcommand_options.hpp"
+#include "pair/exit_holder.hpp"
 
 namespace vifcli {
 
@@ -95,6 +96,10 @@ int batch_main(int argc, const char *const *argv) {
                  "Read raw inputs with pread into buffers instead of mapping them");
     add_common(app, c);
     if (int code = parse_subcommand(app, argc - 1, argv + 1); code >= 0) return code;
+    // The teardown of the process's memory and of its GPU contexts and NVDEC sessions (several
+    // devices' worth) left to a holder that runs it once this process has gone
+    // (pair/exit_holder.hpp); the progress log is closed, its lock released, before the exit.
+    if (exit_holder_wanted()) start_exit_holder();
     return leave_process(exit_code_of([&] {
         vif::batch::Shard sh;
         std::string err;
