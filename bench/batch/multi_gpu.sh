@@ -51,7 +51,9 @@
 # with the raw files read by pread instead of mapped (gNnm: --no-mmap) and with a mapped plane's
 # pages dropped after each frame (gNd1: VIF_PREFETCH_DROP_BYTES=1, as before 64 MiB batches:
 # page-table changes every thread of the process shares); A10 and R with the scoring contexts'
-# blocking receives sleeping instead of spinning (gNbw: VIF_CUDA_BLOCKING_WAIT=1); A on one GPU
+# blocking receives sleeping instead of spinning (gNbw: VIF_CUDA_BLOCKING_WAIT=1); R with each
+# context's staging copies on 8 threads (gNt8: --threads 8, the automatic count of a context
+# alone, before the batch shared half the cores among its contexts); A on one GPU
 # with the process's teardown in its own exit (g1nh: VIF_EXIT_HOLDER=0).
 # Time: BUDGET seconds in all (default 280, builds included): a run that would start later is skipped (SKIP lines),
 # so that the call ends inside the device time it was given.
@@ -238,7 +240,7 @@ catalogue() { # TAG MANIFEST
       case $tag in
         B) ways+=("g${g}na:--devices $(devlist "$g") (open-ahead off)") ;;
         A10) ways+=("g${g}dt1:--devices $(devlist "$g") --decoder-threads 1" "g${g}bw:--devices $(devlist "$g") (blocking waits)") ;;
-        R) ways+=("g${g}nm:--devices $(devlist "$g") --no-mmap" "g${g}d1:--devices $(devlist "$g") (a page drop a frame)" "g${g}bw:--devices $(devlist "$g") (blocking waits)") ;;
+        R) ways+=("g${g}nm:--devices $(devlist "$g") --no-mmap" "g${g}d1:--devices $(devlist "$g") (a page drop a frame)" "g${g}bw:--devices $(devlist "$g") (blocking waits)" "g${g}t8:--devices $(devlist "$g") --threads 8") ;;
       esac
     done
   fi
@@ -290,7 +292,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1nh base; do
+  for key in g2 g4 g2w2 g4w2 g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")

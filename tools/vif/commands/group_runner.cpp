@@ -305,6 +305,14 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     }
     if (shared.threads == 0 && workers > 1 && shared.backend == VIF_BACKEND_CPU)
         shared.threads = std::max(1u, std::thread::hardware_concurrency() / unsigned(workers));
+    // On GPUs, `threads` is a context's host-side staging copy threads (vif.h; automatic: up
+    // to 8, half the cores, as if the context were the process's only one). Every worker's
+    // context copying at once with that many put 7 x workers threads on the cores (R, raw
+    // 1080p on 4 H200s: slower on 2 and 4 GPUs than on one, the CPU time growing): half the
+    // cores shared among the contexts instead, 1 to 8 each.
+    if (shared.threads == 0 && workers > 1 && shared.backend == VIF_BACKEND_CUDA)
+        shared.threads = unsigned(std::clamp<size_t>(
+            std::max(1u, std::thread::hardware_concurrency()) / (2 * workers), 1, 8));
     // No output may be a file the command reads: checked before anything is written.
     const std::string log_path = progress_log_path(summary_path);
     std::vector<std::string> outputs = {summary_path, log_path};
