@@ -5,6 +5,7 @@
 // reference and one or more distorted planes (vif_submit_multi: a ladder's rungs), scored by one
 // worker that computes the reference's share once.
 #include <algorithm>
+#include <cerrno>
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
@@ -14,6 +15,12 @@
 #include <system_error>
 #include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "core/backend.hpp"
 #include "cpu_fast/cpu_fast.hpp"
@@ -215,6 +222,14 @@ private:
     }
 
     void work(size_t t) {
+#if defined(__linux__)
+        if (params_.cpu.worker_nice != 0) { // this thread only (Linux's nice is per thread)
+            const id_t tid = static_cast<id_t>(syscall(SYS_gettid));
+            errno = 0;
+            const int now = getpriority(PRIO_PROCESS, tid);
+            if (errno == 0) (void)setpriority(PRIO_PROCESS, tid, now + params_.cpu.worker_nice);
+        }
+#endif
         cpu_ref::FrameScorer& engine = *engines_[t];
         for (;;) {
             Slot* slot = nullptr;

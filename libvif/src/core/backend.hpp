@@ -37,6 +37,10 @@ struct CpuOptions {
     // Score with the plain reference scorers of cpu_ref/ instead of the fast ones of cpu_fast/:
     // the same bits, slower. The golden tests run both.
     bool reference = false;
+    // Added to the worker threads' nice value (Linux; 0: unchanged). The `auto` backend's CPU
+    // scores beside the GPU's start-up and, at the hand-over, beside its host-side copies: those
+    // come first.
+    int worker_nice = 0;
 };
 
 // Options after validation, as the numerics need them.

@@ -22,10 +22,12 @@ namespace {
 // `nodevice` (the stand-in's start-up fails with a device error / finds no device) and
 // `frame=K` (the hand-over falls exactly before frame K, the start-up waited for there).
 // bench/startup's library stage also compares `cpu_threads=N` (the CPU's threads while the GPU
-// starts, when VifConfig.threads is 0) and `noearly` (no results taken early).
+// starts, when VifConfig.threads is 0), `cpu_nice=N` (their nice value's increment) and
+// `noearly` (no results taken early).
 struct AutoTest {
     bool standin = false, fail = false, nodevice = false, noearly = false;
     unsigned ms = 50, cpu_threads = 0;
+    int cpu_nice = -1; // -1: the default
     int64_t frame = -1;
 };
 
@@ -46,6 +48,8 @@ AutoTest auto_test() {
             t.nodevice = true;
         else if (item == "noearly")
             t.noearly = true;
+        else if (item.rfind("cpu_nice=", 0) == 0)
+            t.cpu_nice = int(std::strtol(item.c_str() + 9, nullptr, 10));
         else if (item.rfind("cpu_threads=", 0) == 0)
             t.cpu_threads = unsigned(std::strtoul(item.c_str() + 12, nullptr, 10));
         else if (item.rfind("ms=", 0) == 0)
@@ -76,10 +80,27 @@ private:
     std::unique_ptr<Backend> inner_;
 };
 
+// The option (docs/api.md): the environment's VIF_AUTO=handover or VIF_AUTO=wait (the GPU
+// started in vif_create and waited for, as before the hand-over); unset: kHandOverByDefault.
+constexpr bool kHandOverByDefault = true;
+
+bool hand_over_wanted() {
+    const char* env = std::getenv("VIF_AUTO");
+    if (env && std::strcmp(env, "wait") == 0) return false;
+    if (env && std::strcmp(env, "handover") == 0) return true;
+    return kHandOverByDefault;
+}
+
+// The CPU's workers while the GPU starts run at a lower priority (nice + 10): the start-up's
+// thread and, after the hand-over, CUDA's host-side copies take the cores they need first.
+constexpr int kFirstCpuNice = 10;
+
 // The CPU's share while the GPU starts: with many cores, two are left to the caller's thread
 // and to the start-up (busy cores slowed CUDA's start-up on the H200 machine); its queue is its
 // thread count, so that at the hand-over no more frames wait on it than it is scoring.
-Params first_cpu_params(const Params& p, unsigned test_threads, bool* reduced) {
+// *reduced: the settings are not what the caller asked for (fewer threads, lower priority), so a
+// CPU left alone after a failed start-up gets a backend of the caller's settings.
+Params first_cpu_params(const Params& p, unsigned test_threads, int test_nice, bool* reduced) {
     Params c = p;
     *reduced = false;
     if (c.threads == 0) {
@@ -95,6 +116,8 @@ Params first_cpu_params(const Params& p, unsigned test_threads, bool* reduced) {
         }
     }
     if (c.queue_depth == 0) c.queue_depth = std::min(c.threads, 256u);
+    c.cpu.worker_nice = test_nice >= 0 ? test_nice : kFirstCpuNice;
+    if (c.cpu.worker_nice != 0) *reduced = true; // a CPU left alone gets normal threads
     return c;
 }
 
@@ -106,9 +129,15 @@ std::unique_ptr<Backend> create_auto_backend(const Params& params, Status* err) 
     const bool gpu = false;
 #endif
     if (!gpu && !test.standin) return create_cpu_backend(params, err); // nothing to hand over to
+    if (!test.standin && !hand_over_wanted()) {
+#if defined(VIF_HAVE_CUDA)
+        if (cuda_device_present()) return create_cuda_backend(params, err);
+#endif
+        return create_cpu_backend(params, err);
+    }
     bool reduced = false;
-    std::unique_ptr<Backend> cpu =
-        create_cpu_backend(first_cpu_params(params, test.cpu_threads, &reduced), err);
+    std::unique_ptr<Backend> cpu = create_cpu_backend(
+        first_cpu_params(params, test.cpu_threads, test.cpu_nice, &reduced), err);
     if (!cpu) return nullptr;
     HandoverOptions opts;
     opts.switch_at_frame = test.frame;
@@ -143,7 +172,8 @@ std::unique_ptr<Backend> create_auto_backend(const Params& params, Status* err) 
             }
         }
 #endif
-        // No GPU: the CPU goes on, with every thread if the first backend was given fewer.
+        // No GPU: the CPU goes on, on a CPU backend of its own settings if the first one was
+        // given fewer threads or a lower priority.
         if (why.status != VIF_ERROR_NO_DEVICE)
             std::fprintf(stderr, "libvif: auto: the GPU did not start (%s); scoring on the cpu\n",
                          why.message.c_str());
