@@ -486,3 +486,42 @@ TEST(HandoverStart, DestroyedWithFramesInFlightOnBoth) {
 }
 
 } // namespace
+
+namespace {
+
+// create(): the later backend's start-up begins before the first backend is made; a first that
+// cannot be made fails the whole with its error, and the start-up under way is stopped.
+TEST(HandoverCreate, StartsTheLaterFirstAndStopsItWhenTheFirstFails) {
+    auto started = std::make_shared<std::atomic<bool>>(false);
+    auto gate = std::make_shared<std::atomic<bool>>(false);
+    auto later = [started, gate](vif::StartControl& ctl,
+                                 vif::Status*) -> std::unique_ptr<vif::Backend> {
+        started->store(true);
+        while (!gate->load()) {
+            if (ctl.cancelled()) return nullptr;
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        return nullptr;
+    };
+    vif::Status err;
+    auto b = vif::HandoverBackend::create(
+        [&](vif::Status* e) -> std::unique_ptr<vif::Backend> {
+            while (!started->load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            *e = {VIF_ERROR_OUT_OF_MEMORY, "test: no first backend"};
+            return nullptr;
+        },
+        later, {}, &err);
+    EXPECT_FALSE(b); // and returned: the start-up was stopped (the gate never opened)
+    EXPECT_EQ(err.status, VIF_ERROR_OUT_OF_MEMORY);
+    EXPECT_EQ(err.message, "test: no first backend");
+    // A first that can be made: an ordinary hand-over backend.
+    const vif::Params p = params_for(VIF_VARIANT_INTEGER, 8, false);
+    gate->store(true);
+    auto ok = vif::HandoverBackend::create(
+        [&](vif::Status* e) { return vif::create_cpu_backend(p, e); }, later, {}, &err);
+    ASSERT_TRUE(ok);
+    EXPECT_STREQ(ok->name(), "cpu");
+    EXPECT_FALSE(ok->wait_for_later());
+}
+
+} // namespace

@@ -83,11 +83,34 @@ struct HandoverBackend::Start final : StartControl {
     }
 };
 
+std::unique_ptr<HandoverBackend> HandoverBackend::create(const FirstFactory& first, Factory later,
+                                                         HandoverOptions opts, Status* err) {
+    std::unique_ptr<HandoverBackend> b(new HandoverBackend(std::move(later), std::move(opts)));
+    std::unique_ptr<Backend> made = first(err);
+    if (!made) return nullptr; // the destructor stops the start-up
+    b->set_first(std::move(made));
+    return b;
+}
+
 HandoverBackend::HandoverBackend(std::unique_ptr<Backend> first, Factory later,
                                  HandoverOptions opts)
-    : opts_(std::move(opts)), start_(std::make_shared<Start>()), first_(std::move(first)) {
+    : opts_(std::move(opts)), start_(std::make_shared<Start>()) {
+    set_first(std::move(first));
+    start_later(std::move(later));
+}
+
+HandoverBackend::HandoverBackend(Factory later, HandoverOptions opts)
+    : opts_(std::move(opts)), start_(std::make_shared<Start>()) {
+    start_later(std::move(later));
+}
+
+void HandoverBackend::set_first(std::unique_ptr<Backend> first) {
+    first_ = std::move(first);
     first_name_ = first_->name();
     first_capacity_ = first_->capacity();
+}
+
+void HandoverBackend::start_later(Factory later) {
     static std::once_flag registered;
     std::call_once(registered, register_exit_wait);
     start_->first_of_process = !g_first_start_over.load(std::memory_order_acquire);

@@ -53,7 +53,15 @@ public:
     // other than VIF_ERROR_NO_DEVICE is said once on stderr); null with no error: cancelled.
     using Factory = std::function<std::unique_ptr<Backend>(StartControl& ctl, Status* err)>;
 
-    // Starts `later` on a thread of its own at once.
+    // Makes the first backend on the calling thread.
+    using FirstFactory = std::function<std::unique_ptr<Backend>(Status* err)>;
+
+    // Starts `later` on a thread of its own, then makes the first backend meanwhile (making the
+    // CPU's threads and buffers took 15-60 ms: the GPU's start-up does not wait for it). Null
+    // with *err set when the first cannot be made.
+    static std::unique_ptr<HandoverBackend> create(const FirstFactory& first, Factory later,
+                                                   HandoverOptions opts, Status* err);
+    // Starts `later` on a thread of its own at once, `first` already made.
     HandoverBackend(std::unique_ptr<Backend> first, Factory later, HandoverOptions opts);
     // Joins the start-up thread (it stops before its next step).
     ~HandoverBackend() override;
@@ -83,6 +91,9 @@ public:
 
 private:
     struct Start;
+    HandoverBackend(Factory later, HandoverOptions opts);
+    void start_later(Factory later);
+    void set_first(std::unique_ptr<Backend> first);
     // Takes the start-up's result if it has one (waiting for it with `wait`); once only.
     void collect(bool wait);
     // Before a submission of `count` frames: takes a finished start-up, or waits for it when the

@@ -136,9 +136,7 @@ std::unique_ptr<Backend> create_auto_backend(const Params& params, Status* err) 
         return create_cpu_backend(params, err);
     }
     bool reduced = false;
-    std::unique_ptr<Backend> cpu = create_cpu_backend(
-        first_cpu_params(params, test.cpu_threads, test.cpu_nice, &reduced), err);
-    if (!cpu) return nullptr;
+    const Params first = first_cpu_params(params, test.cpu_threads, test.cpu_nice, &reduced);
     HandoverOptions opts;
     opts.switch_at_frame = test.frame;
     // Automatic queue depth and no maps: results taken early are a few hundred bytes each.
@@ -183,7 +181,9 @@ std::unique_ptr<Backend> create_auto_backend(const Params& params, Status* err) 
         }
         return create_cpu_backend(params, e);
     };
-    return std::make_unique<HandoverBackend>(std::move(cpu), std::move(later), std::move(opts));
+    // The GPU's start-up begins first; the CPU backend is made meanwhile.
+    return HandoverBackend::create([&first](Status* e) { return create_cpu_backend(first, e); },
+                                   std::move(later), std::move(opts), err);
 }
 
 } // namespace
