@@ -8,7 +8,7 @@
 # frames again are made, VIF_MAP_CONTEXTS, tools/vif/maps/map_contexts.hpp, and whether the worst
 # so far are scored again while the last frames are, VIF_MAP_EARLY, worst_pictures.hpp; see
 # mode_env below), best of REPS, and
-# prints per mode the ratio with PASS/FAIL (the default mode, `start`, decides the exit status)
+# prints per mode the ratio with PASS/FAIL (the default mode, `clip`, decides the exit status)
 # and where the time went in the best runs, from --verbose: the clip phase (process start to
 # the last frame scored), the tail after it (the worst frames scored again, their local maps,
 # the files, the exit), and the longest context's wait for maps and local-map time.
@@ -16,7 +16,7 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("start noearly clip tail"; the first one decides), GOAL (1.2),
+#        BACKEND (cpu), MODES ("clip start clip-noearly tail"; the first one decides), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
 set -euo pipefail
@@ -24,7 +24,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"start noearly clip tail"}
+MODES=${MODES:-"clip start clip-noearly tail"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -47,18 +47,20 @@ F="ffmpeg -hide_banner -loglevel error -nostdin -y"
 # "VIF_MAP_CONTEXTS VIF_MAP_EARLY" of a mode, and what it is.
 mode_env() {
   case $1 in
-    start) echo "start 1" ;;   # the default
-    noearly) echo "start 0" ;;
-    clip) echo "clip 0" ;;     # 5cef713's way (its contexts were made on one thread)
+    clip) echo "clip 1" ;;            # the default
+    start) echo "start 1" ;;
+    clip-noearly) echo "clip 0" ;;    # d869d0f's `clip` way
+    start-noearly) echo "start 0" ;;
     tail) echo "tail 0" ;;
-    *) echo "start 1" ;;
+    *) echo "clip 1" ;;
   esac
 }
 mode_says() {
   case $1 in
+    clip) echo "(contexts made while the clip is scored, the worst so far scored again while the last frames are)" ;;
     start) echo "(contexts made before the first frame, the worst so far scored again while the last frames are)" ;;
-    noearly) echo "(contexts made before the first frame, the worst scored again after the last frame)" ;;
-    clip) echo "(contexts made while the clip is scored, the worst scored again after the last frame)" ;;
+    clip-noearly) echo "(contexts made while the clip is scored, the worst scored again after the last frame)" ;;
+    start-noearly) echo "(contexts made before the first frame, the worst scored again after the last frame)" ;;
     tail) echo "(contexts made and the worst scored again after the last frame)" ;;
     *) echo "($1)" ;;
   esac

@@ -11,9 +11,9 @@ namespace vifcli {
 
 MapContexts::When MapContexts::when() {
     const char *v = std::getenv("VIF_MAP_CONTEXTS");
-    if (v && std::strcmp(v, "clip") == 0) return When::kClip;
+    if (v && std::strcmp(v, "start") == 0) return When::kStart;
     if (v && std::strcmp(v, "tail") == 0) return When::kTail;
-    return When::kStart;
+    return When::kClip;
 }
 
 MapContexts::MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint64_t frames)

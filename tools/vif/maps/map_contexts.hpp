@@ -1,13 +1,13 @@
-// `--map-frames worst:N`: the contexts that score the N worst frames again with maps after the
-// last frame (WorstPictures). Making one (a CPU context's scratch images and a set of frame maps
-// with their pages written, 20-30 MB at 720p; a CUDA context's start) is kept out of the time
-// after the last frame: the contexts are made at once, each on a thread of its own. When
+// `--map-frames worst:N`: the contexts that score the N worst frames again with maps
+// (WorstPictures). Making one (a CPU context's scratch images and a set of frame maps with their
+// pages written, 20-30 MB at 720p; a CUDA context's start) is kept out of the time after the
+// last frame: the contexts are made at once, each on a thread of its own. When
 // (VIF_MAP_CONTEXTS, for bench/cpu/maps_speed.sh's comparison; docs/performance.md):
-//   start (default): before the first frame is scored (the run waits for them there), while
-//         the cores are still idle: making them while the clip is scored took the scoring
-//         threads' cores and slowed the clip itself (CPU contexts; a CUDA one is made while
-//         the clip is scored);
-//   clip: while the clip is scored;
+//   clip (default): while the clip is scored. On the H200 host's 16 cores (main d869d0f) this
+//         slowed the 720p clip least: made before the first frame, the run waited for them
+//         (+44 ms before the last frame against +27 ms, 720p integer, best of 5);
+//   start: before the first frame is scored (the run waits for CPU contexts there; a CUDA one
+//         is made while the clip is scored);
 //   tail: after the last frame (every page of theirs is faulted in then).
 // One set serves a pair, or every rung of a ladder group in turn.
 #ifndef VIF_TOOLS_MAPS_MAP_CONTEXTS_HPP
@@ -25,7 +25,7 @@ namespace vifcli {
 class MapContexts {
 public:
     enum class When { kStart, kClip, kTail };
-    /** VIF_MAP_CONTEXTS's choice (start when unset or unknown). */
+    /** VIF_MAP_CONTEXTS's choice (clip when unset or unknown). */
     static When when();
 
     /** `cfg` as the run's with maps on, on `backend`. On the CPU single-threaded ones (a

@@ -136,6 +136,8 @@ private:
         unsigned threads = 1;              ///< each context's threads for local maps
         std::vector<std::thread> workers;
     };
+    /** Hands the arrays of the frame `ctx` gave last back to its pool (see the .cpp). */
+    static void release_maps(VifContext *ctx, const Job &next);
     /** A context's thread of start_early. */
     void early_worker(VifContext *ctx, size_t c, MapWriter &out);
     /** scored() while the early start runs: `entered` joined the N worst (its job queued),
