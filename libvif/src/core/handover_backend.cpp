@@ -201,8 +201,7 @@ const char* HandoverBackend::name() const {
     return first_frames_ ? joined_name_.c_str() : later_->name();
 }
 
-void HandoverBackend::before_submit(size_t count) {
-    (void)count;
+void HandoverBackend::before_submit() {
     if (!collected_) {
         if (opts_.switch_at_frame < 0)
             collect(false);
@@ -235,7 +234,7 @@ Status HandoverBackend::submit_later(Submit&& submit) {
 }
 
 Status HandoverBackend::submit(const HostPlane& ref, const HostPlane& dist, uint64_t index) {
-    before_submit(1);
+    before_submit();
     Status e = later_ ? submit_later([&] { return later_->submit(ref, dist, index); })
                       : first_->submit(ref, dist, index);
     if (e.status == VIF_OK) {
@@ -247,7 +246,7 @@ Status HandoverBackend::submit(const HostPlane& ref, const HostPlane& dist, uint
 
 Status HandoverBackend::submit_multi(const HostPlane& ref, const HostPlane* dists, size_t count,
                                      uint64_t first_index) {
-    before_submit(count);
+    before_submit();
     // More pictures than the first backend's queue holds at all: the later one may take them.
     if (!later_ && count > first_capacity_) collect(true);
     Status e =

@@ -96,9 +96,9 @@ private:
     void set_first(std::unique_ptr<Backend> first);
     // Takes the start-up's result if it has one (waiting for it with `wait`); once only.
     void collect(bool wait);
-    // Before a submission of `count` frames: takes a finished start-up, or waits for it when the
-    // tests placed the hand-over here.
-    void before_submit(size_t count);
+    // Before a submission: takes a finished start-up, or waits for it when the tests placed the
+    // hand-over here; stops the first backend once it holds nothing after the hand-over.
+    void before_submit();
     // Submits to the later backend; while the first still holds frames, a full queue is made
     // room in by taking the later backend's oldest results early (HandoverOptions).
     template <class Submit>
