@@ -46,15 +46,18 @@
 # never slower. Each catalogue's one-GPU wall is split into the run (--timings) and what is
 # outside it (process start, CUDA initialisation, exit), which no number of GPUs shortens.
 # Ways that say what binds (informational): B with the next row's opening while a row decodes
-# turned off (gNna: VIF_BATCH_OPEN_AHEAD=0); A10 with 1 libavcodec thread an input (gNdt1: the
-# cores shared among the inputs decoded at once gave 1 before the floor of 2 on GPUs); R
-# with the raw files read by pread instead of mapped (gNnm: --no-mmap) and with a mapped plane's
-# pages dropped after each frame (gNd1: VIF_PREFETCH_DROP_BYTES=1, as before 64 MiB batches:
-# page-table changes every thread of the process shares); A10 and R with the scoring contexts'
-# blocking receives sleeping instead of spinning (gNbw: VIF_CUDA_BLOCKING_WAIT=1); R with each
-# context's staging copies on 8 threads (gNt8: --threads 8, the automatic count of a context
-# alone, before the batch shared half the cores among its contexts); A on one GPU
-# with the process's teardown in its own exit (g1nh: VIF_EXIT_HOLDER=0).
+# turned off (gNna: VIF_BATCH_OPEN_AHEAD=0); R with each context's staging copies on 8 threads
+# (gNt8: --threads 8, the automatic count of a context alone, before the batch shared half the
+# cores among its contexts). Round 1 of session 6 (2x H200) also ran A10 with 1 and 2 libavcodec
+# threads an input, blocking waits (VIF_CUDA_BLOCKING_WAIT=1), R with pread (--no-mmap) and a page
+# drop a frame (VIF_PREFETCH_DROP_BYTES=1), A with the teardown in the exit (VIF_EXIT_HOLDER=0):
+# the journal has them; the switches stay for such runs.
+#   RX. R's outputs again, several times each way (round 1: one run of 2 GPUs with --threads 8
+#      gave one row's file and summary line unlike one GPU's): the first lines that differ of
+#      every differing file go to RX-diffs.txt;
+#   W. the catalogues A, A10 and B on 1 and 2 GPUs with the GPUs kept initialised by a process
+#      of their own (as persistence mode keeps them on a production host; here every process's
+#      CUDA initialisation, 0.35-0.5 s, initialises them again): INFO lines, no target.
 # Time: BUDGET seconds in all (default 280, builds included): a run that would start later is skipped (SKIP lines),
 # so that the call ends inside the device time it was given.
 #
@@ -69,7 +72,7 @@
 #             the development machine by bench/batch/make_compact_clips.sh bench/batch/clips)
 #   NVCLIPS   folder with h264_src.mp4 and h264_enc.mkv (default bench/nvdec/clips)
 #   ROWS_1080 rows of part B (default 16); ROWS_RAW, RAW_FRAMES of part R (48, 120); PARTS (default
-#   "A A10 R B B32 C D"); WORK (default /tmp/vif-mgpu);
+#   "A A10 R RX B C D W B32"); WORK (default /tmp/vif-mgpu);
 #   RUN_TIMEOUT seconds a run may take (default 120); NGPU (a dry run on CPU stand-in devices:
 #   NGPU=2 VIF_TEST_CPU_DEVICES=2 NEW_VIF=build-cpu/tools/vif/vif BASE_VIF=none)
 set -uo pipefail
@@ -77,7 +80,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 RES=${OUT:-$ROOT/out}
 WORK=${WORK:-/tmp/vif-mgpu}
-PARTS=${PARTS:-A A10 R B B32 C D}
+PARTS=${PARTS:-A A10 R RX B C D W B32}
 BUDGET=${BUDGET:-280}
 ROWS_1080=${ROWS_1080:-16}
 COMPACT=$(realpath -m "${COMPACT:-$ROOT/bench/batch/clips}")
@@ -218,7 +221,7 @@ catalogue() { # TAG MANIFEST
     if [ "$g" -gt "$ngpu" ]; then continue; fi
     # (A10 and R: the four GPUs only, one process each, and 2 workers a GPU: is what binds in
     # the process or in the machine, and is it the workers' number?)
-    if [ "$lean" = 0 ] || [ "$g" = 4 ]; then
+    if { [ "$lean" = 0 ] && [ "$tag" != B ]; } || [ "$g" = 4 ]; then
       ways+=("g${g}proc:one process per GPU, --shard I/$g --devices I")
     fi
     if [ "$tag" = A ] || { [ "$lean" = 1 ] && [ "$g" = 4 ]; }; then
@@ -228,19 +231,15 @@ catalogue() { # TAG MANIFEST
   # Part B's rows are groups of one: decoded by NVDEC on the scoring GPU by default (with the
   # one-pair default of NVDEC decoders per input too); on the host (libavcodec) as well, to see
   # what that path gives.
-  [ "$tag" = B ] && ways+=("g1host:--devices 0 --hwdec none")
-  # The process's teardown in its own exit (VIF_EXIT_HOLDER=0), as before the batch had a holder.
-  [ "$tag" = A ] && ways+=("g1nh:--devices 0 (teardown in the exit)")
+
   # Is the next row's opening while a row decodes (VIF_BATCH_OPEN_AHEAD=0: off) worth it? (B)
-  # Do the libavcodec threads bind (A10: 2 threads an input instead of the shared budget)?
-  # Do the raw inputs' mappings bind (R: read with pread instead, --no-mmap)?
-  if [ "$tag" = B ] || [ "$tag" = A10 ] || [ "$tag" = R ]; then
+  # Do the contexts' copy threads bind (R: 8 each, as alone)?
+  if [ "$tag" = B ] || [ "$tag" = R ]; then
     for g in 1 2; do
       [ "$g" -le "$ngpu" ] || continue
       case $tag in
         B) ways+=("g${g}na:--devices $(devlist "$g") (open-ahead off)") ;;
-        A10) ways+=("g${g}dt1:--devices $(devlist "$g") --decoder-threads 1" "g${g}bw:--devices $(devlist "$g") (blocking waits)") ;;
-        R) ways+=("g${g}nm:--devices $(devlist "$g") --no-mmap" "g${g}d1:--devices $(devlist "$g") (a page drop a frame)" "g${g}bw:--devices $(devlist "$g") (blocking waits)" "g${g}t8:--devices $(devlist "$g") --threads 8") ;;
+        R) ways+=("g${g}t8:--devices $(devlist "$g") --threads 8") ;;
       esac
     done
   fi
@@ -411,6 +410,46 @@ if has R; then
   catalogue R mraw.csv
 fi
 
+# ---- RX. R's outputs, repeated ----
+if has RX && [ -f mraw.csv ] && [ -d "$WORK/R-g1" ]; then
+  note ""
+  note "### RX: R's outputs again against one GPU's (R-g1), each way several times"
+  two=0,1
+  [ "$ngpu" -ge 2 ] || two=0,0
+  : > "$RES/RX-diffs.txt"
+  rx_runs=0 rx_bad=0
+  for rep in 1 2 3; do
+    for w in "g2t8:--devices $two --threads 8" "g2:--devices $two" "g2t8na:--devices $two --threads 8" \
+             "g2t8nm:--devices $two --threads 8 --no-mmap" "g1t8:--devices 0 --threads 8"; do
+      key=${w%%:*} args=${w#*:} ahead=1
+      [[ $key == *na ]] && ahead=0
+      [ "$rep" -le 2 ] || [ "$key" = g2t8 ] || [ "$key" = g2 ] || continue
+      # shellcheck disable=SC2086 # args are words
+      read -r wall cpu rc < <(VIF_BATCH_OPEN_AHEAD=$ahead run "RX-$key-$rep" "$NEW_VIF" "$WORK/RX-$key-$rep" mraw.csv $args --timings)
+      [ "$rc" = skipped ] && { note "RX $key #$rep SKIP (time budget)"; continue; }
+      rx_runs=$((rx_runs + 1))
+      differ=""
+      cmp -s "$WORK/R-g1/summary.csv" "$WORK/RX-$key-$rep/summary.csv" || differ="summary.csv"
+      for f in "$WORK/R-g1"/*.json; do
+        b=$WORK/RX-$key-$rep/$(basename "$f")
+        if ! cmp -s <(grep -v '"fps"' "$f") <(grep -v '"fps"' "$b" 2>/dev/null); then
+          differ="$differ $(basename "$f")"
+          { echo "== RX-$key-$rep $(basename "$f") (< one GPU, > this run)"
+            diff <(grep -v '"fps"' "$f") <(grep -v '"fps"' "$b" 2>/dev/null) | head -16; } >> "$RES/RX-diffs.txt"
+        fi
+      done
+      if [ -n "$differ" ]; then
+        rx_bad=$((rx_bad + 1))
+        { echo "== RX-$key-$rep summary.csv"; diff "$WORK/R-g1/summary.csv" "$WORK/RX-$key-$rep/summary.csv"; } >> "$RES/RX-diffs.txt"
+        mkdir -p "$RES/RX-$key-$rep.out"
+        for f in summary.csv $differ; do cp "$WORK/RX-$key-$rep/$f" "$RES/RX-$key-$rep.out/" 2>/dev/null; done
+      fi
+      note "RX $key ($args) #$rep: rc=$rc, ${wall} s, ${differ:-the same files}"
+    done
+  done
+  check "RX every repeated run's outputs = one GPU's" "$rx_runs runs, $rx_bad differed (RX-diffs.txt)" "$([ "$rx_bad" = 0 ] && [ "$rx_runs" -gt 0 ] && echo 1 || echo 0)"
+fi
+
 # ---- B. the 1080p H.264 catalogue ----
 if has B; then
   if [ -f "$NVCLIPS/h264_src.mp4" ] && [ -f "$NVCLIPS/h264_enc.mkv" ]; then
@@ -517,6 +556,58 @@ if has D; then
       check "D hevc: decoders kept from row to row" "$o opened, $k kept, for $((2 * nvrows)) inputs" "$([ "$k" -gt 0 ] && [ $((o + k)) -ge $((2 * nvrows)) ] && echo 1 || echo 0)"
     fi
   done
+fi
+
+# ---- W. the GPUs kept initialised ----
+# A process of its own initialises CUDA on every GPU and keeps them (primary contexts retained)
+# while these runs go, as persistence mode would: each run's CUDA initialisation then finds them
+# ready. INFO lines (the targets are the plain runs').
+if has W; then
+  note ""
+  note "### W: the GPUs kept initialised by another process (INFO)"
+  # (W_HOLDER: another command that prints "holding" and waits, for a dry run)
+  if [ -n "${W_HOLDER:-}" ]; then
+    bash -c "$W_HOLDER" > "$WORK/W-holder.log" 2>&1 &
+  else
+    python3 - << 'PY' > "$WORK/W-holder.log" 2>&1 &
+import ctypes, sys, time
+cuda = ctypes.CDLL("libcuda.so.1")
+if cuda.cuInit(0) != 0:
+    sys.exit("cuInit failed")
+n = ctypes.c_int()
+cuda.cuDeviceGetCount(ctypes.byref(n))
+for i in range(n.value):
+    dev, ctx = ctypes.c_int(), ctypes.c_void_p()
+    cuda.cuDeviceGet(ctypes.byref(dev), i)
+    cuda.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev)
+print("holding", n.value, flush=True)
+time.sleep(300)
+PY
+  fi
+  wh=$!
+  for _ in $(seq 1 50); do grep -q holding "$WORK/W-holder.log" 2>/dev/null && break; sleep 0.1; done
+  if grep -q holding "$WORK/W-holder.log"; then
+    for tm in "A:m100.csv" "A10:m1000.csv" "B:m1080.csv"; do
+      t=${tm%%:*} m=${tm#*:}
+      [ -f "$m" ] || continue
+      one="" both=""
+      for g in 1 2; do
+        [ "$g" -le "$ngpu" ] || continue
+        read -r wall cpu rc < <(run "W-$t-g$g" "$NEW_VIF" "$WORK/W-$t-g$g" "$m" --devices "$(devlist "$g")" --timings)
+        [ "$rc" = skipped ] && continue
+        before=$(sed -n 's/^vif: timings: before the run: \([0-9.-]*\) s since.*/\1/p' "$RES/W-$t-g$g.err" | head -1)
+        inall=$(sed -n 's/^vif: timings: \([0-9.]*\) s in all.*/\1/p' "$RES/W-$t-g$g.err" | head -1)
+        note "INFO W $t on $g GPU(s): rc=$rc, $wall s wall (before the run ${before:-?} s, run ${inall:-?} s)"
+        [ "$g" = 1 ] && one=$wall
+        [ "$g" = 2 ] && both=$wall
+      done
+      [ -n "$one" ] && [ -n "$both" ] && note "INFO W $t: 2 GPUs $(ratio "$one" "$both")x one (wall), the GPUs kept initialised"
+    done
+  else
+    note "SKIP W: no process could keep the GPUs initialised ($(tail -1 "$WORK/W-holder.log" 2>/dev/null))"
+  fi
+  kill "$wh" 2>/dev/null
+  wait "$wh" 2>/dev/null
 fi
 
 # ---- B32, last (the first to go when time runs short) ----

@@ -294,6 +294,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         }
     }
     LadderSettings shared = base;
+    // NVDEC rows to be scored now open before rows opened ahead (batch/open_priority.hpp).
+    vif::batch::OpenPriority open_priority;
+    shared.open_priority = &open_priority;
     if (!devices.devices.empty())
         shared.backend = devices.cpu_standins ? VIF_BACKEND_CPU : VIF_BACKEND_CUDA;
     // NVDEC decoders per input: media/'s default (3) serves one row on a GPU; with several rows
@@ -380,12 +383,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         const bool first_device = waits_for_startup && s.cuda_device == startup->first();
         // Each worker decodes a reference and its rungs at once: FFmpeg's default of a thread
         // per core for every one of them puts hundreds of threads on the cores. (The workers
-        // of devices left out by the plan decode nothing: not counted.) Scoring on GPUs, an
-        // input gets 2 threads at least: its decoding is what the GPU waits for, and the
-        // inputs of a batch do not all decode at once (opening, scoring, writing): on 4 H200s
-        // the 1,000-row compact catalogue's decode wait a group went from 13.5 to 25.5 ms when
-        // two GPUs' workers left each input 1 thread instead of 2, 13 of 64 cores busy.
-        const bool scoring_on_gpus = !devices.devices.empty() && !devices.cpu_standins;
+        // of devices left out by the plan decode nothing: not counted.) (A floor of 2 threads
+        // an input on GPUs was slower on the 2x H200 host: 1,000 compact rows 2.78 s against
+        // 2.43 s with 1 on one GPU, 2.83 against 2.31 s on two, the CPU time 48.6 s against
+        // 34.4 s.)
         auto decoder_threads = [&](size_t rows) {
             if (shared.decoder_threads >= 0) return shared.decoder_threads;
             size_t busy = workers;
@@ -393,8 +394,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 for (size_t v = 0; v < workers; ++v)
                     busy -= startup->left_out(slots[v % slots.size()].device) ? 1 : 0;
             busy = std::max<size_t>(1, busy);
-            const size_t least = scoring_on_gpus ? 2 : 1;
-            return busy > 1 ? int(std::max<size_t>(least, cores / (busy * (rows + 1)))) : 0;
+            return busy > 1 ? int(std::max<size_t>(1, cores / (busy * (rows + 1)))) : 0;
         };
         // Marks the rows of `jobs` whose output the progress log vouches for (resume); their
         // keys into *key_of.

@@ -126,8 +126,12 @@ OpenedAheadPtr open_ahead(const std::vector<RungJob> &jobs, const LadderSettings
             request(j.row.reference, "reference", j.row, s.decoder_threads, !s.no_mmap);
         const SourceRequest b =
             request(j.row.distorted, "distorted", j.row, s.decoder_threads, !s.no_mmap);
+        vif::batch::OpenPriority *priority = s.open_priority;
         try {
-            o->hw = std::async(std::launch::async, [hr, a, b] { return open_hw_decode(hr, a, b); });
+            o->hw = std::async(std::launch::async, [hr, a, b, priority] {
+                if (priority) priority->wait_for_urgent(); // rows to be scored now go first
+                return open_hw_decode(hr, a, b);
+            });
         } catch (const std::system_error &) {
             // no thread: score_group opens them
         }
@@ -315,14 +319,17 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         std::optional<HwDecodeInputs> hw;
         const auto opening = Clock::now();
         try {
-            if (s.opened && s.opened->hw.valid())
+            if (s.opened && s.opened->hw.valid()) {
                 hw = s.opened->hw.get();
-            else
+            } else {
+                std::optional<vif::batch::OpenPriority::Urgent> urgent;
+                if (s.open_priority) urgent.emplace(*s.open_priority);
                 hw = open_hw_decode(hw_request(s),
                                     request(r.job.row.reference, "reference", r.job.row,
                                             s.decoder_threads, !s.no_mmap),
                                     request(r.job.row.distorted, "distorted", r.job.row,
                                             s.decoder_threads, !s.no_mmap));
+            }
         } catch (...) {
             hw.reset();
         }

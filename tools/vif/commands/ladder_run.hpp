@@ -23,6 +23,7 @@
 #include "frame_source.hpp"
 #include "luma_scaler.hpp"
 #include "batch/manifest.hpp"
+#include "batch/open_priority.hpp"
 #include "commands/context_cache.hpp"
 #include "batch/summary.hpp"
 #include "options.hpp"
@@ -79,6 +80,8 @@ struct LadderSettings {
     /// The group's inputs, opened ahead by open_ahead (with the same rungs and settings) while
     /// the group before was scored; null: opened by score_group.
     OpenedAhead *opened = nullptr;
+    /// NVDEC rows opened ahead wait while rows to be scored now are opening (run_groups').
+    vif::batch::OpenPriority *open_priority = nullptr;
     /// Called once (from score_group's thread) when the group's inputs are open and its
     /// decoding begins: the moment a caller may start opening its next group's (open_ahead),
     /// off this group's critical path and not in the way of its opening.
