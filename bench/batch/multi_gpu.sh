@@ -129,6 +129,16 @@ NEW_VIF=$(realpath "$NEW_VIF")
 note "new: $NEW_VIF; baseline: $BASE_VIF"
 
 # ---- helpers ----
+# Each timed run starts once the runs before it have gone, their exit holders too (a holder
+# tears the GPU state down after its process has gone: a run started meanwhile would wait for
+# that teardown in its own CUDA initialisation, paying for the run before it).
+settle() { # (zombies aside: a holder whose new parent does not reap it is gone all the same)
+  local i
+  for i in $(seq 1 15); do
+    ps -u "$(id -u)" -o stat=,comm= | awk '$2 == "vif" && $1 !~ /^Z/ { found = 1 } END { exit !found }' || return 0
+    sleep 0.1
+  done
+}
 # run NAME VIF OUTDIR MANIFEST [ARGS...]: a whole `vif batch`, wall and CPU seconds into
 # $WORK/NAME.time, stderr into $RES/NAME.err, each GPU's utilisation during it into
 # $WORK/NAME.util ("0: 35% 1: 30%"); prints "wall cpu rc".
@@ -137,6 +147,7 @@ run() {
   shift 4
   rm -rf "$out"
   if [ "$SECONDS" -ge "$BUDGET" ]; then echo "0 0 skipped"; return; fi
+  settle
   if [ -z "${NGPU:-}" ] && command -v nvidia-smi > /dev/null; then
     nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 100 \
       > "$WORK/$name.smi" 2>/dev/null &
@@ -160,6 +171,7 @@ run_procs() {
   shift 5
   rm -rf "$out"
   if [ "$SECONDS" -ge "$BUDGET" ]; then echo "0 0 skipped"; return; fi
+  settle
   t=$( { time {
       for i in $(seq 0 $((n - 1))); do
         timeout "${RUN_TIMEOUT:-120}" "$vif" batch "$m" --out-dir "$out" --backend cuda --precision max \
