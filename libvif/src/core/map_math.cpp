@@ -122,7 +122,7 @@ inline void integer_row_any(const int64_t* const c[4], int r, int w, int first, 
 // the row (one serial addition a pixel) and then the window sums in a separate pass took about
 // 10 ns a pixel at 1080p. x86-64 GCC builds also compile an AVX-512 copy (int64 adds and
 // to-double conversions and divisions eight at a time) picked at run time.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("arch=x86-64-v4", "default")))
 #endif
 void local_integer(const TermsView& m, int r, float* out) {
@@ -176,7 +176,7 @@ void local_integer(const TermsView& m, int r, float* out) {
 // rows top to bottom, then those column sums left to right. The loops run along the row (each
 // pixel's additions in that order, the pixels side by side), so they vectorise (an AVX-512 copy
 // too, as for local_integer).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("arch=x86-64-v4", "default")))
 #endif
 void local_float(const TermsView& m, int r, float* out) {

@@ -22,7 +22,10 @@ inline bool samples_can_exceed(uint32_t bitdepth, bool msb_aligned) {
 
 // On x86-64 the copy below also comes in an AVX2 build, picked at load time: the baseline
 // (SSE2) loop copies a third slower than glibc's memcpy, the AVX2 one within a few percent.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
+// (Not under ThreadSanitizer: a clone's resolver runs while the library is relocated, before the
+// TSan runtime has started, and crashes in it.)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__) &&                            \
+    !defined(__SANITIZE_THREAD__)
 #define VIF_COPY_CLONES __attribute__((target_clones("avx2", "default"))) static
 #else
 #define VIF_COPY_CLONES inline
