@@ -54,7 +54,10 @@
 # the journal has them; the switches stay for such runs.
 #   RX. R's outputs again, several times each way (round 1: one run of 2 GPUs with --threads 8
 #      gave one row's file and summary line unlike one GPU's): the first lines that differ of
-#      every differing file go to RX-diffs.txt;
+#      every differing file go to RX-diffs.txt; then every row of every R and RX way (all rows
+#      are one pair) against the pair scored once with --backend cpu: its JSON (but "fps") and
+#      its summary columns from status to error; the first bad row's per-frame diff (frame,
+#      scale, CPU value, this row's value) goes to R-first-bad-row.diff;
 #   W. the catalogues A, A10 and B on 1 and 2 GPUs with the GPUs kept initialised by a process
 #      of their own (as persistence mode keeps them on a production host; here every process's
 #      CUDA initialisation, 0.35-0.5 s, initialises them again): INFO lines, no target.
@@ -419,6 +422,13 @@ if has R; then
       echo "rowsraw/ref$i.yuv,rowsraw/dist$i.yuv,1920,1080,420,8"
     done
   } > mraw.csv
+  # The reference every R and RX row is checked against (rows_vs_cpu): the pair scored once on
+  # the CPU (no staging, copy threads, devices or open-ahead of the GPU path).
+  head -2 mraw.csv > mraw1.csv
+  rm -rf "$WORK/R-cpu"
+  timeout "${RUN_TIMEOUT:-120}" "$NEW_VIF" batch mraw1.csv --out-dir "$WORK/R-cpu" --backend cpu \
+    --precision max 2> "$RES/R-cpu.err"
+  touch "$WORK/R-started" # R and RX ways made after it are this call's (rows_vs_cpu)
   catalogue R mraw.csv
 fi
 
@@ -460,6 +470,55 @@ if has RX && [ -f mraw.csv ] && [ -d "$WORK/R-g1" ]; then
     done
   done
   check "RX every repeated run's outputs = one GPU's" "$rx_runs runs, $rx_bad differed (RX-diffs.txt)" "$([ "$rx_bad" = 0 ] && [ "$rx_runs" -gt 0 ] && echo 1 || echo 0)"
+fi
+
+# ---- R and RX: every row of every way against the CPU's row ----
+# flat JSON: "frame N KEY VALUE" and "pooled METRIC STAT VALUE" lines (its "fps" left out).
+flat() {
+  awk '/"fps"/ { next }
+       /"frameNum"/ { v = $2; gsub(/,/, "", v); ctx = "frame " v; next }
+       /"pooled_metrics"/ { ctx = "pooled"; next }
+       /: \{$/ && ctx ~ /^pooled/ { k = $1; gsub(/[":]/, "", k); ctx = "pooled " k; next }
+       /": -?[0-9]/ { k = $1; v = $2; gsub(/[":]/, "", k); gsub(/,/, "", v); print ctx, k, v }' "$1"
+}
+# All rows are one pair: every way's every JSON (but "fps") and summary line (its columns from
+# status to error) must be the CPU row's. The first bad row's per-frame diff goes to $RES/R-first-bad-row.diff.
+if { has R || has RX; } && [ -f "$WORK/R-started" ]; then
+  note ""
+  note "### R/RX rows against one --backend cpu row (every row is the same pair)"
+  cpu_json=$(ls "$WORK"/R-cpu/*.json 2>/dev/null | head -1)
+  cpu_line=$(awk -F, 'NR == 2 { k = ""; for (i = 5; i < NF; i++) k = k "," $i; print k }' "$WORK/R-cpu/summary.csv" 2>/dev/null)
+  if [ -z "$cpu_json" ] || [ -z "$cpu_line" ]; then
+    check "R rows = the CPU row" "the CPU row was not scored: $(tail -2 "$RES/R-cpu.err" | tr '\n' ' ')" 0
+  else
+    rows_bad=0 rows_all=0 ways_bad=""
+    rm -f "$RES/R-first-bad-row.diff"
+    for d in $(find "$WORK" -maxdepth 1 -type d \( -name 'R-*' -o -name 'RX-*' \) -newer "$WORK/R-started" | sort); do
+      [ "$d" = "$WORK/R-cpu" ] && continue
+      n=0 bad=0
+      for f in "$d"/*.json; do
+        [ -f "$f" ] || continue
+        n=$((n + 1))
+        cmp -s <(grep -v '"fps"' "$cpu_json") <(grep -v '"fps"' "$f") && continue
+        bad=$((bad + 1))
+        if [ ! -s "$RES/R-first-bad-row.diff" ]; then
+          { echo "# $f against the CPU row $cpu_json (< CPU, > this row); frames differing:"
+            diff <(flat "$cpu_json") <(flat "$f"); } > "$RES/R-first-bad-row.diff"
+          note "  first bad row: $f: $(grep -c '^>' "$RES/R-first-bad-row.diff") values differ, frames $(grep '^> frame' "$RES/R-first-bad-row.diff" | awk '{ print $3 }' | sort -un | tr '\n' ' ')(R-first-bad-row.diff)"
+        fi
+      done
+      lines=$(cat "$d"/summary.csv "$d"/summary.shard-*.csv 2>/dev/null | awk -F, -v want="$cpu_line" \
+        '$1 != "row" { k = ""; for (i = 5; i < NF; i++) k = k "," $i; if (k != want) bad++; n++ } END { print n + 0, bad + 0 }')
+      read -r ln lbad <<< "$lines"
+      rows_all=$((rows_all + n))
+      if [ "$bad" != 0 ] || [ "$lbad" != 0 ] || [ "$n" != "$(($(wc -l < mraw.csv) - 1))" ] || [ "$ln" != "$n" ]; then
+        rows_bad=$((rows_bad + bad))
+        ways_bad="$ways_bad ${d##*/}($bad of $n JSON, $lbad of $ln summary lines)"
+      fi
+    done
+    [ -s "$RES/R-first-bad-row.diff" ] || rm -f "$RES/R-first-bad-row.diff"
+    check "R rows = the CPU row" "$rows_all rows of every R/RX way, $rows_bad differ${ways_bad:+; ways with a bad, missing or extra row:$ways_bad}" "$([ -z "$ways_bad" ] && [ "$rows_all" -gt 0 ] && echo 1 || echo 0)"
+  fi
 fi
 
 # ---- B. the 1080p H.264 catalogue ----
