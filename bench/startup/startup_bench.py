@@ -620,9 +620,11 @@ def stage_library():
                 configs["wait"] = ("auto", {"VIF_AUTO": "wait"})
                 if mode == "scorer" and n == lengths[-1]:
                     # The hand-over's settings, for choosing the defaults (said, not judged).
+                    configs["VIF_AUTO=handover"] = ("auto", {"VIF_AUTO": "handover"})
                     for hook in (f"cpu_threads={cores}", f"cpu_threads={max(1, cores // 2)}",
                                  "cpu_nice=0", "noearly"):
-                        configs[hook] = ("auto", {"VIF_TEST_AUTO": hook})
+                        configs["VIF_TEST_AUTO=" + hook] = (
+                            "auto", {"VIF_TEST_AUTO": hook, "VIF_AUTO": "handover"})
             best, used, digests, broken = {}, {}, {}, set()
             for _ in range(N):
                 for name, (backend, extra) in configs.items():
@@ -647,7 +649,7 @@ def stage_library():
             for name, (_, extra) in configs.items():
                 if name not in ("auto", "cpu", "cuda", "wait"):
                     t = best.get(name)
-                    say(f"- INFO: {what}, auto with VIF_TEST_AUTO={name}: {fmt(t)} s"
+                    say(f"- INFO: {what}, auto with {name}: {fmt(t)} s"
                         + (f" ({t / faster:.3f} of the faster)" if t and faster else ""))
             if a is None or faster is None:
                 check(False, f"{what}: not measured")
@@ -674,7 +676,9 @@ def stage_library():
     # held back 300 ms): no crash, status 0.
     bad = []
     for held in ("", "", "", "standin,ms=300", "standin,ms=300"):
-        e = dict(env, VIF_TEST_AUTO=held) if held else env
+        e = dict(env, VIF_AUTO="handover")
+        if held:
+            e["VIF_TEST_AUTO"] = held
         p = subprocess.run([python, "-c", LIB_EXIT_PROBE], env=e, capture_output=True, text=True)
         if p.returncode != 0 or "Fatal" in p.stderr or "terminate" in p.stderr:
             bad.append(f"{held or 'cuda'}: rc {p.returncode}: {p.stderr.strip()[-300:]}")

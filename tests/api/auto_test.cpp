@@ -19,11 +19,18 @@ namespace {
 
 using vif::testing::GoldenCase;
 
-// Sets VIF_TEST_AUTO for the scope (read by vif_create).
+// Sets VIF_TEST_AUTO for the scope (read by vif_create), and VIF_AUTO=handover: the hand-over
+// whatever the build's default.
 class AutoEnv {
 public:
-    explicit AutoEnv(const std::string& value) { setenv("VIF_TEST_AUTO", value.c_str(), 1); }
-    ~AutoEnv() { unsetenv("VIF_TEST_AUTO"); }
+    explicit AutoEnv(const std::string& value) {
+        setenv("VIF_TEST_AUTO", value.c_str(), 1);
+        setenv("VIF_AUTO", "handover", 1);
+    }
+    ~AutoEnv() {
+        unsetenv("VIF_TEST_AUTO");
+        unsetenv("VIF_AUTO");
+    }
 };
 
 GoldenCase find_case(const std::string& name) {
@@ -232,6 +239,7 @@ TEST(AutoStart, DestroyWhileStartingReturns) {
 // process (threadsafe death tests re-run the binary), so the start-up is its first.
 void exit_with_live_context(const char* env) {
     if (env) setenv("VIF_TEST_AUTO", env, 1);
+    setenv("VIF_AUTO", "handover", 1);
     const Stream s = load_stream("foreman_176x144_8b_crf45", 3);
     VifConfig cfg;
     vif_default_config(&cfg);
@@ -276,7 +284,9 @@ TEST(AutoCuda, HandOverGivesTheCpuRunBitForBit) {
             EXPECT_EQ(got.backend, at == 0 ? "cuda" : "cpu+cuda");
         }
         // And by time, as an application sees it.
+        setenv("VIF_AUTO", "handover", 1);
         const ScoredRun got = score(s, VIF_BACKEND_AUTO, p.variant, p.maps);
+        unsetenv("VIF_AUTO");
         expect_same(got, want);
     }
 }

@@ -96,6 +96,7 @@ print("scored", flush=True)
 def run_exit_probe(how: str, auto_env: str | None):
     env = dict(os.environ, PYTHONPATH=PACKAGE_DIR + os.pathsep + os.environ.get("PYTHONPATH", ""))
     env.pop("VIF_TEST_AUTO", None)
+    env["VIF_AUTO"] = "handover"  # whatever the build's default
     if auto_env is not None:
         env["VIF_TEST_AUTO"] = auto_env
     return subprocess.run([sys.executable, "-c", EXIT_PROBE, how], env=env, capture_output=True,
