@@ -5,6 +5,8 @@
 // bytes come from a plain CPU run of the same build (one context, no devices).
 #include "cli/cli_harness.hpp"
 
+#include <random>
+
 namespace vif_cli_test {
 namespace {
 
@@ -290,6 +292,77 @@ TEST_F(DevicesCli, MissingDevicesAndBadHooksAreUsageErrors) {
     EXPECT_NE(hook.err.find("VIF_TEST_FAIL_DEVICE='x'"), std::string::npos) << hook.err;
     for (const char *d : {"a", "b", "c", "d", "e", "f", "g"})
         EXPECT_FALSE(fs::exists(path(d))) << d;
+}
+
+// Rows that are all one pair (links to one raw noise pair) score alike, whatever device, worker,
+// part taken ahead or read path scored them: every row's file equals the pair scored alone on
+// the CPU. (GPU round 1 of session 6 once gave one row of such a catalogue, on two GPUs, a
+// different file: rows recorded, taken ahead and read at once must not mix their frames.)
+TEST_F(DevicesCli, IdenticalRowsScoreAlikeOnEveryWay) {
+    const int w = 160, h = 96, frames = 10, rows = 16;
+    std::mt19937 rng(2026);
+    for (const char *n : {"ref.yuv", "dist.yuv"}) {
+        std::string bytes(size_t(w) * h * 3 / 2 * frames, '\0');
+        for (char &c : bytes) c = char(rng() & 0xff);
+        spit(path(n), bytes);
+    }
+    const std::string head = "reference,distorted,width,height,pixel_format,bitdepth\n";
+    std::string m = head;
+    for (int i = 1; i <= rows; ++i) {
+        const std::string r = "ref" + std::to_string(i) + ".yuv",
+                          d = "dist" + std::to_string(i) + ".yuv";
+        fs::create_symlink("ref.yuv", path(r));
+        fs::create_symlink("dist.yuv", path(d));
+        m += path(r) + "," + path(d) + "," + std::to_string(w) + "," + std::to_string(h) +
+             ",420,8\n";
+    }
+    spit(path("rows.csv"), m);
+    spit(path("one.csv"),
+         head + m.substr(head.size(), m.find('\n', head.size()) + 1 - head.size()));
+    CliRun one = shell(kCli + " batch '" + path("one.csv") + "' --out-dir '" + path("one") +
+                       "' --precision max --backend cpu");
+    ASSERT_EQ(one.code, 0) << one.err;
+    const std::string expected = outputs("one").at("dist1.json");
+    ASSERT_NE(expected.find("\"frameNum\": 9"), std::string::npos) << expected;
+    // A summary line's columns from status to error (not the row, its paths and the manifest).
+    auto scores = [](const std::string &line) {
+        size_t at = 0;
+        for (int comma = 0; comma < 4 && at != std::string::npos; ++comma)
+            at = line.find(',', at + 1);
+        return at == std::string::npos ? line : line.substr(at, line.rfind(',') - at);
+    };
+    const std::string one_summary = slurp(path("one/summary.csv"));
+    const std::string want = scores(one_summary.substr(one_summary.find('\n') + 1));
+    ASSERT_EQ(want.rfind(",ok,10,160,96,", 0), 0u) << want;
+    const std::string devs = "VIF_TEST_CPU_DEVICES=2 ";
+    const struct {
+        std::string env, args;
+    } ways[] = {{devs, ""},
+                {devs + "VIF_BATCH_OPEN_AHEAD=0 ", ""},
+                {devs, " --no-mmap"},
+                {devs + "VIF_PREFETCH_DROP_BYTES=1 ", ""},
+                {devs + "VIF_TEST_STANDIN_STARTUP=1:200 ", ""}};
+    int k = 0;
+    for (const auto &way : ways) {
+        const std::string out = "way" + std::to_string(++k);
+        CliRun r =
+            shell(way.env + kCli + " batch '" + path("rows.csv") + "' --out-dir '" + path(out) +
+                  "' --precision max --devices 0,1 --workers 4 --threads 2" + way.args);
+        ASSERT_EQ(r.code, 0) << way.env << way.args << ": " << r.err;
+        const auto got = outputs(out);
+        EXPECT_EQ(got.size(), size_t(rows) + 1) << way.env << way.args;
+        for (int i = 1; i <= rows; ++i) {
+            const std::string f = "dist" + std::to_string(i) + ".json";
+            EXPECT_EQ(got.count(f) ? got.at(f) : "", expected) << way.env << way.args << ": " << f;
+        }
+        std::istringstream summary(slurp(path(out + "/summary.csv")));
+        std::string line;
+        std::getline(summary, line); // the header
+        int lines = 0;
+        for (; std::getline(summary, line); ++lines)
+            EXPECT_EQ(scores(line), want) << way.env << way.args << ": " << line;
+        EXPECT_EQ(lines, rows) << way.env << way.args;
+    }
 }
 
 } // namespace
