@@ -103,8 +103,11 @@ Status Engine::enqueue_multi(const DevPlane& ref, const DevPlane* dists, int cou
                 alloc(reinterpret_cast<void**>(&m.acc), sizeof(unsigned long long) * 16 * count))
             return e;
         if (Status e = alloc(reinterpret_cast<void**>(&m.counter), sizeof(unsigned int))) return e;
-        VIF_CUDA_TRY(cudaMemset(m.acc, 0, sizeof(unsigned long long) * 16 * count));
-        VIF_CUDA_TRY(cudaMemset(m.counter, 0, sizeof(unsigned int)));
+        // Zeroed on the kernels' own stream: cudaMemset goes to the legacy default stream, which
+        // a non-blocking stream (the backend's) does not wait for, and returns before it is done,
+        // so the first ladder's kernels could add to (and publish) sums not yet zeroed.
+        VIF_CUDA_TRY(cudaMemsetAsync(m.acc, 0, sizeof(unsigned long long) * 16 * count, stream));
+        VIF_CUDA_TRY(cudaMemsetAsync(m.counter, 0, sizeof(unsigned int), stream));
         m.rungs = count;
     }
     if (w != m.plan_w || h != m.plan_h) {

@@ -5,10 +5,14 @@
 // 64, a gain limit of 1, an MSB-aligned rung (its own load shift), every 8-bit scale-0 kernel
 // (the tensor-core vertical pass with two barriers a rung by default, with four, the CUDA-core
 // 48x16 tile with four and two, the 64x16 tile), forced rung groups, and a second call with fewer
-// rungs in another order (no state left from the first). Skips without a GPU.
+// rungs in another order (no state left from the first); a context's first ladder with the legacy
+// default stream held up (its sums zeroed on the kernels' stream). Skips without a GPU.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cmath>
 #include <cstring>
 #include <ostream>
@@ -274,5 +278,67 @@ INSTANTIATE_TEST_SUITE_P(Ladder, MultiParity, ::testing::ValuesIn(ladder_cases()
                                     (c.rpb ? "_rpb" + std::to_string(c.rpb) : "") +
                                     (c.plain_stat ? "_plainstat" : "") + (c.sm75 ? "_sm75" : "");
                          });
+
+// A context's first ladder allocates its sums and done counter and zeroes them, on the kernels'
+// own stream. Session 6 zeroed them with cudaMemset, on the legacy default stream, which the
+// backend's non-blocking streams do not wait for: with that stream held up (another context's
+// start-up work on the device) the first frames added to sums not yet zeroed (a row of a
+// 2-GPU batch once scored differently). Here the legacy stream sleeps in a host function while
+// the first ladder runs, on memory of the sums' sizes poisoned and freed just before (the
+// allocator gives it back): the first frame must equal the CPU backend's, every time.
+TEST(LadderFirstFrame, SumsAreZeroedBeforeTheFirstKernels) {
+    if (!vif_cuda_available()) GTEST_SKIP() << "no CUDA device: nothing compared";
+    const uint32_t w = 640, h = 360;
+    std::mt19937 rng(7);
+    std::vector<uint8_t> ref(size_t(w) * h), dis(size_t(w) * h);
+    for (size_t i = 0; i < ref.size(); ++i) {
+        ref[i] = uint8_t(rng());
+        dis[i] = uint8_t(std::clamp<int>(ref[i] + int(rng() % 41) - 20, 0, 255));
+    }
+    const VifPicture rp{ref.data(), ptrdiff_t(w), w, h, 8, 0},
+        dp{dis.data(), ptrdiff_t(w), w, h, 8, 0};
+    const VifPicture* dists[1] = {&dp};
+    auto score = [&](VifBackend backend, bool hold_legacy_stream, VifScores* out) {
+        VifConfig cfg;
+        vif_default_config(&cfg);
+        cfg.max_width = w;
+        cfg.max_height = h;
+        cfg.bitdepth = 8;
+        cfg.backend = backend;
+        VifContext* ctx = nullptr;
+        ASSERT_EQ(vif_create(&ctx, &cfg), VIF_OK) << vif_last_error();
+        if (hold_legacy_stream) {
+            for (size_t bytes : {size_t(16 * 8), sizeof(unsigned)}) {
+                void* p = nullptr;
+                ASSERT_EQ(cudaMalloc(&p, bytes), cudaSuccess);
+                ASSERT_EQ(cudaMemset(p, 0xff, bytes), cudaSuccess);
+                ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+                ASSERT_EQ(cudaFree(p), cudaSuccess);
+            }
+            ASSERT_EQ(
+                cudaLaunchHostFunc(
+                    cudaStreamLegacy,
+                    [](void*) { std::this_thread::sleep_for(std::chrono::milliseconds(200)); },
+                    nullptr),
+                cudaSuccess);
+        }
+        ASSERT_EQ(vif_submit_multi(ctx, &rp, dists, 1, nullptr), VIF_OK) << vif_last_error();
+        ASSERT_EQ(vif_receive(ctx, out, 1), VIF_OK) << vif_last_error();
+        if (hold_legacy_stream) {
+            ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+        }
+        vif_destroy(ctx);
+    };
+    VifScores want{};
+    score(VIF_BACKEND_CPU, false, &want);
+    for (int trial = 0; trial < 4; ++trial) {
+        VifScores got{};
+        score(VIF_BACKEND_CUDA, true, &got);
+        for (int s = 0; s < VIF_NUM_SCALES; ++s) {
+            EXPECT_EQ(got.num[s], want.num[s]) << "trial " << trial << " scale " << s;
+            EXPECT_EQ(got.den[s], want.den[s]) << "trial " << trial << " scale " << s;
+        }
+    }
+}
 
 } // namespace
