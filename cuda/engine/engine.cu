@@ -411,6 +411,9 @@ std::unique_ptr<Engine> Engine::create(const CudaParams& p, Status* err) {
         const std::vector<unsigned char> zeros(kAccBytes, 0);
         VIF_CUDA_TRY(cudaMemcpy(d.acc, zeros.data(), kAccBytes, cudaMemcpyHostToDevice));
         VIF_CUDA_TRY(cudaMemcpy(d.counter, zeros.data(), kCounterBytes, cudaMemcpyHostToDevice));
+        // A copy from pageable memory may return before its DMA has landed, on the legacy
+        // default stream, which the backend's non-blocking streams do not wait for: wait here.
+        VIF_CUDA_TRY(cudaStreamSynchronize(nullptr));
         return {};
     };
     if (Status x = init()) return fail(x);
