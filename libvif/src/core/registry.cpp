@@ -82,7 +82,9 @@ private:
 
 // The option (docs/api.md): the environment's VIF_AUTO=handover or VIF_AUTO=wait (the GPU
 // started in vif_create and waited for, as before the hand-over); unset: kHandOverByDefault.
-constexpr bool kHandOverByDefault = true;
+// Off: on the H200 machine a long stream of host frames was slower with the hand-over than
+// waiting for the GPU (docs/journal/2026-11-26-startup-library.md).
+constexpr bool kHandOverByDefault = false;
 
 bool hand_over_wanted() {
     const char* env = std::getenv("VIF_AUTO");
