@@ -203,7 +203,8 @@ std::unique_ptr<Backend> create_backend(const Params& params, VifBackend kind, S
         return nullptr;
 #endif
     case VIF_BACKEND_AUTO:
-        // The CPU at once, the GPU once it has started (handover_backend.hpp).
+        // CUDA when present, else the CPU; with VIF_AUTO=handover the CPU at once and the GPU
+        // once it has started (handover_backend.hpp).
         return create_auto_backend(params, err);
     }
     *err = {VIF_ERROR_INVALID_ARGUMENT, "unknown backend"};
