@@ -15,7 +15,10 @@
 # decoder, bit for bit; the probe stage prints where the probe pair's time goes and a thread
 # sweep), then
 # `LEAN=1 bash bench/startup/gpu_run.sh curves` (clip length 1..1,200, raw and encoded, 1080p
-# and 2160p, default vs --backend cpu vs --backend cuda; stops itself after 170 s).
+# and 2160p, default vs --backend cpu vs --backend cuda; stops itself after 170 s). The
+# crossings alone, sharper (best and median of 5, the variants' order rotated each round; about
+# 2 minutes): `CURVE_POINTS=raw2160:32:48:64,enc1080:150:200:300 bash bench/startup/gpu_run.sh
+# curves` (PASS/FAIL per point, $OUT/points.csv; startup_bench.py says more).
 # Carry: .baseline .deps/ffmpeg-nvdec .gpu-deps/prefix bench/startup/clips (make_clips.sh).
 # Results: $OUT/summary.md (PASS/FAIL per target and the tables), $OUT/curves.csv, $OUT/logs.
 # VIF / BASE_VIF / PY_NEW / PY_BASE override the builds' paths; other settings: startup_bench.py.

@@ -37,6 +37,15 @@ Environment:
   OUT         results folder (default /tmp/startup-out)
   TOL         slack of the "never slower" checks: relative (default 0.05) plus 5 ms
   LIB_FRAMES  the library stage's run lengths (default 48,1200; the first is the short one)
+  CURVE_POINTS  the curves stage runs only these points, sharper: 'clip:frames[:frames..]'
+              items, ',' between (clips raw1080 raw2160 enc1080 enc2160), e.g.
+              'raw2160:48,enc1080:200'; CURVE_N rounds (default 5 here), each running every
+              variant once in an order rotated from round to round, CURVE_GAP_S (default 0.2)
+              seconds between runs; PASS/FAIL per point (the default's best <= the faster
+              backend's best x (1 + TOL) + 5 ms) and its scores = --backend cpu's; writes
+              OUT/points.csv. INFO variants beside them: POINT_EXTRA_ENC (default
+              '--hwdec none|--backend cuda --hwdec none') and POINT_EXTRA_RAW (default none),
+              '|' between option sets, VAR=value words set the environment
 """
 import json
 import os
@@ -269,11 +278,15 @@ def need(*paths):
     return not missing
 
 
-def make_raw(w, h, n, name):
-    """A textured frame panned one pixel a frame, and a noisy copy (tests/cli/device_e2e.sh's)."""
+def make_raw(w, h, n, name, at_least=False):
+    """A textured frame panned one pixel a frame, and a noisy copy (tests/cli/device_e2e.sh's);
+    at_least: a longer pair made before serves (for runs that take --frames)."""
     import numpy as np
     rp, dp = os.path.join(RAW_DIR, f"{name}_ref.yuv"), os.path.join(RAW_DIR, f"{name}_dis.yuv")
-    if os.path.exists(rp) and os.path.getsize(rp) == n * w * h * 3 // 2:
+    frame = w * h * 3 // 2
+    have = os.path.getsize(rp) if os.path.exists(rp) and os.path.exists(dp) else 0
+    if have and os.path.getsize(dp) == have and (
+            have == n * frame or (at_least and have > n * frame and have % frame == 0)):
         return rp, dp
     rng = np.random.default_rng(1)
     y, x = np.mgrid[0:h, 0:w + 64]
@@ -292,9 +305,9 @@ def make_raw(w, h, n, name):
     return rp, dp
 
 
-def raw_args(size, n):
+def raw_args(size, n, at_least=False):
     w, h = (1920, 1080) if size == 1080 else (3840, 2160)
-    rp, dp = make_raw(w, h, n, f"startup{size}")
+    rp, dp = make_raw(w, h, n, f"startup{size}", at_least)
     subprocess.run(["cat", rp, dp], stdout=subprocess.DEVNULL)  # into the page cache
     return ["-r", rp, "-d", dp, "-w", str(w), "-h", str(h), "-p", "420", "-b", "8"]
 
@@ -405,10 +418,152 @@ def stage_raw():
     same_scores(args, args + ["--backend", "cpu"], "raw 1080p 1,200 frames")
 
 
+POINT_CLIPS = {"raw1080": ("raw", 1080), "raw2160": ("raw", 2160),
+               "enc1080": ("encoded", 1080), "enc2160": ("encoded", 2160)}
+
+
+def parse_points(text):
+    """CURVE_POINTS: 'clip:frames[:frames...]' items, ',' between them (clip: raw1080, raw2160,
+    enc1080, enc2160), e.g. 'raw2160:48,enc1080:150:200:300' -> [(clip, frames)] in order."""
+    points = []
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        clip, *lengths = item.split(":")
+        if clip not in POINT_CLIPS or not lengths:
+            sys.exit(f"CURVE_POINTS: '{item}' is not clip:frames (clips: "
+                     f"{', '.join(POINT_CLIPS)})")
+        try:
+            points += [(clip, int(n)) for n in lengths]
+        except ValueError:
+            sys.exit(f"CURVE_POINTS: '{item}': frames must be whole numbers")
+    if any(n < 1 for _, n in points):
+        sys.exit("CURVE_POINTS: frames must be at least 1")
+    return points
+
+
+def split_extra(text):
+    """'VAR=value --opt x' -> (['--opt', 'x'], {'VAR': 'value'}): a variant's options and
+    environment."""
+    args, env = [], {}
+    for word in text.split():
+        if re.match(r"^[A-Z_][A-Z0-9_]*=", word):
+            k, v = word.split("=", 1)
+            env[k] = v
+        else:
+            args.append(word)
+    return args, env
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+
+
+def curve_points(points):
+    """Chosen curve points, sharper than the curves: CURVE_N (default 5) rounds, each running
+    default, --backend cpu, --backend cuda and the INFO variants once, the order rotated from
+    round to round (every variant in every position: no one always follows a CUDA process
+    whose exit holder is still tearing the driver down), CURVE_GAP_S seconds between runs.
+    PASS per point: the default's best <= the faster backend's best x (1 + TOL) + 5 ms. The
+    INFO variants (POINT_EXTRA_RAW, POINT_EXTRA_ENC: '|' between option sets, VAR=value words
+    set the environment) are measured, not judged. Also per point: the default's choice
+    (--verbose) and its scores = --backend cpu's."""
+    n = int(os.environ.get("CURVE_N", "5"))
+    gap = float(os.environ.get("CURVE_GAP_S", "0.2"))
+    extra = {"raw": os.environ.get("POINT_EXTRA_RAW", ""),
+             "encoded": os.environ.get("POINT_EXTRA_ENC",
+                                       "--hwdec none|--backend cuda --hwdec none")}
+    say(f"\n### curve points (whole process s: best and median of {n}, the variants' order "
+        f"rotated each round, {gap:g} s between runs)\n")
+    say("| input | frames | variant | best s | median s | best / faster backend | runs s |")
+    say("|---|---|---|---|---|---|---|")
+    t_start = time.perf_counter()
+    tops = {}
+    for clip, frames in points:
+        tops[clip] = max(tops.get(clip, 0), frames)
+    clip_args = {}
+    with open(os.path.join(OUT, "points.csv"), "w") as csv:
+        csv.write("input,frames,variant,best_s,median_s,runs_s\n")
+        for clip, frames in points:
+            kind, size = POINT_CLIPS[clip]
+            name = f"{kind} {size}p"
+            if clip not in clip_args:
+                clip_args[clip] = (raw_args(size, tops[clip], True) if kind == "raw"
+                                   else enc_args(size))
+            base_args = clip_args[clip]
+            if base_args is None:
+                check(False, f"point {name} {frames} frames: clips missing")
+                continue
+            a = base_args + ["--frames", str(frames)]
+            variants = [("default", a, {}), ("--backend cpu", a + ["--backend", "cpu"], {}),
+                        ("--backend cuda", a + ["--backend", "cuda"], {})]
+            if CPU_ONLY:
+                variants = variants[:2]
+            for opts in filter(None, (x.strip() for x in extra[kind].split("|"))):
+                o, e = split_extra(opts)
+                if CPU_ONLY and "cuda" in o:
+                    continue
+                variants.append((opts, a + o, e))
+            times = {label: [] for label, _, _ in variants}
+            failed = set()
+            outs = {}
+            for r in range(n):
+                k = r % len(variants)
+                for label, args, env in variants[k:] + variants[:k]:
+                    if label in failed:
+                        continue
+                    wall, rc, err = run_once(VIF, args, env=env or None)
+                    if rc != 0:
+                        failed.add(label)
+                        say(f"  {name} {frames} {label}: run failed (rc {rc}): "
+                            + err.strip().replace("\n", " ")[-300:])
+                    else:
+                        times[label].append(wall)
+                        if label in ("default", "--backend cpu"):
+                            outs[label] = frames_of(os.path.join(TMP, "out.json"))
+                    if gap:
+                        time.sleep(gap)
+            best = {l: min(t) for l, t in times.items() if t and l not in failed}
+            judged = [best[l] for l in ("--backend cpu", "--backend cuda") if l in best]
+            faster = min(judged) if judged else None
+            for label, _, _ in variants:
+                t = times[label]
+                if label in failed or not t:
+                    say(f"| {name} | {frames} | {label} | failed | | | |")
+                    continue
+                ratio = f"{min(t) / faster:.3f}" if faster else "-"
+                runs = " ".join(f"{x:.3f}" for x in t)
+                say(f"| {name} | {frames} | {label} | {min(t):.3f} | {median(t):.3f} | "
+                    f"{ratio} | {runs} |")
+                csv.write(f"{name},{frames},{label},{min(t):.4f},{median(t):.4f},{runs}\n")
+            # What the default chose there, and why (its --verbose lines).
+            _, _, err = run_once(VIF, a + ["--verbose"])
+            said = [l[len("vif: "):] for l in err.splitlines()
+                    if l.startswith(("vif: auto:", "vif: hwdec: ")) and "'" not in l]
+            say(f"- {name} {frames} frames, the default's choice: " + " / ".join(said[:3]))
+            d = best.get("default")
+            if d is None or faster is None:
+                check(False, f"point {name} {frames} frames: default or both backends not "
+                      "measured")
+                continue
+            check(d <= faster * (1 + TOL) + 0.005,
+                  f"point {name} {frames} frames: default {d:.3f} s <= {1 + TOL:.2f} x the "
+                  f"faster of cpu and cuda ({faster:.3f} s) + 5 ms (medians: " + ", ".join(
+                      f"{l} {median(times[l]):.3f}" for l in
+                      ("default", "--backend cpu", "--backend cuda") if times.get(l)) + ")")
+            check(outs.get("default") is not None and outs.get("default") == outs.get(
+                "--backend cpu"), f"point {name} {frames} frames: default scores = --backend "
+                  f"cpu's ({len(outs.get('default') or [])} frames)")
+    say(f"- points done in {time.perf_counter() - t_start:.0f} s")
+
+
 def stage_curves():
     """Whole-process time against clip length: default, --backend cpu, --backend cuda (and
     today's binary unless LEAN), raw and encoded, 1080p and 2160p. Points beyond
-    CURVE_BUDGET_S seconds (0: no budget) are skipped, each with a SKIP line."""
+    CURVE_BUDGET_S seconds (0: no budget) are skipped, each with a SKIP line. With
+    CURVE_POINTS, only those points, sharper (curve_points)."""
+    if os.environ.get("CURVE_POINTS", "").strip():
+        curve_points(parse_points(os.environ["CURVE_POINTS"]))
+        return
     base = BASE if not LEAN else ""
     say(f"\n### clip length curves (whole process s, best of {CURVE_N}; cpu is left out once it "
         "is more than twice as slow as cuda)\n")
