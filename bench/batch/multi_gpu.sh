@@ -102,6 +102,9 @@ ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }' && echo 1 || echo 0; }
 
 ngpu=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')} # NGPU: a dry run without GPUs
 note "## multi_gpu.sh: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1) x $ngpu, $(nproc) cores, $(date -u +%FT%TZ)"
+# The host: are its cores hyperthreads of half as many (decoding on the host scales with the
+# physical cores), and is WORK on a disk whose syncs cost (every output is fsynced)?
+note "host: $(lscpu 2>/dev/null | grep -E '^(Model name|Thread\(s\) per core|Core\(s\) per socket|Socket\(s\)|NUMA node\(s\)):' | sed 's/  */ /g' | paste -sd';' -); $WORK on $(df -T "$WORK" 2>/dev/null | awk 'NR == 2 { print $2 }')"
 [ "$ngpu" -ge 4 ] || note "SKIP every 4-GPU way and target: this machine has $ngpu GPU(s) (the 2-GPU targets are checked)"
 
 # ---- builds (both at once) ----
@@ -249,13 +252,24 @@ catalogue() { # TAG MANIFEST
 
   # Is the next row's opening while a row decodes (VIF_BATCH_OPEN_AHEAD=0: off) worth it? (B)
   # Do the contexts' copy threads bind (R: 8 each, as alone)?
-  if [ "$tag" = B ] || [ "$tag" = R ]; then
+  if [ "$tag" = R ] || { [ "$tag" = B ] && [ -n "${B_NA:-}" ]; }; then
     for g in 1 2; do
       [ "$g" -le "$ngpu" ] || continue
       case $tag in
         B) ways+=("g${g}na:--devices $(devlist "$g") (open-ahead off)") ;;
         R) ways+=("g${g}t8:--devices $(devlist "$g") --threads 8") ;;
       esac
+    done
+  fi
+  # A10 (session 7): what binds two GPUs' rows decoded on the host? More workers a GPU (8 on
+  # one, 16 on two: more groups decoding at once) and a group's reference (decoded once for its
+  # 5 rungs, the group's longest decoding) on 2 libavcodec threads (VIF_BATCH_REF_THREADS).
+  # B: 8 workers a GPU (every row of the 16 at once on two GPUs) in place of the open-ahead ways.
+  if [ "$tag" = A10 ] || [ "$tag" = B ]; then
+    for g in 1 2; do
+      [ "$g" -le "$ngpu" ] || continue
+      ways+=("g${g}w$((8 * g)):--devices $(devlist "$g") --workers $((8 * g))")
+      [ "$tag" = A10 ] && ways+=("g${g}rt2:--devices $(devlist "$g") (reference on 2 threads)")
     done
   fi
   for w in "${ways[@]}"; do
@@ -267,6 +281,8 @@ catalogue() { # TAG MANIFEST
     [[ $key == *d1 ]] && dropb=1 args=${args% (a page drop a frame)}
     local holder=${VIF_EXIT_HOLDER:-}
     [[ $key == *nh ]] && holder=0 args=${args% (teardown in the exit)}
+    local refth=${VIF_BATCH_REF_THREADS:-}
+    [[ $key == *rt2 ]] && refth=2 args=${args% (reference on 2 threads)}
     local bwait=${VIF_CUDA_BLOCKING_WAIT:-}
     [[ $key == *bw ]] && bwait=1 args=${args% (blocking waits)}
     local sum=$WORK/$tag-$key/summary.csv
@@ -278,7 +294,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs
@@ -306,7 +322,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
+  for key in g2 g4 g2w2 g4w2 g1w8 g2w16 g2w8 g1rt2 g2rt2 g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")

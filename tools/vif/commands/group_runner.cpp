@@ -166,6 +166,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                const DeviceSet &devices, size_t workers, const std::string &summary_path,
                const std::vector<std::string> &inputs, bool quiet) {
     const auto run_start = std::chrono::steady_clock::now();
+    struct rusage usage_at_start {};
+    ::getrusage(RUSAGE_SELF, &usage_at_start);
     auto since_start = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
     };
@@ -316,6 +318,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     if (shared.threads == 0 && workers > 1 && shared.backend == VIF_BACKEND_CUDA)
         shared.threads = unsigned(std::clamp<size_t>(
             std::max(1u, std::thread::hardware_concurrency()) / (2 * workers), 1, 8));
+    // Experiment (bench/batch/multi_gpu.sh, A10): VIF_BATCH_REF_THREADS=N decodes a group's
+    // reference, shared by several rungs, on N libavcodec threads (the others keep the budget).
+    if (const char *v = std::getenv("VIF_BATCH_REF_THREADS"); v && *v)
+        shared.reference_decoder_threads = std::clamp(std::atoi(v), 0, 64);
     // No output may be a file the command reads: checked before anything is written.
     const std::string log_path = progress_log_path(summary_path);
     std::vector<std::string> outputs = {summary_path, log_path};
@@ -644,6 +650,21 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         for (size_t w = 0; w < contexts.size(); ++w) made[w % slots.size()] += contexts[w]->made();
         for (const std::string &line : timings.lines(since_start(), starts, names, made))
             std::fprintf(stderr, "vif: %s\n", line.c_str());
+        // The process's CPU during the run: the cores it kept busy, and whether its threads
+        // waited for a core (involuntary switches: more runnable threads than cores).
+        struct rusage u {};
+        ::getrusage(RUSAGE_SELF, &u);
+        auto secs = [](const timeval &a, const timeval &b) {
+            return double(a.tv_sec - b.tv_sec) + 1e-6 * double(a.tv_usec - b.tv_usec);
+        };
+        const double user = secs(u.ru_utime, usage_at_start.ru_utime);
+        const double sys = secs(u.ru_stime, usage_at_start.ru_stime);
+        const double wall = since_start();
+        std::fprintf(stderr,
+                     "vif: timings: the run's CPU: %.1f s (user %.1f, system %.1f), %.1f of %zu "
+                     "cores busy on average; context switches: %ld involuntary, %ld voluntary\n",
+                     user + sys, user, sys, wall > 0 ? (user + sys) / wall : 0.0, cores,
+                     u.ru_nivcsw - usage_at_start.ru_nivcsw, u.ru_nvcsw - usage_at_start.ru_nvcsw);
 #if defined(VIF_WITH_FFMPEG)
         // The segment decoders' decoders (NVDEC sessions on the device path).
         const DecoderSessionCounts dc = decoder_session_counts();

@@ -73,6 +73,13 @@ static bool device_path_wanted(size_t todo, const LadderSettings &s) {
 }
 #endif
 
+// The reference's decoder threads on the host path: its own count where it serves several
+// rungs (decoded once for all of them, it is the group's longest decoding).
+static int reference_threads(const LadderSettings &s, size_t rungs) {
+    return rungs > 1 && s.reference_decoder_threads >= 0 ? s.reference_decoder_threads
+                                                         : s.decoder_threads;
+}
+
 // An input opened on a thread of its own (an open reads and probes the stream: tens of
 // milliseconds each); where no thread is to be had, opened when taken.
 static std::future<std::unique_ptr<FrameSource>> open_soon(SourceRequest q) {
@@ -139,7 +146,8 @@ OpenedAheadPtr open_ahead(const std::vector<RungJob> &jobs, const LadderSettings
     }
 #endif
     const vif::batch::ManifestRow &first = jobs.front().row;
-    o->ref = open_soon(request(first.reference, "reference", first, s.decoder_threads, !s.no_mmap));
+    o->ref = open_soon(
+        request(first.reference, "reference", first, reference_threads(s, todo), !s.no_mmap));
     o->rungs.resize(jobs.size());
     for (size_t i = 0; i < jobs.size(); ++i)
         if (!jobs[i].reused)
@@ -408,7 +416,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     std::future<std::unique_ptr<FrameSource>> ref_opening =
         pre && pre->ref.valid() ? std::move(pre->ref)
                                 : open_soon(request(first.reference, "reference", first,
-                                                    s.decoder_threads, !s.no_mmap));
+                                                    reference_threads(s, todo), !s.no_mmap));
     std::vector<std::future<std::unique_ptr<FrameSource>>> rung_opening(rungs.size());
     for (size_t i = 0; i < rungs.size(); ++i) {
         if (!rungs[i].active) continue;

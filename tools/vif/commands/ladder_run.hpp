@@ -55,6 +55,9 @@ struct LadderSettings {
     /// libavcodec threads per encoded input, 0 = one per core (FFmpeg's choice); -1 (run_groups
     /// only): the cores shared among the inputs its workers decode at once.
     int decoder_threads = 0;
+    /// libavcodec threads of a group's reference on the host path, where it is decoded once
+    /// for several rungs (the group's longest decoding); -1: decoder_threads.
+    int reference_decoder_threads = -1;
     /// A group of one rung whose inputs NVDEC decodes, on CUDA: decoded and scored on the GPU
     /// (`vif batch --hwdec auto`, its default); false: every input decoded on the host.
     bool hwdec = false;
