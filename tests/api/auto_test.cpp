@@ -291,4 +291,23 @@ TEST(AutoCuda, HandOverGivesTheCpuRunBitForBit) {
     }
 }
 
+// The GPU machine: `auto` is the hand-over unless VIF_AUTO=wait says otherwise (a hand-over held
+// to frame 5 shows as "cpu+cuda"; waiting for the GPU scores every frame there, "cuda").
+TEST(AutoCuda, TheHandOverIsTheDefault) {
+    if (!vif_cuda_available()) GTEST_SKIP() << "no CUDA backend or no GPU";
+    const Stream s = load_stream("foreman_176x144_8b_crf45", 12);
+    const ScoredRun want = score(s, VIF_BACKEND_CPU, VIF_VARIANT_INTEGER, false);
+    unsetenv("VIF_AUTO");
+    setenv("VIF_TEST_AUTO", "frame=5", 1);
+    const ScoredRun by_default = score(s, VIF_BACKEND_AUTO, VIF_VARIANT_INTEGER, false);
+    setenv("VIF_AUTO", "wait", 1);
+    const ScoredRun waited = score(s, VIF_BACKEND_AUTO, VIF_VARIANT_INTEGER, false);
+    unsetenv("VIF_AUTO");
+    unsetenv("VIF_TEST_AUTO");
+    expect_same(by_default, want);
+    expect_same(waited, want);
+    EXPECT_EQ(by_default.backend, "cpu+cuda");
+    EXPECT_EQ(waited.backend, "cuda");
+}
+
 } // namespace

@@ -83,9 +83,9 @@ typedef enum VifVariant {
 } VifVariant;
 
 typedef enum VifBackend {
-    VIF_BACKEND_AUTO = 0, /**< cuda when built with CUDA and a GPU is present, else cpu (the
-                               environment's VIF_AUTO=handover: the CPU while the GPU starts,
-                               docs/api.md) */
+    VIF_BACKEND_AUTO = 0, /**< CUDA build: the CPU while the GPU starts, then the GPU, the
+                               same values (docs/api.md; the environment's VIF_AUTO=wait: the
+                               GPU started in vif_create); no GPU: cpu */
     VIF_BACKEND_CPU = 1,  /**< the reference backend (multi-threaded over frames) */
     VIF_BACKEND_CUDA = 2
 } VifBackend;
