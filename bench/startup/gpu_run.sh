@@ -19,6 +19,8 @@
 # crossings alone, sharper (best and median of 5, the variants' order rotated each round; about
 # 2 minutes): `CURVE_POINTS=raw2160:32:48:64,enc1080:150:200:300 bash bench/startup/gpu_run.sh
 # curves` (PASS/FAIL per point, $OUT/points.csv; startup_bench.py says more).
+# The library's hand-over against waiting for the GPU, runs paired round by round, after `build`:
+# `PY_NEW=$PWD/build-gpu/python /opt/torch/.venv/bin/python bench/startup/handover_pairs.py`.
 # Carry: .baseline .deps/ffmpeg-nvdec .gpu-deps/prefix bench/startup/clips (make_clips.sh).
 # Results: $OUT/summary.md (PASS/FAIL per target and the tables), $OUT/curves.csv, $OUT/logs.
 # VIF / BASE_VIF / PY_NEW / PY_BASE override the builds' paths; other settings: startup_bench.py.
