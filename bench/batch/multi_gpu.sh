@@ -147,7 +147,7 @@ settle() { # (zombies aside: a holder whose new parent does not reap it is gone 
 }
 # run NAME VIF OUTDIR MANIFEST [ARGS...]: a whole `vif batch`, wall and CPU seconds into
 # $WORK/NAME.time, stderr into $RES/NAME.err, each GPU's utilisation during it into
-# $WORK/NAME.util ("0: 35% 1: 30%"); prints "wall cpu rc".
+# $WORK/NAME.util ("0: 35% (NVDEC 80%) 1: 30% (NVDEC 75%)"); prints "wall cpu rc".
 run() {
   local name=$1 vif=$2 out=$3 m=$4 t TIMEFORMAT="%R %U %S" smi=""
   shift 4
@@ -155,7 +155,7 @@ run() {
   if [ "$SECONDS" -ge "$BUDGET" ]; then echo "0 0 skipped"; return; fi
   settle
   if [ -z "${NGPU:-}" ] && command -v nvidia-smi > /dev/null; then
-    nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 100 \
+    nvidia-smi --query-gpu=index,utilization.gpu,utilization.decoder --format=csv,noheader,nounits -lms 100 \
       > "$WORK/$name.smi" 2>/dev/null &
     smi=$!
   fi
@@ -164,7 +164,8 @@ run() {
   if [ -n "$smi" ]; then
     kill "$smi" 2>/dev/null
     wait "$smi" 2>/dev/null
-    awk -F', ' '{ s[$1] += $2; n[$1]++ } END { for (g in s) printf "%s: %.0f%% ", g, s[g] / n[g] }' \
+    awk -F', ' '{ s[$1] += $2; d[$1] += $3; n[$1]++ }
+      END { for (g in s) printf "%s: %.0f%% (NVDEC %.0f%%) ", g, s[g] / n[g], d[g] / n[g] }' \
       "$WORK/$name.smi" > "$WORK/$name.util"
   fi
   awk -v t="$t" -v rc="$(cat "$WORK/$name.rc")" \
@@ -270,7 +271,10 @@ catalogue() { # TAG MANIFEST
       [ "$g" -le "$ngpu" ] || continue
       ways+=("g${g}w$((8 * g)):--devices $(devlist "$g") --workers $((8 * g))")
       [ "$tag" = A10 ] && ways+=("g${g}rt2:--devices $(devlist "$g") (reference on 2 threads)")
+      [ "$tag" = A10 ] && ways+=("g${g}mt:--devices $(devlist "$g") (malloc: no trims, no mmap under 32 MiB)")
     done
+    # Every device started at once (VIF_BATCH_START_TOGETHER=1), not the others after the first.
+    [ "$ngpu" -ge 2 ] && ways+=("g2st:--devices 0,1 (devices started together)")
   fi
   for w in "${ways[@]}"; do
     local key=${w%%:*} args=${w#*:} vif=$NEW_VIF
@@ -283,6 +287,12 @@ catalogue() { # TAG MANIFEST
     [[ $key == *nh ]] && holder=0 args=${args% (teardown in the exit)}
     local refth=${VIF_BATCH_REF_THREADS:-}
     [[ $key == *rt2 ]] && refth=2 args=${args% (reference on 2 threads)}
+    local together=${VIF_BATCH_START_TOGETHER:-}
+    [[ $key == *st ]] && together=1 args=${args% (devices started together)}
+    # glibc's malloc: big buffers (decoders' frames, read-ahead) from mmap and freed heaps
+    # trimmed, each a page-table change and page faults in a process of many threads?
+    local tun=${GLIBC_TUNABLES:-}
+    [[ $key == *mt ]] && tun=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296 args=${args% (malloc: no trims, no mmap under 32 MiB)}
     local bwait=${VIF_CUDA_BLOCKING_WAIT:-}
     [[ $key == *bw ]] && bwait=1 args=${args% (blocking waits)}
     local sum=$WORK/$tag-$key/summary.csv
@@ -294,7 +304,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(GLIBC_TUNABLES=$tun VIF_BATCH_START_TOGETHER=$together VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs
@@ -322,7 +332,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g1w8 g2w16 g2w8 g1rt2 g2rt2 g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
+  for key in g2 g4 g2w2 g4w2 g1w8 g2w16 g2w8 g1rt2 g2rt2 g1mt g2mt g2st g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")

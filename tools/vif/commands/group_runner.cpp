@@ -197,7 +197,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     const std::set<int> distinct(devices.devices.begin(), devices.devices.end());
     std::shared_future<WorkEstimate> estimate;
     DeviceStartup::Plan plan;
-    if (distinct.size() > 1) {
+    // Experiment (bench/batch/multi_gpu.sh): VIF_BATCH_START_TOGETHER=1 starts every device at
+    // once, without the plan (the driver then starts them side by side with the first).
+    const char *together = std::getenv("VIF_BATCH_START_TOGETHER");
+    if (distinct.size() > 1 && !(together && std::string(together) == "1")) {
         const bool nvdec = base.hwdec;
         estimate = std::async(std::launch::async, [&whole_groups, nvdec] {
                        return estimate_work(whole_groups, nvdec);
