@@ -5,17 +5,52 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace vifcli {
 
 namespace {
 constexpr std::align_val_t kAlign{4096};
+
+std::atomic<uint64_t> g_frames{0}, g_cpu_ns{0}, g_reading_ns{0};
+
+uint64_t thread_cpu_ns() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// Adds a reader thread's frames, CPU time and reading time to the totals when it ends.
+struct ReaderAccount {
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point born = Clock::now();
+    uint64_t cpu0 = thread_cpu_ns();
+    Clock::duration waited{};
+    uint64_t frames = 0;
+    ~ReaderAccount() {
+        g_frames += frames;
+        g_cpu_ns += thread_cpu_ns() - cpu0;
+        const auto reading = Clock::now() - born - waited;
+        g_reading_ns +=
+            uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(reading).count());
+    }
+};
+} // namespace
+
+ReaderTotals reader_totals() {
+    ReaderTotals t;
+    t.frames = g_frames.load();
+    t.cpu_seconds = 1e-9 * double(g_cpu_ns.load());
+    t.reading_seconds = 1e-9 * double(g_reading_ns.load());
+    return t;
 }
 
 void Prefetcher::AlignedFree::operator()(uint8_t *p) const {
@@ -51,6 +86,7 @@ void Prefetcher::stop() {
 void Prefetcher::run() {
     const size_t n = slots_.size();
     size_t tail = 0;
+    ReaderAccount account;
     auto finish = [&](bool input_ended) {
         std::lock_guard<std::mutex> lk(mu_);
         done_ = true;
@@ -78,8 +114,10 @@ void Prefetcher::run() {
                 continue;
             }
             {
+                const auto waiting = ReaderAccount::Clock::now();
                 std::unique_lock<std::mutex> lk(mu_);
                 cv_.wait(lk, [&] { return stop_ || filled_ < n; });
+                account.waited += ReaderAccount::Clock::now() - waiting;
                 if (stop_) return;
             }
             Slot &s = slots_[tail];
@@ -104,6 +142,7 @@ void Prefetcher::run() {
             check_samples(s.data, s.file_frame);
             tail = (tail + 1) % n;
             ++delivered;
+            ++account.frames;
             {
                 std::lock_guard<std::mutex> lk(mu_);
                 ++filled_;

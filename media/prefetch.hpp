@@ -35,6 +35,16 @@ struct ReadPlan {
     size_t drop_batch_bytes = size_t(64) << 20;
 };
 
+/** What every reader thread of the process did so far (`vif batch --timings`): frames read,
+ *  their threads' CPU time, and the time they spent reading (their life less the waits for a
+ *  free slot). Reading time well over CPU time: the readers waited for a core or a lock. */
+struct ReaderTotals {
+    uint64_t frames = 0;
+    double cpu_seconds = 0;
+    double reading_seconds = 0;
+};
+ReaderTotals reader_totals();
+
 class Prefetcher {
 public:
     enum class Status { kFrame, kEnd, kError };

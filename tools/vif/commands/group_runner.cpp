@@ -41,6 +41,7 @@
 #include "segment_decoder.hpp"
 #endif
 #include "options.hpp"
+#include "prefetch.hpp"
 
 namespace vifcli {
 namespace {
@@ -668,6 +669,17 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                      "cores busy on average; context switches: %ld involuntary, %ld voluntary\n",
                      user + sys, user, sys, wall > 0 ? (user + sys) / wall : 0.0, cores,
                      u.ru_nivcsw - usage_at_start.ru_nivcsw, u.ru_nvcsw - usage_at_start.ru_nvcsw);
+        // The host's readers (decoding on the host path): reading time over their CPU time is
+        // time they waited for a core or a lock while they had work.
+        const ReaderTotals rt = reader_totals();
+        if (rt.frames)
+            std::fprintf(stderr,
+                         "vif: timings: host readers: %llu frames, CPU %.2f s (%.2f ms a frame), "
+                         "reading %.2f s (%.2f ms a frame, %.0f%% of it on a core)\n",
+                         (unsigned long long)rt.frames, rt.cpu_seconds,
+                         1e3 * rt.cpu_seconds / double(rt.frames), rt.reading_seconds,
+                         1e3 * rt.reading_seconds / double(rt.frames),
+                         rt.reading_seconds > 0 ? 100 * rt.cpu_seconds / rt.reading_seconds : 0.0);
 #if defined(VIF_WITH_FFMPEG)
         // The segment decoders' decoders (NVDEC sessions on the device path).
         const DecoderSessionCounts dc = decoder_session_counts();
