@@ -54,8 +54,12 @@ constexpr unsigned kMeasuredThreads = 16;
 // ran in the process's exit; the exit holder (tools/vif/pair/exit_holder.hpp) took 0.06-0.12 s
 // of it out (bench/startup, 2026-11-26), the NVDEC path's contexts and sessions are made at
 // once since, and a CPU run has its own fixed cost (0.03 s raw, 0.13 s for the probe pair's
-// first frames): 0.25 and 0.30 s.
-constexpr double kCudaFixedS = 0.25;
+// first frames): 0.25 and 0.30 s. The raw curves since (H200, 5cef713 and 58605ee: CUDA 0.17-0.21
+// s for one 1080p frame and 0.19-0.21 s for 48, the CPU 0.035-0.049 s for one and 2.4-2.7 ms a
+// frame after) put the raw cost at 0.14-0.17 s: 0.15, the crossing at about 66 frames of 1080p
+// (the curves: 61-75) where 0.25 put it at 110, so that 70-110-frame raw clips went to the CPU
+// 20-40% slower than CUDA (no curve point there showed it).
+constexpr double kCudaFixedS = 0.15;
 constexpr double kCudaRawPixelsPerS = 8.0e9;
 constexpr double kNvdecFixedS = 0.30;
 constexpr double kNvdecRunPixelsPerS = 2.7e9;
@@ -71,6 +75,17 @@ constexpr double kCpuFirstFramesFreePixels = 4.0e6;
 // core is scoring meanwhile (H200 machine, --verbose timelines, 2026-11-26).
 constexpr double kCudaReadyS = 0.23;
 constexpr double kHandOverStartCostS = 0.03;
+// Encoded input just past the CPU/CUDA crossing: decoded in software, scored on the CPU until
+// CUDA is ready and on CUDA after (the host path's hand-over), rather than waiting for NVDEC.
+// That path decodes as the CPU run does and moves the scoring off the CPU, so it takes at most
+// the CPU run's time, about CUDA's near the crossing; NVDEC pays for its sessions only further
+// on. The band ends where the CPU run is 1.3 times CUDA's estimate: decoding alone was about 0.75
+// of the CPU run for the probe pair's CRF 17 reference (the heaviest decoding measured, H200
+// machine, bench/startup 2026-11-26) and 0.3 for bench/nvdec's 1080p H.264 pair (1,140 pairs a
+// second decoded on 16 threads against 340 decoded and scored), so 0.75 x 1.3 keeps heavy input
+// no slower than NVDEC there. Not where a CPU run's first frames cost more than CUDA's start-up
+// (big frames, 2160p HEVC): those go to NVDEC as before.
+constexpr double kSoftwareBand = 1.3;
 
 } // namespace
 
@@ -214,7 +229,9 @@ CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned core
     const double cost =
         frame_pixels / (cpu_rate / std::clamp(cores, 1u, kMeasuredThreads)) + kHandOverStartCostS;
     c.cpu_while_cuda_starts = !raw || saved > cost;
-    char line[320];
+    c.software_decoding =
+        !raw && !c.cpu_only && first_frames == 0.0 && cpu_s <= kSoftwareBand * gpu_s;
+    char line[400];
     std::snprintf(line, sizeof line,
                   "%llu frames of %ux%u %s: %s (about %.2f s on %u CPU threads, %.2f s with "
                   "CUDA's start-up)%s",
@@ -222,7 +239,11 @@ CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned core
                   raw ? "raw video" : shape.codec.c_str(),
                   c.cpu_only ? "the CPU alone, CUDA not started" : "CUDA", cpu_s,
                   std::max(1u, cores), gpu_s,
-                  c.cpu_only || !raw ? ""
+                  c.cpu_only ? ""
+                  : c.software_decoding
+                      ? "; near the crossing: decoded in software, the CPU scoring while CUDA "
+                        "starts, not NVDEC"
+                  : !raw ? ""
                   : c.cpu_while_cuda_starts
                       ? "; the CPU scores the first frames while CUDA starts"
                       : "; no CPU frames while CUDA starts (they would save less GPU time than "

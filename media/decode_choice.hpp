@@ -60,6 +60,12 @@ struct CpuChoice {
     /// the frames still on the CPU when CUDA is ready (one a thread) and CUDA's start-up slowed
     /// by busy cores. Raw input by that rule; encoded input (decoding-bound) always.
     bool cpu_while_cuda_starts = true;
+    /// Encoded input that goes to CUDA near the crossing (the CPU run estimated at most 1.3
+    /// times CUDA's): decoded in software, the CPU scoring while CUDA starts and CUDA after
+    /// (what --hwdec none does), not by NVDEC. Decoding alone takes at most the whole CPU
+    /// run's time, about CUDA's there, and starts at once; NVDEC's start-up is paid back only
+    /// further on.
+    bool software_decoding = false;
     std::string why; ///< one line for --verbose
 };
 
@@ -68,7 +74,8 @@ struct CpuChoice {
  * "raw" for raw YUV and Y4M input) is done sooner on the CPU threads alone than CUDA can start,
  * score it (NVDEC decoding encoded input) and let the process go: then CUDA is never started,
  * which also spares the driver's teardown at exit (about 0.1 s even after _Exit). `variants`:
- * how many VIF variants each frame is scored in.
+ * how many VIF variants each frame is scored in. Just past that crossing, encoded input is
+ * decoded in software (CpuChoice::software_decoding).
  */
 CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned cores,
                           unsigned variants);

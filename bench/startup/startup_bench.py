@@ -44,7 +44,9 @@ Environment:
               seconds between runs; PASS/FAIL per point (the default's best <= the faster
               backend's best x (1 + TOL) + 5 ms) and its scores = --backend cpu's; writes
               OUT/points.csv. INFO variants beside them: POINT_EXTRA_ENC (default
-              '--hwdec none|--backend cuda --hwdec none') and POINT_EXTRA_RAW (default none),
+              'VIF_SOFTWARE_NEAR_CROSSING=0|--hwdec none|--backend cuda --hwdec none': the
+              default with NVDEC near the crossing, software decoding with auto and with cuda)
+              and POINT_EXTRA_RAW (default none),
               '|' between option sets, VAR=value words set the environment
 """
 import json
@@ -470,7 +472,7 @@ def curve_points(points):
     n = int(os.environ.get("CURVE_N", "5"))
     gap = float(os.environ.get("CURVE_GAP_S", "0.2"))
     extra = {"raw": os.environ.get("POINT_EXTRA_RAW", ""),
-             "encoded": os.environ.get("POINT_EXTRA_ENC",
+             "encoded": os.environ.get("POINT_EXTRA_ENC", "VIF_SOFTWARE_NEAR_CROSSING=0|"
                                        "--hwdec none|--backend cuda --hwdec none")}
     say(f"\n### curve points (whole process s: best and median of {n}, the variants' order "
         f"rotated each round, {gap:g} s between runs)\n")

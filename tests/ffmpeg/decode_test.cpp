@@ -390,6 +390,43 @@ TEST(DecodeChoice, RawRunsOnCudaSkipTheHandOverThatCostsMore) {
     EXPECT_TRUE(e.cpu_while_cuda_starts);
 }
 
+// Just past the CPU/CUDA crossing, encoded input is decoded in software with the hand-over
+// rather than by NVDEC (H200 machine, issue 26's curves: 200 frames of 1080p H.264 sat at the
+// crossing, the CPU and NVDEC within noise of each other); further on, and for big frames whose
+// CPU decoding starts slowly (a 2160p HEVC frame), NVDEC as before; raw input never.
+TEST(DecodeChoice, EncodedRunsNearTheCrossingDecodeInSoftware) {
+    using vifcli::choose_cpu_only;
+    const vifcli::ClipShape h264{0, 1920, 1080, "h264"}, uhd{0, 3840, 2160, "hevc"},
+        raw{0, 1920, 1080, "raw"};
+    const vifcli::CpuChoice near = choose_cpu_only(200, h264, 16, 1);
+    ASSERT_FALSE(near.cpu_only) << near.why;
+    EXPECT_TRUE(near.software_decoding) << near.why;
+    EXPECT_NE(near.why.find("decoded in software"), std::string::npos) << near.why;
+    EXPECT_FALSE(choose_cpu_only(48, h264, 16, 1).software_decoding); // the CPU alone
+    EXPECT_FALSE(choose_cpu_only(600, h264, 16, 1).software_decoding);
+    EXPECT_FALSE(choose_cpu_only(1200, h264, 16, 1).software_decoding);
+    for (uint64_t n : {1u, 48u, 200u, 600u}) {
+        EXPECT_FALSE(choose_cpu_only(n, uhd, 16, 1).software_decoding) << n;
+        EXPECT_FALSE(choose_cpu_only(n, raw, 16, 1).software_decoding) << n;
+    }
+    // The band starts where the CPU alone stops and is contiguous.
+    uint64_t first = 0, last = 0;
+    for (uint64_t n = 1; n <= 1200; ++n) {
+        const vifcli::CpuChoice c = choose_cpu_only(n, h264, 16, 1);
+        if (!c.software_decoding) continue;
+        if (!first) {
+            first = n;
+            EXPECT_TRUE(choose_cpu_only(n - 1, h264, 16, 1).cpu_only) << n;
+        } else {
+            EXPECT_EQ(last, n - 1) << "the band has a gap at " << n;
+        }
+        last = n;
+    }
+    EXPECT_GT(first, 48u);
+    EXPECT_GE(last, 200u);
+    EXPECT_LT(last, 300u);
+}
+
 // The rule with the exit holder's smaller CUDA start-up and a CPU run's own first frames (the
 // H200 machine's curves): the probe pair stays on the CPU, 200 frames of 1080p H.264 go to
 // CUDA, and so does a single 2160p HEVC frame, whose first frames on the CPU take longer than
@@ -402,8 +439,10 @@ TEST(DecodeChoice, CurvePointsOfTheH200Machine) {
     EXPECT_FALSE(choose_cpu_only(200, h264, 16, 1).cpu_only);
     EXPECT_FALSE(choose_cpu_only(1, uhd, 16, 1).cpu_only);
     EXPECT_TRUE(choose_cpu_only(48, raw, 16, 1).cpu_only);
+    EXPECT_FALSE(choose_cpu_only(100, raw, 16, 1).cpu_only); // the curves cross at 61-75
     EXPECT_FALSE(choose_cpu_only(200, raw, 16, 1).cpu_only);
     EXPECT_TRUE(choose_cpu_only(8, raw_uhd, 16, 1).cpu_only);
+    EXPECT_FALSE(choose_cpu_only(24, raw_uhd, 16, 1).cpu_only);
     EXPECT_FALSE(choose_cpu_only(48, raw_uhd, 16, 1).cpu_only);
 }
 

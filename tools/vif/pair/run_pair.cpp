@@ -92,6 +92,11 @@ void choose_auto_backend(Options &o, const StdStreams &streams) {
     // Test hook: VIF_TEST_HAND_OVER=1 keeps the hand-over, so that the GPU tests can check it.
     const char *force = std::getenv("VIF_TEST_HAND_OVER");
     o.cpu_while_cuda_starts = c.cpu_while_cuda_starts || (force && std::strcmp(force, "1") == 0);
+    // Near the crossing, encoded input is decoded in software (the host path's hand-over), not
+    // by NVDEC; VIF_SOFTWARE_NEAR_CROSSING=0 keeps NVDEC there (bench/startup compares both).
+    const char *band = std::getenv("VIF_SOFTWARE_NEAR_CROSSING");
+    if (c.software_decoding && o.hwdec == "auto" && !(band && std::strcmp(band, "0") == 0))
+        o.hwdec = "none";
 }
 #endif
 
