@@ -16,9 +16,13 @@
 # sweep), then
 # `LEAN=1 bash bench/startup/gpu_run.sh curves` (clip length 1..1,200, raw and encoded, 1080p
 # and 2160p, default vs --backend cpu vs --backend cuda; stops itself after 170 s). The
-# crossings alone, sharper (best and median of 5, the variants' order rotated each round; about
-# 2 minutes): `CURVE_POINTS=raw2160:32:48:64,enc1080:150:200:300 bash bench/startup/gpu_run.sh
-# curves` (PASS/FAIL per point, $OUT/points.csv; startup_bench.py says more).
+# crossings alone, sharper (best and median of 5, the variants' order rotated each round;
+# PASS/FAIL per point, $OUT/points.csv; startup_bench.py says more), after
+# `BASE_SRC=/nonexistent bash bench/startup/gpu_run.sh build` (about 3 minutes):
+#   CURVE_POINTS=raw2160:4:8:16:24:48,raw1080:48:64:80:100,enc1080:150:200:300:600 \
+#     bash bench/startup/gpu_run.sh curves
+# carry .deps/ffmpeg-nvdec .gpu-deps/prefix bench/startup/clips/h264_src.mp4
+# bench/startup/clips/h264_enc.mkv (the raw clips are made there).
 # The library's hand-over against waiting for the GPU, runs paired round by round, after `build`:
 # `PY_NEW=$PWD/build-gpu/python /opt/torch/.venv/bin/python bench/startup/handover_pairs.py`.
 # Carry: .baseline .deps/ffmpeg-nvdec .gpu-deps/prefix bench/startup/clips (make_clips.sh).
