@@ -540,7 +540,8 @@ def curve_points(points):
             # What the default chose there, and why (its --verbose lines).
             _, _, err = run_once(VIF, a + ["--verbose"])
             said = [l[len("vif: "):] for l in err.splitlines()
-                    if l.startswith(("vif: auto:", "vif: hwdec: ")) and "'" not in l]
+                    if l.startswith(("vif: auto:", "vif: hwdec: ")) and not l.startswith(
+                        ("vif: hwdec: reference", "vif: hwdec: distorted"))]
             say(f"- {name} {frames} frames, the default's choice: " + " / ".join(said[:3]))
             d = best.get("default")
             if d is None or faster is None:
