@@ -45,6 +45,12 @@
 # very best, started, it would stay under 1.8x) and never slower than one (>= 0.95x); 4 GPUs
 # never slower. Each catalogue's one-GPU wall is split into the run (--timings) and what is
 # outside it (process start, CUDA initialisation, exit), which no number of GPUs shortens.
+# Session 7's ways (informational; what binds two GPUs on A10 and B): gNw8/g2w16, 8 workers a
+# GPU; gNrt2, a group's reference on 2 libavcodec threads (VIF_BATCH_REF_THREADS=2); gNmt,
+# glibc's malloc without trims and mmap below 32 MiB (GLIBC_TUNABLES); g2st, every device
+# started at once (VIF_BATCH_START_TOGETHER=1); g2se, as soon as the work's estimate pays for
+# them (=early). --timings also gives the run's CPU and context switches and the host readers'
+# CPU against reading time; the GPUs' NVDEC utilisation is sampled beside their SM's.
 # Ways that say what binds (informational): B with the next row's opening while a row decodes
 # turned off (gNna: VIF_BATCH_OPEN_AHEAD=0); R with each context's staging copies on 8 threads
 # (gNt8: --threads 8, the automatic count of a context alone, before the batch shared half the
@@ -273,8 +279,10 @@ catalogue() { # TAG MANIFEST
       [ "$tag" = A10 ] && ways+=("g${g}rt2:--devices $(devlist "$g") (reference on 2 threads)")
       [ "$tag" = A10 ] && ways+=("g${g}mt:--devices $(devlist "$g") (malloc: no trims, no mmap under 32 MiB)")
     done
-    # Every device started at once (VIF_BATCH_START_TOGETHER=1), not the others after the first.
-    [ "$ngpu" -ge 2 ] && ways+=("g2st:--devices 0,1 (devices started together)")
+    # Every device started at once (VIF_BATCH_START_TOGETHER=1), not the others after the
+    # first; and as soon as the work's estimate pays for them at 1 s a start-up (=early).
+    [ "$ngpu" -ge 2 ] && ways+=("g2st:--devices 0,1 (devices started together)"
+                                "g2se:--devices 0,1 (devices started once the estimate pays)")
   fi
   for w in "${ways[@]}"; do
     local key=${w%%:*} args=${w#*:} vif=$NEW_VIF
@@ -289,6 +297,7 @@ catalogue() { # TAG MANIFEST
     [[ $key == *rt2 ]] && refth=2 args=${args% (reference on 2 threads)}
     local together=${VIF_BATCH_START_TOGETHER:-}
     [[ $key == *st ]] && together=1 args=${args% (devices started together)}
+    [[ $key == *se ]] && together=early args=${args% (devices started once the estimate pays)}
     # glibc's malloc: big buffers (decoders' frames, read-ahead) from mmap and freed heaps
     # trimmed, each a page-table change and page faults in a process of many threads?
     local tun=${GLIBC_TUNABLES:-}
@@ -332,7 +341,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g1w8 g2w16 g2w8 g1rt2 g2rt2 g1mt g2mt g2st g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
+  for key in g2 g4 g2w2 g4w2 g1w8 g2w16 g2w8 g1rt2 g2rt2 g1mt g2mt g2st g2se g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")
