@@ -1,5 +1,6 @@
 #include "maps/png_encode.hpp"
 
+#include <memory>
 #include <stdexcept>
 
 #if VIF_WITH_PNG
@@ -14,7 +15,8 @@ bool png_available() {
 }
 
 std::string encode_png(const RgbImage &img) {
-    // libpng's simplified API: sizes the buffer on a first call, fills it on the second.
+    // libpng's simplified API, one pass into a buffer of libpng's bound for the image (a first
+    // call with no buffer to learn the size compresses the whole image too).
     png_image image{};
     image.version = PNG_IMAGE_VERSION;
     image.width = img.width;
@@ -23,15 +25,13 @@ std::string encode_png(const RgbImage &img) {
     // libpng's fast zlib settings: 20 frames of 720p maps (80 files) were written in half the
     // time of the default level, for files 45% larger (docs/journal/2026-11-26-feature-figures.md).
     image.flags = PNG_IMAGE_FLAG_FAST;
-    png_alloc_size_t size = 0;
-    if (!png_image_write_to_memory(&image, nullptr, &size, 0, img.rgb.data(), 0, nullptr))
-        throw std::runtime_error(std::string("PNG encoding failed: ") + image.message);
-    std::string out(size, '\0');
-    if (!png_image_write_to_memory(&image, out.data(), &size, 0, img.rgb.data(), 0, nullptr))
-        throw std::runtime_error(std::string("PNG encoding failed: ") + image.message);
-    out.resize(size);
+    png_alloc_size_t size = PNG_IMAGE_PNG_SIZE_MAX(image);
+    std::unique_ptr<char[]> buf(new char[size]); // not cleared: libpng writes what is used
+    const bool ok =
+        png_image_write_to_memory(&image, buf.get(), &size, 0, img.rgb.data(), 0, nullptr);
     png_image_free(&image);
-    return out;
+    if (!ok) throw std::runtime_error(std::string("PNG encoding failed: ") + image.message);
+    return std::string(buf.get(), size);
 }
 #else
 bool png_available() {
