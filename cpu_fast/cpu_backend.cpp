@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #if defined(__linux__)
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -280,14 +282,30 @@ private:
     // maps do not wait for 16 bytes a pixel of fresh pages (a context made ahead of its frames,
     // as vif's worst:N rescoring makes them, pays for that while it waits). The scorers resize
     // the arrays to each frame's scales, within this capacity.
+    // Its arrays ask for transparent huge pages where the system gives them on request (Linux's
+    // "madvise" setting): a fault and a clear per 2 MB instead of per 4 KB page. 16 bytes a
+    // pixel of 4 KB pages took 0.37 ms a MB to fault in here (24 MB at 720p, integer), and vif's
+    // worst:N makes a set per rescoring context, many at once.
+    template <typename T>
+    static void resize_on_huge_pages(std::vector<T>& v, size_t n) {
+        v.reserve(n); // not written yet: the advice applies to the pages' first faults
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+        constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+        const uintptr_t b = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
+        const uintptr_t e = reinterpret_cast<uintptr_t>(v.data() + n) & ~(kHuge - 1);
+        if (e > b) (void)madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
+#endif
+        v.resize(n);
+    }
+
     std::unique_ptr<FrameMaps> frame_maps_in_memory() const {
         auto m = std::make_unique<FrameMaps>();
         size_t w = params_.max_width, h = params_.max_height;
         for (ScaleMap& sm : m->scale) {
             if (params_.variant == VIF_VARIANT_INTEGER) {
-                for (auto* v : {&sm.nl, &sm.dl, &sm.nn, &sm.dn}) v->resize(w * h);
+                for (auto* v : {&sm.nl, &sm.dl, &sm.nn, &sm.dn}) resize_on_huge_pages(*v, w * h);
             } else {
-                for (auto* v : {&sm.num, &sm.den}) v->resize(w * h);
+                for (auto* v : {&sm.num, &sm.den}) resize_on_huge_pages(*v, w * h);
             }
             w /= 2; // each scale is the previous one's halves, rounded down
             h /= 2;
