@@ -269,6 +269,12 @@ TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
         run("worst:2", "worst");
         run("worst:2", "worst_copied", true);
         run("worst:1000", "every");
+        // Every frame scored again in 3 bands of rows (crops of its pictures, scored on contexts
+        // of their own: tools/vif/maps/worst_pictures.hpp), mapped and copied: the same files.
+        ::setenv("VIF_MAP_BANDS", "3", 1);
+        run("worst:1000", "every_bands");
+        run("worst:1000", "every_bands_copied", true);
+        ::unsetenv("VIF_MAP_BANDS");
         const std::vector<std::string> all = files_in(dir_ + "/all");
         const size_t frames = all.size() / VIF_NUM_SCALES;
         ASSERT_GE(frames, 1u) << name;
@@ -280,14 +286,18 @@ TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
         for (const std::string &f : worst)
             EXPECT_EQ(slurp(dir_ + "/worst_copied/" + f), slurp(dir_ + "/all/" + f))
                 << name << " (--no-mmap) " << f;
-        EXPECT_EQ(files_in(dir_ + "/every"), all) << name;
-        for (const std::string &f : all)
-            EXPECT_EQ(slurp(dir_ + "/every/" + f), slurp(dir_ + "/all/" + f)) << name << " " << f;
+        for (const char *d : {"every", "every_bands", "every_bands_copied"}) {
+            EXPECT_EQ(files_in(dir_ + "/" + d), all) << name << " " << d;
+            for (const std::string &f : all)
+                EXPECT_EQ(slurp(dir_ + "/" + d + "/" + f), slurp(dir_ + "/all/" + f))
+                    << name << " " << d << " " << f;
+        }
         // The scores do not depend on the maps asked for.
         EXPECT_EQ(json::parse(slurp(dir_ + "/worst.json"))["frames"],
                   json::parse(slurp(dir_ + "/all.json"))["frames"])
             << name;
-        for (const char *d : {"all", "worst", "worst_copied", "every"})
+        for (const char *d :
+             {"all", "worst", "worst_copied", "every", "every_bands", "every_bands_copied"})
             fs::remove_all(dir_ + "/" + d);
     }
 }

@@ -5,7 +5,16 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <system_error>
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace vifcli {
 
@@ -33,14 +42,46 @@ MapContexts::~MapContexts() {
     for (VifContext *c : ctxs_) vif_destroy(c);
 }
 
-void MapContexts::start() {
-    making_ = std::thread([this] { make(); });
+bool MapContexts::lower_this_thread() {
+    const char *v = std::getenv("VIF_MAP_IDLE");
+    if (v && std::strcmp(v, "0") == 0) return false;
+#if defined(__linux__)
+    sched_param p{};
+    if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &p) == 0) return true;
+    const id_t tid = static_cast<id_t>(syscall(SYS_gettid));
+    return setpriority(PRIO_PROCESS, tid, 19) == 0;
+#else
+    return false;
+#endif
 }
 
-void MapContexts::make() {
+void MapContexts::raise_lowered_threads() {
+#if defined(__linux__)
+    if (sched_getscheduler(0) == SCHED_IDLE) return; // the main thread's: the user's choice
+    std::error_code ec;
+    for (const auto &task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+        const pid_t tid = pid_t(std::strtol(task.path().filename().c_str(), nullptr, 10));
+        sched_param p{};
+        if (tid > 0 && sched_getscheduler(tid) == SCHED_IDLE &&
+            sched_setscheduler(tid, SCHED_OTHER, &p) != 0)
+            return; // not allowed: none will be
+    }
+#endif
+}
+
+void MapContexts::start() {
+    const bool idle = cfg_.backend == VIF_BACKEND_CPU; // a CUDA context's threads stay as they are
+    making_ = std::thread([this, idle] {
+        if (idle) lower_this_thread();
+        make(idle);
+    });
+}
+
+void MapContexts::make(bool idle) {
     std::vector<VifContext *> made(count_, nullptr);
     std::vector<std::string> errors(count_); // vif_last_error is the failing thread's
     auto one = [&](size_t i) {
+        if (idle && i > 0) lower_this_thread(); // (the first runs on the caller's thread)
         const VifStatus st = vif_create(&made[i], &cfg_);
         if (st != VIF_OK)
             errors[i] =
@@ -66,6 +107,7 @@ void MapContexts::make() {
 }
 
 void MapContexts::wait() {
+    std::lock_guard<std::mutex> lock(mu_);
     if (making_.joinable()) making_.join();
 }
 
@@ -76,8 +118,10 @@ bool MapContexts::before_first_frame() {
 }
 
 const std::vector<VifContext *> &MapContexts::get() {
-    if (!making_.joinable() && ctxs_.empty() && error_.empty()) make(); // kTail
-    wait();
+    std::lock_guard<std::mutex> lock(mu_);
+    // kTail: made here, on the caller's thread (of normal priority: the clip is over).
+    if (!making_.joinable() && ctxs_.empty() && error_.empty()) make(false);
+    if (making_.joinable()) making_.join();
     if (!error_.empty()) throw Failure{error_};
     return ctxs_;
 }

@@ -10,12 +10,17 @@
 //         is made while the clip is scored);
 //   tail: after the last frame (every page of theirs is faulted in then).
 // One set serves a pair, or every rung of a ladder group in turn.
+// CPU contexts are made on threads of idle priority (Linux SCHED_IDLE; VIF_MAP_IDLE=0: normal),
+// which their worker threads inherit: their making and their frames take only the cores the
+// clip's scoring leaves idle (the last frames', then every core after the last frame), so the
+// rescoring that starts while the last frames are scored does not slow them.
 #ifndef VIF_TOOLS_MAPS_MAP_CONTEXTS_HPP
 #define VIF_TOOLS_MAPS_MAP_CONTEXTS_HPP
 
 #include <vif/vif.h>
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,16 +49,28 @@ public:
      *  not take the cores a GPU clip needs, and waiting would add it to the start-up). Says
      *  whether it waited. */
     bool before_first_frame();
-    /** The contexts (at least one), once made. Throws Failure when one could not be made. */
+    /** The contexts (at least one), once made. Throws Failure when one could not be made.
+     *  Any thread (WorstPictures' early start calls it beside the run's thread). */
     const std::vector<VifContext *> &get();
+    /** How many contexts there are (known before they are made). */
+    size_t count() const { return count_; }
+    /** Lowers the calling thread to idle priority unless VIF_MAP_IDLE=0 (threads it then
+     *  creates inherit it); says whether it did. */
+    static bool lower_this_thread();
+    /** Once the clip is scored: the threads lowered (and those they made) back to normal
+     *  priority, where the process may raise them (root, CAP_SYS_NICE: else they stay idle,
+     *  which only matters beside other work on the machine). Not when the whole process runs
+     *  at idle priority (`chrt --idle`). */
+    static void raise_lowered_threads();
     /** Leaves the contexts to the process exit (vif's outputs are written, it leaves next). */
     void leave_to_the_exit();
 
 private:
     void start();
-    void make(); ///< every context, each on a thread of its own
+    void make(bool idle); ///< every context, each on a thread of its own (idle: lowered)
 
     VifConfig cfg_;
+    std::mutex mu_; ///< get() and wait() from several threads
     size_t count_ = 1;
     std::thread making_;
     std::vector<VifContext *> ctxs_; ///< read once making_ is joined

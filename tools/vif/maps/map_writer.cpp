@@ -1,6 +1,7 @@
 #include "maps/map_writer.hpp"
 
 #include "maps/heat_image.hpp"
+#include "maps/map_contexts.hpp"
 #include "maps/map_files.hpp"
 #include "maps/png_encode.hpp"
 #include "pair/failure.hpp"
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 namespace vifcli {
@@ -82,6 +85,19 @@ void local_map_in_bands(const VifScaleMap &sm, float *out, unsigned threads) {
     for (std::thread &t : pool) t.join();
     for (VifStatus st : status)
         if (st != VIF_OK) throw Failure{vif_error("--map: the local VIF map", st)};
+}
+
+// A buffer of n floats written now, on transparent huge pages where the system gives them on
+// request (Linux's "madvise" setting: a fault per 2 MB instead of per 4 KB page).
+void resize_on_huge_pages(std::vector<float> &v, size_t n) {
+    v.reserve(n); // not written yet: the advice applies to the pages' first faults
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr uintptr_t kHuge = uintptr_t(2) << 20;
+    const uintptr_t b = (reinterpret_cast<uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
+    const uintptr_t e = reinterpret_cast<uintptr_t>(v.data() + n) & ~(kHuge - 1);
+    if (e > b) (void)::madvise(reinterpret_cast<void *>(b), e - b, MADV_HUGEPAGE);
+#endif
+    v.resize(n);
 }
 
 } // namespace
@@ -202,6 +218,51 @@ MapWriter::Kept MapWriter::compute(const VifMaps &maps, uint64_t frame, unsigned
     return k;
 }
 
+MapWriter::Kept MapWriter::blank(uint64_t frame, uint32_t w, uint32_t h) {
+    Kept k{frame, take_buffers(), {}, {}, w, h};
+    k.maps.resize(m_.scales.size());
+    for (size_t i = 0; i < m_.scales.size(); ++i) {
+        // Scale s is the frame halved s times, rounded down (as the scorers do).
+        const uint32_t sw = w >> m_.scales[i], sh = h >> m_.scales[i];
+        k.maps[i].resize(size_t(sw) * sh); // within a reused buffer's capacity
+        k.w.push_back(sw);
+        k.h.push_back(sh);
+    }
+    return k;
+}
+
+void MapWriter::hold_rows(const VifMaps &crop, uint32_t top, uint32_t first, uint32_t end,
+                          Kept &k) {
+    constexpr uint32_t kRadius = 2; // the local map's window, docs/algorithm.md §12.3
+    for (size_t i = 0; i < m_.scales.size(); ++i) {
+        const uint32_t s = m_.scales[i];
+        const VifScaleMap &sm = crop.scale[s];
+        const uint32_t w = k.w[i], h = k.h[i];
+        const uint32_t i0 = first >> s, i1 = end >= k.frame_h ? h : end >> s;
+        const uint32_t at = top >> s; // the crop's first row, in the frame's rows of scale s
+        if (i0 >= i1) continue;
+        if (sm.width != w || at > i0 || at + sm.height < std::min(h, i1 + kRadius))
+            throw Failure{"internal error: --map: a band's maps do not cover its rows"};
+        // The view: the band's rows and the window's radius beyond them, where the frame has
+        // them (at the frame's edges the window is clipped as over the whole frame).
+        const uint32_t v0 = i0 >= kRadius ? i0 - kRadius : 0;
+        const uint32_t v1 = std::min(h, i1 + kRadius);
+        const size_t skip = size_t(v0 - at) * w;
+        VifScaleMap v = sm;
+        v.height = v1 - v0;
+        for (const int32_t **t : {&v.nl, &v.dl, &v.nn, &v.dn})
+            if (*t) *t += skip;
+        for (const float **t : {&v.num, &v.den})
+            if (*t) *t += skip;
+        thread_local std::vector<float> band; // reused: no fresh pages for each band
+        band.resize(size_t(v.height) * w);
+        const VifStatus st = vif_local_map(&v, band.data());
+        if (st != VIF_OK) throw Failure{vif_error("--map: the local VIF map", st)};
+        std::memcpy(k.maps[i].data() + size_t(i0) * w, band.data() + size_t(i0 - v0) * w,
+                    sizeof(float) * size_t(i1 - i0) * w);
+    }
+}
+
 MapWriter::Buffers MapWriter::take_buffers() {
     std::lock_guard<std::mutex> lock(pool_mu_);
     if (pool_.empty()) return {};
@@ -218,12 +279,14 @@ void MapWriter::give_back(Buffers b) {
 void MapWriter::reserve_frames(size_t frames, uint32_t w, uint32_t h) {
     join_prefill();
     prefill_ = std::thread([this, frames, w, h] {
+        // On the cores the clip leaves idle (its threads inherit it), as the contexts are made.
+        MapContexts::lower_this_thread();
         auto one = [&] {
             Buffers b(m_.scales.size());
             for (size_t i = 0; i < b.size(); ++i) {
                 // Scale s is the frame halved s times, rounded down (as the scorers do).
                 const uint32_t s = m_.scales[i];
-                b[i].resize(size_t(w >> s) * (h >> s)); // written: its pages are in memory
+                resize_on_huge_pages(b[i], size_t(w >> s) * (h >> s)); // written: in memory
             }
             give_back(std::move(b));
         };

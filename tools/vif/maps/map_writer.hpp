@@ -63,6 +63,16 @@ public:
     Kept hold(const VifMaps &maps, uint64_t frame, unsigned threads) {
         return compute(maps, frame, threads);
     }
+    /** A frame's buffers for its local maps (from the pool), sized for a w x h frame: filled a
+     *  band of rows at a time by hold_rows, from any threads (each its own rows). */
+    Kept blank(uint64_t frame, uint32_t w, uint32_t h);
+    /** The local maps of the frame rows [first, end) (scale 0's rows; first a multiple of 8)
+     *  into k, from the maps of a crop of the frame whose first row is `top` (a multiple of 8):
+     *  for each selected scale, its rows first >> s to end >> s (the frame's last row when end
+     *  is the frame's height), from the crop's rows around them. The crop's terms must be the
+     *  frame's there and 2 rows (the window's radius) beyond (WorstPictures' bands). On this
+     *  thread. Throws Failure. */
+    void hold_rows(const VifMaps &crop, uint32_t top, uint32_t first, uint32_t end, Kept &k);
     /** put's second half. Throws the writer's Failure, if it had one. */
     void put_held(Kept k);
     void drop_held(Kept k) { give_back(std::move(k.maps)); }

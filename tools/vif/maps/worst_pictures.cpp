@@ -34,6 +34,22 @@ bool same_scores(const VifScores &a, const VifScores &b) {
     return same(a.combined, b.combined);
 }
 
+// The rows a band's crop takes beyond its own on each side (a multiple of 8, so that each of
+// the 4 scales halves the crop where it halves the frame): the terms of a crop's rows are the
+// frame's from 24 rows inside its edges (the filters of the 4 scales, scale 3 the furthest:
+// measured, tests/cli/map_test.cpp), and the local map's window takes 2 rows of scale 3 (16)
+// beyond the band's.
+constexpr uint32_t kBandHalo = 64;
+// A band's own rows at least (fewer bands for smaller frames).
+constexpr uint32_t kMinBandRows = 96;
+
+// Band b of n of a frame h rows high: its own rows [first, end), first a multiple of 8.
+void band_rows(uint32_t h, uint32_t b, uint32_t n, uint32_t *first, uint32_t *end) {
+    auto edge = [&](uint32_t i) { return i >= n ? h : uint32_t(uint64_t(h) * i / n) & ~7u; };
+    *first = edge(b);
+    *end = edge(b + 1);
+}
+
 } // namespace
 
 void WorstPictures::copy(const VifPicture &src, Picture &dst) {
@@ -107,11 +123,7 @@ void WorstPictures::early_update(const Entry *entered, const Entry *left) {
         if (x.closed) return;
         if (left) x.kept.erase(left->frame);
         x.kept.insert(entered->frame);
-        x.jobs.push_back(
-            {entered->frame, entered->scores, entered->ref.view(), entered->dist.view()});
-        x.held.emplace_back();
-        x.done.push_back(0);
-        x.queue.push_back(x.jobs.size() - 1);
+        add_job(x, {entered->frame, entered->scores, entered->ref.view(), entered->dist.view()});
         ++x.entered;
     }
     x.cv.notify_one();
@@ -223,30 +235,63 @@ void WorstPictures::print(const char *what, size_t frames, size_t contexts, unsi
                  most.queue * 1e3);
 }
 
+void WorstPictures::add_job(Early &x, const Job &j) {
+    x.jobs.push_back(j);
+    x.held.emplace_back();
+    x.done.push_back(0);
+    x.ready.push_back(0);
+    x.written.push_back(0);
+    x.bands_left.push_back(0);
+    x.queue.push_back({x.jobs.size() - 1, 0, 1});
+}
+
 void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
     const char *env = std::getenv("VIF_MAP_EARLY");
     if ((env && std::strcmp(env, "0") == 0) || heap_.empty() || early_) return;
-    const std::vector<VifContext *> ctxs = made.get(); // here: not beside write_maps' get()
     early_ = std::make_unique<Early>();
     Early &x = *early_;
     for (const Job &j : jobs()) {
-        x.jobs.push_back(j);
-        x.held.emplace_back();
-        x.done.push_back(0);
-        x.queue.push_back(x.jobs.size() - 1);
+        add_job(x, j);
         x.kept.insert(j.frame);
     }
+    if (const char *b = std::getenv("VIF_MAP_BANDS"); b && *b)
+        x.forced_bands = int(std::min<long>(64, std::max<long>(0, std::strtol(b, nullptr, 10))));
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    const size_t contexts = std::max<size_t>(1, ctxs.size());
+    const size_t contexts = std::max<size_t>(1, made.count());
+    x.workers_n = contexts;
     x.threads = std::max(1u, unsigned(cores / contexts));
     x.spent.resize(contexts);
     // The pictures stay valid: no frame is submitted any more, so no entry's buffers are reused
     // for another picture before write_maps (scored() only moves entries).
+    // A thread waits for the contexts (this one goes on receiving the last frames' scores) and
+    // then works as context 0's worker beside a thread for each other context.
+    auto run = [this, &made, &out, contexts] {
+        Early &e = *early_;
+        std::vector<VifContext *> ctxs;
+        try {
+            ctxs = made.get();
+        } catch (const Failure &f) {
+            std::lock_guard<std::mutex> lock(e.mu);
+            if (e.error.empty()) e.error = f.message;
+            return;
+        }
+        std::vector<std::thread> workers;
+        try {
+            for (size_t c = 1; c < std::min(contexts, ctxs.size()); ++c)
+                workers.emplace_back([this, ctx = ctxs[c], c, &out] { early_worker(ctx, c, out); });
+        } catch (const std::system_error &) { // those started and this one take every job
+        }
+        {
+            std::lock_guard<std::mutex> lock(e.mu);
+            e.workers_n = workers.size() + 1;
+        }
+        early_worker(ctxs[0], 0, out);
+        for (std::thread &t : workers) t.join();
+    };
     try {
-        for (size_t c = 0; c < contexts; ++c)
-            x.workers.emplace_back([this, ctx = ctxs[c], c, &out] { early_worker(ctx, c, out); });
-    } catch (const std::system_error &) { // those started take every job
-        if (x.workers.empty()) early_worker(ctxs[0], 0, out);
+        x.launcher = std::thread(run);
+    } catch (const std::system_error &) {
+        run();
     }
 }
 
@@ -265,6 +310,76 @@ void WorstPictures::release_maps(VifContext *ctx, const Job &j) {
     (void)vif_receive_maps(ctx, &s, &m, 1);
 }
 
+uint32_t WorstPictures::bands_for(const Job &j) const {
+    const Early &x = *early_;
+    const uint32_t most = std::max<uint32_t>(1, j.ref.height / (kMinBandRows + 2 * kBandHalo));
+    if (!bands_ok_) return 1;
+    if (x.forced_bands >= 0)
+        return std::max<uint32_t>(1, std::min<uint32_t>(x.forced_bands, j.ref.height / 8));
+    // Idle workers beyond the queued work share this frame.
+    const size_t spare = x.waiting > x.queue.size() ? x.waiting - x.queue.size() : 0;
+    return uint32_t(std::min<size_t>(most, 1 + spare));
+}
+
+bool WorstPictures::finish_job(size_t k) {
+    Early &x = *early_;
+    x.done[k] = 1;
+    if (!x.final || !x.kept.count(x.jobs[k].frame)) return false;
+    x.written[k] = 1;
+    return true;
+}
+
+void WorstPictures::early_band(VifContext *ctx, size_t c, const Item &it, MapWriter &out) {
+    using Clock = std::chrono::steady_clock;
+    auto since = [](Clock::time_point t) {
+        return std::chrono::duration<double>(Clock::now() - t).count();
+    };
+    Early &x = *early_;
+    Job j;
+    {
+        std::lock_guard<std::mutex> lock(x.mu);
+        j = x.jobs[it.k];
+    }
+    const uint32_t h = j.ref.height;
+    uint32_t first = 0, end = 0;
+    band_rows(h, it.band, it.bands, &first, &end);
+    const uint32_t top = first >= kBandHalo ? first - kBandHalo : 0;
+    const uint32_t bottom = std::min(h, end + kBandHalo);
+    VifPicture r = j.ref, d = j.dist;
+    const ptrdiff_t skip = ptrdiff_t(top) * r.stride;
+    r.data = static_cast<const uint8_t *>(r.data) + skip;
+    d.data = static_cast<const uint8_t *>(d.data) + ptrdiff_t(top) * d.stride;
+    r.height = d.height = bottom - top;
+    const auto waiting = Clock::now();
+    VifStatus st = vif_submit(ctx, &r, &d, nullptr);
+    VifScores s;
+    VifMaps m;
+    if (st == VIF_OK) st = vif_receive_maps(ctx, &s, &m, 1);
+    if (st != VIF_OK) throw Failure{vif_error("--map: mapping the worst frames", st)};
+    x.spent[c].scoring += since(waiting);
+    MapWriter::Kept *k = nullptr;
+    {
+        // The frame's buffers, made by the worker that split it (while this band was scored).
+        std::unique_lock<std::mutex> lock(x.mu);
+        x.cv.wait(lock, [&] { return x.ready[it.k] || !x.error.empty(); });
+        if (!x.error.empty()) return;
+        k = &x.held[it.k]; // a deque's element: stays where it is
+    }
+    const auto computing = Clock::now();
+    out.hold_rows(m, top, first, end, *k); // its own rows only: no lock
+    x.spent[c].local_maps += since(computing);
+    bool write = false;
+    MapWriter::Kept whole;
+    {
+        std::lock_guard<std::mutex> lock(x.mu);
+        if (--x.bands_left[it.k] == 0 && finish_job(it.k)) {
+            write = true;
+            whole = std::move(x.held[it.k]);
+        }
+    }
+    if (write) out.put_held(std::move(whole));
+}
+
 void WorstPictures::early_worker(VifContext *ctx, size_t c, MapWriter &out) {
     using Clock = std::chrono::steady_clock;
     auto since = [](Clock::time_point t) {
@@ -273,20 +388,46 @@ void WorstPictures::early_worker(VifContext *ctx, size_t c, MapWriter &out) {
     Early &x = *early_;
     bool did_one = false;
     for (;;) {
-        size_t k;
+        Item it;
         Job j;
+        uint32_t split = 1;
         {
             std::unique_lock<std::mutex> lock(x.mu);
-            x.cv.wait(lock, [&] { return !x.queue.empty() || x.closed; });
+            ++x.waiting;
+            x.cv.wait(lock, [&] { return !x.queue.empty() || x.closed || !x.error.empty(); });
+            --x.waiting;
             if (x.queue.empty() || !x.error.empty()) return; // closed, or a failure
-            k = x.queue.front();
+            it = x.queue.front();
             x.queue.pop_front();
-            if (!x.kept.count(x.jobs[k].frame)) continue; // left the N worst before its turn
-            j = x.jobs[k];
+            if (!x.kept.count(x.jobs[it.k].frame)) continue; // left the N worst before its turn
+            j = x.jobs[it.k];
+            if (it.bands == 1) {
+                split = bands_for(j);
+                if (split > 1) { // this worker takes band 0; the others go first in the queue
+                    ++x.split;
+                    x.bands_left[it.k] = split;
+                    for (uint32_t b = split - 1; b >= 1; --b) x.queue.push_front({it.k, b, split});
+                    it.bands = split;
+                }
+            }
         }
+        if (split > 1) x.cv.notify_all();
         try {
             if (did_one) release_maps(ctx, j);
             did_one = true;
+            if (split > 1) { // the frame's buffers, for every band's rows
+                MapWriter::Kept blank = out.blank(j.frame, j.ref.width, j.ref.height);
+                {
+                    std::lock_guard<std::mutex> lock(x.mu);
+                    x.held[it.k] = std::move(blank);
+                    x.ready[it.k] = 1;
+                }
+                x.cv.notify_all();
+            }
+            if (it.bands > 1) {
+                early_band(ctx, c, it, out);
+                continue;
+            }
             const auto waiting = Clock::now();
             VifStatus st = vif_submit(ctx, &j.ref, &j.dist, nullptr);
             VifScores s;
@@ -301,17 +442,27 @@ void WorstPictures::early_worker(VifContext *ctx, size_t c, MapWriter &out) {
             const auto computing = Clock::now();
             MapWriter::Kept held = out.hold(m, j.frame, x.threads);
             x.spent[c].local_maps += since(computing);
-            std::lock_guard<std::mutex> lock(x.mu);
-            x.held[k] = std::move(held);
-            x.done[k] = 1;
+            bool write = false;
+            {
+                std::lock_guard<std::mutex> lock(x.mu);
+                write = finish_job(it.k);
+                if (!write) x.held[it.k] = std::move(held);
+            }
+            if (write) out.put_held(std::move(held));
         } catch (const Failure &f) {
-            std::lock_guard<std::mutex> lock(x.mu);
-            if (x.error.empty()) x.error = f.message;
+            {
+                std::lock_guard<std::mutex> lock(x.mu);
+                if (x.error.empty()) x.error = f.message;
+            }
+            x.cv.notify_all();
             return;
         } catch (const std::exception &e) {
-            std::lock_guard<std::mutex> lock(x.mu);
-            if (x.error.empty())
-                x.error = fmt::format("--map: mapping the worst frames: {}", e.what());
+            {
+                std::lock_guard<std::mutex> lock(x.mu);
+                if (x.error.empty())
+                    x.error = fmt::format("--map: mapping the worst frames: {}", e.what());
+            }
+            x.cv.notify_all();
             return;
         }
     }
@@ -324,35 +475,54 @@ void WorstPictures::join_early() {
         early_->closed = true;
     }
     early_->cv.notify_all();
-    for (std::thread &t : early_->workers)
-        if (t.joinable()) t.join();
+    if (early_->launcher.joinable()) early_->launcher.join();
 }
 
 void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
-    join_early();
+    // The clip is scored: the rescoring contexts' threads need not yield to it any more.
+    MapContexts::raise_lowered_threads();
     spare_.clear();
     std::vector<Job> todo = jobs();
     if (early_) {
         Early &x = *early_;
+        // Every frame is scored: the N worst are known. Those whose maps are held go to the
+        // writers now, those done from here on as they finish (finish_job), while the rest are
+        // scored (split into bands where workers are idle).
+        std::vector<MapWriter::Kept> now;
+        {
+            std::lock_guard<std::mutex> lock(x.mu);
+            x.final = true;
+            for (size_t k = 0; k < x.jobs.size(); ++k)
+                if (x.done[k] && !x.written[k] && x.kept.count(x.jobs[k].frame)) {
+                    x.written[k] = 1;
+                    now.push_back(std::move(x.held[k]));
+                }
+        }
+        x.cv.notify_all();
+        std::string failure;
+        for (MapWriter::Kept &k : now) {
+            try {
+                out.put_held(std::move(k));
+            } catch (const Failure &f) {
+                failure = f.message;
+                break;
+            }
+        }
+        join_early();
         if (!x.error.empty()) throw Failure{x.error};
-        // Held maps of frames still among the N worst are written; the others dropped.
+        if (!failure.empty()) throw Failure{failure};
+        // Frames scored again and written; the others' maps dropped.
         std::unordered_map<uint64_t, size_t> by_frame;
         for (size_t k = 0; k < x.jobs.size(); ++k)
             if (x.done[k]) by_frame[x.jobs[k].frame] = k;
         std::vector<Job> rest;
         size_t scored_early = 0;
-        for (const Job &j : todo) {
-            const auto it = by_frame.find(j.frame);
-            if (it != by_frame.end()) {
-                x.done[it->second] = 0;
-                out.put_held(std::move(x.held[it->second]));
-            } else {
-                rest.push_back(j);
-            }
-        }
+        for (const Job &j : todo)
+            if (!by_frame.count(j.frame)) rest.push_back(j);
         for (size_t k = 0; k < x.jobs.size(); ++k) {
-            scored_early += x.done[k] || by_frame.count(x.jobs[k].frame) ? 1 : 0;
-            if (x.done[k]) out.drop_held(std::move(x.held[k]));
+            scored_early += x.done[k] ? 1 : 0;
+            // (a frame split into bands that left the N worst before all were scored too)
+            if ((x.done[k] || x.ready[k]) && !x.written[k]) out.drop_held(std::move(x.held[k]));
         }
         if (verbose_) {
             Spent most;
@@ -367,6 +537,7 @@ void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
                          "scored; %zu of those still among the worst, %zu scored again after "
                          "the last frame\n",
                          x.entered, todo.size() - rest.size(), rest.size());
+            std::fprintf(stderr, "vif: worst frames: %zu split into bands of rows\n", x.split);
         }
         todo = std::move(rest);
         early_.reset();

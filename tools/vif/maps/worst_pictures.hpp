@@ -13,6 +13,14 @@
 // again then, and each frame that enters the N worst while the last frames are scored as soon as
 // its scores come; their local maps are held, and after the last frame those still among the N
 // worst are written (the others dropped).
+// A frame scored again is one context's work (a thread's on the CPU), about a frame's scoring
+// with every core busy: where workers are idle, a frame is split into bands of rows (crops of
+// its pictures with 64 rows more on each side, beyond where the filters of the 4 scales and the
+// local map's window reach from the crop's edges: the terms of the band's rows are the whole
+// frame's), each scored on a context of its own and its local maps written into the frame's
+// (VIF_MAP_BANDS=0: whole frames; =B: every frame in B bands, for the tests). A frame that
+// enters the N worst among the last ones then costs a fraction of a frame after the last one.
+// Those frames are not checked against their first scores (a band has no frame totals).
 // Scoring the candidates all along the clip was not chosen: a frame's scoring is one thread's
 // work on the CPU backend, so a candidate that enters the N worst near the end (most clips have
 // one) still costs that much after the last frame, and the candidates that leave again cost
@@ -69,6 +77,9 @@ public:
      *  made). */
     void write_maps(MapContexts &ctxs, MapWriter &out);
     ~WorstPictures(); ///< waits for start_early's threads (their results dropped)
+    /** Whether frames may be split into bands: not where the filters reach further than the
+     *  bands' halo (a float kernelscale above 1). */
+    void set_bands(bool ok) { bands_ok_ = ok; }
     /** --verbose: write_maps prints where its time went (scoring, local maps) to stderr. */
     void set_verbose(bool v) { verbose_ = v; }
     /** Frames kept now (at most N). */
@@ -120,26 +131,48 @@ private:
                const Spent &most) const;
     /** start_early's work: a queue of frames to score again, fed with the N worst so far and
      *  then with each frame that enters the N worst while the last frames are scored, taken by
-     *  a thread a context; the local maps held by job. */
+     *  a thread a context (a frame whole, or split into bands when workers are idle); the
+     *  local maps held by job. */
+    struct Item {
+        size_t k = 0;                 ///< the job
+        uint32_t band = 0, bands = 1; ///< band `band` of `bands` (1: the whole frame)
+    };
     struct Early {
         std::mutex mu;
         std::condition_variable cv;
         std::deque<Job> jobs;              ///< every frame queued (a deque: stable references)
-        std::deque<MapWriter::Kept> held;  ///< by job, once done
-        std::deque<char> done;             ///< by job: held is set
-        std::deque<size_t> queue;          ///< jobs not taken yet
+        std::deque<MapWriter::Kept> held;  ///< by job, once done (a split one's: once made)
+        std::deque<char> done;             ///< by job: held is complete
+        std::deque<char> ready;            ///< by job: a split frame's held buffers are made
+        std::deque<char> written;          ///< by job: handed to the writers (the final phase)
+        std::deque<uint32_t> bands_left;   ///< by job: a split frame's bands not done
+        std::deque<Item> queue;            ///< work not taken yet
         std::unordered_set<uint64_t> kept; ///< the frames among the N worst now
         size_t entered = 0;                ///< jobs queued after start_early
+        size_t split = 0;                  ///< frames split into bands
+        size_t waiting = 0;                ///< workers waiting for work
+        size_t workers_n = 1;              ///< how many workers there are
         bool closed = false;               ///< write_maps: no more jobs
+        bool final = false;                ///< every frame scored: `kept` is the N worst
         std::string error;                 ///< the first failure
         std::vector<Spent> spent;          ///< by context
-        unsigned threads = 1;              ///< each context's threads for local maps
-        std::vector<std::thread> workers;
+        unsigned threads = 1;              ///< each context's threads for a whole frame's maps
+        int forced_bands = -1;             ///< VIF_MAP_BANDS (0: never split; -1: unset)
+        std::thread launcher;              ///< waits for the contexts, runs the workers
     };
     /** Hands the arrays of the frame `ctx` gave last back to its pool (see the .cpp). */
     static void release_maps(VifContext *ctx, const Job &next);
     /** A context's thread of start_early. */
     void early_worker(VifContext *ctx, size_t c, MapWriter &out);
+    /** A frame queued (x.mu held). */
+    static void add_job(Early &x, const Job &j);
+    /** The bands a frame taken now is split into (x.mu held; 1: whole). */
+    uint32_t bands_for(const Job &j) const;
+    /** One band of a split frame: scored, its local maps written into the frame's. */
+    void early_band(VifContext *ctx, size_t c, const Item &it, MapWriter &out);
+    /** A job's maps complete (x.mu held): written now when every frame is scored and it is
+     *  among the N worst (returned, to hand to the writers outside the lock), else held. */
+    bool finish_job(size_t k);
     /** scored() while the early start runs: `entered` joined the N worst (its job queued),
      *  `left` (if not null) left them. */
     void early_update(const Entry *entered, const Entry *left);
@@ -148,6 +181,7 @@ private:
     uint64_t n_;
     bool pictures_stay_ = false;
     bool verbose_ = false;
+    bool bands_ok_ = true;
     const std::vector<uint64_t> *frame_nums_ = nullptr;
     std::deque<Entry> pending_; ///< submitted, not scored yet, oldest first
     std::vector<Entry> heap_;   ///< a max-heap on (score, frame): its top leaves first

@@ -194,6 +194,7 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
             worst->set_frame_numbers(&frame_nums);
             worst->set_pictures_stay(rpf.mapped() && dpf.mapped());
             worst->set_verbose(o.verbose);
+            worst->set_bands(variants[0]->cfg.kernelscale <= 1.0);
             variants[0]->primary.worst = &*worst;
             // The contexts that score the worst frames again, made now (MapContexts::when).
             map_ctxs.emplace(variants[0]->cfg,
