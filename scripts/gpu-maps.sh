@@ -30,8 +30,13 @@
 # Prints PASS/FAIL per check and the numbers; exit status 0 only when every check passes.
 # Results: summary.md and logs.tar.gz (every log and table) in $OUT.
 # Environment: BUILD_DIR (default build-gpu-maps), OUT (default $BUILD_DIR/maps-results),
-# SKIP_BUILD=1 (reuse BUILD_DIR), NCU_RATIO (goal, default 1.25), SKIP_CPU=1 (no stage 6), MAPS_REPS
-# (stage 6: runs of each way, default 5).
+# STAGES (default "build parity python ncu cli cpu": the stages run, in that order; with only
+# "build cpu" the build is the vif_cli target alone), SKIP_BUILD=1 (reuse BUILD_DIR), NCU_RATIO
+# (goal, default 1.25), SKIP_CPU=1 (no stage 6), MAPS_REPS (stage 6: runs of each way, default
+# 5), MAPS_MODES, MAPS_SIZES, MAPS_VARIANTS (stage 6: maps_speed.sh's MODES, the first of which
+# decides, SIZES and VARIANTS).
+# The CPU stage alone, quickly (the build dir reused when the machine is warm, else vif_cli
+# built, about a minute):  STAGES="build cpu" bash scripts/gpu-maps.sh
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -44,6 +49,8 @@ PY=python3
 for p in "${PYTHON:-}" /opt/torch/.venv/bin/python3 python3; do
   if [ -n "$p" ] && "$p" -c "import numpy" > /dev/null 2>&1; then PY=$p && break; fi
 done
+STAGES=" ${STAGES:-build parity python ncu cli cpu} "
+stage() { [[ "$STAGES" == *" $1 "* ]]; }
 mkdir -p "$RES"
 SUMMARY=$RES/summary.md
 : > "$SUMMARY"
@@ -64,9 +71,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,
   >> "$SUMMARY" 2>&1
 
 # 1. build
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
+if [ "${SKIP_BUILD:-0}" != 1 ] && stage build; then
   stamp "build"
-  BUILD_DIR=$B OUT=$RES/build TARGETS="vif_parity_tests vif_maps_tests vif_isa_tests vif_sweep vif_python vif_cli vif_cli_tests" \
+  targets="vif_parity_tests vif_maps_tests vif_isa_tests vif_sweep vif_python vif_cli vif_cli_tests"
+  stage parity || stage python || stage ncu || stage cli || targets=vif_cli # the CPU stage's
+  BUILD_DIR=$B OUT=$RES/build TARGETS="$targets" \
     bash "$ROOT/scripts/gpu-check.sh" build > "$RES/build_stage.log" 2>&1
   rc=$?
   grep -q "build rc=0" "$RES/build/summary.md" 2>/dev/null || rc=1
@@ -88,7 +97,9 @@ PT=$B/tests/parity/vif_parity_tests
 SW=$B/tools/sweep/vif-sweep
 
 # 2. parity (GPU) and the CPU maps tests
-if [ -x "$PT" ]; then
+if ! stage parity; then
+  :
+elif [ -x "$PT" ]; then
   stamp "parity: CudaMaps.*"
   timeout 600 "$PT" --gtest_filter='CudaMaps.*' > "$RES/parity_maps.log" 2>&1
   rc=$?
@@ -99,7 +110,7 @@ if [ -x "$PT" ]; then
 else
   check "parity CudaMaps" 1 "no $PT"
 fi
-for t in "tests/unit/vif_maps_tests" "tests/unit/vif_isa_tests"; do
+stage parity && for t in "tests/unit/vif_maps_tests" "tests/unit/vif_isa_tests"; do
   if [ -x "$B/$t" ]; then
     timeout 300 "$B/$t" > "$RES/$(basename "$t").log" 2>&1
     check "$(basename "$t") (CPU maps)" $? "$(grep -E '^\[  (PASSED|FAILED) ' "$RES/$(basename "$t").log" | tr '\n' ' ')"
@@ -109,7 +120,9 @@ for t in "tests/unit/vif_maps_tests" "tests/unit/vif_isa_tests"; do
 done
 
 # 3. Python: the maps tests (GPU ones must run, not skip)
-if ls "$B"/python/libvif/_core*.so > /dev/null 2>&1; then
+if ! stage python; then
+  :
+elif ls "$B"/python/libvif/_core*.so > /dev/null 2>&1; then
   stamp "python: tests/python/test_maps.py"
   VIF_CLI=$B/tools/vif/vif PYTHONPATH=$B/python timeout 300 "$PY" tests/python/run_pytest.py \
     tests/python/test_maps.py -q -rs -p no:cacheprovider > "$RES/pytest_maps.log" 2>&1
@@ -131,7 +144,9 @@ ncu_sum() { # ncu_sum LOG -> us per frame (sum of the kernels' medians)
 # shellcheck disable=SC2012 # fixed install paths
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
 NCU_ROWS=()
-if [ -x "$SW" ] && [ -n "$NCU" ]; then
+if ! stage ncu; then
+  :
+elif [ -x "$SW" ] && [ -n "$NCU" ]; then
   # 8-bit integer and float (the goal), and 10-bit integer (its scale-0 maps kernel has a
   # register budget of its own: 3 blocks an SM, no spill).
   for case in integer:8 float:8 integer:10; do
@@ -185,7 +200,9 @@ fi
 # 5. The CLI's map files: --backend cuda = --backend cpu, byte for byte
 CT=$B/tests/cli/vif_cli_tests
 VIF=$B/tools/vif/vif
-if [ -x "$CT" ]; then
+if ! stage cli; then
+  :
+elif [ -x "$CT" ]; then
   stamp "cli: MapCli.* MapPictures.*"
   note "environment: $(env | grep -E '^VIF_' | tr '\n' ' ')(VIF_CLI_UNDER_TEST dropped: the tests run $VIF)"
   env -u VIF_CLI_UNDER_TEST timeout 300 "$CT" --gtest_filter='MapCli.*:MapPictures.*' \
@@ -199,7 +216,9 @@ if [ -x "$CT" ]; then
 else
   check "CLI map tests" 1 "no $CT"
 fi
-if [ -x "$VIF" ]; then
+if ! stage cli; then
+  :
+elif [ -x "$VIF" ]; then
   note "vif: $("$VIF" --version 2>&1 | head -1) (rc=$?); $(ldd "$VIF" 2>&1 | grep -E 'libvif|not found' | tr -s ' \t' ' ' | tr '\n' ';')"
   stamp "cli: 1920x1080 map files, cuda vs cpu"
   C=$B/maps-cli
@@ -241,10 +260,15 @@ else
 fi
 
 # 6. The CPU's cost of --map-frames worst:10, on this machine's cores
-if [ "${SKIP_CPU:-0}" != 1 ] && [ -x "$VIF" ]; then
+if [ "${SKIP_CPU:-0}" != 1 ] && stage cpu && [ ! -x "$VIF" ]; then
+  check "CPU --map-frames worst:10" 1 "no $VIF (build it: STAGES=\"build cpu\")"
+elif [ "${SKIP_CPU:-0}" != 1 ] && stage cpu; then
   stamp "cpu: maps_speed.sh ($(nproc) cores; $(lscpu 2>/dev/null | awk -F: '/^Thread\(s\) per core/ { gsub(/ /, "", $2); print $2 " threads a core" }'); transparent huge pages $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null))"
-  GEN=numpy PYTHON=$PY DIR=$B/maps-speed REPS=${MAPS_REPS:-5} METRIC=wall BACKEND=cpu \
-    bash "$ROOT/bench/cpu/maps_speed.sh" "$VIF" > "$RES/cpu_maps_speed.log" 2>&1
+  speed_env=(GEN=numpy "PYTHON=$PY" "DIR=$B/maps-speed" "REPS=${MAPS_REPS:-5}" METRIC=wall BACKEND=cpu)
+  [ -n "${MAPS_MODES:-}" ] && speed_env+=("MODES=$MAPS_MODES")
+  [ -n "${MAPS_SIZES:-}" ] && speed_env+=("SIZES=$MAPS_SIZES")
+  [ -n "${MAPS_VARIANTS:-}" ] && speed_env+=("VARIANTS=$MAPS_VARIANTS")
+  env "${speed_env[@]}" bash "$ROOT/bench/cpu/maps_speed.sh" "$VIF" > "$RES/cpu_maps_speed.log" 2>&1
   rc=$?
   while read -r line; do note "  $line"; done < <(grep -E '^(PASS|FAIL|tail) ' "$RES/cpu_maps_speed.log")
   check "CPU --map-frames worst:10 on $(nproc) cores, <= 1.2x the wall time of no maps (best of ${MAPS_REPS:-5}, the default way)" "$rc" \

@@ -24,7 +24,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip start clip-noearly tail"}
+MODES=${MODES:-"clip clip-normal clip-nobands clip-noearly"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -44,20 +44,25 @@ mkdir -p "$DIR"
 F="ffmpeg -hide_banner -loglevel error -nostdin -y"
 
 # The ways of worst:10 compared (tools/vif/maps/map_contexts.hpp, worst_pictures.hpp):
-# "VIF_MAP_CONTEXTS VIF_MAP_EARLY" of a mode, and what it is.
+# "VIF_MAP_CONTEXTS VIF_MAP_EARLY VIF_MAP_IDLE VIF_MAP_BANDS" of a mode (- : unset), and what
+# it is.
 mode_env() {
   case $1 in
-    clip) echo "clip 1" ;;            # the default
-    start) echo "start 1" ;;
-    clip-noearly) echo "clip 0" ;;    # d869d0f's `clip` way
-    start-noearly) echo "start 0" ;;
-    tail) echo "tail 0" ;;
-    *) echo "clip 1" ;;
+    clip) echo "clip 1 1 -" ;;           # the default
+    clip-normal) echo "clip 1 0 -" ;;    # rescoring threads of normal priority (d6d48c2's clip)
+    clip-nobands) echo "clip 1 1 0" ;;   # whole frames only
+    start) echo "start 1 1 -" ;;
+    clip-noearly) echo "clip 0 1 -" ;;
+    start-noearly) echo "start 0 1 -" ;;
+    tail) echo "tail 0 1 -" ;;
+    *) echo "clip 1 1 -" ;;
   esac
 }
 mode_says() {
   case $1 in
-    clip) echo "(contexts made while the clip is scored, the worst so far scored again while the last frames are)" ;;
+    clip) echo "(contexts made while the clip is scored at idle priority, the worst so far scored again while the last frames are, in bands of rows where workers are idle)" ;;
+    clip-normal) echo "(as clip, the rescoring threads of normal priority)" ;;
+    clip-nobands) echo "(as clip, whole frames only)" ;;
     start) echo "(contexts made before the first frame, the worst so far scored again while the last frames are)" ;;
     clip-noearly) echo "(contexts made while the clip is scored, the worst scored again after the last frame)" ;;
     start-noearly) echo "(contexts made before the first frame, the worst scored again after the last frame)" ;;
@@ -84,8 +89,9 @@ for size in $SIZES; do
         extra=()
         [ "$mode" != plain ] && extra=(--map "$DIR/maps" --map-frames worst:10)
         rm -rf "$DIR/maps"
-        read -r when early <<< "$(mode_env "$mode")"
-        t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_CONTEXTS=$when VIF_MAP_EARLY=$early "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
+        read -r when early idle bands <<< "$(mode_env "$mode")"
+        [ "$bands" = - ] && bands=
+        t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_CONTEXTS=$when VIF_MAP_EARLY=$early VIF_MAP_IDLE=$idle VIF_MAP_BANDS=$bands "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
           --threads "$THREADS" --backend "$BACKEND" -q -o "$DIR/$mode.json" --verbose "${extra[@]}" \
           2> "$DIR/$mode.$rep.verbose" > /dev/null; } 2>&1 )
         if [ "$mode" != plain ] && [ "$(find "$DIR/maps" -type f | wc -l)" -lt 10 ]; then
@@ -104,12 +110,14 @@ for size in $SIZES; do
           / scored again after the last frame on / { late_n = $4 }
           / of those still among the worst, / { late_n = $(NF - 6) }
           / entered the worst while the last frames / { entered = $4 }
+          / split into bands of rows/ { split_n = $4 }
           / scored again after the last frame on / { split($0, a, "longest waits for maps "); split(a[2], b, " ");
                               waits = b[1]; split($0, c, "local maps "); split(c[2], d, " "); lm = d[1]
                               split($0, e, "queue "); split(e[2], f, " "); q = f[1] }
-          END { split(t, v, " "); printf "%s %.3f %.1f %.1f %s %s %s %s/%s %s\n", v[1], v[2] + v[3], at, (t1 - t0) * 1000 - at,
+          END { split(t, v, " "); printf "%s %.3f %.1f %.1f %s %s %s %s/%s %s %s\n", v[1], v[2] + v[3], at, (t1 - t0) * 1000 - at,
                 waits == "" ? "-" : waits, lm == "" ? "-" : lm, q == "" ? "-" : q,
-                early_n == "" ? 0 : early_n, (late_n == "" ? 0 : late_n) "/" (entered == "" ? 0 : entered), made == "" ? "-" : made }' "$DIR/$mode.$rep.verbose")
+                early_n == "" ? 0 : early_n, (late_n == "" ? 0 : late_n) "/" (entered == "" ? 0 : entered), made == "" ? "-" : made,
+                split_n == "" ? 0 : split_n }' "$DIR/$mode.$rep.verbose")
 "
       done
     done
@@ -121,11 +129,11 @@ for size in $SIZES; do
     # best RUNS: the run with the least wall time, "wall cpu clip tail waits localmaps queue early/late made"
     best() { sort -g <<< "$1" | sed '/^$/d' | head -1; }
     median_clip() { awk 'NF { print $3 }' <<< "$1" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-    read -r pw pc pclip ptail _ _ _ _ _ <<< "$(best "${runs[plain]}")"
+    read -r pw pc pclip ptail _ _ _ _ _ _ <<< "$(best "${runs[plain]}")"
     pmed=$(median_clip "${runs[plain]}")
     first=1
     for mode in $MODES; do
-      read -r mw mc mclip mtail waits lm q el made <<< "$(best "${runs[$mode]}")"
+      read -r mw mc mclip mtail waits lm q el made nsplit <<< "$(best "${runs[$mode]}")"
       mmed=$(median_clip "${runs[$mode]}")
       rw=$(awk -v a="$mw" -v b="$pw" 'BEGIN { print a / b }')
       rc=$(awk -v a="$mc" -v b="$pc" 'BEGIN { print a / b }')
@@ -141,14 +149,14 @@ for size in $SIZES; do
       printf '%s %s %s worst:10 %s (%s), %s frames of %s clips (best of %s, alternating): no maps %.3f s wall %.2f s cpu, worst:10 %.3f s wall %.2f s cpu: %.3fx wall, %.3fx cpu (goal <= %sx, %s)\n' \
         "$verdict" "$size" "$variant" "$(mode_says "$mode")" "$role" "$FRAMES" "$GEN" "$REPS" "$pw" "$pc" "$mw" "$mc" "$rw" "$rc" "$GOAL" "$METRIC"
       awk -v what="$size $variant $mode" -v ptail="$ptail" -v pclip="$pclip" -v pmed="$pmed" -v mtail="$mtail" \
-        -v mclip="$mclip" -v mmed="$mmed" -v waits="$waits" -v lm="$lm" -v q="$q" -v el="$el" -v made="$made" 'BEGIN {
+        -v mclip="$mclip" -v mmed="$mmed" -v waits="$waits" -v lm="$lm" -v q="$q" -v el="$el" -v made="$made" -v nsplit="$nsplit" 'BEGIN {
           printf "tail %s: best runs: clip phase %.1f ms (no maps %.1f: %+.1f; medians %.1f vs %.1f: %+.1f", what, mclip, pclip, mclip - pclip, mmed, pmed, mmed - pmed
           if (made != "-") printf "; of it the rescoring contexts and buffers made before the first frame %s ms", made
           printf "), "
           split(el, n, "/")
           printf "from the last frame to leaving main() %.1f ms (no maps %.1f: %+.1f); worst frames scored again early %s (%s of them entered the worst while the last frames were scored), after the last frame %s", mtail, ptail, mtail - ptail, n[1], n[3], n[2]
           if (n[2] > 0) printf " (the longest context waited %s ms for maps, local maps %s ms, writers\047 queue %s ms)", waits, lm, q
-          printf "\n" }'
+          printf "; frames split into bands %s\n", nsplit }'
       first=0
     done
     unset runs
