@@ -70,6 +70,13 @@ constexpr double kNvdecRunPixelsPerS = 2.7e9;
 // above already net out).
 constexpr double kCpuFirstFramesSPerPixel = 3.5e-8;
 constexpr double kCpuFirstFramesFreePixels = 4.0e6;
+// The same for raw input: a frame is scored on one thread, so a run waits at least for one
+// frame's time there. Beyond 1080p it shows: one raw 2160p frame took 0.12-0.17 s whole process
+// on the CPU against 0.035-0.049 s for 1080p, and the 2160p curve is about 0.116 s + 9-10 ms a
+// frame from 1 to 200 frames (H200 machine, bench/startup's curves, 2026-11-26): 0.08 s more
+// than the frames' share of the threads, 1.3e-8 s a luma pixel beyond 1080p's.
+constexpr double kCpuRawFirstFrameSPerPixel = 1.3e-8;
+constexpr double kCpuRawFirstFrameFreePixels = 2.1e6;
 // The hand-over (raw input scored on CPU threads until CUDA is ready): CUDA's contexts are
 // ready about 0.23 s after start, and about 0.03 s later (1080p; 0.09 s at 2160p) when every
 // core is scoring meanwhile (H200 machine, --verbose timelines, 2026-11-26).
@@ -212,11 +219,11 @@ CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned core
     const double cpu_rate = (raw ? kCpuRunRawPixelsPerSPerThread
                                  : kCpuRunH264PixelsPerSPerThread / codec_cost(shape.codec)) *
                             std::clamp(cores, 1u, kMeasuredThreads) / std::max(1u, variants);
+    const double frame_px = double(shape.width) * shape.height;
     const double first_frames =
-        raw ? 0.0
+        raw ? kCpuRawFirstFrameSPerPixel * std::max(0.0, frame_px - kCpuRawFirstFrameFreePixels)
             : kCpuFirstFramesSPerPixel *
-                  std::max(0.0, double(shape.width) * shape.height * codec_cost(shape.codec) -
-                                    kCpuFirstFramesFreePixels);
+                  std::max(0.0, frame_px * codec_cost(shape.codec) - kCpuFirstFramesFreePixels);
     const double cpu_s = first_frames + pixels / cpu_rate;
     const double gpu_s = raw ? kCudaFixedS + pixels / kCudaRawPixelsPerS
                              : kNvdecFixedS + pixels / kNvdecRunPixelsPerS;
@@ -224,10 +231,9 @@ CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned core
     // The hand-over saves the GPU the frames the CPU scores before CUDA is ready and costs the
     // CPU's last frames (each thread finishes the one it holds: a frame's time on one thread)
     // and a slower start-up. On the H200 machine it saves 0.02 s and costs 0.07 s at 1080p.
-    const double frame_pixels = double(shape.width) * shape.height;
     const double saved = kCudaReadyS * cpu_rate * std::max(1u, variants) / kCudaRawPixelsPerS;
     const double cost =
-        frame_pixels / (cpu_rate / std::clamp(cores, 1u, kMeasuredThreads)) + kHandOverStartCostS;
+        frame_px / (cpu_rate / std::clamp(cores, 1u, kMeasuredThreads)) + kHandOverStartCostS;
     c.cpu_while_cuda_starts = !raw || saved > cost;
     c.software_decoding =
         !raw && !c.cpu_only && first_frames == 0.0 && cpu_s <= kSoftwareBand * gpu_s;
