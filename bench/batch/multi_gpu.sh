@@ -49,8 +49,10 @@
 # GPU; gNrt2, a group's reference on 2 libavcodec threads (VIF_BATCH_REF_THREADS=2); gNmt,
 # glibc's malloc without trims and mmap below 32 MiB (GLIBC_TUNABLES); g2st, every device
 # started at once (VIF_BATCH_START_TOGETHER=1); g2se, as soon as the work's estimate pays for
-# them (=early). --timings also gives the run's CPU and context switches and the host readers'
-# CPU against reading time; the GPUs' NVDEC utilisation is sampled beside their SM's.
+# them (=early); B g2ho, rows opened ahead not held back while a device starts
+# (VIF_BATCH_AHEAD_HOLD=0, as before). --timings also gives the run's CPU and context switches
+# and the host readers' CPU against reading time; the GPUs' NVDEC utilisation is sampled beside
+# their SM's.
 # Ways that say what binds (informational): B with the next row's opening while a row decodes
 # turned off (gNna: VIF_BATCH_OPEN_AHEAD=0); R with each context's staging copies on 8 threads
 # (gNt8: --threads 8, the automatic count of a context alone, before the batch shared half the
@@ -283,6 +285,8 @@ catalogue() { # TAG MANIFEST
     # first; and as soon as the work's estimate pays for them at 1 s a start-up (=early).
     [ "$ngpu" -ge 2 ] && ways+=("g2st:--devices 0,1 (devices started together)"
                                 "g2se:--devices 0,1 (devices started once the estimate pays)")
+    # B: rows opened ahead not held back while the second device starts (as before session 7).
+    [ "$tag" = B ] && [ "$ngpu" -ge 2 ] && ways+=("g2ho:--devices 0,1 (ahead not held)")
   fi
   for w in "${ways[@]}"; do
     local key=${w%%:*} args=${w#*:} vif=$NEW_VIF
@@ -298,6 +302,8 @@ catalogue() { # TAG MANIFEST
     local together=${VIF_BATCH_START_TOGETHER:-}
     [[ $key == *st ]] && together=1 args=${args% (devices started together)}
     [[ $key == *se ]] && together=early args=${args% (devices started once the estimate pays)}
+    local ahold=${VIF_BATCH_AHEAD_HOLD:-}
+    [[ $key == *ho ]] && ahold=0 args=${args% (ahead not held)}
     # glibc's malloc: big buffers (decoders' frames, read-ahead) from mmap and freed heaps
     # trimmed, each a page-table change and page faults in a process of many threads?
     local tun=${GLIBC_TUNABLES:-}
@@ -313,7 +319,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(GLIBC_TUNABLES=$tun VIF_BATCH_START_TOGETHER=$together VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_AHEAD_HOLD=$ahold GLIBC_TUNABLES=$tun VIF_BATCH_START_TOGETHER=$together VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs
@@ -341,7 +347,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g1w8 g2w16 g2w8 g1rt2 g2rt2 g1mt g2mt g2st g2se g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
+  for key in g2 g4 g2w2 g4w2 g1w8 g2w16 g2w8 g1rt2 g2rt2 g1mt g2mt g2st g2se g2ho g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")
