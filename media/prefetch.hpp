@@ -37,7 +37,8 @@ struct ReadPlan {
 
 /** What every reader thread of the process did so far (`vif batch --timings`): frames read,
  *  their threads' CPU time, and the time they spent reading (their life less the waits for a
- *  free slot). Reading time well over CPU time: the readers waited for a core or a lock. */
+ *  free slot). Reading time well over CPU time: the readers waited for a core or a lock. (An
+ *  input decoded on several libavcodec threads decodes on those: not counted here.) */
 struct ReaderTotals {
     uint64_t frames = 0;
     double cpu_seconds = 0;

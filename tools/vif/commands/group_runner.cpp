@@ -702,8 +702,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                      "cores busy on average; context switches: %ld involuntary, %ld voluntary\n",
                      user + sys, user, sys, wall > 0 ? (user + sys) / wall : 0.0, cores,
                      u.ru_nivcsw - usage_at_start.ru_nivcsw, u.ru_nvcsw - usage_at_start.ru_nvcsw);
-        // The host's readers (decoding on the host path): reading time over their CPU time is
-        // time they waited for a core or a lock while they had work.
+        // The host's readers (decoding on the host path, where an input has one libavcodec
+        // thread): reading time over their CPU time is time they waited for a core or a lock
+        // while they had work.
         const ReaderTotals rt = reader_totals();
         if (rt.frames)
             std::fprintf(stderr,
