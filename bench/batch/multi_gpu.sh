@@ -83,7 +83,8 @@
 #             the development machine by bench/batch/make_compact_clips.sh bench/batch/clips)
 #   NVCLIPS   folder with h264_src.mp4 and h264_enc.mkv (default bench/nvdec/clips)
 #   ROWS_1080 rows of part B (default 16); ROWS_RAW, RAW_FRAMES of part R (48, 120); PARTS (default
-#   "A A10 R RX B C D W B32"); WORK (default /tmp/vif-mgpu);
+#   "A A10 B D", the targets and the faults; every part: "A A10 R RX B C D W B32"); WORK
+#   (default /tmp/vif-mgpu);
 #   RUN_TIMEOUT seconds a run may take (default 120); NGPU (a dry run on CPU stand-in devices:
 #   NGPU=2 VIF_TEST_CPU_DEVICES=2 NEW_VIF=build-cpu/tools/vif/vif BASE_VIF=none)
 set -uo pipefail
@@ -91,7 +92,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 RES=${OUT:-$ROOT/out}
 WORK=${WORK:-/tmp/vif-mgpu}
-PARTS=${PARTS:-A A10 R RX B C D W B32}
+PARTS=${PARTS:-A A10 B D}
 BUDGET=${BUDGET:-280}
 ROWS_1080=${ROWS_1080:-16}
 COMPACT=$(realpath -m "${COMPACT:-$ROOT/bench/batch/clips}")
