@@ -49,7 +49,8 @@
 # GPU; gNrt2, a group's reference on 2 libavcodec threads (VIF_BATCH_REF_THREADS=2); gNmt,
 # glibc's malloc without trims and mmap below 32 MiB (GLIBC_TUNABLES); g2st, every device
 # started at once (VIF_BATCH_START_TOGETHER=1); g2se, as soon as the work's estimate pays for
-# them (=early); B g2ho, rows opened ahead not held back while a device starts
+# them (=early); gNsc, glibc's cache of thread stacks at 1 GiB; gNx, all of them (and 8
+# workers a GPU); B g2ho, rows opened ahead not held back while a device starts
 # (VIF_BATCH_AHEAD_HOLD=0, as before). --timings also gives the run's CPU and context switches
 # and the host readers' CPU against reading time; the GPUs' NVDEC utilisation is sampled beside
 # their SM's.
@@ -281,6 +282,9 @@ catalogue() { # TAG MANIFEST
       ways+=("g${g}w$((8 * g)):--devices $(devlist "$g") --workers $((8 * g))")
       [ "$tag" = A10 ] && ways+=("g${g}rt2:--devices $(devlist "$g") (reference on 2 threads)")
       [ "$tag" = A10 ] && ways+=("g${g}mt:--devices $(devlist "$g") (malloc: no trims, no mmap under 32 MiB)")
+      [ "$tag" = A10 ] && ways+=("g${g}sc:--devices $(devlist "$g") (thread stacks cached)")
+      # Every lever at once: the ceiling of this host with what was built.
+      [ "$tag" = A10 ] && ways+=("g${g}x:--devices $(devlist "$g") --workers $((8 * g)) (every lever)")
     done
     # Every device started at once (VIF_BATCH_START_TOGETHER=1), not the others after the
     # first; and as soon as the work's estimate pays for them at 1 s a start-up (=early).
@@ -302,13 +306,23 @@ catalogue() { # TAG MANIFEST
     [[ $key == *rt2 ]] && refth=2 args=${args% (reference on 2 threads)}
     local together=${VIF_BATCH_START_TOGETHER:-}
     [[ $key == *st ]] && together=1 args=${args% (devices started together)}
-    [[ $key == *se ]] && together=early args=${args% (devices started once the estimate pays)}
+    [[ $key == g*se ]] && together=early args=${args% (devices started once the estimate pays)}
     local ahold=${VIF_BATCH_AHEAD_HOLD:-}
     [[ $key == *ho ]] && ahold=0 args=${args% (ahead not held)}
     # glibc's malloc: big buffers (decoders' frames, read-ahead) from mmap and freed heaps
     # trimmed, each a page-table change and page faults in a process of many threads?
     local tun=${GLIBC_TUNABLES:-}
-    [[ $key == *mt ]] && tun=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296 args=${args% (malloc: no trims, no mmap under 32 MiB)}
+    local mtun=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296
+    [[ $key == *mt ]] && tun=$mtun args=${args% (malloc: no trims, no mmap under 32 MiB)}
+    # Threads made and ended every group (readers, opens): glibc keeps 40 MiB of stacks, five
+    # of 8 MiB; each other one is an mmap and munmap, which take the page-table lock that every
+    # page fault of the process waits for.
+    local stun=glibc.pthread.stack_cache_size=1073741824
+    [[ $key == *sc ]] && tun=$stun args=${args% (thread stacks cached)}
+    if [[ $key == *x ]]; then
+      tun=$mtun:$stun refth=2 args=${args% (every lever)}
+      [[ $key == g1* ]] || together=early
+    fi
     local bwait=${VIF_CUDA_BLOCKING_WAIT:-}
     [[ $key == *bw ]] && bwait=1 args=${args% (blocking waits)}
     local sum=$WORK/$tag-$key/summary.csv
@@ -348,7 +362,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g1w8 g2w16 g2w8 g1rt2 g2rt2 g1mt g2mt g2st g2se g2ho g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
+  for key in g2 g4 g2w2 g4w2 g1w8 g2w16 g2w8 g1rt2 g2rt2 g1mt g2mt g1sc g2sc g1x g2x g2st g2se g2ho g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")
