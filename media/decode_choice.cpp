@@ -58,8 +58,10 @@ constexpr unsigned kMeasuredThreads = 16;
 // s for one 1080p frame and 0.19-0.21 s for 48, the CPU 0.035-0.049 s for one and 2.4-2.7 ms a
 // frame after) put the raw cost at 0.14-0.17 s: 0.15, the crossing at about 66 frames of 1080p
 // (the curves: 61-75) where 0.25 put it at 110, so that 70-110-frame raw clips went to the CPU
-// 20-40% slower than CUDA (no curve point there showed it).
-constexpr double kCudaFixedS = 0.15;
+// 20-40% slower than CUDA (no curve point there showed it). Session 7's sharper points (best of 5
+// rotated, main f0d5bb4): raw 1080p CPU 0.211 s / CUDA 0.261 at 64 frames, 0.265 / 0.266 at 80,
+// 0.316 / 0.259 at 100: the crossing at 80, CUDA 0.18 s above the CPU run there.
+constexpr double kCudaFixedS = 0.18;
 constexpr double kCudaRawPixelsPerS = 8.0e9;
 constexpr double kNvdecFixedS = 0.30;
 constexpr double kNvdecRunPixelsPerS = 2.7e9;
@@ -73,9 +75,10 @@ constexpr double kCpuFirstFramesFreePixels = 4.0e6;
 // The same for raw input: a frame is scored on one thread, so a run waits at least for one
 // frame's time there. Beyond 1080p it shows: one raw 2160p frame took 0.12-0.17 s whole process
 // on the CPU against 0.035-0.049 s for 1080p, and the 2160p curve is about 0.116 s + 9-10 ms a
-// frame from 1 to 200 frames (H200 machine, bench/startup's curves, 2026-11-26): 0.08 s more
-// than the frames' share of the threads, 1.3e-8 s a luma pixel beyond 1080p's.
-constexpr double kCpuRawFirstFrameSPerPixel = 1.3e-8;
+// frame from 1 to 200 frames (H200 machine, bench/startup's curves, 2026-11-26): 0.08-0.1 s more
+// than the frames' share of the threads, 1.6e-8 s a luma pixel beyond 1080p's (0.1 s at 2160p,
+// the crossing where the points put it: CPU 0.254 s / CUDA 0.262 at 8 frames, 0.342 / 0.252 at 16).
+constexpr double kCpuRawFirstFrameSPerPixel = 1.6e-8;
 constexpr double kCpuRawFirstFrameFreePixels = 2.1e6;
 // The hand-over (raw input scored on CPU threads until CUDA is ready): CUDA's contexts are
 // ready about 0.23 s after start, and about 0.03 s later (1080p; 0.09 s at 2160p) when every
@@ -91,8 +94,8 @@ constexpr double kHandOverStartCostS = 0.03;
 // machine, bench/startup 2026-11-26) and 0.3 for bench/nvdec's 1080p H.264 pair (1,140 pairs a
 // second decoded on 16 threads against 340 decoded and scored), so 0.75 x 1.3 keeps heavy input
 // no slower than NVDEC there. Not where a CPU run's first frames cost more than CUDA's start-up
-// (big frames, 2160p HEVC): those go to NVDEC as before.
-constexpr double kSoftwareBand = 1.3;
+// (big frames, 2160p HEVC): those go to NVDEC as before. The band's end is
+// kSoftwareBand (decode_choice.hpp).
 
 } // namespace
 
@@ -211,7 +214,7 @@ StartChoice choose_decoding_start(const ClipShape &shape, unsigned cores, unsign
 }
 
 CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned cores,
-                          unsigned variants) {
+                          unsigned variants, double software_band) {
     CpuChoice c;
     if (frames == 0 || shape.width == 0 || shape.height == 0) return c;
     const bool raw = shape.codec == "raw";
@@ -236,7 +239,7 @@ CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned core
         frame_px / (cpu_rate / std::clamp(cores, 1u, kMeasuredThreads)) + kHandOverStartCostS;
     c.cpu_while_cuda_starts = !raw || saved > cost;
     c.software_decoding =
-        !raw && !c.cpu_only && first_frames == 0.0 && cpu_s <= kSoftwareBand * gpu_s;
+        !raw && !c.cpu_only && first_frames == 0.0 && cpu_s <= software_band * gpu_s;
     char line[400];
     std::snprintf(line, sizeof line,
                   "%llu frames of %ux%u %s: %s (about %.2f s on %u CPU threads, %.2f s with "

@@ -77,8 +77,12 @@ struct CpuChoice {
  * how many VIF variants each frame is scored in. Just past that crossing, encoded input is
  * decoded in software (CpuChoice::software_decoding).
  */
+/// Where the software-decoding band near an encoded crossing ends: the CPU run estimated at this
+/// many times CUDA's (decode_choice.cpp says why).
+constexpr double kSoftwareBand = 1.3;
+
 CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned cores,
-                          unsigned variants);
+                          unsigned variants, double software_band = kSoftwareBand);
 
 } // namespace vifcli
 

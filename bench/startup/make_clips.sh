@@ -2,7 +2,8 @@
 # The encoded clips bench/startup/startup_bench.py reads, in one folder to carry to the GPU
 # machine (it has no encoder): the 48-frame 1080p x264 probe pair of bench/ladder
 # (src1080.mkv, r1920x1080.mkv) and bench/nvdec's 1,200-frame 1080p H.264 and 600-frame 2160p
-# HEVC Main10 pairs (about 38 MB in all). Clips already made elsewhere are copied, not remade.
+# HEVC Main10 pairs, and a heavy 240-frame 1080p pair made of the probe pair (about 59 MB in
+# all). Clips already made elsewhere are copied, not remade.
 #   bench/startup/make_clips.sh [DIR]   (default bench/startup/clips; git-ignored)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,5 +22,15 @@ if [[ ! -s $dir/src1080.mkv || ! -s $dir/r1920x1080.mkv ]]; then
   bash "$root/bench/ladder/make_ladder_clips.sh" "$tmp" 48 > /dev/null
   cp "$tmp/src1080.mkv" "$tmp/r1920x1080.mkv" "$dir/"
 fi
+# A heavy 1080p pair for the curve points (bench/startup's heavy1080): the probe pair, whose CRF
+# 17 reference is the heaviest decoding measured (about 76 KB a frame), five times over by stream
+# copy (no encoder needed): 240 frames, about 21 MB.
+for f in src1080:heavy_src.mkv r1920x1080:heavy_enc.mkv; do
+  [[ -s $dir/${f#*:} ]] && continue
+  list=$(mktemp)
+  for _ in 1 2 3 4 5; do echo "file '$dir/${f%%:*}.mkv'"; done > "$list"
+  ffmpeg -hide_banner -loglevel error -f concat -safe 0 -i "$list" -c copy -y "$dir/${f#*:}"
+  rm -f "$list"
+done
 du -sh "$dir"
 ls -l "$dir"

@@ -38,15 +38,16 @@ Environment:
   TOL         slack of the "never slower" checks: relative (default 0.05) plus 5 ms
   LIB_FRAMES  the library stage's run lengths (default 48,1200; the first is the short one)
   CURVE_POINTS  the curves stage runs only these points, sharper: 'clip:frames[:frames..]'
-              items, ',' between (clips raw1080 raw2160 enc1080 enc2160), e.g.
+              items, ',' between (clips raw1080 raw2160 enc1080 enc2160, and heavy1080: the
+              probe pair five times over, 240 frames, make_clips.sh), e.g.
               'raw2160:48,enc1080:200'; CURVE_N rounds (default 5 here), each running every
               variant once in an order rotated from round to round, CURVE_GAP_S (default 0.2)
               seconds between runs; PASS/FAIL per point (the default's best <= the faster
               backend's best x (1 + TOL) + 5 ms) and its scores = --backend cpu's; writes
               OUT/points.csv. INFO variants beside them: POINT_EXTRA_ENC (default
-              'VIF_SOFTWARE_NEAR_CROSSING=0|--hwdec none|--backend cuda --hwdec none': the
-              default with NVDEC near the crossing, software decoding with auto and with cuda)
-              and POINT_EXTRA_RAW (default none),
+              'VIF_SOFTWARE_NEAR_CROSSING=0|VIF_SOFTWARE_BAND=2': the default with NVDEC near
+              the crossing, and with the software-decoding band twice CUDA's estimate) and
+              POINT_EXTRA_RAW (default none),
               '|' between option sets, VAR=value words set the environment
 """
 import json
@@ -314,8 +315,9 @@ def raw_args(size, n, at_least=False):
     return ["-r", rp, "-d", dp, "-w", str(w), "-h", str(h), "-p", "420", "-b", "8"]
 
 
-def enc_args(size):
-    r, d = (("h264_src.mp4", "h264_enc.mkv") if size == 1080 else ("hevc_src.mp4", "hevc_enc.mkv"))
+def enc_args(size, heavy=False):
+    r, d = (("heavy_src.mkv", "heavy_enc.mkv") if heavy else ("h264_src.mp4", "h264_enc.mkv")
+            if size == 1080 else ("hevc_src.mp4", "hevc_enc.mkv"))
     r, d = os.path.join(CLIPS, r), os.path.join(CLIPS, d)
     if not need(r, d):
         return None
@@ -421,7 +423,8 @@ def stage_raw():
 
 
 POINT_CLIPS = {"raw1080": ("raw", 1080), "raw2160": ("raw", 2160),
-               "enc1080": ("encoded", 1080), "enc2160": ("encoded", 2160)}
+               "enc1080": ("encoded", 1080), "enc2160": ("encoded", 2160),
+               "heavy1080": ("heavy", 1080)}
 
 
 def parse_points(text):
@@ -471,9 +474,10 @@ def curve_points(points):
     (--verbose) and its scores = --backend cpu's."""
     n = int(os.environ.get("CURVE_N", "5"))
     gap = float(os.environ.get("CURVE_GAP_S", "0.2"))
-    extra = {"raw": os.environ.get("POINT_EXTRA_RAW", ""),
-             "encoded": os.environ.get("POINT_EXTRA_ENC", "VIF_SOFTWARE_NEAR_CROSSING=0|"
-                                       "--hwdec none|--backend cuda --hwdec none")}
+    enc_extra = os.environ.get("POINT_EXTRA_ENC",
+                               "VIF_SOFTWARE_NEAR_CROSSING=0|VIF_SOFTWARE_BAND=2")
+    extra = {"raw": os.environ.get("POINT_EXTRA_RAW", ""), "encoded": enc_extra,
+             "heavy": enc_extra}
     say(f"\n### curve points (whole process s: best and median of {n}, the variants' order "
         f"rotated each round, {gap:g} s between runs)\n")
     say("| input | frames | variant | best s | median s | best / faster backend | runs s |")
@@ -490,7 +494,7 @@ def curve_points(points):
             name = f"{kind} {size}p"
             if clip not in clip_args:
                 clip_args[clip] = (raw_args(size, tops[clip], True) if kind == "raw"
-                                   else enc_args(size))
+                                   else enc_args(size, kind == "heavy"))
             base_args = clip_args[clip]
             if base_args is None:
                 check(False, f"point {name} {frames} frames: clips missing")

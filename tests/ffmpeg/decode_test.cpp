@@ -409,6 +409,11 @@ TEST(DecodeChoice, EncodedRunsNearTheCrossingDecodeInSoftware) {
         EXPECT_FALSE(choose_cpu_only(n, uhd, 16, 1).software_decoding) << n;
         EXPECT_FALSE(choose_cpu_only(n, raw, 16, 1).software_decoding) << n;
     }
+    // A wider band (VIF_SOFTWARE_BAND) reaches further; 1.0 has none.
+    EXPECT_TRUE(choose_cpu_only(300, h264, 16, 1, 2.0).software_decoding);
+    EXPECT_FALSE(choose_cpu_only(300, h264, 16, 1).software_decoding);
+    for (uint64_t n = 1; n <= 1200; ++n)
+        EXPECT_FALSE(choose_cpu_only(n, h264, 16, 1, 1.0).software_decoding) << n;
     // The band starts where the CPU alone stops and is contiguous.
     uint64_t first = 0, last = 0;
     for (uint64_t n = 1; n <= 1200; ++n) {
@@ -439,7 +444,8 @@ TEST(DecodeChoice, CurvePointsOfTheH200Machine) {
     EXPECT_FALSE(choose_cpu_only(200, h264, 16, 1).cpu_only);
     EXPECT_FALSE(choose_cpu_only(1, uhd, 16, 1).cpu_only);
     EXPECT_TRUE(choose_cpu_only(48, raw, 16, 1).cpu_only);
-    EXPECT_FALSE(choose_cpu_only(100, raw, 16, 1).cpu_only); // the curves cross at 61-75
+    EXPECT_TRUE(choose_cpu_only(64, raw, 16, 1).cpu_only); // the points cross at about 80
+    EXPECT_FALSE(choose_cpu_only(100, raw, 16, 1).cpu_only);
     EXPECT_FALSE(choose_cpu_only(200, raw, 16, 1).cpu_only);
     // Raw 2160p: one frame's time on one thread first (0.12-0.17 s for one frame): the curves
     // cross at about 8 frames.

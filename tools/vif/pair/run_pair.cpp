@@ -86,7 +86,10 @@ void choose_auto_backend(Options &o, const StdStreams &streams) {
     }
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const unsigned threads = o.threads ? std::min(unsigned(o.threads), cores) : cores;
-    const CpuChoice c = choose_cpu_only(frames, shape, threads, unsigned(o.variants.size()));
+    // Bench hook: VIF_SOFTWARE_BAND=<ratio> moves the end of the software-decoding band.
+    const char *band_end = std::getenv("VIF_SOFTWARE_BAND");
+    const double band = band_end && *band_end ? std::atof(band_end) : kSoftwareBand;
+    const CpuChoice c = choose_cpu_only(frames, shape, threads, unsigned(o.variants.size()), band);
     if (o.verbose) std::fprintf(stderr, "vif: auto: %s\n", c.why.c_str());
     if (c.cpu_only) o.backend = VIF_BACKEND_CPU;
     // Test hook: VIF_TEST_HAND_OVER=1 keeps the hand-over, so that the GPU tests can check it.
@@ -94,8 +97,8 @@ void choose_auto_backend(Options &o, const StdStreams &streams) {
     o.cpu_while_cuda_starts = c.cpu_while_cuda_starts || (force && std::strcmp(force, "1") == 0);
     // Near the crossing, encoded input is decoded in software (the host path's hand-over), not
     // by NVDEC; VIF_SOFTWARE_NEAR_CROSSING=0 keeps NVDEC there (bench/startup compares both).
-    const char *band = std::getenv("VIF_SOFTWARE_NEAR_CROSSING");
-    if (c.software_decoding && o.hwdec == "auto" && !(band && std::strcmp(band, "0") == 0))
+    const char *near = std::getenv("VIF_SOFTWARE_NEAR_CROSSING");
+    if (c.software_decoding && o.hwdec == "auto" && !(near && std::strcmp(near, "0") == 0))
         o.hwdec = "none";
 }
 #endif
