@@ -5,9 +5,10 @@
 # decoded back; without FFmpeg, or with GEN=numpy, make_maps_clip.py's textured pan and its copy
 # blurred by a radius drawn per frame), then times the whole `vif` process without maps and with
 # worst:10 maps, alternating (plain, then each of MODES: when the contexts that score the worst
-# frames again are made, VIF_MAP_CONTEXTS, tools/vif/maps/map_contexts.hpp, and whether the worst
-# so far are scored again while the last frames are, VIF_MAP_EARLY, worst_pictures.hpp; see
-# mode_env below), best of REPS, and
+# frames again are made, VIF_MAP_CONTEXTS, tools/vif/maps/map_contexts.hpp, whether the worst
+# so far are scored again while the last frames are, VIF_MAP_EARLY, at idle priority,
+# VIF_MAP_IDLE, in bands of rows, VIF_MAP_BANDS, worst_pictures.hpp, and how many contexts,
+# VIF_MAP_CONTEXT_COUNT; see mode_env below), best of REPS, and
 # prints per mode the ratio with PASS/FAIL (the default mode, `clip`, decides the exit status)
 # and where the time went in the best runs, from --verbose: the clip phase (process start to
 # the last frame scored), the tail after it (the worst frames scored again, their local maps,
@@ -16,7 +17,8 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("clip start clip-noearly tail"; the first one decides), GOAL (1.2),
+#        BACKEND (cpu), MODES ("clip clip-normal clip-nobands clip-b2 clip-cores"; the first one
+#        decides; see mode_env), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
 set -euo pipefail
@@ -24,7 +26,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip clip-normal clip-nobands clip-noearly"}
+MODES=${MODES:-"clip clip-normal clip-nobands clip-b2 clip-cores"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -44,18 +46,20 @@ mkdir -p "$DIR"
 F="ffmpeg -hide_banner -loglevel error -nostdin -y"
 
 # The ways of worst:10 compared (tools/vif/maps/map_contexts.hpp, worst_pictures.hpp):
-# "VIF_MAP_CONTEXTS VIF_MAP_EARLY VIF_MAP_IDLE VIF_MAP_BANDS" of a mode (- : unset), and what
-# it is.
+# "VIF_MAP_CONTEXTS VIF_MAP_EARLY VIF_MAP_IDLE VIF_MAP_BANDS VIF_MAP_CONTEXT_COUNT" of a mode
+# (- : unset), and what it is.
 mode_env() {
   case $1 in
-    clip) echo "clip 1 1 -" ;;           # the default
-    clip-normal) echo "clip 1 0 -" ;;    # rescoring threads of normal priority (d6d48c2's clip)
-    clip-nobands) echo "clip 1 1 0" ;;   # whole frames only
-    start) echo "start 1 1 -" ;;
-    clip-noearly) echo "clip 0 1 -" ;;
-    start-noearly) echo "start 0 1 -" ;;
-    tail) echo "tail 0 1 -" ;;
-    *) echo "clip 1 1 -" ;;
+    clip) echo "clip 1 1 - -" ;;           # the default
+    clip-normal) echo "clip 1 0 - -" ;;    # rescoring threads of normal priority (d6d48c2's clip)
+    clip-nobands) echo "clip 1 1 0 -" ;;   # whole frames only
+    clip-b2) echo "clip 1 1 2 -" ;;        # every frame in 2 bands
+    clip-cores) echo "clip 1 1 - $(nproc)" ;; # a rescoring context a core (not one a frame)
+    start) echo "start 1 1 - -" ;;
+    clip-noearly) echo "clip 0 1 - -" ;;
+    start-noearly) echo "start 0 1 - -" ;;
+    tail) echo "tail 0 1 - -" ;;
+    *) echo "clip 1 1 - -" ;;
   esac
 }
 mode_says() {
@@ -63,6 +67,8 @@ mode_says() {
     clip) echo "(contexts made while the clip is scored at idle priority, the worst so far scored again while the last frames are, in bands of rows where workers are idle)" ;;
     clip-normal) echo "(as clip, the rescoring threads of normal priority)" ;;
     clip-nobands) echo "(as clip, whole frames only)" ;;
+    clip-b2) echo "(as clip, every frame in 2 bands)" ;;
+    clip-cores) echo "(as clip, a rescoring context a core)" ;;
     start) echo "(contexts made before the first frame, the worst so far scored again while the last frames are)" ;;
     clip-noearly) echo "(contexts made while the clip is scored, the worst scored again after the last frame)" ;;
     start-noearly) echo "(contexts made before the first frame, the worst scored again after the last frame)" ;;
@@ -89,9 +95,11 @@ for size in $SIZES; do
         extra=()
         [ "$mode" != plain ] && extra=(--map "$DIR/maps" --map-frames worst:10)
         rm -rf "$DIR/maps"
-        read -r when early idle bands <<< "$(mode_env "$mode")"
+        read -r when early idle bands count <<< "$(mode_env "$mode")"
         [ "$bands" = - ] && bands=
-        t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_CONTEXTS=$when VIF_MAP_EARLY=$early VIF_MAP_IDLE=$idle VIF_MAP_BANDS=$bands "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
+        [ "$count" = - ] && count=
+        t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_CONTEXTS=$when VIF_MAP_EARLY=$early VIF_MAP_IDLE=$idle VIF_MAP_BANDS=$bands \
+          VIF_MAP_CONTEXT_COUNT=$count "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
           --threads "$THREADS" --backend "$BACKEND" -q -o "$DIR/$mode.json" --verbose "${extra[@]}" \
           2> "$DIR/$mode.$rep.verbose" > /dev/null; } 2>&1 )
         if [ "$mode" != plain ] && [ "$(find "$DIR/maps" -type f | wc -l)" -lt 10 ]; then

@@ -32,6 +32,10 @@ MapContexts::MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint
     if (backend == VIF_BACKEND_CPU) {
         const uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
         count_ = size_t(std::max<uint64_t>(1, std::min({worst, cores, frames ? frames : worst})));
+        // VIF_MAP_CONTEXT_COUNT=N: N of them whatever N and the cores (bench/cpu/maps_speed.sh's
+        // comparison: more contexts than frames serve the bands).
+        if (const char *n = std::getenv("VIF_MAP_CONTEXT_COUNT"); n && *n)
+            count_ = size_t(std::clamp<long>(std::strtol(n, nullptr, 10), 1, 256));
         cfg_.threads = 1;
     }
     if (when() != When::kTail) start();

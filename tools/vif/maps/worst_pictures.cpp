@@ -316,8 +316,10 @@ uint32_t WorstPictures::bands_for(const Job &j) const {
     if (!bands_ok_) return 1;
     if (x.forced_bands >= 0)
         return std::max<uint32_t>(1, std::min<uint32_t>(x.forced_bands, j.ref.height / 8));
-    // Idle workers beyond the queued work share this frame.
-    const size_t spare = x.waiting > x.queue.size() ? x.waiting - x.queue.size() : 0;
+    // Workers with nothing to do (this one counted busy) beyond the queued work share this
+    // frame.
+    const size_t taken = x.busy + x.queue.size();
+    const size_t spare = x.workers_n > taken ? x.workers_n - taken : 0;
     return uint32_t(std::min<size_t>(most, 1 + spare));
 }
 
@@ -386,20 +388,22 @@ void WorstPictures::early_worker(VifContext *ctx, size_t c, MapWriter &out) {
         return std::chrono::duration<double>(Clock::now() - t).count();
     };
     Early &x = *early_;
-    bool did_one = false;
+    bool did_one = false, busy = false;
     for (;;) {
         Item it;
         Job j;
         uint32_t split = 1;
         {
             std::unique_lock<std::mutex> lock(x.mu);
-            ++x.waiting;
+            if (busy) --x.busy; // the last item is done
+            busy = false;
             x.cv.wait(lock, [&] { return !x.queue.empty() || x.closed || !x.error.empty(); });
-            --x.waiting;
             if (x.queue.empty() || !x.error.empty()) return; // closed, or a failure
             it = x.queue.front();
             x.queue.pop_front();
             if (!x.kept.count(x.jobs[it.k].frame)) continue; // left the N worst before its turn
+            ++x.busy;
+            busy = true;
             j = x.jobs[it.k];
             if (it.bands == 1) {
                 split = bands_for(j);

@@ -150,7 +150,7 @@ private:
         std::unordered_set<uint64_t> kept; ///< the frames among the N worst now
         size_t entered = 0;                ///< jobs queued after start_early
         size_t split = 0;                  ///< frames split into bands
-        size_t waiting = 0;                ///< workers waiting for work
+        size_t busy = 0;                   ///< workers with an item
         size_t workers_n = 1;              ///< how many workers there are
         bool closed = false;               ///< write_maps: no more jobs
         bool final = false;                ///< every frame scored: `kept` is the N worst
