@@ -3,6 +3,7 @@
 #include "pair/failure.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -67,8 +68,8 @@ void MapContexts::raise_lowered_threads() {
         const pid_t tid = pid_t(std::strtol(task.path().filename().c_str(), nullptr, 10));
         sched_param p{};
         if (tid > 0 && sched_getscheduler(tid) == SCHED_IDLE &&
-            sched_setscheduler(tid, SCHED_OTHER, &p) != 0)
-            return; // not allowed: none will be
+            sched_setscheduler(tid, SCHED_OTHER, &p) != 0 && errno == EPERM)
+            return; // not allowed: none will be (ESRCH: that thread has just ended)
     }
 #endif
 }
