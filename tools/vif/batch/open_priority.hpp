@@ -2,14 +2,12 @@
 // (about 45 ms each on the H200 hosts, an input's session each): a row a worker opens ahead,
 // while its row before decodes, takes that turn from the rows other workers are waiting to
 // score now (a second GPU's first rows, started later). A row opened ahead therefore waits
-// while any row to be scored now is opening, and while a device is still starting (its first
-// rows are about to open; hold_while), at most `most`: it is never held back for good.
+// while any row to be scored now is opening (at most `most`: it is never held back for good).
 #ifndef VIF_TOOLS_BATCH_OPEN_PRIORITY_HPP
 #define VIF_TOOLS_BATCH_OPEN_PRIORITY_HPP
 
 #include <atomic>
 #include <chrono>
-#include <functional>
 #include <thread>
 
 namespace vif::batch {
@@ -28,15 +26,11 @@ public:
         OpenPriority &p_;
     };
 
-    /** Rows opened ahead also wait while `hold` says so (set before any row opens). */
-    void hold_while(std::function<bool()> hold) { hold_ = std::move(hold); }
-
-    /** For a row opened ahead: returns once no row to be scored now is opening and nothing
-     *  holds rows ahead back, or after `most`. */
+    /** For a row opened ahead: returns once no row to be scored now is opening, or after
+     *  `most`. */
     void wait_for_urgent(std::chrono::milliseconds most = std::chrono::milliseconds(2000)) const {
         const auto until = std::chrono::steady_clock::now() + most;
-        while ((urgent_.load() > 0 || (hold_ && hold_())) &&
-               std::chrono::steady_clock::now() < until)
+        while (urgent_.load() > 0 && std::chrono::steady_clock::now() < until)
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
 
@@ -44,7 +38,6 @@ public:
 
 private:
     std::atomic<int> urgent_{0};
-    std::function<bool()> hold_;
 };
 
 } // namespace vif::batch

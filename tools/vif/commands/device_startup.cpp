@@ -129,13 +129,6 @@ bool DeviceStartup::ready(int device) const {
     return it == records_.end() || it->second.done;
 }
 
-bool DeviceStartup::starting() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (const auto &[d, r] : records_)
-        if (r.started && !r.done) return true;
-    return false;
-}
-
 bool DeviceStartup::left_out(int device) const {
     std::lock_guard<std::mutex> lock(mu_);
     const auto it = records_.find(device);

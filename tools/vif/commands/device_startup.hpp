@@ -44,8 +44,6 @@ public:
 
     /** Whether the device's start-up has ended (a device not started here: true). */
     bool ready(int device) const;
-    /** Whether a device's start-up is under way (started, not ended). */
-    bool starting() const;
     /** Whether the plan left the device out (not started, unless start_rest starts it). */
     bool left_out(int device) const;
     /** Waits until the device is ready or left out. */

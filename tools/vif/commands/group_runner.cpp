@@ -330,12 +330,6 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // NVDEC rows to be scored now open before rows opened ahead (batch/open_priority.hpp).
     vif::batch::OpenPriority open_priority;
     shared.open_priority = &open_priority;
-    // ... and after a device still starting has opened its first rows: a second GPU's first
-    // round would otherwise find the first GPU's rows opened ahead queued for NVDEC sessions
-    // before its own (VIF_BATCH_AHEAD_HOLD=0: not held, for benchmarks).
-    const char *hold_env = std::getenv("VIF_BATCH_AHEAD_HOLD");
-    if (startup && distinct.size() > 1 && !(hold_env && std::string(hold_env) == "0"))
-        open_priority.hold_while([&startup] { return startup->starting(); });
     if (!devices.devices.empty())
         shared.backend = devices.cpu_standins ? VIF_BACKEND_CPU : VIF_BACKEND_CUDA;
     // NVDEC decoders per input: media/'s default (3) serves one row on a GPU; with several rows
