@@ -236,30 +236,6 @@ TEST_F(DevicesCli, ShortWorkLeavesTheOtherDevicesOut) {
         << r.err;
 }
 
-// Work that pays for every device even at a slow start-up (VIF_TEST_BATCH_WORK_S: 100 s)
-// starts the others as soon as the estimate says so, not once the first is ready (here the
-// first takes 1 s to start, the second 0.1 s); work that does not (1 s) waits for the plan.
-// The files are the same either way.
-TEST_F(DevicesCli, LongWorkStartsEveryDeviceAtOnce) {
-    manifest();
-    CliRun plain = batch("plain", "", {"--backend", "cpu"});
-    ASSERT_EQ(plain.code, 1) << plain.err;
-    const std::string env = "VIF_BATCH_START_TOGETHER=early VIF_TEST_CPU_DEVICES=2 "
-                            "VIF_TEST_STANDIN_STARTUP=0:1000,1:100 ";
-    CliRun r = batch("early", env + "VIF_TEST_BATCH_WORK_S=100", {"--workers", "2", "--timings"});
-    EXPECT_EQ(r.code, 1) << r.err; // row 10, as in the plain run
-    EXPECT_EQ(outputs("early"), outputs("plain"));
-    EXPECT_NE(r.err.find("vif: devices: every device started at once: about 100.00 s of one "
-                         "device's work pays for 1 more"),
-              std::string::npos)
-        << r.err;
-    CliRun s = batch("late", env + "VIF_TEST_BATCH_WORK_S=1", {"--workers", "2", "--timings"});
-    EXPECT_EQ(s.code, 1) << s.err;
-    EXPECT_EQ(outputs("late"), outputs("plain"));
-    EXPECT_EQ(s.err.find("every device started at once"), std::string::npos) << s.err;
-    EXPECT_NE(s.err.find("of 1 more device started: about "), std::string::npos) << s.err;
-}
-
 // A device left out by the plan is started when the one running fails: it takes the rows, and
 // the files are the plain run's.
 TEST_F(DevicesCli, ALeftOutDeviceTakesTheRowsOfOneThatFails) {

@@ -74,13 +74,6 @@ void DeviceStartup::run(int d) {
     cv_.notify_all();
     if (changed_) changed_();
     if (!plan_ || order_.size() < 2 || d != order_.front()) return;
-    {
-        // Every other one already started (start_all_now): nothing for the plan to decide.
-        std::lock_guard<std::mutex> lock(mu_);
-        bool all = true;
-        for (int o : order_) all = all && records_[o].started;
-        if (all) return;
-    }
     // The first device is ready: how many others pay for their start-up now. (All of them when
     // it failed to start: the rows need another device.)
     const size_t others = order_.size() - 1;
@@ -106,18 +99,6 @@ void DeviceStartup::start_rest() {
         std::lock_guard<std::mutex> lock(mu_);
         for (int d : order_)
             if (records_[d].left_out) start(d);
-    }
-    cv_.notify_all();
-    if (changed_) changed_();
-}
-
-void DeviceStartup::start_all_now(const std::string &why) {
-    {
-        std::lock_guard<std::mutex> lock(mu_);
-        bool any = false;
-        for (int d : order_)
-            if (!records_[d].started) start(d), any = true;
-        if (any) plan_note_ = why;
     }
     cv_.notify_all();
     if (changed_) changed_();

@@ -50,10 +50,6 @@ public:
     void wait(int device) const;
     /** Starts the devices the plan left out (a device failed: the others take its rows). */
     void start_rest();
-    /** Starts every device not started yet, now, beside the first (the work is known to pay
-     *  for all of them before the first is ready); `why` becomes the plan's note, and the plan
-     *  is not asked when the first is ready. */
-    void start_all_now(const std::string &why);
     /** The first device (the one that starts at once). */
     int first() const { return order_.empty() ? 0 : order_.front(); }
     /** What the plan said ("" without one, or before the first device was ready). */

@@ -48,10 +48,6 @@ namespace {
 
 using vif::batch::SummaryRow;
 
-// A start-up assumed slow (the driver's start of a device and its contexts measured 0.3-0.5 s
-// on the H200 machines): work that pays for every device even at this starts them all at once.
-constexpr double kEarlyStartupS = 1.0;
-
 // One line on the terminal over the whole run: "[=====>    ] 37/100 pairs, 1 failed".
 class ProgressBar {
 public:
@@ -202,13 +198,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     const std::set<int> distinct(devices.devices.begin(), devices.devices.end());
     std::shared_future<WorkEstimate> estimate;
     DeviceStartup::Plan plan;
-    // Experiments (bench/batch/multi_gpu.sh): VIF_BATCH_START_TOGETHER=1 starts every device at
-    // once, without the plan (the driver then starts them side by side with the first); =early
-    // starts the others as soon as the estimate says the work pays for them all even at a slow
-    // start-up (kEarlyStartupS each), else as the plan says once the first is ready.
-    const char *together_env = std::getenv("VIF_BATCH_START_TOGETHER");
-    const std::string together = together_env ? together_env : "";
-    if (distinct.size() > 1 && together != "1") {
+    if (distinct.size() > 1) {
         const bool nvdec = base.hwdec;
         estimate = std::async(std::launch::async, [&whole_groups, nvdec] {
                        return estimate_work(whole_groups, nvdec);
@@ -247,26 +237,6 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 return true;
             },
             plan, changed);
-    }
-    // (Declared after `startup`: destroyed, and so waited for, before it.)
-    std::future<void> early_start;
-    if (startup && plan && together == "early") {
-        try {
-            early_start = std::async(std::launch::async, [&startup, &estimate, &distinct] {
-                const WorkEstimate &e = estimate.get();
-                if (!e.known) return;
-                const size_t others = distinct.size() - 1;
-                std::string why;
-                if (devices_that_pay(e.seconds, kEarlyStartupS, others, &why) < others) return;
-                startup->start_all_now(
-                    fmt::format("every device started at once: about {:.2f} s of one device's "
-                                "work pays for {} more even at {:.1f} s a start-up; the "
-                                "catalogue: {}",
-                                e.seconds, others, kEarlyStartupS, e.why));
-            });
-        } catch (const std::system_error &) {
-            // no thread: the plan decides once the first device is ready
-        }
     }
 #if defined(VIF_WITH_NVDEC)
     // Rows decoded by NVDEC one after another on a GPU reuse each other's frame buffers, and
