@@ -45,15 +45,11 @@
 # very best, started, it would stay under 1.8x) and never slower than one (>= 0.95x); 4 GPUs
 # never slower. Each catalogue's one-GPU wall is split into the run (--timings) and what is
 # outside it (process start, CUDA initialisation, exit), which no number of GPUs shortens.
-# Session 7's ways (informational; what binds two GPUs on A10 and B): gNw8/g2w16, 8 workers a
-# GPU; gNrt2, a group's reference on 2 libavcodec threads (VIF_BATCH_REF_THREADS=2); gNmt,
-# glibc's malloc without trims and mmap below 32 MiB (GLIBC_TUNABLES); g2st, every device
-# started at once (VIF_BATCH_START_TOGETHER=1); g2se, as soon as the work's estimate pays for
-# them (=early); gNsc, glibc's cache of thread stacks at 1 GiB; gNx, all of them (and 8
-# workers a GPU); B g2ho, rows opened ahead not held back while a device starts
-# (VIF_BATCH_AHEAD_HOLD=0, as before). --timings also gives the run's CPU and context switches
-# and the host readers' CPU against reading time; the GPUs' NVDEC utilisation is sampled beside
-# their SM's.
+# Session 7 (informational): gNold, the defaults before session 7 (4 workers a GPU, glibc's
+# malloc as it is, a group's reference on the inputs' threads: VIF_BATCH_MALLOC_TUNE=0
+# VIF_BATCH_REF_THREADS=-1); A10 gNsc, glibc's cache of thread stacks at 1 GiB. --timings also
+# gives the run's CPU and context switches and the host readers' CPU against reading time; the
+# GPUs' NVDEC utilisation is sampled beside their SM's.
 # Ways that say what binds (informational): B with the next row's opening while a row decodes
 # turned off (gNna: VIF_BATCH_OPEN_AHEAD=0); R with each context's staging copies on 8 threads
 # (gNt8: --threads 8, the automatic count of a context alone, before the batch shared half the
@@ -272,26 +268,16 @@ catalogue() { # TAG MANIFEST
       esac
     done
   fi
-  # A10 (session 7): what binds two GPUs' rows decoded on the host? More workers a GPU (8 on
-  # one, 16 on two: more groups decoding at once) and a group's reference (decoded once for its
-  # 5 rungs, the group's longest decoding) on 2 libavcodec threads (VIF_BATCH_REF_THREADS).
-  # B: 8 workers a GPU (every row of the 16 at once on two GPUs) in place of the open-ahead ways.
+  # Session 7's defaults against the ones before (gNold: 4 workers a GPU, glibc's malloc as it
+  # is, the reference on the inputs' threads): 8 workers a GPU where a quarter of the cores
+  # allows (at most half the groups), malloc kept from trimming, a shared reference on 2
+  # threads. A10: glibc's cache of thread stacks at 1 GiB (gNsc), not built in.
   if [ "$tag" = A10 ] || [ "$tag" = B ]; then
-    for g in 1 2; do
+    for g in 1 2 4; do
       [ "$g" -le "$ngpu" ] || continue
-      ways+=("g${g}w$((8 * g)):--devices $(devlist "$g") --workers $((8 * g))")
-      [ "$tag" = A10 ] && ways+=("g${g}rt2:--devices $(devlist "$g") (reference on 2 threads)")
-      [ "$tag" = A10 ] && ways+=("g${g}mt:--devices $(devlist "$g") (malloc: no trims, no mmap under 32 MiB)")
-      [ "$tag" = A10 ] && ways+=("g${g}sc:--devices $(devlist "$g") (thread stacks cached)")
-      # Every lever at once: the ceiling of this host with what was built.
-      [ "$tag" = A10 ] && ways+=("g${g}x:--devices $(devlist "$g") --workers $((8 * g)) (every lever)")
+      ways+=("g${g}old:--devices $(devlist "$g") --workers $((4 * g)) (as before session 7)")
+      [ "$tag" = A10 ] && [ "$g" -le 2 ] && ways+=("g${g}sc:--devices $(devlist "$g") (thread stacks cached)")
     done
-    # Every device started at once (VIF_BATCH_START_TOGETHER=1), not the others after the
-    # first; and as soon as the work's estimate pays for them at 1 s a start-up (=early).
-    [ "$ngpu" -ge 2 ] && ways+=("g2st:--devices 0,1 (devices started together)"
-                                "g2se:--devices 0,1 (devices started once the estimate pays)")
-    # B: rows opened ahead not held back while the second device starts (as before session 7).
-    [ "$tag" = B ] && [ "$ngpu" -ge 2 ] && ways+=("g2ho:--devices 0,1 (ahead not held)")
   fi
   for w in "${ways[@]}"; do
     local key=${w%%:*} args=${w#*:} vif=$NEW_VIF
@@ -302,27 +288,13 @@ catalogue() { # TAG MANIFEST
     [[ $key == *d1 ]] && dropb=1 args=${args% (a page drop a frame)}
     local holder=${VIF_EXIT_HOLDER:-}
     [[ $key == *nh ]] && holder=0 args=${args% (teardown in the exit)}
-    local refth=${VIF_BATCH_REF_THREADS:-}
-    [[ $key == *rt2 ]] && refth=2 args=${args% (reference on 2 threads)}
-    local together=${VIF_BATCH_START_TOGETHER:-}
-    [[ $key == *st ]] && together=1 args=${args% (devices started together)}
-    [[ $key == g*se ]] && together=early args=${args% (devices started once the estimate pays)}
-    local ahold=${VIF_BATCH_AHEAD_HOLD:-}
-    [[ $key == *ho ]] && ahold=0 args=${args% (ahead not held)}
-    # glibc's malloc: big buffers (decoders' frames, read-ahead) from mmap and freed heaps
-    # trimmed, each a page-table change and page faults in a process of many threads?
-    local tun=${GLIBC_TUNABLES:-}
-    local mtun=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=4294967296
-    [[ $key == *mt ]] && tun=$mtun args=${args% (malloc: no trims, no mmap under 32 MiB)}
+    local refth=${VIF_BATCH_REF_THREADS:-} mtune=${VIF_BATCH_MALLOC_TUNE:-}
+    [[ $key == *old ]] && refth=-1 mtune=0 args=${args% (as before session 7)}
     # Threads made and ended every group (readers, opens): glibc keeps 40 MiB of stacks, five
     # of 8 MiB; each other one is an mmap and munmap, which take the page-table lock that every
     # page fault of the process waits for.
-    local stun=glibc.pthread.stack_cache_size=1073741824
-    [[ $key == *sc ]] && tun=$stun args=${args% (thread stacks cached)}
-    if [[ $key == *x ]]; then
-      tun=$mtun:$stun refth=2 args=${args% (every lever)}
-      [[ $key == g1* ]] || together=early
-    fi
+    local tun=${GLIBC_TUNABLES:-}
+    [[ $key == *sc ]] && tun=glibc.pthread.stack_cache_size=1073741824 args=${args% (thread stacks cached)}
     local bwait=${VIF_CUDA_BLOCKING_WAIT:-}
     [[ $key == *bw ]] && bwait=1 args=${args% (blocking waits)}
     local sum=$WORK/$tag-$key/summary.csv
@@ -334,7 +306,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_AHEAD_HOLD=$ahold GLIBC_TUNABLES=$tun VIF_BATCH_START_TOGETHER=$together VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs
@@ -362,7 +334,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g1w8 g2w16 g2w8 g1rt2 g2rt2 g1mt g2mt g1sc g2sc g1x g2x g2st g2se g2ho g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
+  for key in g2 g4 g2w2 g4w2 g1old g2old g4old g1sc g2sc g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")
@@ -389,6 +361,14 @@ catalogue() { # TAG MANIFEST
   # start-up it uses). A10 and B: the targets. R: informational (no target).
   [ "$tag" = R ] && return
   [ "$tag" = A ] && return
+  # The defaults before session 7 beside today's (one GPU then had 4 workers: half this host's
+  # decoding on A10), for the record: INFO, no target.
+  local old1 old2 old4
+  old1=$(eval echo "\${${tag}_g1old_pfs:-0}") old2=$(eval echo "\${${tag}_g2old_pfs:-0}")
+  old4=$(eval echo "\${${tag}_g4old_pfs:-0}")
+  if [ "$old1" != 0 ]; then
+    note "INFO $tag against one GPU as before session 7 (g1old): one GPU $(ratio "$one_pfs" "$old1")x, 2 GPUs $(ratio "$(eval echo "\${${tag}_g2_pfs:-0}")" "$old1")x (before: $(ratio "$old2" "$old1")x)$([ "$ngpu" -ge 4 ] && echo ", 4 GPUs $(ratio "$(eval echo "\${${tag}_g4_pfs:-0}")" "$old1")x (before: $(ratio "$old4" "$old1")x)")"
+  fi
   if [ "$ngpu" -ge 2 ]; then
     r=$(ratio "$(eval echo "\${${tag}_g2_pfs:-0}")" "$one_pfs")
     check "$tag 2 GPUs >= 1.8x one" "${r}x" "$(ge "$r" 1.8)"

@@ -1,6 +1,9 @@
 #include "commands/group_runner.hpp"
 
 #include <fmt/format.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -136,13 +139,22 @@ bool choose_devices(const std::string &text, VifBackend backend, DeviceSet *out,
     return vif::batch::resolve_devices(text, found, "CUDA", &out->devices, err);
 }
 
-size_t default_workers(const DeviceSet &d) {
+size_t default_workers(const DeviceSet &d, size_t groups) {
     if (d.devices.empty()) return 1;
     if (d.cpu_standins) return d.devices.size();
     // A few per GPU: each decodes its inputs on the host while another's frames are scored
-    // (the GPU waits for the host otherwise); 4 each on a 16-core host per GPU.
+    // (the GPU waits for the host otherwise): a quarter of the cores in all, shared among the
+    // GPUs, 1 to 8 each (4 each on a 16-core host per GPU). On the 2x H200 host (32 cores,
+    // 2026-11-26) one GPU with 8 workers scored 1,000 compact rows in 2.28 s against 3.35 s
+    // with 4 (as fast as two GPUs of 4: the host's decoding binds) and 16 1080p NVDEC rows in
+    // 9.49 s against 10.05 s; two GPUs with 8 each were no faster than with 4 (2.43 / 2.37 s,
+    // 6.63 / 6.07 s).
     const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    return d.devices.size() * std::clamp<size_t>(cores / (4 * d.devices.size()), 1, 4);
+    const size_t n = d.devices.size();
+    // And two groups a worker at least: a worker opens its next group while one decodes, and
+    // with one group each every opening (NVDEC sessions, made one at a time for the host) comes
+    // first (16 1080p rows on two GPUs: 6.63 s with 16 workers against 6.07 s with 8).
+    return std::min(n * std::clamp<size_t>(cores / (4 * n), 1, 8), std::max(n, groups / 2));
 }
 
 std::string progress_log_path(const std::string &summary_path) {
@@ -167,6 +179,18 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                const DeviceSet &devices, size_t workers, const std::string &summary_path,
                const std::vector<std::string> &inputs, bool quiet) {
     const auto run_start = std::chrono::steady_clock::now();
+#if defined(__GLIBC__)
+    // glibc's malloc: every group makes and frees its decoders' frame pools and read-ahead
+    // buffers (hundreds of KiB each); by default some come from mmap and freed heaps are
+    // trimmed, each a page-table change (taking the lock every page fault of the process takes)
+    // and fresh pages to fault in and zero again. Kept instead (2x H200, 1,000 compact rows:
+    // CPU 38.7 s against 43.2 s on two GPUs, 2.04 s against 2.37 s). VIF_BATCH_MALLOC_TUNE=0:
+    // glibc's defaults (benchmarks).
+    if (const char *v = std::getenv("VIF_BATCH_MALLOC_TUNE"); !(v && std::string(v) == "0")) {
+        ::mallopt(M_MMAP_THRESHOLD, 32 << 20); // (glibc's most on 64-bit hosts)
+        ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    }
+#endif
     struct rusage usage_at_start {};
     ::getrusage(RUSAGE_SELF, &usage_at_start);
     auto since_start = [&] {
@@ -319,10 +343,13 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     if (shared.threads == 0 && workers > 1 && shared.backend == VIF_BACKEND_CUDA)
         shared.threads = unsigned(std::clamp<size_t>(
             std::max(1u, std::thread::hardware_concurrency()) / (2 * workers), 1, 8));
-    // Experiment (bench/batch/multi_gpu.sh, A10): VIF_BATCH_REF_THREADS=N decodes a group's
-    // reference, shared by several rungs, on N libavcodec threads (the others keep the budget).
+    // A group's reference, decoded once for several rungs, is its longest decoding: with the
+    // automatic budget it gets 2 libavcodec threads where the inputs get 1 (2x H200, 1,000
+    // compact rows: two GPUs 2.15 s against 2.37 s, the CPU time the same). Benchmarks:
+    // VIF_BATCH_REF_THREADS=N gives it N (-1: as the other inputs).
+    int ref_threads_env = -2; // not set
     if (const char *v = std::getenv("VIF_BATCH_REF_THREADS"); v && *v)
-        shared.reference_decoder_threads = std::clamp(std::atoi(v), 0, 64);
+        ref_threads_env = std::clamp(std::atoi(v), -1, 64);
     // No output may be a file the command reads: checked before anything is written.
     const std::string log_path = progress_log_path(summary_path);
     std::vector<std::string> outputs = {summary_path, log_path};
@@ -403,6 +430,12 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             busy = std::max<size_t>(1, busy);
             return busy > 1 ? int(std::max<size_t>(1, cores / (busy * (rows + 1)))) : 0;
         };
+        // The reference's threads for a part of `rows` rows decoded on `threads` an input.
+        auto reference_threads = [&](size_t rows, int threads) {
+            if (ref_threads_env >= -1) return ref_threads_env;
+            if (shared.decoder_threads >= 0 || rows < 2 || threads < 1) return -1; // as given
+            return std::max(threads, 2);
+        };
         // Marks the rows of `jobs` whose output the progress log vouches for (resume); their
         // keys into *key_of.
         auto mark_reused = [&](std::vector<RungJob> &jobs, std::map<size_t, std::string> *key_of,
@@ -445,6 +478,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 mark_reused(a.jobs, &keys, &reused_rows);
                 LadderSettings as = s;
                 as.decoder_threads = decoder_threads(a.jobs.size());
+                as.reference_decoder_threads = reference_threads(a.jobs.size(), as.decoder_threads);
                 as.simulate_device_failure = false;
                 a.opened = open_ahead(a.jobs, as);
             }
@@ -506,6 +540,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                                             slots[slot].rows >= fail_hook->after_rows;
             }
             s.decoder_threads = decoder_threads(jobs.size());
+            s.reference_decoder_threads = reference_threads(jobs.size(), s.decoder_threads);
             std::vector<SummaryRow> part;
             std::set<size_t> reported; // rows whose final summary line `done` gave
             GroupTimes times;
