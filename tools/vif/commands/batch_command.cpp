@@ -70,7 +70,7 @@ int batch_main(int argc, const char *const *argv) {
                    "a list such as 0,1");
     app.add_option("--workers", workers,
                    "Scoring contexts at once, 1 to 256 (default: a quarter of the cores, 1 to 8 "
-                   "per GPU, at most half the reference groups; 1 on the CPU)")
+                   "per GPU, at most half the parts of 64 rows a reference; 1 on the CPU)")
         ->check(CLI::Range(size_t(0), size_t(256)));
     app.add_option("--decoder-threads", decoder_threads,
                    "libavcodec threads per encoded input, 0 = one per core (FFmpeg's choice; "
@@ -139,7 +139,11 @@ int batch_main(int argc, const char *const *argv) {
         s.no_mmap = no_mmap;
         s.manifest_id =
             vif::batch::manifest_identity(vif::batch::canonical_rows(rows), rows.size());
-        if (workers == 0) workers = default_workers(devices, groups.size());
+        // (Parts of VIF_MAX_DISTORTED rows at most: what a worker takes at a time.)
+        size_t parts = 0;
+        for (const auto &g : groups)
+            parts += (g.size() + VIF_MAX_DISTORTED - 1) / VIF_MAX_DISTORTED;
+        if (workers == 0) workers = default_workers(devices, parts);
         if (c.verbose && sh.count > 1)
             std::fprintf(stderr, "vif: shard %u of %u (%s): %zu reference groups\n", sh.index,
                          sh.count, sh.source.c_str(), groups.size());

@@ -139,7 +139,7 @@ bool choose_devices(const std::string &text, VifBackend backend, DeviceSet *out,
     return vif::batch::resolve_devices(text, found, "CUDA", &out->devices, err);
 }
 
-size_t default_workers(const DeviceSet &d, size_t groups) {
+size_t default_workers(const DeviceSet &d, size_t parts) {
     if (d.devices.empty()) return 1;
     if (d.cpu_standins) return d.devices.size();
     // A few per GPU: each decodes its inputs on the host while another's frames are scored
@@ -151,10 +151,10 @@ size_t default_workers(const DeviceSet &d, size_t groups) {
     // 6.63 / 6.07 s).
     const size_t cores = std::max(1u, std::thread::hardware_concurrency());
     const size_t n = d.devices.size();
-    // And two groups a worker at least: a worker opens its next group while one decodes, and
-    // with one group each every opening (NVDEC sessions, made one at a time for the host) comes
+    // And two parts a worker at least: a worker opens its next part while one decodes, and
+    // with one part each every opening (NVDEC sessions, made one at a time for the host) comes
     // first (16 1080p rows on two GPUs: 6.63 s with 16 workers against 6.07 s with 8).
-    return std::min(n * std::clamp<size_t>(cores / (4 * n), 1, 8), std::max(n, groups / 2));
+    return std::min(n * std::clamp<size_t>(cores / (4 * n), 1, 8), std::max(n, parts / 2));
 }
 
 std::string progress_log_path(const std::string &summary_path) {
