@@ -1,5 +1,5 @@
-// Which devices a catalogue runs on (`--devices all|0,1,...`) and the test hook that makes one
-// of them fail (VIF_TEST_FAIL_DEVICE): parsing and checking only, no CUDA here.
+// Which devices a catalogue runs on (`--devices all|0,1,...`), how many workers they get, and
+// the test hook that makes one of them fail (VIF_TEST_FAIL_DEVICE): no CUDA here.
 #ifndef VIF_TOOLS_BATCH_DEVICES_HPP
 #define VIF_TOOLS_BATCH_DEVICES_HPP
 
@@ -18,6 +18,13 @@ namespace vif::batch {
  */
 bool resolve_devices(const std::string &text, int found, const std::string &what,
                      std::vector<int> *out, std::string *err);
+
+/**
+ * Scoring workers for `gpus` GPU slots on a host of `cores` cores with `parts` parts to score:
+ * a quarter of the cores shared among the GPUs, 1 to 8 each, and no more than half the parts
+ * (a worker opens its next part while one decodes), but one a GPU at least.
+ */
+size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts);
 
 /** The test hook VIF_TEST_FAIL_DEVICE=<slot>:<after_rows>: the slot-th device of the run (its
  *  place in --devices, from 0) fails once it has scored `after_rows` rows. */

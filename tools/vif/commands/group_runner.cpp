@@ -142,19 +142,8 @@ bool choose_devices(const std::string &text, VifBackend backend, DeviceSet *out,
 size_t default_workers(const DeviceSet &d, size_t parts) {
     if (d.devices.empty()) return 1;
     if (d.cpu_standins) return d.devices.size();
-    // A few per GPU: each decodes its inputs on the host while another's frames are scored
-    // (the GPU waits for the host otherwise): a quarter of the cores in all, shared among the
-    // GPUs, 1 to 8 each (4 each on a 16-core host per GPU). On the 2x H200 host (32 cores,
-    // 2026-11-26) one GPU with 8 workers scored 1,000 compact rows in 2.28 s against 3.35 s
-    // with 4 (as fast as two GPUs of 4: the host's decoding binds) and 16 1080p NVDEC rows in
-    // 9.49 s against 10.05 s; two GPUs with 8 each were no faster than with 4 (2.43 / 2.37 s,
-    // 6.63 / 6.07 s).
-    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    const size_t n = d.devices.size();
-    // And two parts a worker at least: a worker opens its next part while one decodes, and
-    // with one part each every opening (NVDEC sessions, made one at a time for the host) comes
-    // first (16 1080p rows on two GPUs: 6.63 s with 16 workers against 6.07 s with 8).
-    return std::min(n * std::clamp<size_t>(cores / (4 * n), 1, 8), std::max(n, parts / 2));
+    return vif::batch::workers_for_gpus(d.devices.size(),
+                                        std::max(1u, std::thread::hardware_concurrency()), parts);
 }
 
 std::string progress_log_path(const std::string &summary_path) {
