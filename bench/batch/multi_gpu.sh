@@ -47,7 +47,8 @@
 # outside it (process start, CUDA initialisation, exit), which no number of GPUs shortens.
 # Session 7 (informational): gNold, the defaults before session 7 (4 workers a GPU, glibc's
 # malloc as it is, a group's reference on the inputs' threads: VIF_BATCH_MALLOC_TUNE=0
-# VIF_BATCH_REF_THREADS=-1); A10 gNsc, glibc's cache of thread stacks at 1 GiB. --timings also
+# VIF_BATCH_REF_THREADS=-1); A10 gNsc, glibc's cache of thread stacks at 1 GiB; A10 gNbw,
+# blocking waits for the scores (VIF_CUDA_BLOCKING_WAIT=1). --timings also
 # gives the run's CPU and context switches and the host readers' CPU against reading time; the
 # GPUs' NVDEC utilisation is sampled beside their SM's.
 # Ways that say what binds (informational): B with the next row's opening while a row decodes
@@ -277,6 +278,8 @@ catalogue() { # TAG MANIFEST
       [ "$g" -le "$ngpu" ] || continue
       ways+=("g${g}old:--devices $(devlist "$g") --workers $((4 * g)) (as before session 7)")
       [ "$tag" = A10 ] && [ "$g" -le 2 ] && ways+=("g${g}sc:--devices $(devlist "$g") (thread stacks cached)")
+      # (Blocking waits: a worker waiting for its scores spins on a core the decoders want.)
+      [ "$tag" = A10 ] && [ "$g" -le 2 ] && ways+=("g${g}bw:--devices $(devlist "$g") (blocking waits)")
     done
   fi
   for w in "${ways[@]}"; do
