@@ -443,8 +443,17 @@ void WorstPictures::early_worker(VifContext *ctx, size_t c, MapWriter &out) {
                 throw Failure{fmt::format("internal error: --map: frame {} scored again with "
                                           "maps does not get its scores; no maps written",
                                           j.frame)};
+            // Its local maps on its share of the cores, or once every frame is scored on those
+            // of the workers with nothing to do too.
+            unsigned threads = x.threads;
+            {
+                std::lock_guard<std::mutex> lock(x.mu);
+                const size_t taken = x.busy + x.queue.size();
+                if (x.final && x.workers_n > taken)
+                    threads = std::max<unsigned>(threads, unsigned(1 + x.workers_n - taken));
+            }
             const auto computing = Clock::now();
-            MapWriter::Kept held = out.hold(m, j.frame, x.threads);
+            MapWriter::Kept held = out.hold(m, j.frame, threads);
             x.spent[c].local_maps += since(computing);
             bool write = false;
             {
