@@ -17,7 +17,7 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("clip clip-normal clip-nobands clip-b2 clip-cores"; the first one
+#        BACKEND (cpu), MODES ("clip clip-idle clip-cores drain start"; the first one
 #        decides; see mode_env), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
@@ -26,7 +26,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip clip-normal clip-nobands clip-b2 clip-cores"}
+MODES=${MODES:-"clip clip-idle clip-cores drain start"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -50,26 +50,28 @@ F="ffmpeg -hide_banner -loglevel error -nostdin -y"
 # (- : unset), and what it is.
 mode_env() {
   case $1 in
-    clip) echo "clip 1 1 - -" ;;           # the default
-    clip-normal) echo "clip 1 0 - -" ;;    # rescoring threads of normal priority (d6d48c2's clip)
-    clip-nobands) echo "clip 1 1 0 -" ;;   # whole frames only
-    clip-b2) echo "clip 1 1 2 -" ;;        # every frame in 2 bands
-    clip-cores) echo "clip 1 1 - $(nproc)" ;; # a rescoring context a core (not one a frame)
-    start) echo "start 1 1 - -" ;;
-    clip-noearly) echo "clip 0 1 - -" ;;
-    start-noearly) echo "start 0 1 - -" ;;
-    tail) echo "tail 0 1 - -" ;;
-    *) echo "clip 1 1 - -" ;;
+    clip) echo "clip 1 0 - -" ;;           # the default
+    clip-idle) echo "clip 1 1 - -" ;;      # rescoring threads of idle priority (f0d5bb4's default)
+    clip-nobands) echo "clip 1 0 0 -" ;;   # whole frames only (d6d48c2's default)
+    clip-b2) echo "clip 1 0 2 -" ;;        # every frame in 2 bands
+    clip-cores) echo "clip 1 0 - $(nproc)" ;; # a rescoring context a core (not one a frame)
+    drain) echo "tail 1 0 - -" ;;          # contexts made from the last frame submitted
+    start) echo "start 1 0 - -" ;;
+    clip-noearly) echo "clip 0 0 - -" ;;
+    start-noearly) echo "start 0 0 - -" ;;
+    tail) echo "tail 0 0 - -" ;;
+    *) echo "clip 1 0 - -" ;;
   esac
 }
 mode_says() {
   case $1 in
-    clip) echo "(contexts made while the clip is scored at idle priority, the worst so far scored again while the last frames are, in bands of rows where workers are idle)" ;;
-    clip-normal) echo "(as clip, the rescoring threads of normal priority)" ;;
+    clip) echo "(contexts made while the clip is scored, the worst so far scored again while the last frames are, in bands of rows where workers are idle)" ;;
+    clip-idle) echo "(as clip, the rescoring threads of idle priority)" ;;
     clip-nobands) echo "(as clip, whole frames only)" ;;
     clip-b2) echo "(as clip, every frame in 2 bands)" ;;
     clip-cores) echo "(as clip, a rescoring context a core)" ;;
-    start) echo "(contexts made before the first frame, the worst so far scored again while the last frames are)" ;;
+    drain) echo "(as clip, the contexts made from the last frame submitted)" ;;
+    start) echo "(as clip, the contexts made before the first frame)" ;;
     clip-noearly) echo "(contexts made while the clip is scored, the worst scored again after the last frame)" ;;
     start-noearly) echo "(contexts made before the first frame, the worst scored again after the last frame)" ;;
     tail) echo "(contexts made and the worst scored again after the last frame)" ;;

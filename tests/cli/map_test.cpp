@@ -409,10 +409,16 @@ TEST_F(MapCli, LaddersAndBatchRowsMapTheirWorstFramesAsAPairDoes) {
     // frames again are made (VIF_MAP_CONTEXTS, tools/vif/maps/map_contexts.hpp), and with the
     // early start (the worst so far scored again while the last frames are: on one thread the
     // late clip's worst frames enter after it) or without: the same files.
-    for (const char *when : {"start", "clip", "tail", "start-no-early"}) {
+    // And with the rescoring threads of idle priority (VIF_MAP_IDLE=1) and more contexts than
+    // frames (VIF_MAP_CONTEXT_COUNT; these frames are too small to be split into bands: the
+    // bands are WorstNFilesAreThoseOfTheAllRun's).
+    for (const char *when : {"start", "clip", "tail", "start-no-early", "clip-idle-bands"}) {
         const bool no_early = std::string(when) == "start-no-early";
-        ::setenv("VIF_MAP_CONTEXTS", no_early ? "start" : when, 1);
+        const bool idle = std::string(when) == "clip-idle-bands";
+        ::setenv("VIF_MAP_CONTEXTS", no_early ? "start" : idle ? "clip" : when, 1);
         ::setenv("VIF_MAP_EARLY", no_early ? "0" : "1", 1);
+        ::setenv("VIF_MAP_IDLE", idle ? "1" : "0", 1);
+        ::setenv("VIF_MAP_CONTEXT_COUNT", idle ? "8" : "", 1);
         for (const char *threads : {"1", "0"}) {
             const std::string out = dir_ + "/pmaps" + threads + when;
             fs::create_directories(out);
@@ -427,6 +433,8 @@ TEST_F(MapCli, LaddersAndBatchRowsMapTheirWorstFramesAsAPairDoes) {
     }
     ::unsetenv("VIF_MAP_CONTEXTS");
     ::unsetenv("VIF_MAP_EARLY");
+    ::unsetenv("VIF_MAP_IDLE");
+    ::unsetenv("VIF_MAP_CONTEXT_COUNT");
 }
 
 // A hand-built pair (8-bit gray, 256x256): the top-left quadrant blurred. The scale-0 map is

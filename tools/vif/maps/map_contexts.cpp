@@ -49,7 +49,7 @@ MapContexts::~MapContexts() {
 
 bool MapContexts::lower_this_thread() {
     const char *v = std::getenv("VIF_MAP_IDLE");
-    if (v && std::strcmp(v, "0") == 0) return false;
+    if (!v || std::strcmp(v, "1") != 0) return false;
 #if defined(__linux__)
     sched_param p{};
     if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &p) == 0) return true;

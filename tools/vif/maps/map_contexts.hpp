@@ -10,10 +10,12 @@
 //         is made while the clip is scored);
 //   tail: after the last frame (every page of theirs is faulted in then).
 // One set serves a pair, or every rung of a ladder group in turn.
-// CPU contexts are made on threads of idle priority (Linux SCHED_IDLE; VIF_MAP_IDLE=0: normal),
-// which their worker threads inherit: their making and their frames take only the cores the
-// clip's scoring leaves idle (the last frames', then every core after the last frame), so the
-// rescoring that starts while the last frames are scored does not slow them.
+// VIF_MAP_IDLE=1: CPU contexts made on threads of idle priority (Linux SCHED_IDLE), which their
+// worker threads inherit, so that their making and their frames take only the cores the clip's
+// scoring leaves idle. Not the default: on the H200 host's 16 cores (main f0d5bb4) it made
+// worst:10 slower (720p integer 1.258x against 1.204x at normal priority, 1080p 1.211x against
+// 1.159x): the clip's last frame came as late (the making slows it through memory, not through
+// the cores), and the rescoring then waited for cores after it.
 #ifndef VIF_TOOLS_MAPS_MAP_CONTEXTS_HPP
 #define VIF_TOOLS_MAPS_MAP_CONTEXTS_HPP
 
@@ -54,7 +56,7 @@ public:
     const std::vector<VifContext *> &get();
     /** How many contexts there are (known before they are made). */
     size_t count() const { return count_; }
-    /** Lowers the calling thread to idle priority unless VIF_MAP_IDLE=0 (threads it then
+    /** Lowers the calling thread to idle priority when VIF_MAP_IDLE=1 (threads it then
      *  creates inherit it); says whether it did. */
     static bool lower_this_thread();
     /** Once the clip is scored: the threads lowered (and those they made) back to normal
