@@ -245,6 +245,13 @@ void WorstPictures::add_job(Early &x, const Job &j) {
     x.queue.push_back({x.jobs.size() - 1, 0, 1});
 }
 
+uint64_t WorstPictures::early_start_at(uint64_t frames) const {
+    const char *env = std::getenv("VIF_MAP_EARLY");
+    const long k = env ? std::strtol(env, nullptr, 10) : 1;
+    if (k <= 1 || !pictures_stay_ || frames == 0) return 0;
+    return frames > uint64_t(k) ? frames - uint64_t(k) : 1;
+}
+
 void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
     const char *env = std::getenv("VIF_MAP_EARLY");
     if ((env && std::strcmp(env, "0") == 0) || heap_.empty() || early_) return;
@@ -261,8 +268,9 @@ void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
     x.workers_n = contexts;
     x.threads = std::max(1u, unsigned(cores / contexts));
     x.spent.resize(contexts);
-    // The pictures stay valid: no frame is submitted any more, so no entry's buffers are reused
-    // for another picture before write_maps (scored() only moves entries).
+    // The pictures stay valid: no frame is submitted any more (or the pictures stay where they
+    // are: early_start_at), so no entry's buffers are reused for another picture before
+    // write_maps (scored() only moves entries).
     // A thread waits for the contexts (this one goes on receiving the last frames' scores) and
     // then works as context 0's worker beside a thread for each other context.
     auto run = [this, &made, &out, contexts] {

@@ -68,6 +68,12 @@ public:
      *  their local maps for write_maps. Off with VIF_MAP_EARLY=0. Throws Failure for a context
      *  that could not be made. */
     void start_early(MapContexts &ctxs, MapWriter &out);
+    /** With VIF_MAP_EARLY=K above 1 (bench/cpu/maps_speed.sh's comparison), the early start
+     *  comes K frames before the last one is submitted, where the clip's frame count is known
+     *  and the pictures stay where they are (set_pictures_stay: the entries of frames that
+     *  leave the N worst are reused for later pictures otherwise): the number of frames
+     *  submitted after which start_early is called, else 0 (at the last frame). */
+    uint64_t early_start_at(uint64_t frames) const;
     /** After the last frame: writes the held maps of the frames still among the N worst (drops
      *  the others), scores the kept frames not scored early again with maps on `ctxs` (made
      *  with the run's configuration, MapContexts), checks that each gets the scores it had, and

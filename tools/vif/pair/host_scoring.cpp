@@ -225,6 +225,9 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
                     ri.bitdepth, ri.picture_flags};
     VifPicture dpic{nullptr,     ptrdiff_t(di.row_bytes()), di.width, di.height,
                     di.bitdepth, di.picture_flags};
+    // worst:N's early start K frames before the last (VIF_MAP_EARLY=K; 0: at the last one).
+    const uint64_t early_at =
+        worst && !o.read_only ? worst->early_start_at(in.expected.value_or(0)) : 0;
     auto scored = [&] {
         return variants[0]->primary.scores.size() + variants[0]->gpu.scores.size();
     };
@@ -254,6 +257,7 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
             dpf.release();
             ++submitted;
             if (submitted == 1) g_timeline.mark("first frame pair read and submitted");
+            if (submitted == early_at) worst->start_early(*map_ctxs, *maps);
             if (!o.read_only) drain_all(o, variants, false);
             progress.update(o.read_only ? submitted : scored());
             continue;
