@@ -6,25 +6,24 @@
 // once among the worst cost 1.33x the CPU time of a run without maps; a picture is 1 or 2 bytes
 // a pixel, and N frames are scored twice.
 // What runs after the last frame is kept short: the contexts that score the N frames again are
-// made before the first frame (MapContexts), the frames are shared among them (one a core on the
-// CPU), their local maps are computed in bands over the cores, and each file is a writer's job.
-// And the scoring again starts as soon as the last frame is submitted (start_early), on the
-// cores that the last frames being scored leave idle one by one: the N worst so far are scored
-// again then, and each frame that enters the N worst while the last frames are scored as soon as
-// its scores come; their local maps are held, and after the last frame those still among the N
-// worst are written (the others dropped).
+// made while the clip is scored (MapContexts::when), the frames are shared among them (one a
+// core on the CPU, up to N), their local maps are computed in bands over the cores, and each
+// file is a writer's job. And the scoring again starts as soon as the last frame is submitted
+// (start_early; VIF_MAP_EARLY=K: K frames before, early_start_at), on the cores that the last
+// frames being scored leave idle one by one: the N worst so far are scored again then, and each
+// frame that enters the N worst while the last frames are scored as soon as its scores come;
+// their local maps are held, and once every frame is scored those still among the N worst go to
+// the writers (each as soon as it is done), the others are dropped.
 // A frame scored again is one context's work (a thread's on the CPU), about a frame's scoring
-// with every core busy: where workers are idle, a frame is split into bands of rows (crops of
-// its pictures with 64 rows more on each side, beyond where the filters of the 4 scales and the
-// local map's window reach from the crop's edges: the terms of the band's rows are the whole
-// frame's), each scored on a context of its own and its local maps written into the frame's
-// (VIF_MAP_BANDS=0: whole frames; =B: every frame in B bands, for the tests). A frame that
-// enters the N worst among the last ones then costs a fraction of a frame after the last one.
-// Those frames are not checked against their first scores (a band has no frame totals).
-// Scoring the candidates all along the clip was not chosen: a frame's scoring is one thread's
-// work on the CPU backend, so a candidate that enters the N worst near the end (most clips have
-// one) still costs that much after the last frame, and the candidates that leave again cost
-// cores the clip is using.
+// with every core busy: where rescoring workers have nothing to do, a frame is split into bands
+// of rows (crops of its pictures with 64 rows more on each side, beyond where the filters of the
+// 4 scales and the local map's window reach from the crop's edges: the terms of the band's rows
+// are the whole frame's), each scored on a context of its own and its local maps written into
+// the frame's (VIF_MAP_BANDS=0: whole frames; =B: every frame in B bands, for the tests). A
+// frame that enters the N worst among the last ones then costs a fraction of a frame after the
+// last one. Those frames are not checked against their first scores (a band has no totals).
+// Scoring the candidates all along the clip was not chosen: the candidates that leave the N
+// worst again (3 to 4 times N on a clip of 250 frames) cost cores the clip is using.
 #ifndef VIF_TOOLS_MAPS_WORST_PICTURES_HPP
 #define VIF_TOOLS_MAPS_WORST_PICTURES_HPP
 
