@@ -653,7 +653,8 @@ if has D; then
         echo "nvrows/${codec}_ref$i.mp4,nvrows/${codec}_dist$i.mkv"
       done
     } > "m_$codec.csv"
-    read -r wall cpu rc < <(run "D-$codec-nvdec" "$NEW_VIF" "$WORK/D-$codec-nvdec" "m_$codec.csv" --devices 0 --hwdec cuda --timings)
+    # (4 workers: each scores 4 rows, so that a third row can take a first's decoders.)
+    read -r wall cpu rc < <(run "D-$codec-nvdec" "$NEW_VIF" "$WORK/D-$codec-nvdec" "m_$codec.csv" --devices 0 --workers 4 --hwdec cuda --timings)
     read -r wall cpu rc2 < <(run "D-$codec-host" "$NEW_VIF" "$WORK/D-$codec-host" "m_$codec.csv" --devices 0 --hwdec none)
     why=$(same "$WORK/D-$codec-host" "$WORK/D-$codec-nvdec")
     sessions=$(grep -o 'segment decoders: .*' "$RES/D-$codec-nvdec.err" | head -1)
