@@ -80,6 +80,8 @@ constexpr double kCpuFirstFramesFreePixels = 4.0e6;
 // the crossing where the points put it: CPU 0.254 s / CUDA 0.262 at 8 frames, 0.342 / 0.252 at 16).
 constexpr double kCpuRawFirstFrameSPerPixel = 1.6e-8;
 constexpr double kCpuRawFirstFrameFreePixels = 2.1e6;
+// The software-decoding band only where decoding is light: bits of both inputs a luma pixel.
+constexpr double kSoftwareBandMaxBits = 0.2;
 // The hand-over (raw input scored on CPU threads until CUDA is ready): CUDA's contexts are
 // ready about 0.23 s after start, and about 0.03 s later (1080p; 0.09 s at 2160p) when every
 // core is scoring meanwhile (H200 machine, --verbose timelines, 2026-11-26).
@@ -157,6 +159,10 @@ std::optional<ClipShape> probe_clip_shape(const std::string &path) {
                 secs = double(fmt->duration) / AV_TIME_BASE;
             if (rate.num > 0 && rate.den > 0 && secs > 0)
                 s.frames = uint64_t(std::llround(secs * av_q2d(rate)));
+        }
+        if (s.frames && fmt->pb) {
+            const int64_t size = avio_size(fmt->pb);
+            if (size > 0) s.bytes_per_frame = double(size) / double(s.frames);
         }
         out = s;
     }
@@ -238,8 +244,11 @@ CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned core
     const double cost =
         frame_px / (cpu_rate / std::clamp(cores, 1u, kMeasuredThreads)) + kHandOverStartCostS;
     c.cpu_while_cuda_starts = !raw || saved > cost;
-    c.software_decoding =
-        !raw && !c.cpu_only && first_frames == 0.0 && cpu_s <= software_band * gpu_s;
+    // Bits of both inputs a luma pixel: how heavy the decoding is (bench/nvdec's 1080p H.264
+    // pair 0.064, the probe pair with its CRF 17 reference 0.33).
+    const double bits_per_pixel = 8.0 * shape.bytes_per_frame / frame_px;
+    c.software_decoding = !raw && !c.cpu_only && first_frames == 0.0 && shape.bytes_per_frame > 0 &&
+                          bits_per_pixel <= kSoftwareBandMaxBits && cpu_s <= software_band * gpu_s;
     char line[400];
     std::snprintf(line, sizeof line,
                   "%llu frames of %ux%u %s: %s (about %.2f s on %u CPU threads, %.2f s with "

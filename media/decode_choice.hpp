@@ -22,6 +22,8 @@ struct ClipShape {
     /// Luma bits as libvif scores them (8, 10, 12 or 16) where the header says (its pixel
     /// format, or an 8-bit-only H.264 or HEVC profile); 0: it does not say.
     uint32_t bitdepth = 0;
+    /// The file's size over its frames (0: unknown); for a pair (run_shape), both inputs'.
+    double bytes_per_frame = 0;
 };
 
 /** The header of `path`; nullopt when FFmpeg cannot open it or it has no video stream. */

@@ -396,8 +396,15 @@ TEST(DecodeChoice, RawRunsOnCudaSkipTheHandOverThatCostsMore) {
 // CPU decoding starts slowly (a 2160p HEVC frame), NVDEC as before; raw input never.
 TEST(DecodeChoice, EncodedRunsNearTheCrossingDecodeInSoftware) {
     using vifcli::choose_cpu_only;
-    const vifcli::ClipShape h264{0, 1920, 1080, "h264"}, uhd{0, 3840, 2160, "hevc"},
-        raw{0, 1920, 1080, "raw"};
+    // bench/nvdec's pair: 12.5 + 4.2 KB a frame; the probe pair: 76 + 10.8 KB (decoding heavy).
+    const vifcli::ClipShape h264{0, 1920, 1080, "h264", 8, 16700}, uhd{0, 3840, 2160, "hevc"},
+        raw{0, 1920, 1080, "raw"}, heavy{0, 1920, 1080, "h264", 8, 86800};
+    for (uint64_t n = 1; n <= 1200; ++n) {
+        EXPECT_FALSE(choose_cpu_only(n, heavy, 16, 1).software_decoding) << n;
+        EXPECT_FALSE(
+            choose_cpu_only(n, vifcli::ClipShape{0, 1920, 1080, "h264"}, 16, 1).software_decoding)
+            << n << ": size unknown";
+    }
     const vifcli::CpuChoice near = choose_cpu_only(200, h264, 16, 1);
     ASSERT_FALSE(near.cpu_only) << near.why;
     EXPECT_TRUE(near.software_decoding) << near.why;

@@ -63,6 +63,7 @@ bool run_shape(const Options &o, const PairRequests &rq, uint64_t *frames, ClipS
         const uint64_t skip = q == &rq.ref ? o.skip_ref : o.skip_dist;
         *frames = std::min(*frames, s.frames > skip ? s.frames - skip : 0);
         if (s.codec != "raw") shape->codec = s.codec;
+        shape->bytes_per_frame += s.bytes_per_frame;
         shape->width = std::max(shape->width, s.width);
         shape->height = std::max(shape->height, s.height);
     }
