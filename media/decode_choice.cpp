@@ -80,8 +80,6 @@ constexpr double kCpuFirstFramesFreePixels = 4.0e6;
 // the crossing where the points put it: CPU 0.254 s / CUDA 0.262 at 8 frames, 0.342 / 0.252 at 16).
 constexpr double kCpuRawFirstFrameSPerPixel = 1.6e-8;
 constexpr double kCpuRawFirstFrameFreePixels = 2.1e6;
-// The software-decoding band only where decoding is light: bits of both inputs a luma pixel.
-constexpr double kSoftwareBandMaxBits = 0.2;
 // The hand-over (raw input scored on CPU threads until CUDA is ready): CUDA's contexts are
 // ready about 0.23 s after start, and about 0.03 s later (1080p; 0.09 s at 2160p) when every
 // core is scoring meanwhile (H200 machine, --verbose timelines, 2026-11-26).
@@ -89,15 +87,21 @@ constexpr double kCudaReadyS = 0.23;
 constexpr double kHandOverStartCostS = 0.03;
 // Encoded input just past the CPU/CUDA crossing: decoded in software, scored on the CPU until
 // CUDA is ready and on CUDA after (the host path's hand-over), rather than waiting for NVDEC.
-// That path decodes as the CPU run does and moves the scoring off the CPU, so it takes at most
-// the CPU run's time, about CUDA's near the crossing; NVDEC pays for its sessions only further
-// on. The band ends where the CPU run is 1.3 times CUDA's estimate: decoding alone was about 0.75
-// of the CPU run for the probe pair's CRF 17 reference (the heaviest decoding measured, H200
-// machine, bench/startup 2026-11-26) and 0.3 for bench/nvdec's 1080p H.264 pair (1,140 pairs a
-// second decoded on 16 threads against 340 decoded and scored), so 0.75 x 1.3 keeps heavy input
-// no slower than NVDEC there. Not where a CPU run's first frames cost more than CUDA's start-up
-// (big frames, 2160p HEVC): those go to NVDEC as before. The band's end is
-// kSoftwareBand (decode_choice.hpp).
+// That path decodes as the CPU run does and moves the scoring off the CPU, so near the crossing
+// it takes less than the CPU run, about CUDA's time there, and it does not wait for NVDEC's
+// sessions. How far on it stays ahead of NVDEC depends on how much of the CPU run decoding is:
+// for bench/nvdec's 1080p H.264 pair (12.5 + 4.2 KB a frame) 0.38 (software decoding with CUDA
+// scoring 1.16 ms a frame against the CPU run's 3.1), and it took 0.67-0.77 of NVDEC's time at 150-300
+// frames, 1.08 at 600 (H200, session 7's round-1 points): break-even where the CPU run is about
+// 2.0 times CUDA's estimate, share x ratio = 0.76. The share is taken to grow with the bits a
+// pixel: 0.29 + 1.39 x bits (0.38 at that pair's 0.064; 0.75 at the probe pair's 0.33, whose CRF
+// 17 reference decoded alone in 0.75 of its CPU run), and the band ends at 0.9 x 0.76 / share:
+// the CPU run 1.8 times CUDA's for that pair (about 370 frames of 1080p on 16 threads), none
+// for the probe pair's weight. Not where a CPU run's first frames cost more than CUDA's start-up
+// (big frames, 2160p HEVC), nor where the files' sizes are unknown: NVDEC as before.
+constexpr double kDecodeShareBase = 0.29;
+constexpr double kDecodeSharePerBit = 1.39;
+constexpr double kSoftwareBreakEven = 0.76 * 0.9;
 
 } // namespace
 
@@ -246,9 +250,13 @@ CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned core
     c.cpu_while_cuda_starts = !raw || saved > cost;
     // Bits of both inputs a luma pixel: how heavy the decoding is (bench/nvdec's 1080p H.264
     // pair 0.064, the probe pair with its CRF 17 reference 0.33).
-    const double bits_per_pixel = 8.0 * shape.bytes_per_frame / frame_px;
-    c.software_decoding = !raw && !c.cpu_only && first_frames == 0.0 && shape.bytes_per_frame > 0 &&
-                          bits_per_pixel <= kSoftwareBandMaxBits && cpu_s <= software_band * gpu_s;
+    const double bits = frame_px > 0 ? 8.0 * shape.bytes_per_frame / frame_px : 0.0;
+    const double band_end =
+        software_band > 0 ? software_band
+        : shape.bytes_per_frame > 0
+            ? kSoftwareBreakEven / (kDecodeShareBase + kDecodeSharePerBit * bits)
+            : 0.0;
+    c.software_decoding = !raw && !c.cpu_only && first_frames == 0.0 && cpu_s <= band_end * gpu_s;
     char line[400];
     std::snprintf(line, sizeof line,
                   "%llu frames of %ux%u %s: %s (about %.2f s on %u CPU threads, %.2f s with "

@@ -62,11 +62,11 @@ struct CpuChoice {
     /// the frames still on the CPU when CUDA is ready (one a thread) and CUDA's start-up slowed
     /// by busy cores. Raw input by that rule; encoded input (decoding-bound) always.
     bool cpu_while_cuda_starts = true;
-    /// Encoded input that goes to CUDA near the crossing (the CPU run estimated at most 1.3
-    /// times CUDA's): decoded in software, the CPU scoring while CUDA starts and CUDA after
-    /// (what --hwdec none does), not by NVDEC. Decoding alone takes at most the whole CPU
-    /// run's time, about CUDA's there, and starts at once; NVDEC's start-up is paid back only
-    /// further on.
+    /// Encoded input that goes to CUDA near the crossing (the CPU run estimated at most 1.8
+    /// times CUDA's for light decoding, less the heavier the decoding, from the bits a pixel):
+    /// decoded in software, the CPU scoring while CUDA starts and CUDA after (what --hwdec none
+    /// does), not by NVDEC. Decoding alone takes less than the whole CPU run, about CUDA's time
+    /// there, and starts at once; NVDEC's start-up is paid back only further on.
     bool software_decoding = false;
     std::string why; ///< one line for --verbose
 };
@@ -77,14 +77,11 @@ struct CpuChoice {
  * score it (NVDEC decoding encoded input) and let the process go: then CUDA is never started,
  * which also spares the driver's teardown at exit (about 0.1 s even after _Exit). `variants`:
  * how many VIF variants each frame is scored in. Just past that crossing, encoded input is
- * decoded in software (CpuChoice::software_decoding).
+ * decoded in software (CpuChoice::software_decoding) up to where the CPU run is estimated at
+ * `software_band` times CUDA's (0: from how heavy the decoding is, ClipShape::bytes_per_frame).
  */
-/// Where the software-decoding band near an encoded crossing ends: the CPU run estimated at this
-/// many times CUDA's (decode_choice.cpp says why).
-constexpr double kSoftwareBand = 1.3;
-
 CpuChoice choose_cpu_only(uint64_t frames, const ClipShape &shape, unsigned cores,
-                          unsigned variants, double software_band = kSoftwareBand);
+                          unsigned variants, double software_band = 0);
 
 } // namespace vifcli
 

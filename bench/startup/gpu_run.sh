@@ -19,7 +19,7 @@
 # crossings alone, sharper (best and median of 5, the variants' order rotated each round;
 # PASS/FAIL per point, $OUT/points.csv; startup_bench.py says more), after
 # `BASE_SRC=/nonexistent bash bench/startup/gpu_run.sh build` (about 3 minutes):
-#   CURVE_POINTS=raw2160:6:8:10:12,raw1080:64:72:80:90,enc1080:200:300:450,heavy1080:150:200:240 \
+#   CURVE_POINTS=raw2160:8:10,raw1080:72:90,enc1080:300:370:450,heavy1080:150:200:240 \
 #     bash bench/startup/gpu_run.sh curves
 # carry .deps/ffmpeg-nvdec .gpu-deps/prefix bench/startup/clips/{h264_src.mp4,h264_enc.mkv,
 # heavy_src.mkv,heavy_enc.mkv} (make_clips.sh makes the heavy pair from the probe pair by stream

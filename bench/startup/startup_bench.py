@@ -45,9 +45,9 @@ Environment:
               seconds between runs; PASS/FAIL per point (the default's best <= the faster
               backend's best x (1 + TOL) + 5 ms) and its scores = --backend cpu's; writes
               OUT/points.csv. INFO variants beside them: POINT_EXTRA_ENC (default
-              'VIF_SOFTWARE_NEAR_CROSSING=0|VIF_SOFTWARE_BAND=2': the default with NVDEC near
-              the crossing, and with the software-decoding band twice CUDA's estimate) and
-              POINT_EXTRA_RAW (default none),
+              'VIF_SOFTWARE_NEAR_CROSSING=0|--hwdec none': the default with NVDEC near the
+              crossing, and decoded in software with auto: the band's path) and POINT_EXTRA_RAW
+              (default none),
               '|' between option sets, VAR=value words set the environment
 """
 import json
@@ -474,8 +474,7 @@ def curve_points(points):
     (--verbose) and its scores = --backend cpu's."""
     n = int(os.environ.get("CURVE_N", "5"))
     gap = float(os.environ.get("CURVE_GAP_S", "0.2"))
-    enc_extra = os.environ.get("POINT_EXTRA_ENC",
-                               "VIF_SOFTWARE_NEAR_CROSSING=0|VIF_SOFTWARE_BAND=2")
+    enc_extra = os.environ.get("POINT_EXTRA_ENC", "VIF_SOFTWARE_NEAR_CROSSING=0|--hwdec none")
     extra = {"raw": os.environ.get("POINT_EXTRA_RAW", ""), "encoded": enc_extra,
              "heavy": enc_extra}
     say(f"\n### curve points (whole process s: best and median of {n}, the variants' order "

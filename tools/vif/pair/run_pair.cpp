@@ -87,9 +87,10 @@ void choose_auto_backend(Options &o, const StdStreams &streams) {
     }
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const unsigned threads = o.threads ? std::min(unsigned(o.threads), cores) : cores;
-    // Bench hook: VIF_SOFTWARE_BAND=<ratio> moves the end of the software-decoding band.
+    // Bench hook: VIF_SOFTWARE_BAND=<ratio> sets where the software-decoding band ends,
+    // however heavy the decoding.
     const char *band_end = std::getenv("VIF_SOFTWARE_BAND");
-    const double band = band_end && *band_end ? std::atof(band_end) : kSoftwareBand;
+    const double band = band_end && *band_end ? std::atof(band_end) : 0.0;
     const CpuChoice c = choose_cpu_only(frames, shape, threads, unsigned(o.variants.size()), band);
     if (o.verbose) std::fprintf(stderr, "vif: auto: %s\n", c.why.c_str());
     if (c.cpu_only) o.backend = VIF_BACKEND_CPU;
