@@ -17,7 +17,7 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("clip clip-e clip-cores clip-b2 drain"; the first one
+#        BACKEND (cpu), MODES ("clip clip-e clip-cores clip-few clip-b2 drain"; the first one
 #        decides; see mode_env), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
@@ -26,7 +26,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip clip-e clip-cores clip-b2 drain"}
+MODES=${MODES:-"clip clip-e clip-cores clip-few clip-b2 drain"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -55,6 +55,7 @@ mode_env() {
     clip-nobands) echo "clip 1 0 0 -" ;;   # whole frames only (d6d48c2's default)
     clip-b2) echo "clip 1 0 2 -" ;;        # every frame in 2 bands
     clip-cores) echo "clip 1 0 - $(nproc)" ;; # a rescoring context a core (not one a frame)
+    clip-few) echo "clip 1 0 - 5" ;;       # 5 rescoring contexts (half the pages made)
     drain) echo "tail 1 0 - -" ;;          # contexts made from the last frame submitted
     clip-e) echo "clip $((2 * $(nproc) + 4)) 0 - -" ;; # the early start 2 frames a core before the end
     start) echo "start 1 0 - -" ;;
@@ -71,6 +72,7 @@ mode_says() {
     clip-nobands) echo "(as clip, whole frames only)" ;;
     clip-b2) echo "(as clip, every frame in 2 bands)" ;;
     clip-cores) echo "(as clip, a rescoring context a core)" ;;
+    clip-few) echo "(as clip, 5 rescoring contexts)" ;;
     drain) echo "(as clip, the contexts made from the last frame submitted)" ;;
     clip-e) echo "(as clip, the worst so far scored again from 2 frames a core before the last one is submitted)" ;;
     start) echo "(as clip, the contexts made before the first frame)" ;;
