@@ -257,7 +257,13 @@ void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
     if ((env && std::strcmp(env, "0") == 0) || heap_.empty() || early_) return;
     early_ = std::make_unique<Early>();
     Early &x = *early_;
-    for (const Job &j : jobs()) {
+    // The lowest scores first: the highest of the N are the likeliest to leave the N worst
+    // before their turn (then skipped, not scored for nothing).
+    std::vector<Job> first = jobs();
+    std::sort(first.begin(), first.end(), [](const Job &a, const Job &b) {
+        return drop_first(a.scores, a.frame, b.scores, b.frame);
+    });
+    for (const Job &j : first) {
         add_job(x, j);
         x.kept.insert(j.frame);
     }
