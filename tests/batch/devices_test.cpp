@@ -19,8 +19,8 @@ std::string refused(const std::string& text, int found) {
     EXPECT_FALSE(resolve_devices(text, found, "CUDA", &out, &err)) << text;
     return err;
 }
-// The workers: a quarter of the cores shared among the GPUs, 1 to 8 each, at most half the
-// parts, one a GPU at least.
+// The workers: a quarter of the cores shared among the GPUs, 1 to 8 each; above 4 a GPU, at
+// most half the parts.
 TEST(Devices, WorkersForGpus) {
     using vif::batch::workers_for_gpus;
     EXPECT_EQ(workers_for_gpus(1, 16, 1000), 4u);  // the 16-core host of one GPU
@@ -29,8 +29,9 @@ TEST(Devices, WorkersForGpus) {
     EXPECT_EQ(workers_for_gpus(4, 64, 1000), 16u); // four on 64 cores: 4 each
     EXPECT_EQ(workers_for_gpus(1, 128, 1000), 8u); // 8 a GPU at most
     EXPECT_EQ(workers_for_gpus(4, 8, 1000), 4u);   // one a GPU at least
-    EXPECT_EQ(workers_for_gpus(2, 32, 10), 5u);    // half the parts
-    EXPECT_EQ(workers_for_gpus(2, 32, 1), 2u);     // ... but one a GPU
+    EXPECT_EQ(workers_for_gpus(1, 32, 12), 6u);    // beyond 4 a GPU: half the parts
+    EXPECT_EQ(workers_for_gpus(2, 64, 16), 8u);    // (16 1080p rows on two GPUs: 4 each)
+    EXPECT_EQ(workers_for_gpus(4, 64, 16), 16u);   // never under 4 a GPU for it
     EXPECT_EQ(workers_for_gpus(0, 32, 100), 1u);
 }
 

@@ -75,12 +75,12 @@ size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts) {
     // GPU waits for the host otherwise): a quarter of the cores in all, 1 to 8 a GPU (4 each on
     // a 16-core host per GPU). On the 2x H200 host (32 cores, 2026-11-26) one GPU with 8
     // workers scored 1,000 compact rows in 2.28 s against 3.35 s with 4 (as fast as two GPUs of
-    // 4: the host's decoding binds) and 16 1080p NVDEC rows in 9.49 s against 10.05 s. Two
-    // parts a worker at least: with one part each, every opening (NVDEC sessions, made one at a
-    // time for the host) comes first (16 1080p rows on two GPUs: 6.63 s with 16 workers against
-    // 6.07 s with 8).
+    // 4: the host's decoding binds) and 16 1080p NVDEC rows in 9.49 s against 10.05 s. Beyond 4
+    // a GPU, two parts a worker at least: with one part each, every opening (NVDEC sessions,
+    // made one at a time for the host) comes first (16 1080p rows on two GPUs: 6.63 s with 8
+    // workers a GPU against 6.07 s with 4; four GPUs with 4 each had measured 1.84x one GPU).
     const size_t per_gpu = std::clamp<size_t>(std::max<size_t>(cores, 1) / (4 * gpus), 1, 8);
-    return std::min(gpus * per_gpu, std::max(gpus, parts / 2));
+    return std::min(gpus * per_gpu, std::max(gpus * std::min<size_t>(per_gpu, 4), parts / 2));
 }
 
 } // namespace vif::batch

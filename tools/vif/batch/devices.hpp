@@ -21,8 +21,8 @@ bool resolve_devices(const std::string &text, int found, const std::string &what
 
 /**
  * Scoring workers for `gpus` GPU slots on a host of `cores` cores with `parts` parts to score:
- * a quarter of the cores shared among the GPUs, 1 to 8 each, and no more than half the parts
- * (a worker opens its next part while one decodes), but one a GPU at least.
+ * a quarter of the cores shared among the GPUs, 1 to 8 each; above 4 a GPU, no more than half
+ * the parts (a worker opens its next part while one decodes).
  */
 size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts);
 

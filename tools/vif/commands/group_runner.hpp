@@ -57,8 +57,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &groups, const LadderSett
 bool choose_devices(const std::string &text, VifBackend backend, DeviceSet *out, std::string *err);
 
 /** Workers when --workers is not given for `parts` parts to score (reference groups, cut at
- *  VIF_MAX_DISTORTED rows): 1 on the CPU; on GPUs a quarter of the cores shared among them, 1
- *  to 8 each, and no more than half the parts (but one a GPU). */
+ *  VIF_MAX_DISTORTED rows): 1 on the CPU; on GPUs batch/devices.hpp's workers_for_gpus. */
 size_t default_workers(const DeviceSet &devices, size_t parts);
 
 /** `groups` with every group of more than `most` rows split into parts of even size (in order)
