@@ -17,7 +17,7 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("clip clip-e clip-cores clip-few clip-b2 drain"; the first one
+#        BACKEND (cpu), MODES ("clip clip-10 clip-b2 drain"; the first one
 #        decides; see mode_env), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
@@ -26,7 +26,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip clip-e clip-cores clip-few clip-b2 drain"}
+MODES=${MODES:-"clip clip-10 clip-b2 drain"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -54,8 +54,8 @@ mode_env() {
     clip-idle) echo "clip 1 1 - -" ;;      # rescoring threads of idle priority (f0d5bb4's default)
     clip-nobands) echo "clip 1 0 0 -" ;;   # whole frames only (d6d48c2's default)
     clip-b2) echo "clip 1 0 2 -" ;;        # every frame in 2 bands
-    clip-cores) echo "clip 1 0 - $(nproc)" ;; # a rescoring context a core (not one a frame)
-    clip-few) echo "clip 1 0 - 5" ;;       # 5 rescoring contexts (half the pages made)
+    clip-cores) echo "clip 1 0 - $(nproc)" ;; # a rescoring context a core (not one for 2 frames)
+    clip-10) echo "clip 1 0 - 10" ;;       # a rescoring context a frame (affcd83's default)
     drain) echo "tail 1 0 - -" ;;          # contexts made from the last frame submitted
     clip-e) echo "clip $((2 * $(nproc) + 4)) 0 - -" ;; # the early start 2 frames a core before the end
     start) echo "start 1 0 - -" ;;
@@ -67,12 +67,12 @@ mode_env() {
 }
 mode_says() {
   case $1 in
-    clip) echo "(contexts made while the clip is scored, the worst so far scored again while the last frames are, in bands of rows where workers are idle)" ;;
+    clip) echo "(contexts made while the clip is scored, one for 2 frames, the worst so far scored again while the last frames are, in bands of rows where workers are idle)" ;;
     clip-idle) echo "(as clip, the rescoring threads of idle priority)" ;;
     clip-nobands) echo "(as clip, whole frames only)" ;;
     clip-b2) echo "(as clip, every frame in 2 bands)" ;;
     clip-cores) echo "(as clip, a rescoring context a core)" ;;
-    clip-few) echo "(as clip, 5 rescoring contexts)" ;;
+    clip-10) echo "(as clip, 10 rescoring contexts: one a frame)" ;;
     drain) echo "(as clip, the contexts made from the last frame submitted)" ;;
     clip-e) echo "(as clip, the worst so far scored again from 2 frames a core before the last one is submitted)" ;;
     start) echo "(as clip, the contexts made before the first frame)" ;;

@@ -32,7 +32,13 @@ MapContexts::MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint
     cfg_.backend = backend;
     if (backend == VIF_BACKEND_CPU) {
         const uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
-        count_ = size_t(std::max<uint64_t>(1, std::min({worst, cores, frames ? frames : worst})));
+        // Half as many as frames to score again (each scores 2): the pages each context makes
+        // while the clip is scored (a frame's maps, 16 bytes a pixel) slowed the clip more than
+        // the second round of frames costs after it (H200 host, 16 cores, main affcd83,
+        // worst:10: 5 contexts 1.103x / 1.142x at 720p / 1080p integer against 1.202x / 1.138x
+        // for 10, 1.209x / 1.217x for 16).
+        const uint64_t half = (worst + 1) / 2;
+        count_ = size_t(std::max<uint64_t>(1, std::min({half, cores, frames ? frames : half})));
         // VIF_MAP_CONTEXT_COUNT=N: N of them whatever N and the cores (bench/cpu/maps_speed.sh's
         // comparison: more contexts than frames serve the bands).
         if (const char *n = std::getenv("VIF_MAP_CONTEXT_COUNT"); n && *n)

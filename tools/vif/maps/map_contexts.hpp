@@ -36,9 +36,9 @@ public:
     static When when();
 
     /** `cfg` as the run's with maps on, on `backend`. On the CPU single-threaded ones (a
-     *  frame's scoring is one thread's work there), one a core, at most `worst` (N) and at most
-     *  `frames` (the clip's frame count when known, else 0); on CUDA one. Starts making them
-     *  unless when() is kTail (then get() makes them). */
+     *  frame's scoring is one thread's work there), one for every 2 of the `worst` (N) frames,
+     *  at most one a core and at most `frames` (the clip's frame count when known, else 0); on
+     *  CUDA one. Starts making them unless when() is kTail (then get() makes them). */
     MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint64_t frames);
     ~MapContexts(); ///< waits for the making; destroys the contexts unless left to the exit
     MapContexts(const MapContexts &) = delete;

@@ -6,8 +6,8 @@
 // once among the worst cost 1.33x the CPU time of a run without maps; a picture is 1 or 2 bytes
 // a pixel, and N frames are scored twice.
 // What runs after the last frame is kept short: the contexts that score the N frames again are
-// made while the clip is scored (MapContexts::when), the frames are shared among them (one a
-// core on the CPU, up to N), their local maps are computed in bands over the cores, and each
+// made while the clip is scored (MapContexts::when), the frames are shared among them (on the
+// CPU one for every 2 frames, at most one a core), their local maps are computed in bands over the cores, and each
 // file is a writer's job. And the scoring again starts as soon as the last frame is submitted
 // (start_early; VIF_MAP_EARLY=K: K frames before, early_start_at), on the cores that the last
 // frames being scored leave idle one by one: the N worst so far are scored again then, and each
