@@ -25,8 +25,9 @@
 #            runs alternating with and without maps; the default (the worst frames' contexts
 #            made while the clip is scored, one for 2 frames, the worst so far scored again while
 #            the last frames are, in bands of rows where workers are idle) decides; other ways
-#            (a context a frame; every frame in 2 bands; contexts made from the last frame
-#            submitted) are measured beside it (MAPS_MODES); each with its clip phase and tail
+#            (more contexts, up to one a core, made from the last frame submitted; a context a
+#            frame; every frame in 2 bands; every context made from the last frame submitted)
+#            are measured beside it (MAPS_MODES); each with its clip phase and tail
 # Prints PASS/FAIL per check and the numbers; exit status 0 only when every check passes.
 # Results: summary.md and logs.tar.gz (every log and table) in $OUT.
 # Environment: BUILD_DIR (default build-gpu-maps), OUT (default $BUILD_DIR/maps-results),

@@ -17,7 +17,7 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("clip clip-10 clip-b2 drain"; the first one
+#        BACKEND (cpu), MODES ("clip clip-late clip-10 clip-b2 drain"; the first one
 #        decides; see mode_env), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
@@ -26,7 +26,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip clip-10 clip-b2 drain"}
+MODES=${MODES:-"clip clip-late clip-10 clip-b2 drain"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -46,23 +46,24 @@ mkdir -p "$DIR"
 F="ffmpeg -hide_banner -loglevel error -nostdin -y"
 
 # The ways of worst:10 compared (tools/vif/maps/map_contexts.hpp, worst_pictures.hpp):
-# "VIF_MAP_CONTEXTS VIF_MAP_EARLY VIF_MAP_IDLE VIF_MAP_BANDS VIF_MAP_CONTEXT_COUNT" of a mode
-# (- : unset), and what it is.
+# "VIF_MAP_CONTEXTS VIF_MAP_EARLY VIF_MAP_IDLE VIF_MAP_BANDS VIF_MAP_CONTEXT_COUNT
+# VIF_MAP_LATE_CONTEXTS" of a mode (- : unset), and what it is.
 mode_env() {
   case $1 in
-    clip) echo "clip 1 0 - -" ;;           # the default
-    clip-idle) echo "clip 1 1 - -" ;;      # rescoring threads of idle priority (f0d5bb4's default)
-    clip-nobands) echo "clip 1 0 0 -" ;;   # whole frames only (d6d48c2's default)
-    clip-b2) echo "clip 1 0 2 -" ;;        # every frame in 2 bands
-    clip-cores) echo "clip 1 0 - $(nproc)" ;; # a rescoring context a core (not one for 2 frames)
-    clip-10) echo "clip 1 0 - 10" ;;       # a rescoring context a frame (affcd83's default)
-    drain) echo "tail 1 0 - -" ;;          # contexts made from the last frame submitted
-    clip-e) echo "clip $((2 * $(nproc) + 4)) 0 - -" ;; # the early start 2 frames a core before the end
-    start) echo "start 1 0 - -" ;;
-    clip-noearly) echo "clip 0 0 - -" ;;
-    start-noearly) echo "start 0 0 - -" ;;
-    tail) echo "tail 0 0 - -" ;;
-    *) echo "clip 1 0 - -" ;;
+    clip) echo "clip 1 0 - - -" ;;           # the default
+    clip-idle) echo "clip 1 1 - - -" ;;      # rescoring threads of idle priority (f0d5bb4's default)
+    clip-nobands) echo "clip 1 0 0 - -" ;;   # whole frames only (d6d48c2's default)
+    clip-b2) echo "clip 1 0 2 - -" ;;        # every frame in 2 bands
+    clip-cores) echo "clip 1 0 - $(nproc) -" ;; # a rescoring context a core (not one for 2 frames)
+    clip-10) echo "clip 1 0 - 10 -" ;;       # a rescoring context a frame (affcd83's default)
+    clip-late) echo "clip 1 0 - - $(($(nproc) - 5))" ;; # and a context a core more from the last frame submitted
+    drain) echo "tail 1 0 - - -" ;;          # contexts made from the last frame submitted
+    clip-e) echo "clip $((2 * $(nproc) + 4)) 0 - - -" ;; # the early start 2 frames a core before the end
+    start) echo "start 1 0 - - -" ;;
+    clip-noearly) echo "clip 0 0 - - -" ;;
+    start-noearly) echo "start 0 0 - - -" ;;
+    tail) echo "tail 0 0 - - -" ;;
+    *) echo "clip 1 0 - - -" ;;
   esac
 }
 mode_says() {
@@ -73,6 +74,7 @@ mode_says() {
     clip-b2) echo "(as clip, every frame in 2 bands)" ;;
     clip-cores) echo "(as clip, a rescoring context a core)" ;;
     clip-10) echo "(as clip, 10 rescoring contexts: one a frame)" ;;
+    clip-late) echo "(as clip, and contexts made from the last frame submitted up to one a core)" ;;
     drain) echo "(as clip, the contexts made from the last frame submitted)" ;;
     clip-e) echo "(as clip, the worst so far scored again from 2 frames a core before the last one is submitted)" ;;
     start) echo "(as clip, the contexts made before the first frame)" ;;
@@ -101,11 +103,12 @@ for size in $SIZES; do
         extra=()
         [ "$mode" != plain ] && extra=(--map "$DIR/maps" --map-frames worst:10)
         rm -rf "$DIR/maps"
-        read -r when early idle bands count <<< "$(mode_env "$mode")"
+        read -r when early idle bands count late <<< "$(mode_env "$mode")"
         [ "$bands" = - ] && bands=
         [ "$count" = - ] && count=
+        [ "$late" = - ] && late=
         t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_CONTEXTS=$when VIF_MAP_EARLY=$early VIF_MAP_IDLE=$idle VIF_MAP_BANDS=$bands \
-          VIF_MAP_CONTEXT_COUNT=$count "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
+          VIF_MAP_CONTEXT_COUNT=$count VIF_MAP_LATE_CONTEXTS=$late "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
           --threads "$THREADS" --backend "$BACKEND" -q -o "$DIR/$mode.json" --verbose "${extra[@]}" \
           2> "$DIR/$mode.$rep.verbose" > /dev/null; } 2>&1 )
         if [ "$mode" != plain ] && [ "$(find "$DIR/maps" -type f | wc -l)" -lt 10 ]; then

@@ -412,13 +412,17 @@ TEST_F(MapCli, LaddersAndBatchRowsMapTheirWorstFramesAsAPairDoes) {
     // And with the rescoring threads of idle priority (VIF_MAP_IDLE=1) and more contexts than
     // frames (VIF_MAP_CONTEXT_COUNT; these frames are too small to be split into bands: the
     // bands are WorstNFilesAreThoseOfTheAllRun's).
-    for (const char *when : {"start", "clip", "tail", "start-no-early", "clip-idle-bands"}) {
+    // And with more contexts made from the last frame submitted (VIF_MAP_LATE_CONTEXTS).
+    for (const char *when :
+         {"start", "clip", "tail", "start-no-early", "clip-idle-bands", "clip-late"}) {
         const bool no_early = std::string(when) == "start-no-early";
         const bool idle = std::string(when) == "clip-idle-bands";
-        ::setenv("VIF_MAP_CONTEXTS", no_early ? "start" : idle ? "clip" : when, 1);
+        const bool late = std::string(when) == "clip-late";
+        ::setenv("VIF_MAP_CONTEXTS", no_early ? "start" : idle || late ? "clip" : when, 1);
         ::setenv("VIF_MAP_EARLY", no_early ? "0" : "1", 1);
         ::setenv("VIF_MAP_IDLE", idle ? "1" : "0", 1);
-        ::setenv("VIF_MAP_CONTEXT_COUNT", idle ? "8" : "", 1);
+        ::setenv("VIF_MAP_CONTEXT_COUNT", idle ? "8" : late ? "1" : "", 1);
+        ::setenv("VIF_MAP_LATE_CONTEXTS", late ? "3" : "", 1);
         for (const char *threads : {"1", "0"}) {
             const std::string out = dir_ + "/pmaps" + threads + when;
             fs::create_directories(out);
@@ -435,6 +439,7 @@ TEST_F(MapCli, LaddersAndBatchRowsMapTheirWorstFramesAsAPairDoes) {
     ::unsetenv("VIF_MAP_EARLY");
     ::unsetenv("VIF_MAP_IDLE");
     ::unsetenv("VIF_MAP_CONTEXT_COUNT");
+    ::unsetenv("VIF_MAP_LATE_CONTEXTS");
 }
 
 // A hand-built pair (8-bit gray, 256x256): the top-left quadrant blurred. The scale-0 map is

@@ -44,6 +44,8 @@ MapContexts::MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint
         if (const char *n = std::getenv("VIF_MAP_CONTEXT_COUNT"); n && *n)
             count_ = size_t(std::clamp<long>(std::strtol(n, nullptr, 10), 1, 256));
         cfg_.threads = 1;
+        if (const char *n = std::getenv("VIF_MAP_LATE_CONTEXTS"); n && *n)
+            late_count_ = size_t(std::clamp<long>(std::strtol(n, nullptr, 10), 0, 256));
     }
     if (when() != When::kTail) start();
 }
@@ -51,6 +53,34 @@ MapContexts::MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint
 MapContexts::~MapContexts() {
     wait();
     for (VifContext *c : ctxs_) vif_destroy(c);
+    for (VifContext *c : get_late()) vif_destroy(c);
+    late_.clear();
+}
+
+void MapContexts::start_late() {
+    std::lock_guard<std::mutex> lock(late_mu_);
+    if (late_count_ == 0 || late_making_.joinable() || !late_.empty()) return;
+    late_making_ = std::thread([this] {
+        std::vector<VifContext *> made(late_count_, nullptr);
+        std::vector<std::thread> threads;
+        auto one = [&](size_t i) {
+            if (vif_create(&made[i], &cfg_) != VIF_OK) made[i] = nullptr;
+        };
+        try {
+            for (size_t i = 1; i < made.size(); ++i) threads.emplace_back(one, i);
+        } catch (const std::system_error &) { // those not started are left out
+        }
+        one(0);
+        for (std::thread &t : threads) t.join();
+        for (VifContext *c : made)
+            if (c) late_.push_back(c);
+    });
+}
+
+std::vector<VifContext *> MapContexts::get_late() {
+    std::lock_guard<std::mutex> lock(late_mu_);
+    if (late_making_.joinable()) late_making_.join();
+    return late_; // still theirs: destroyed with them (or left to the exit)
 }
 
 bool MapContexts::lower_this_thread() {
@@ -140,6 +170,9 @@ const std::vector<VifContext *> &MapContexts::get() {
 void MapContexts::leave_to_the_exit() {
     wait();
     ctxs_.clear();
+    (void)get_late(); // made: left too
+    std::lock_guard<std::mutex> lock(late_mu_);
+    late_.clear();
 }
 
 } // namespace vifcli

@@ -67,6 +67,15 @@ public:
     /** Leaves the contexts to the process exit (vif's outputs are written, it leaves next). */
     void leave_to_the_exit();
 
+    /** VIF_MAP_LATE_CONTEXTS=N (bench/cpu/maps_speed.sh's comparison; CPU only): N more
+     *  contexts, made from start_late() on (the last frame submitted: none of their pages
+     *  while the clip is scored), for the frames scored again after it. */
+    size_t late_count() const { return late_count_; }
+    void start_late();
+    /** The late contexts, once made (those that could be made; they stay this object's). Any
+     *  thread. */
+    std::vector<VifContext *> get_late();
+
 private:
     void start();
     void make(bool idle); ///< every context, each on a thread of its own (idle: lowered)
@@ -77,6 +86,10 @@ private:
     std::thread making_;
     std::vector<VifContext *> ctxs_; ///< read once making_ is joined
     std::string error_;              ///< why one could not be made (then ctxs_ is empty)
+    size_t late_count_ = 0;
+    std::mutex late_mu_;
+    std::thread late_making_;
+    std::vector<VifContext *> late_; ///< read once late_making_ is joined
 };
 
 } // namespace vifcli

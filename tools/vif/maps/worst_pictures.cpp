@@ -271,15 +271,17 @@ void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
         x.forced_bands = int(std::min<long>(64, std::max<long>(0, std::strtol(b, nullptr, 10))));
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const size_t contexts = std::max<size_t>(1, made.count());
+    const size_t late = made.late_count(); // VIF_MAP_LATE_CONTEXTS: made from now on
     x.workers_n = contexts;
-    x.threads = std::max(1u, unsigned(cores / contexts));
-    x.spent.resize(contexts);
+    x.threads = std::max(1u, unsigned(cores / (contexts + late)));
+    x.spent.resize(contexts + late);
+    if (late) made.start_late();
     // The pictures stay valid: no frame is submitted any more (or the pictures stay where they
     // are: early_start_at), so no entry's buffers are reused for another picture before
     // write_maps (scored() only moves entries).
     // A thread waits for the contexts (this one goes on receiving the last frames' scores) and
     // then works as context 0's worker beside a thread for each other context.
-    auto run = [this, &made, &out, contexts] {
+    auto run = [this, &made, &out, contexts, late] {
         Early &e = *early_;
         std::vector<VifContext *> ctxs;
         try {
@@ -298,6 +300,26 @@ void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
         {
             std::lock_guard<std::mutex> lock(e.mu);
             e.workers_n = workers.size() + 1;
+        }
+        if (late) {
+            try { // the late contexts' workers join the others once those contexts are made
+                workers.emplace_back([this, &made, &out, contexts] {
+                    Early &l = *early_;
+                    const std::vector<VifContext *> more = made.get_late();
+                    std::vector<std::thread> extra;
+                    try {
+                        for (size_t i = 0; i < more.size(); ++i)
+                            extra.emplace_back([this, ctx = more[i], c = contexts + i, &out] {
+                                early_worker(ctx, c, out);
+                            });
+                    } catch (const std::system_error &) {}
+                    {
+                        std::lock_guard<std::mutex> lock(l.mu);
+                        l.workers_n += extra.size();
+                    }
+                    for (std::thread &t : extra) t.join();
+                });
+            } catch (const std::system_error &) {}
         }
         early_worker(ctxs[0], 0, out);
         for (std::thread &t : workers) t.join();
