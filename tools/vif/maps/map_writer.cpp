@@ -52,6 +52,19 @@ constexpr uint32_t kBandHalo = 8;
 // has them, so each of its rows sees every row its window covers, in the same order: the same
 // floats as one call over the whole scale (the integer sums are exact; the float ones are
 // summed per column top to bottom, then left to right, in both).
+// A view of `rows` rows of a scale's maps from row `first` on (its terms are row-major, `width`
+// a row): what vif_local_map reads for a band.
+VifScaleMap rows_of(const VifScaleMap &sm, uint32_t first, uint32_t rows) {
+    const size_t skip = size_t(first) * sm.width;
+    VifScaleMap v = sm;
+    v.height = rows;
+    for (const int32_t **t : {&v.nl, &v.dl, &v.nn, &v.dn})
+        if (*t) *t += skip;
+    for (const float **t : {&v.num, &v.den})
+        if (*t) *t += skip;
+    return v;
+}
+
 void local_map_in_bands(const VifScaleMap &sm, float *out, unsigned threads) {
     const uint32_t w = sm.width, h = sm.height;
     const uint32_t bands = std::max<uint32_t>(
@@ -69,13 +82,7 @@ void local_map_in_bands(const VifScaleMap &sm, float *out, unsigned threads) {
             const uint32_t i1 = uint32_t(uint64_t(h) * (b + 1) / bands);
             const uint32_t top = i0 >= kBandHalo ? i0 - kBandHalo : 0;
             const uint32_t bottom = std::min(h, i1 + kBandHalo);
-            const size_t skip = size_t(top) * w;
-            VifScaleMap v = sm;
-            v.height = bottom - top;
-            for (const int32_t **t : {&v.nl, &v.dl, &v.nn, &v.dn})
-                if (*t) *t += skip;
-            for (const float **t : {&v.num, &v.den})
-                if (*t) *t += skip;
+            const VifScaleMap v = rows_of(sm, top, bottom - top);
             std::vector<float> band(size_t(v.height) * w);
             status[b] = vif_local_map(&v, band.data());
             if (status[b] == VIF_OK)
@@ -247,13 +254,7 @@ void MapWriter::hold_rows(const VifMaps &crop, uint32_t top, uint32_t first, uin
         // them (at the frame's edges the window is clipped as over the whole frame).
         const uint32_t v0 = i0 >= kRadius ? i0 - kRadius : 0;
         const uint32_t v1 = std::min(h, i1 + kRadius);
-        const size_t skip = size_t(v0 - at) * w;
-        VifScaleMap v = sm;
-        v.height = v1 - v0;
-        for (const int32_t **t : {&v.nl, &v.dl, &v.nn, &v.dn})
-            if (*t) *t += skip;
-        for (const float **t : {&v.num, &v.den})
-            if (*t) *t += skip;
+        const VifScaleMap v = rows_of(sm, v0 - at, v1 - v0);
         thread_local std::vector<float> band; // reused: no fresh pages for each band
         band.resize(size_t(v.height) * w);
         const VifStatus st = vif_local_map(&v, band.data());
