@@ -236,6 +236,33 @@ TEST_F(DevicesCli, ShortWorkLeavesTheOtherDevicesOut) {
         << r.err;
 }
 
+// The workers of the devices the plan leaves out score on the one running (--workers: all of
+// them; by default as many as one device gets), and say so; the files are the same.
+TEST_F(DevicesCli, WorkersOfDevicesLeftOutScoreOnTheRunningOne) {
+    manifest();
+    CliRun plain = batch("plain", "", {"--backend", "cpu"});
+    ASSERT_EQ(plain.code, 1) << plain.err;
+    CliRun r = batch("lent", "VIF_TEST_CPU_DEVICES=3 VIF_TEST_STANDIN_STARTUP=0:100",
+                     {"--workers", "6", "--verbose"});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(outputs("lent"), outputs("plain"));
+    EXPECT_NE(r.err.find("vif: devices: 0 of 2 more devices started: too little work"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("vif: devices: workers: 6 of 6 score on the 1 device running (4 lent "
+                         "by the devices left out; every worker --workers gives)"),
+              std::string::npos)
+        << r.err;
+    CliRun d = batch("lent-default", "VIF_TEST_CPU_DEVICES=3 VIF_TEST_STANDIN_STARTUP=0:100",
+                     {"--timings"});
+    EXPECT_EQ(d.code, 1) << d.err;
+    EXPECT_EQ(outputs("lent-default"), outputs("plain"));
+    EXPECT_NE(d.err.find("vif: devices: workers: 1 of 3 score on the 1 device running (0 lent "
+                         "by the devices left out; as many as that many GPUs get by default)"),
+              std::string::npos)
+        << d.err;
+}
+
 // A device left out by the plan is started when the one running fails: it takes the rows, and
 // the files are the plain run's.
 TEST_F(DevicesCli, ALeftOutDeviceTakesTheRowsOfOneThatFails) {

@@ -21,10 +21,57 @@ bool resolve_devices(const std::string &text, int found, const std::string &what
 
 /**
  * Scoring workers for `gpus` GPU slots on a host of `cores` cores with `parts` parts to score:
- * a quarter of the cores shared among the GPUs, 1 to 8 each; above 4 a GPU, no more than half
- * the parts (a worker opens its next part while one decodes).
+ * a quarter of the cores shared among the GPUs, 1 to 8 for one GPU, 1 to 4 each for several;
+ * above 4 a GPU, no more than half the parts (a worker opens its next part while one decodes).
  */
 size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts);
+
+/** One device's time for (part of) a catalogue, split by what binds it. */
+struct DeviceWork {
+    /// Decoding on the host's cores (encoded inputs NVDEC does not take): as long whatever the
+    /// number of devices, its rate that of one GPU's workers (more workers on more devices
+    /// measured no faster).
+    double host_s = 0;
+    /// The devices' own time: scoring, NVDEC decoding, raw input's copies; shared among them.
+    double device_s = 0;
+    DeviceWork &operator+=(const DeviceWork &o) {
+        host_s += o.host_s;
+        device_s += o.device_s;
+        return *this;
+    }
+};
+
+/** How a row's frames reach its device. */
+enum class RowPath { host_decoded, nvdec, raw };
+
+/**
+ * One device's work for a row of `frames` frames of `pixels` luma pixels on `path`, from the
+ * batch rates measured on the H200 machines (devices.cpp holds them); `host_workers`: the
+ * workers one GPU gets on this host (workers_for_gpus(1, ...)), who decode host_decoded rows.
+ */
+DeviceWork row_work(RowPath path, double frames, double pixels, size_t host_workers);
+
+/**
+ * How many of `others` more devices pay for their start-up (`startup_s` each: the driver's
+ * start of a device and its scoring contexts) with `work` left and one device running. With m
+ * devices the work takes about max(host_s, device_s / m): the k-th more starts only when the
+ * device work that k devices do not hide under the host's decoding, device_s - k host_s, is at
+ * least 2k start-ups. (Without host decoding: one more device finishes sooner once the work is
+ * over k start-ups; the factor 2 keeps a wrong estimate from making the run slower than one
+ * device.) *why: one line for --verbose and --timings that says what stopped the count.
+ */
+size_t devices_that_pay(const DeviceWork &work, double startup_s, size_t others, std::string *why);
+
+/** No slot: a worker that waits (its device left out) while the running ones have enough. */
+constexpr size_t kNoSlot = static_cast<size_t>(-1);
+
+/**
+ * The slot of each of `workers` workers once the plan is known: worker w's own slot is
+ * w % running.size(); a worker whose slot does not run (`running[slot]` false) joins the
+ * running slots (in turn) while they have fewer than `target` workers in all, else it waits
+ * (kNoSlot). So that one device left running gets the workers one device would have.
+ */
+std::vector<size_t> worker_slots(size_t workers, const std::vector<bool> &running, size_t target);
 
 /** The test hook VIF_TEST_FAIL_DEVICE=<slot>:<after_rows>: the slot-th device of the run (its
  *  place in --devices, from 0) fails once it has scored `after_rows` rows. */

@@ -143,6 +143,7 @@ int batch_main(int argc, const char *const *argv) {
         size_t parts = 0;
         for (const auto &g : groups)
             parts += (g.size() + VIF_MAX_DISTORTED - 1) / VIF_MAX_DISTORTED;
+        s.workers_default = workers == 0;
         if (workers == 0) workers = default_workers(devices, parts);
         if (c.verbose && sh.count > 1)
             std::fprintf(stderr, "vif: shard %u of %u (%s): %zu reference groups\n", sh.index,

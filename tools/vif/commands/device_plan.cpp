@@ -17,15 +17,8 @@ namespace vifcli {
 
 namespace {
 
-// The rates, luma pixels of reference frames scored a second on one device, whole batch (busy
-// time of `vif batch --timings` on one H200, 2026-11-26, issue 25's second round): the compact
-// catalogue (576x324 x264, decoded on the host, 4 workers) 4,800 pairs in 0.47 s = 1.9e9; the
-// 1080p H.264 catalogue decoded by NVDEC, 19,200 pairs in 12.7 s = 3.1e9. Raw input has no
-// decoding: the single pair's 1080p rate (about 1,900 fps = 3.9e9) stands for it.
-constexpr double kHostDecodedPixelsPerS = 1.9e9;
-constexpr double kNvdecPixelsPerS = 3.1e9;
-constexpr double kRawPixelsPerS = 3.9e9;
-// A fresh device's scoring contexts (one per worker, made at once): 0.1-0.15 s each in that run.
+// A fresh device's scoring contexts (one per worker, made at once): 0.1-0.15 s each in the
+// 4x H200 runs (2026-11-26).
 constexpr double kContextStartS = 0.15;
 
 struct Shape {
@@ -70,24 +63,26 @@ double context_startup_seconds() {
 }
 
 WorkEstimate estimate_work(const std::vector<std::vector<RungJob>> &groups, bool nvdec,
-                           size_t sample) {
+                           size_t host_workers, size_t sample) {
+    using vif::batch::RowPath;
     WorkEstimate e;
     std::vector<std::pair<const RungJob *, bool>> rows; // the row, alone in its group
     for (const auto &g : groups)
         for (const RungJob &j : g) rows.emplace_back(&j, g.size() == 1);
     e.rows = rows.size();
     if (const char *v = std::getenv("VIF_TEST_BATCH_WORK_S"); v && *v) {
-        e.seconds = std::atof(v);
+        e.work.device_s = std::atof(v);
         e.known = true;
-        e.why = fmt::format("{:.2f} s on one device (VIF_TEST_BATCH_WORK_S)", e.seconds);
+        e.why = fmt::format("{:.2f} s on one device (VIF_TEST_BATCH_WORK_S)", e.work.device_s);
         return e;
     }
     if (rows.empty()) return e;
     // Rows whose inputs cannot say their length (a missing file fails its row at once, a
     // container without a count) are left out of the sample.
     const size_t n = std::min(sample, rows.size());
-    double seconds = 0, frames = 0, pixels = 0;
-    size_t known = 0;
+    vif::batch::DeviceWork sum;
+    double frames = 0, pixels = 0;
+    size_t known = 0, on_host = 0;
     for (size_t i = 0; i < n; ++i) {
         const auto &[j, alone] = rows[i * rows.size() / n]; // spread over the manifest
         const std::optional<Shape> r = shape_of(*j, j->row.reference, "reference");
@@ -95,10 +90,11 @@ WorkEstimate estimate_work(const std::vector<std::vector<RungJob>> &groups, bool
         if (!r || !d) continue;
         const double f = std::min(r->frames, d->frames);
         const bool on_nvdec = nvdec && alone && r->encoded && d->encoded;
-        const double rate = !r->encoded && !d->encoded ? kRawPixelsPerS
-                            : on_nvdec                 ? kNvdecPixelsPerS
-                                                       : kHostDecodedPixelsPerS;
-        seconds += f * r->pixels / rate;
+        const RowPath path = !r->encoded && !d->encoded ? RowPath::raw
+                             : on_nvdec                 ? RowPath::nvdec
+                                                        : RowPath::host_decoded;
+        on_host += path == RowPath::host_decoded;
+        sum += vif::batch::row_work(path, f, r->pixels, host_workers);
         frames += f;
         pixels += r->pixels;
         ++known;
@@ -107,21 +103,16 @@ WorkEstimate estimate_work(const std::vector<std::vector<RungJob>> &groups, bool
         e.why = "unknown (no sampled row's inputs say their length)";
         return e;
     }
-    e.seconds = seconds * double(rows.size()) / double(known);
+    const double scale = double(rows.size()) / double(known);
+    e.work.host_s = sum.host_s * scale;
+    e.work.device_s = sum.device_s * scale;
     e.known = true;
-    e.why = fmt::format("about {:.2f} s on one device: {} rows of about {:.0f} frames of {:.2g} "
-                        "pixels",
-                        e.seconds, rows.size(), frames / double(known), pixels / double(known));
+    e.why =
+        fmt::format("about {:.2f} s on one device: {} rows of about {:.0f} frames of {:.2g} "
+                    "pixels, {} of {} sampled decoded on the host (by {} workers at most)",
+                    std::max(e.work.host_s, e.work.device_s), rows.size(), frames / double(known),
+                    pixels / double(known), on_host, known, host_workers);
     return e;
-}
-
-size_t devices_that_pay(double work_left_s, double startup_s, size_t others, std::string *why) {
-    size_t k = 0;
-    while (k < others && work_left_s >= 2.0 * double(k + 1) * startup_s) ++k;
-    *why = fmt::format("{} of {} more device{} started: about {:.2f} s of one device's work left, "
-                       "{:.2f} s a start-up (the k-th more from 2 k start-ups of work)",
-                       k, others, others == 1 ? "" : "s", work_left_s, startup_s);
-    return k;
 }
 
 } // namespace vifcli

@@ -209,12 +209,25 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // The first device starts now, while the groups are planned and the first ones open their
     // inputs; once it is ready, as many others as the work left pays for (device_plan.hpp).
     const std::set<int> distinct(devices.devices.begin(), devices.devices.end());
+    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    size_t parts_in_all = 0; // (parts of VIF_MAX_DISTORTED rows, as default_workers counts)
+    for (const auto &g : whole_groups)
+        parts_in_all += (g.size() + VIF_MAX_DISTORTED - 1) / VIF_MAX_DISTORTED;
+    // The workers that devices running get by default (--workers not given): those of as many
+    // GPUs (batch/devices.hpp), so that one device left running has one device's workers.
+    auto workers_for_running = [&](size_t running) {
+        if (!base.workers_default) return workers;
+        if (devices.cpu_standins) return running;
+        return vif::batch::workers_for_gpus(running, cores, parts_in_all);
+    };
     std::shared_future<WorkEstimate> estimate;
     DeviceStartup::Plan plan;
     if (distinct.size() > 1) {
         const bool nvdec = base.hwdec;
-        estimate = std::async(std::launch::async, [&whole_groups, nvdec] {
-                       return estimate_work(whole_groups, nvdec);
+        // The host's decoding runs at the rate of the workers one device gets.
+        const size_t host_workers = std::min(workers, workers_for_running(1));
+        estimate = std::async(std::launch::async, [&whole_groups, nvdec, host_workers] {
+                       return estimate_work(whole_groups, nvdec, host_workers);
                    }).share();
         plan = [estimate, &rows_left, total_rows](double first_s, size_t others, std::string *why) {
             const WorkEstimate &e = estimate.get();
@@ -222,9 +235,12 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 *why = "every device started: the work is " + e.why;
                 return others;
             }
-            const double left = total_rows ? e.seconds * double(rows_left) / double(total_rows) : 0;
-            const size_t k =
-                devices_that_pay(left, first_s + context_startup_seconds(), others, why);
+            const double share = total_rows ? double(rows_left) / double(total_rows) : 0;
+            vif::batch::DeviceWork left;
+            left.host_s = e.work.host_s * share;
+            left.device_s = e.work.device_s * share;
+            const size_t k = vif::batch::devices_that_pay(left, first_s + context_startup_seconds(),
+                                                          others, why);
             *why += "; the catalogue: " + e.why;
             return k;
         };
@@ -329,9 +345,15 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // context copying at once with that many put 7 x workers threads on the cores (R, raw
     // 1080p on 4 H200s: slower on 2 and 4 GPUs than on one, the CPU time growing): half the
     // cores shared among the contexts instead, 1 to 8 each.
-    if (shared.threads == 0 && workers > 1 && shared.backend == VIF_BACKEND_CUDA)
-        shared.threads = unsigned(std::clamp<size_t>(
-            std::max(1u, std::thread::hardware_concurrency()) / (2 * workers), 1, 8));
+    // (Among the workers that score: a worker's count is set when it takes its first part,
+    // after the device plan where there is one, as contexts are made for it.)
+    const bool copy_threads_shared =
+        shared.threads == 0 && workers > 1 && shared.backend == VIF_BACKEND_CUDA;
+    auto copy_threads = [](size_t scoring) {
+        return unsigned(std::clamp<size_t>(
+            std::max(1u, std::thread::hardware_concurrency()) / (2 * scoring), 1, 8));
+    };
+    if (copy_threads_shared) shared.threads = copy_threads(workers);
     // A group's reference, decoded once for several rungs, is its longest decoding: with the
     // automatic budget it gets 2 libavcodec threads where the inputs get 1 (2x H200, 1,000
     // compact rows: two GPUs 2.15 s against 2.37 s, the CPU time the same). Benchmarks:
@@ -396,14 +418,65 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         std::lock_guard<std::mutex> lock(identities_mu);
         return identities.emplace(path, id).first->second;
     };
-    const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    // Where each worker scores once the plan has left devices out (batch/devices.hpp's
+    // worker_slots, made once under queue_mu by the first worker that needs it): the workers of
+    // a device left out join the running ones while these have fewer than their default.
+    std::optional<std::vector<size_t>> assignment;
+    std::vector<size_t> slot_at_end(workers);
+    for (size_t w = 0; w < workers; ++w) slot_at_end[w] = w % slots.size();
+    std::atomic<size_t> active_workers{workers}; // workers with rows to take (decoder threads)
+    std::string workers_note;                    // for --verbose and --timings
     auto work = [&](size_t w) {
-        const size_t slot = w % slots.size();
+        const size_t home = w % slots.size();
+        size_t slot = home;
         LadderSettings s = shared;
         if (!devices.devices.empty()) s.cuda_device = slots[slot].device;
         s.contexts = contexts[w].get();
         const bool waits_for_startup = startup && distinct.size() > 1;
-        const bool first_device = waits_for_startup && s.cuda_device == startup->first();
+        auto move_to = [&](size_t to) {
+            slot = to;
+            slot_at_end[w] = to;
+            if (!devices.devices.empty()) s.cuda_device = slots[slot].device;
+        };
+        // queue_mu held. A worker whose own device the plan left out takes its place in the
+        // assignment (once): a running device's, or none (it waits, for start_rest).
+        bool placed = false;
+        bool copy_threads_set = false; // (s.threads, once)
+        auto unplaced = [&] {
+            return waits_for_startup && !placed && startup->left_out(slots[home].device);
+        };
+        auto place = [&] {
+            if (!unplaced()) return;
+            placed = true;
+            if (!assignment) {
+                std::vector<bool> running(slots.size());
+                size_t n = 0;
+                for (size_t i = 0; i < slots.size(); ++i)
+                    n += running[i] = !startup->left_out(slots[i].device);
+                assignment = vif::batch::worker_slots(workers, running, workers_for_running(n));
+                size_t active = 0, lent = 0;
+                for (size_t v = 0; v < workers; ++v) {
+                    active += (*assignment)[v] != vif::batch::kNoSlot;
+                    lent += (*assignment)[v] != vif::batch::kNoSlot &&
+                            (*assignment)[v] != v % slots.size();
+                }
+                active_workers = std::max<size_t>(1, active);
+                workers_note = fmt::format(
+                    "workers: {} of {} score on the {} device{} running ({} lent by the devices "
+                    "left out; {})",
+                    active, workers, n, n == 1 ? "" : "s", lent,
+                    base.workers_default ? "as many as that many GPUs get by default"
+                                         : "every worker --workers gives");
+            }
+            if ((*assignment)[w] != vif::batch::kNoSlot) move_to((*assignment)[w]);
+        };
+        // A worker lent to another device whose device failed goes back to its own (started
+        // now, start_rest); false when it is on its own already.
+        auto go_home = [&] {
+            if (slot == home) return false;
+            move_to(home);
+            return true;
+        };
         // Each worker decodes a reference and its rungs at once: FFmpeg's default of a thread
         // per core for every one of them puts hundreds of threads on the cores. (The workers
         // of devices left out by the plan decode nothing: not counted.) (A floor of 2 threads
@@ -412,11 +485,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         // 34.4 s.)
         auto decoder_threads = [&](size_t rows) {
             if (shared.decoder_threads >= 0) return shared.decoder_threads;
-            size_t busy = workers;
-            if (waits_for_startup)
-                for (size_t v = 0; v < workers; ++v)
-                    busy -= startup->left_out(slots[v % slots.size()].device) ? 1 : 0;
-            busy = std::max<size_t>(1, busy);
+            const size_t busy = active_workers;
             return busy > 1 ? int(std::max<size_t>(1, cores / (busy * (rows + 1)))) : 0;
         };
         // The reference's threads for a part of `rows` rows decoded on `threads` an input.
@@ -501,6 +570,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 }
                 if (failed) {
                     give_back_ahead();
+                    if (go_home()) continue;
                     return;
                 }
                 jobs = std::move(ahead->jobs);
@@ -511,14 +581,23 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 // Rows go to a device that is ready (a worker of the first device may take one
                 // group before); a worker whose device is not started waits for one of them
                 // (it starts when another device fails) or for the end.
+                // A worker whose own device is left out is placed first (another device's, or
+                // none: it waits as before).
                 auto usable = [&] {
                     return !waits_for_startup || startup->ready(s.cuda_device) ||
-                           (first_device && !early_taken);
+                           (s.cuda_device == startup->first() && !early_taken);
                 };
+                place();
                 queue_cv.wait(lock, [&] {
                     return slots[slot].failed || (queue.empty() && in_flight == 0) ||
-                           (!queue.empty() && usable());
+                           (!queue.empty() && usable()) || unplaced();
                 });
+                if (unplaced()) continue; // (placed on the next turn)
+                if (slots[slot].failed && slot != home) {
+                    lock.unlock();
+                    go_home();
+                    continue;
+                }
                 if (slots[slot].failed || queue.empty()) return;
                 if (waits_for_startup && !startup->ready(s.cuda_device)) early_taken = true;
                 jobs = std::move(queue.front());
@@ -527,6 +606,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 ++in_flight;
                 s.simulate_device_failure = fail_hook && fail_hook->slot == slot &&
                                             slots[slot].rows >= fail_hook->after_rows;
+            }
+            if (copy_threads_shared && !copy_threads_set) {
+                copy_threads_set = true;
+                s.threads = copy_threads(active_workers);
             }
             s.decoder_threads = decoder_threads(jobs.size());
             s.reference_decoder_threads = reference_threads(jobs.size(), s.decoder_threads);
@@ -672,7 +755,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         std::vector<std::string> names;
         std::vector<size_t> made(slots.size(), 0);
         for (const Slot &sl : slots) names.push_back(sl.name);
-        for (size_t w = 0; w < contexts.size(); ++w) made[w % slots.size()] += contexts[w]->made();
+        for (size_t w = 0; w < contexts.size(); ++w) made[slot_at_end[w]] += contexts[w]->made();
         for (const std::string &line : timings.lines(since_start(), starts, names, made))
             std::fprintf(stderr, "vif: %s\n", line.c_str());
         // The process's CPU during the run: the cores it kept busy, and whether its threads
@@ -715,6 +798,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     }
     if ((base.timings || base.verbose) && startup && !startup->plan_note().empty())
         std::fprintf(stderr, "vif: devices: %s\n", startup->plan_note().c_str());
+    if ((base.timings || base.verbose) && !workers_note.empty())
+        std::fprintf(stderr, "vif: devices: %s\n", workers_note.c_str());
     if (slots.size() > 1) // (with one device there is no other to give them to)
         for (const std::string &r : reruns)
             std::fprintf(stderr, "vif: rows given to the other devices: %s\n", r.c_str());

@@ -31,7 +31,10 @@ struct DeviceSet {
  * Scheduling: groups are split into parts of VIF_MAX_DISTORTED rows at most (and, with several
  * devices, into at least as many parts as devices, so that one ladder spreads over all of
  * them, and with many workers small enough that their open files stay within half the open-file
- * limit); worker w scores on slot w % slots; every worker pulls the next part from one queue, so
+ * limit); worker w scores on slot w % slots (when the device plan leaves slots out, their workers
+ * score on the running slots, as many as that many GPUs get by default: batch/devices.hpp's
+ * worker_slots; a lent worker whose slot fails goes back to its own); every worker pulls the
+ * next part from one queue, so
  * a device that finishes sooner takes more (the least-loaded device gets the next part). The
  * outputs and the summary do not depend on which device scored a row.
  *
@@ -42,7 +45,8 @@ struct DeviceSet {
  * Test hook: VIF_TEST_FAIL_DEVICE=<slot>:<rows> fails slot <slot> once it has scored <rows>
  * rows (batch/devices.hpp).
  *
- * Start-up and reuse: every device starts at once (device_startup.hpp); each worker keeps one
+ * Start-up and reuse: the first device starts at once, the others as the work pays for
+ * (device_startup.hpp, device_plan.hpp); each worker keeps one
  * scoring context from group to group (context_cache.hpp), and after a finished run leaves it
  * to the process exit: the caller ends the process right after (leave_process).
  */

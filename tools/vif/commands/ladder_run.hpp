@@ -80,6 +80,9 @@ struct LadderSettings {
     GroupTimes *times = nullptr;
     /// run_groups: print where the run's time went, per device (`vif batch --timings`).
     bool timings = false;
+    /// run_groups: its `workers` is default_workers' choice (--workers not given): when the
+    /// device plan leaves devices out, the running ones get the workers as many GPUs get.
+    bool workers_default = false;
     /// The group's inputs, opened ahead by open_ahead (with the same rungs and settings) while
     /// the group before was scored; null: opened by score_group.
     OpenedAhead *opened = nullptr;
