@@ -25,9 +25,10 @@
 #            runs alternating with and without maps; the default (the worst frames' contexts
 #            made while the clip is scored, one for 2 frames, the worst so far scored again while
 #            the last frames are, in bands of rows where workers are idle) decides; other ways
-#            (more contexts, up to one a core, made from the last frame submitted; a context a
-#            frame; every frame in 2 bands; every context made from the last frame submitted)
-#            are measured beside it (MAPS_MODES); each with its clip phase and tail
+#            (every frame in 2 or 3 bands on contexts made for a band, clip-bc2 / clip-bc3; a
+#            context a frame, clip-10; more in maps_speed.sh's mode_env) are measured beside it
+#            (MAPS_MODES); each with its clip phase and tail, and the steps after the last frame
+#            (from VIF_MAP_TRACE: the last frame scored again, local maps, files, the commit)
 # Prints PASS/FAIL per check and the numbers; exit status 0 only when every check passes.
 # Results: summary.md and logs.tar.gz (every log and table) in $OUT.
 # Environment: BUILD_DIR (default build-gpu-maps), OUT (default $BUILD_DIR/maps-results),
@@ -271,7 +272,7 @@ elif [ "${SKIP_CPU:-0}" != 1 ] && stage cpu; then
   [ -n "${MAPS_VARIANTS:-}" ] && speed_env+=("VARIANTS=$MAPS_VARIANTS")
   env "${speed_env[@]}" bash "$ROOT/bench/cpu/maps_speed.sh" "$VIF" > "$RES/cpu_maps_speed.log" 2>&1
   rc=$?
-  while read -r line; do note "  $line"; done < <(grep -E '^(PASS|FAIL|tail) ' "$RES/cpu_maps_speed.log")
+  while read -r line; do note "  $line"; done < <(grep -E '^(PASS|FAIL|tail|steps) ' "$RES/cpu_maps_speed.log")
   check "CPU --map-frames worst:10 on $(nproc) cores, <= 1.2x the wall time of no maps (best of ${MAPS_REPS:-5}, the default way)" "$rc" \
     "$(grep -cE '^PASS .*\(decides\)' "$RES/cpu_maps_speed.log") of $(grep -cE '^(PASS|FAIL) .*\(decides\)' "$RES/cpu_maps_speed.log") sizes/variants; the other ways compared beside it"
   [ "$rc" -ne 0 ] && tail_of "$RES/cpu_maps_speed.log" 10

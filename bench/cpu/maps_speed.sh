@@ -8,16 +8,18 @@
 # frames again are made, VIF_MAP_CONTEXTS, tools/vif/maps/map_contexts.hpp, whether the worst
 # so far are scored again while the last frames are, VIF_MAP_EARLY, at idle priority,
 # VIF_MAP_IDLE, in bands of rows, VIF_MAP_BANDS, worst_pictures.hpp, and how many contexts,
-# VIF_MAP_CONTEXT_COUNT; see mode_env below), best of REPS, and
+# VIF_MAP_CONTEXT_COUNT, or on contexts made for a band, VIF_MAP_BAND_CONTEXTS; see mode_env
+# below), best of REPS, and
 # prints per mode the ratio with PASS/FAIL (the default mode, `clip`, decides the exit status)
 # and where the time went in the best runs, from --verbose: the clip phase (process start to
 # the last frame scored), the tail after it (the worst frames scored again, their local maps,
-# the files, the exit), and the longest context's wait for maps and local-map time.
+# the files, the exit), and the longest context's wait for maps and local-map time; and the
+# steps after the last frame from the run's VIF_MAP_TRACE lines (steps_of).
 #
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("clip clip-late clip-10 clip-b2 drain"; the first one
+#        BACKEND (cpu), MODES ("clip clip-bc2 clip-bc3 clip-10"; the first one
 #        decides; see mode_env), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
@@ -26,7 +28,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip clip-late clip-10 clip-b2 drain"}
+MODES=${MODES:-"clip clip-bc2 clip-bc3 clip-10"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -47,23 +49,25 @@ F="ffmpeg -hide_banner -loglevel error -nostdin -y"
 
 # The ways of worst:10 compared (tools/vif/maps/map_contexts.hpp, worst_pictures.hpp):
 # "VIF_MAP_CONTEXTS VIF_MAP_EARLY VIF_MAP_IDLE VIF_MAP_BANDS VIF_MAP_CONTEXT_COUNT
-# VIF_MAP_LATE_CONTEXTS" of a mode (- : unset), and what it is.
+# VIF_MAP_LATE_CONTEXTS VIF_MAP_BAND_CONTEXTS" of a mode (- : unset), and what it is.
 mode_env() {
   case $1 in
-    clip) echo "clip 1 0 - - -" ;;           # the default
-    clip-idle) echo "clip 1 1 - - -" ;;      # rescoring threads of idle priority (f0d5bb4's default)
-    clip-nobands) echo "clip 1 0 0 - -" ;;   # whole frames only (d6d48c2's default)
-    clip-b2) echo "clip 1 0 2 - -" ;;        # every frame in 2 bands
-    clip-cores) echo "clip 1 0 - $(nproc) -" ;; # a rescoring context a core (not one for 2 frames)
-    clip-10) echo "clip 1 0 - 10 -" ;;       # a rescoring context a frame (affcd83's default)
-    clip-late) echo "clip 1 0 - - $(($(nproc) - 5))" ;; # and a context a core more from the last frame submitted
-    drain) echo "tail 1 0 - - -" ;;          # contexts made from the last frame submitted
-    clip-e) echo "clip $((2 * $(nproc) + 4)) 0 - - -" ;; # the early start 2 frames a core before the end
-    start) echo "start 1 0 - - -" ;;
-    clip-noearly) echo "clip 0 0 - - -" ;;
-    start-noearly) echo "start 0 0 - - -" ;;
-    tail) echo "tail 0 0 - - -" ;;
-    *) echo "clip 1 0 - - -" ;;
+    clip) echo "clip 1 0 - - - -" ;;           # the default
+    clip-idle) echo "clip 1 1 - - - -" ;;      # rescoring threads of idle priority (f0d5bb4's default)
+    clip-nobands) echo "clip 1 0 0 - - -" ;;   # whole frames only (d6d48c2's default)
+    clip-b2) echo "clip 1 0 2 - - -" ;;        # every frame in 2 bands
+    clip-cores) echo "clip 1 0 - $(nproc) - -" ;; # a rescoring context a core (not one for 2 frames)
+    clip-10) echo "clip 1 0 - 10 - -" ;;       # a rescoring context a frame (affcd83's default)
+    clip-late) echo "clip 1 0 - - $(($(nproc) - 5)) -" ;; # and a context a core more from the last frame submitted
+    drain) echo "tail 1 0 - - - -" ;;          # contexts made from the last frame submitted
+    clip-e) echo "clip $((2 * $(nproc) + 4)) 0 - - - -" ;; # the early start 2 frames a core before the end
+    start) echo "start 1 0 - - - -" ;;
+    clip-noearly) echo "clip 0 0 - - - -" ;;
+    start-noearly) echo "start 0 0 - - - -" ;;
+    tail) echo "tail 0 0 - - - -" ;;
+    clip-bc2) echo "clip 1 0 - - - 2" ;;       # every frame in 2 bands on contexts made for a band, one for 2 bands
+    clip-bc3) echo "clip 1 0 - - - 3" ;;       # the same with 3 bands
+    *) echo "clip 1 0 - - - -" ;;
   esac
 }
 mode_says() {
@@ -75,6 +79,8 @@ mode_says() {
     clip-cores) echo "(as clip, a rescoring context a core)" ;;
     clip-10) echo "(as clip, 10 rescoring contexts: one a frame)" ;;
     clip-late) echo "(as clip, and contexts made from the last frame submitted up to one a core)" ;;
+    clip-bc2) echo "(as clip, every frame in 2 bands on contexts made for a band's rows, one for every 2 bands)" ;;
+    clip-bc3) echo "(as clip, every frame in 3 bands on contexts made for a band's rows, one for every 2 bands)" ;;
     drain) echo "(as clip, the contexts made from the last frame submitted)" ;;
     clip-e) echo "(as clip, the worst so far scored again from 2 frames a core before the last one is submitted)" ;;
     start) echo "(as clip, the contexts made before the first frame)" ;;
@@ -84,6 +90,28 @@ mode_says() {
     *) echo "($1)" ;;
   esac
 }
+# The steps of worst:N's maps in a run's VIF_MAP_TRACE lines (tools/vif/maps/map_trace.hpp), in
+# ms from the last frame scored: when the frames were scored again (the first started, the last
+# ended) and the CPU that took (summed over threads), their local maps, the files, the commit.
+steps_of() {
+  awk -v what="$1" '
+    / all frames scored / { at = $(NF - 1) + 0 }
+    $2 == "trace" {
+      t = $3 + 0; line = $0; sub(/^.* ms /, "", line); key = line; sub(/:[^:]*$/, "", key)
+      if (line ~ /: scoring$/) { st[key] = t; if (first == "" || t < first) first = t; n++ }
+      else if (line ~ /: scored/) { if (key in st) rs += t - st[key]; sc[key] = t; if (t > last_r) last_r = t }
+      else if (line ~ /: local maps done$/) { if (key in sc) ls += t - sc[key]; if (t > last_l) last_l = t }
+      else if (line ~ /^write .*: start$/) ws[key] = t
+      else if (line ~ /^write .*: done$/) { if (key in ws) fs += t - ws[key]; files++; if (t > last_f) last_f = t }
+      else if (line ~ /^commit: renamed$/) c = t
+    }
+    END {
+      if (n == 0) { printf "steps %s: no trace (VIF_MAP_TRACE lines) in the run\n", what; exit }
+      printf "steps %s: best run, ms from the last frame scored: scored again from %+.1f to %+.1f (%d frames or bands, %.1f ms of threads), local maps to %+.1f (%.1f ms), files to %+.1f (%d, %.1f ms), renamed %+.1f\n",
+        what, first - at, last_r - at, n, rs, last_l - at, ls, last_f - at, files, fs, c - at
+    }' "$2"
+}
+
 fail=0
 for size in $SIZES; do
   ref=$DIR/ref_${GEN}_${size}_$FRAMES.y4m dis=$DIR/dis_${GEN}_${size}_$FRAMES.y4m
@@ -103,12 +131,13 @@ for size in $SIZES; do
         extra=()
         [ "$mode" != plain ] && extra=(--map "$DIR/maps" --map-frames worst:10)
         rm -rf "$DIR/maps"
-        read -r when early idle bands count late <<< "$(mode_env "$mode")"
+        read -r when early idle bands count late bandctx <<< "$(mode_env "$mode")"
         [ "$bands" = - ] && bands=
         [ "$count" = - ] && count=
         [ "$late" = - ] && late=
+        [ "$bandctx" = - ] && bandctx=
         t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_CONTEXTS=$when VIF_MAP_EARLY=$early VIF_MAP_IDLE=$idle VIF_MAP_BANDS=$bands \
-          VIF_MAP_CONTEXT_COUNT=$count VIF_MAP_LATE_CONTEXTS=$late "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
+          VIF_MAP_CONTEXT_COUNT=$count VIF_MAP_LATE_CONTEXTS=$late VIF_MAP_BAND_CONTEXTS=$bandctx VIF_MAP_TRACE=1 "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
           --threads "$THREADS" --backend "$BACKEND" -q -o "$DIR/$mode.json" --verbose "${extra[@]}" \
           2> "$DIR/$mode.$rep.verbose" > /dev/null; } 2>&1 )
         if [ "$mode" != plain ] && [ "$(find "$DIR/maps" -type f | wc -l)" -lt 10 ]; then
@@ -131,10 +160,10 @@ for size in $SIZES; do
           / scored again after the last frame on / { split($0, a, "longest waits for maps "); split(a[2], b, " ");
                               waits = b[1]; split($0, c, "local maps "); split(c[2], d, " "); lm = d[1]
                               split($0, e, "queue "); split(e[2], f, " "); q = f[1] }
-          END { split(t, v, " "); printf "%s %.3f %.1f %.1f %s %s %s %s/%s %s %s\n", v[1], v[2] + v[3], at, (t1 - t0) * 1000 - at,
+          END { split(t, v, " "); printf "%s %.3f %.1f %.1f %s %s %s %s/%s %s %s %s\n", v[1], v[2] + v[3], at, (t1 - t0) * 1000 - at,
                 waits == "" ? "-" : waits, lm == "" ? "-" : lm, q == "" ? "-" : q,
                 early_n == "" ? 0 : early_n, (late_n == "" ? 0 : late_n) "/" (entered == "" ? 0 : entered), made == "" ? "-" : made,
-                split_n == "" ? 0 : split_n }' "$DIR/$mode.$rep.verbose")
+                split_n == "" ? 0 : split_n, rep }' rep="$rep" "$DIR/$mode.$rep.verbose")
 "
       done
     done
@@ -150,7 +179,7 @@ for size in $SIZES; do
     pmed=$(median_clip "${runs[plain]}")
     first=1
     for mode in $MODES; do
-      read -r mw mc mclip mtail waits lm q el made nsplit <<< "$(best "${runs[$mode]}")"
+      read -r mw mc mclip mtail waits lm q el made nsplit mrep <<< "$(best "${runs[$mode]}")"
       mmed=$(median_clip "${runs[$mode]}")
       rw=$(awk -v a="$mw" -v b="$pw" 'BEGIN { print a / b }')
       rc=$(awk -v a="$mc" -v b="$pc" 'BEGIN { print a / b }')
@@ -174,6 +203,7 @@ for size in $SIZES; do
           printf "from the last frame to leaving main() %.1f ms (no maps %.1f: %+.1f); worst frames scored again early %s (%s of them entered the worst while the last frames were scored), after the last frame %s", mtail, ptail, mtail - ptail, n[1], n[3], n[2]
           if (n[2] > 0) printf " (the longest context waited %s ms for maps, local maps %s ms, writers\047 queue %s ms)", waits, lm, q
           printf "; frames split into bands %s\n", nsplit }'
+      steps_of "$size $variant $mode" "$DIR/$mode.$mrep.verbose"
       first=0
     done
     unset runs

@@ -275,6 +275,13 @@ TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
         run("worst:1000", "every_bands");
         run("worst:1000", "every_bands_copied", true);
         ::unsetenv("VIF_MAP_BANDS");
+        // And on contexts made for a band's crop (VIF_MAP_BAND_CONTEXTS: fewer rows than the
+        // frame's where the frame is high enough), 2 and 3 bands.
+        ::setenv("VIF_MAP_BAND_CONTEXTS", "2", 1);
+        run("worst:1000", "every_bandctx");
+        ::setenv("VIF_MAP_BAND_CONTEXTS", "3", 1);
+        run("worst:1000", "every_bandctx_copied", true);
+        ::unsetenv("VIF_MAP_BAND_CONTEXTS");
         const std::vector<std::string> all = files_in(dir_ + "/all");
         const size_t frames = all.size() / VIF_NUM_SCALES;
         ASSERT_GE(frames, 1u) << name;
@@ -286,7 +293,8 @@ TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
         for (const std::string &f : worst)
             EXPECT_EQ(slurp(dir_ + "/worst_copied/" + f), slurp(dir_ + "/all/" + f))
                 << name << " (--no-mmap) " << f;
-        for (const char *d : {"every", "every_bands", "every_bands_copied"}) {
+        for (const char *d : {"every", "every_bands", "every_bands_copied", "every_bandctx",
+                              "every_bandctx_copied"}) {
             EXPECT_EQ(files_in(dir_ + "/" + d), all) << name << " " << d;
             for (const std::string &f : all)
                 EXPECT_EQ(slurp(dir_ + "/" + d + "/" + f), slurp(dir_ + "/all/" + f))
@@ -296,8 +304,8 @@ TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
         EXPECT_EQ(json::parse(slurp(dir_ + "/worst.json"))["frames"],
                   json::parse(slurp(dir_ + "/all.json"))["frames"])
             << name;
-        for (const char *d :
-             {"all", "worst", "worst_copied", "every", "every_bands", "every_bands_copied"})
+        for (const char *d : {"all", "worst", "worst_copied", "every", "every_bands",
+                              "every_bands_copied", "every_bandctx", "every_bandctx_copied"})
             fs::remove_all(dir_ + "/" + d);
     }
 }

@@ -26,7 +26,8 @@ MapContexts::When MapContexts::when() {
     return When::kClip;
 }
 
-MapContexts::MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint64_t frames)
+MapContexts::MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint64_t frames,
+                         uint32_t bands)
     : cfg_(cfg) {
     cfg_.maps = 1;
     cfg_.backend = backend;
@@ -37,8 +38,9 @@ MapContexts::MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint
         // the second round of frames costs after it (H200 host, 16 cores, main affcd83,
         // worst:10: 5 contexts 1.103x / 1.142x at 720p / 1080p integer against 1.202x / 1.138x
         // for 10, 1.209x / 1.217x for 16).
-        const uint64_t half = (worst + 1) / 2;
-        count_ = size_t(std::max<uint64_t>(1, std::min({half, cores, frames ? frames : half})));
+        const uint64_t half = (worst * std::max<uint32_t>(1, bands) + 1) / 2;
+        count_ = size_t(std::max<uint64_t>(
+            1, std::min({half, cores, frames ? frames * std::max<uint32_t>(1, bands) : half})));
         // VIF_MAP_CONTEXT_COUNT=N: N of them whatever N and the cores (bench/cpu/maps_speed.sh's
         // comparison: more contexts than frames serve the bands).
         if (const char *n = std::getenv("VIF_MAP_CONTEXT_COUNT"); n && *n)

@@ -38,8 +38,12 @@ public:
     /** `cfg` as the run's with maps on, on `backend`. On the CPU single-threaded ones (a
      *  frame's scoring is one thread's work there), one for every 2 of the `worst` (N) frames,
      *  at most one a core and at most `frames` (the clip's frame count when known, else 0); on
-     *  CUDA one. Starts making them unless when() is kTail (then get() makes them). */
-    MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint64_t frames);
+     *  CUDA one. Starts making them unless when() is kTail (then get() makes them). `bands`
+     *  above 1 (CPU; WorstPictures::band_contexts): each frame is scored in that many bands,
+     *  on contexts made for a band (`cfg`'s max_height set by the caller), one for every 2
+     *  bands to score. */
+    MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint64_t frames,
+                uint32_t bands = 1);
     ~MapContexts(); ///< waits for the making; destroys the contexts unless left to the exit
     MapContexts(const MapContexts &) = delete;
     MapContexts &operator=(const MapContexts &) = delete;

@@ -21,8 +21,17 @@ std::string pgm16_header(uint32_t w, uint32_t h, const std::string &comment) {
 }
 
 void pgm16_samples(const float *map, size_t n, char *out) {
+    // pgm16_sample in float and without branches, so that the loop vectorises (built with
+    // -fno-trapping-math, tools/vif/CMakeLists.txt): value x 32768 is exact in float too, NaN
+    // and values not above 0 fail the first comparison and read 0, and below 2^23 adding and
+    // subtracting 2^23 leaves the nearest integer, ties to even. The same sample as
+    // pgm16_sample for each of the 2^32 floats (checked once, docs/journal/2026-11-26-vif-maps.md).
+    constexpr float kTwo23 = 8388608.0f;
     for (size_t i = 0; i < n; ++i) {
-        const uint16_t s = pgm16_sample(map[i]);
+        float v = map[i] * 32768.0f;
+        v = v > 0.0f ? v : 0.0f;
+        v = v < 65535.0f ? v : 65535.0f;
+        const uint32_t s = uint32_t(int32_t((v + kTwo23) - kTwo23));
         out[2 * i] = char(s >> 8); // PGM samples above 255 are most significant byte first
         out[2 * i + 1] = char(s & 0xff);
     }
@@ -53,6 +62,12 @@ std::string npy_header(uint32_t w, uint32_t h) {
 }
 
 void npy_samples(const float *map, size_t n, char *out) {
+    // Little-endian float32: on a little-endian host the floats' own bytes (a 1080p map's
+    // samples in 0.7 ms instead of 5.9 byte by byte).
+    if (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) {
+        std::memcpy(out, map, 4 * n);
+        return;
+    }
     for (size_t i = 0; i < n; ++i) {
         uint32_t bits;
         std::memcpy(&bits, &map[i], 4);

@@ -3,6 +3,7 @@
 #include "maps/heat_image.hpp"
 #include "maps/map_contexts.hpp"
 #include "maps/map_files.hpp"
+#include "maps/map_trace.hpp"
 #include "maps/png_encode.hpp"
 #include "pair/failure.hpp"
 
@@ -194,7 +195,11 @@ void MapWriter::writer_loop() {
         space_cv_.notify_all(); // the threads that enqueue (several for worst:N) wait for room
         std::string failure;
         try {
+            map_trace("write frame %llu scale %zu: start", (unsigned long long)job.frame->frame,
+                      job.scale);
             write(*job.frame, job.scale);
+            map_trace("write frame %llu scale %zu: done", (unsigned long long)job.frame->frame,
+                      job.scale);
         } catch (const Failure &f) {
             failure = f.message;
         } catch (const std::exception &e) {
@@ -434,7 +439,9 @@ void MapWriter::commit() {
                                       missing.front(), last)};
         }
     }
+    map_trace("commit: waiting for the writers");
     stop_writer();
+    map_trace("commit: writers joined");
     check_writer();
     for (std::FILE *&f : videos_) {
         const bool ok = std::fclose(f) == 0;
@@ -449,6 +456,7 @@ void MapWriter::commit() {
         throw Failure{fmt::format("--map {}: cannot move the maps into place: {}", m_.dir,
                                   std::strerror(errno))};
     committed_ = true;
+    map_trace("commit: renamed");
 }
 
 } // namespace vifcli

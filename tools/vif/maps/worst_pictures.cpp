@@ -1,6 +1,7 @@
 #include "maps/worst_pictures.hpp"
 
 #include "maps/map_contexts.hpp"
+#include "maps/map_trace.hpp"
 #include "maps/map_writer.hpp"
 #include "pair/failure.hpp"
 
@@ -51,6 +52,26 @@ void band_rows(uint32_t h, uint32_t b, uint32_t n, uint32_t *first, uint32_t *en
 }
 
 } // namespace
+
+uint32_t WorstPictures::band_contexts() {
+    const char *b = std::getenv("VIF_MAP_BAND_CONTEXTS");
+    const char *early = std::getenv("VIF_MAP_EARLY");
+    // Whole frames go to the contexts when the early start is off (write_maps' second half).
+    if (!b || !*b || (early && std::strcmp(early, "0") == 0)) return 0;
+    const long n = std::strtol(b, nullptr, 10);
+    return n >= 2 ? uint32_t(std::min<long>(n, 16)) : 0;
+}
+
+uint32_t WorstPictures::band_crop_rows(uint32_t h, uint32_t bands) {
+    uint32_t most = 0;
+    for (uint32_t b = 0; b < bands; ++b) {
+        uint32_t first = 0, end = 0;
+        band_rows(h, b, bands, &first, &end);
+        const uint32_t top = first >= kBandHalo ? first - kBandHalo : 0;
+        most = std::max(most, std::min(h, end + kBandHalo) - top);
+    }
+    return most;
+}
 
 void WorstPictures::copy(const VifPicture &src, Picture &dst) {
     const size_t row = size_t(src.width) * (src.bitdepth > 8 ? 2 : 1);
@@ -254,7 +275,11 @@ uint64_t WorstPictures::early_start_at(uint64_t frames) const {
 
 void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
     const char *env = std::getenv("VIF_MAP_EARLY");
-    if ((env && std::strcmp(env, "0") == 0) || heap_.empty() || early_) return;
+    // With none scored yet (a clip shorter than the frames in flight) the frames go to
+    // write_maps' second half whole, unless the contexts are made for bands (force_bands):
+    // then they are queued here as they are scored.
+    if ((env && std::strcmp(env, "0") == 0) || (heap_.empty() && forced_bands_ < 2) || early_)
+        return;
     early_ = std::make_unique<Early>();
     Early &x = *early_;
     // The lowest scores first: the highest of the N are the likeliest to leave the N worst
@@ -269,6 +294,7 @@ void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
     }
     if (const char *b = std::getenv("VIF_MAP_BANDS"); b && *b)
         x.forced_bands = int(std::min<long>(64, std::max<long>(0, std::strtol(b, nullptr, 10))));
+    if (forced_bands_ >= 0) x.forced_bands = forced_bands_;
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const size_t contexts = std::max<size_t>(1, made.count());
     const size_t late = made.late_count(); // VIF_MAP_LATE_CONTEXTS: made from now on
@@ -388,6 +414,8 @@ void WorstPictures::early_band(VifContext *ctx, size_t c, const Item &it, MapWri
     r.data = static_cast<const uint8_t *>(r.data) + skip;
     d.data = static_cast<const uint8_t *>(d.data) + ptrdiff_t(top) * d.stride;
     r.height = d.height = bottom - top;
+    map_trace("early ctx %zu frame %llu band %u/%u: scoring", c, (unsigned long long)j.frame,
+              it.band, it.bands);
     const auto waiting = Clock::now();
     VifStatus st = vif_submit(ctx, &r, &d, nullptr);
     VifScores s;
@@ -395,6 +423,8 @@ void WorstPictures::early_band(VifContext *ctx, size_t c, const Item &it, MapWri
     if (st == VIF_OK) st = vif_receive_maps(ctx, &s, &m, 1);
     if (st != VIF_OK) throw Failure{vif_error("--map: mapping the worst frames", st)};
     x.spent[c].scoring += since(waiting);
+    map_trace("early ctx %zu frame %llu band %u/%u: scored", c, (unsigned long long)j.frame,
+              it.band, it.bands);
     MapWriter::Kept *k = nullptr;
     {
         // The frame's buffers, made by the worker that split it (while this band was scored).
@@ -406,6 +436,8 @@ void WorstPictures::early_band(VifContext *ctx, size_t c, const Item &it, MapWri
     const auto computing = Clock::now();
     out.hold_rows(m, top, first, end, *k); // its own rows only: no lock
     x.spent[c].local_maps += since(computing);
+    map_trace("early ctx %zu frame %llu band %u/%u: local maps done", c,
+              (unsigned long long)j.frame, it.band, it.bands);
     bool write = false;
     MapWriter::Kept whole;
     {
@@ -468,6 +500,7 @@ void WorstPictures::early_worker(VifContext *ctx, size_t c, MapWriter &out) {
                 early_band(ctx, c, it, out);
                 continue;
             }
+            map_trace("early ctx %zu frame %llu: scoring", c, (unsigned long long)j.frame);
             const auto waiting = Clock::now();
             VifStatus st = vif_submit(ctx, &j.ref, &j.dist, nullptr);
             VifScores s;
@@ -488,9 +521,12 @@ void WorstPictures::early_worker(VifContext *ctx, size_t c, MapWriter &out) {
                 if (x.final && x.workers_n > taken)
                     threads = std::max<unsigned>(threads, unsigned(1 + x.workers_n - taken));
             }
+            map_trace("early ctx %zu frame %llu: scored; local maps on %u threads", c,
+                      (unsigned long long)j.frame, threads);
             const auto computing = Clock::now();
             MapWriter::Kept held = out.hold(m, j.frame, threads);
             x.spent[c].local_maps += since(computing);
+            map_trace("early ctx %zu frame %llu: local maps done", c, (unsigned long long)j.frame);
             bool write = false;
             {
                 std::lock_guard<std::mutex> lock(x.mu);
@@ -548,6 +584,8 @@ void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
                 }
         }
         x.cv.notify_all();
+        map_trace("write_maps: every frame scored, %zu frames' maps held go to the writers",
+                  now.size());
         std::string failure;
         for (MapWriter::Kept &k : now) {
             try {
@@ -558,6 +596,7 @@ void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
             }
         }
         join_early();
+        map_trace("write_maps: early workers joined");
         if (!x.error.empty()) throw Failure{x.error};
         if (!failure.empty()) throw Failure{failure};
         // Frames scored again and written; the others' maps dropped.

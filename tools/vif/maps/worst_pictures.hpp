@@ -85,6 +85,15 @@ public:
     /** Whether frames may be split into bands: not where the filters reach further than the
      *  bands' halo (a float kernelscale above 1). */
     void set_bands(bool ok) { bands_ok_ = ok; }
+    /** VIF_MAP_BAND_CONTEXTS=B (bench/cpu/maps_speed.sh's comparison; CPU, early start on,
+     *  bands allowed): B (2 or more) when every frame scored again is to be split into B bands
+     *  on contexts made for a band's crop (band_crop_rows), else 0. */
+    static uint32_t band_contexts();
+    /** The most rows a crop of band_contexts()' B bands of a frame h rows high takes (its band
+     *  and the halo beyond it): the height those contexts are made for. */
+    static uint32_t band_crop_rows(uint32_t h, uint32_t bands);
+    /** Every frame split into `bands` bands (VIF_MAP_BANDS's setting, given by the caller). */
+    void force_bands(uint32_t bands) { forced_bands_ = int(bands); }
     /** --verbose: write_maps prints where its time went (scoring, local maps) to stderr. */
     void set_verbose(bool v) { verbose_ = v; }
     /** Frames kept now (at most N). */
@@ -187,6 +196,7 @@ private:
     bool pictures_stay_ = false;
     bool verbose_ = false;
     bool bands_ok_ = true;
+    int forced_bands_ = -1; ///< force_bands (-1: VIF_MAP_BANDS, or none)
     const std::vector<uint64_t> *frame_nums_ = nullptr;
     std::deque<Entry> pending_; ///< submitted, not scored yet, oldest first
     std::vector<Entry> heap_;   ///< a max-heap on (score, frame): its top leaves first

@@ -197,10 +197,18 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
             worst->set_bands(variants[0]->cfg.kernelscale <= 1.0);
             variants[0]->primary.worst = &*worst;
             // The contexts that score the worst frames again, made now (MapContexts::when).
-            map_ctxs.emplace(variants[0]->cfg,
-                             variants[0]->primary.backend == "cuda" ? VIF_BACKEND_CUDA
-                                                                    : VIF_BACKEND_CPU,
-                             o.map.worst, in.expected.value_or(0));
+            const VifBackend map_backend =
+                variants[0]->primary.backend == "cuda" ? VIF_BACKEND_CUDA : VIF_BACKEND_CPU;
+            VifConfig map_cfg = variants[0]->cfg;
+            // VIF_MAP_BAND_CONTEXTS=B: contexts made for a band's crop, each frame in B bands.
+            uint32_t bands = WorstPictures::band_contexts();
+            if (map_backend != VIF_BACKEND_CPU || variants[0]->cfg.kernelscale > 1.0) bands = 0;
+            if (bands >= 2) {
+                map_cfg.max_height = WorstPictures::band_crop_rows(ri.height, bands);
+                worst->force_bands(bands);
+            }
+            map_ctxs.emplace(map_cfg, map_backend, o.map.worst, in.expected.value_or(0),
+                             std::max<uint32_t>(1, bands));
             // And the buffers of the frames mapped at once (one a context on the CPU).
             const uint64_t at_once =
                 std::min<uint64_t>(o.map.worst, std::max(1u, std::thread::hardware_concurrency()));

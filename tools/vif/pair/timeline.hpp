@@ -19,6 +19,8 @@ public:
         if (on_) marks_.emplace_back(what, std::chrono::steady_clock::now());
     }
     void print() const;
+    /** The process's static start-up: the zero of every mark (and of VIF_MAP_TRACE's lines). */
+    std::chrono::steady_clock::time_point start() const { return start_; }
 
 private:
     bool on_ = false;
