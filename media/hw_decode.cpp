@@ -166,6 +166,21 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
             shape && frames ? choose_nvdec(frames, *shape, cores) : NvdecChoice{};
         if (!choice.why.empty()) say(choice.why);
         if (!choice.nvdec && !(force_first && req.may_start_in_software)) return std::nullopt;
+        if (req.software_start_threads > 0 && req.cpu_decoders != 0) {
+            SegmentDecoderOptions o;
+            o.cuda = true;
+            o.cuda_device = req.cuda_device;
+            o.verbose = req.verbose;
+            o.decoders = req.decoders ? req.decoders : 3;
+            o.nvdec_later = true;
+            o.max_packets = packets_needed(req);
+            o.software_decoders = req.cpu_decoders > 0 ? unsigned(req.cpu_decoders) : 1u;
+            o.threads_per_decoder = req.software_start_threads;
+            say("decoding starts in software (" + std::to_string(o.software_decoders) + " x " +
+                std::to_string(o.threads_per_decoder) +
+                " threads an input), NVDEC joins once its sessions open (a batch's row)");
+            return open_software_first(o, ref, dist, ref_enc, dist_enc, say);
+        }
         // Software first unless --cpu-decoders 0: on the H200 machine the 1,200-frame H.264 pair
         // took 0.955 s that way (one software decoder an input) against 1.126 s with NVDEC
         // alone (bench/startup, 2026-11-26, round 2; the contexts made early, the sessions

@@ -53,7 +53,9 @@
 # 2- and 4-GPU checks pass at the target, or with the other devices left out, the run never
 # slower than one GPU (>= 0.95x) and no slower than every device started (A10 gNall: the work
 # said to be long, VIF_TEST_BATCH_WORK_S=1000, as the plan before did; within 5%); B gNw2 (2
-# workers a GPU, half the first round's NVDEC sessions) beside the default 4 (INFO). --timings also
+# workers a GPU, half the first round's NVDEC sessions) beside the default 4, and B gNns (NVDEC
+# alone from the start, VIF_BATCH_SOFTWARE_START=0) beside the default software start of the rows
+# opened when they are to be scored (INFO). --timings also
 # gives the run's CPU and context switches and the host readers' CPU against reading time; the
 # GPUs' NVDEC utilisation is sampled beside their SM's.
 # Ways that say what binds (informational): B with the next row's opening while a row decodes
@@ -252,7 +254,8 @@ catalogue() { # TAG MANIFEST
     if [ "$g" -gt "$ngpu" ]; then continue; fi
     # (A10 and R: the four GPUs only, one process each, and 2 workers a GPU: is what binds in
     # the process or in the machine, and is it the workers' number?)
-    if { [ "$lean" = 0 ] && [ "$tag" != B ]; } || [ "$g" = 4 ]; then
+    # (B: measured in session 7, 1.62x and 1.68x: no better than one process; not run.)
+    if { [ "$lean" = 0 ] && [ "$tag" != B ]; } || { [ "$g" = 4 ] && [ "$tag" != B ]; }; then
       ways+=("g${g}proc:one process per GPU, --shard I/$g --devices I")
     fi
     if [ "$tag" = A ] || [ "$tag" = B ] || { [ "$lean" = 1 ] && [ "$g" = 4 ]; }; then
@@ -277,6 +280,13 @@ catalogue() { # TAG MANIFEST
       esac
     done
   fi
+  # Session 8: a row NVDEC decodes that is opened when it is to be scored starts decoding in
+  # software while its sessions open (gNns: NVDEC alone, VIF_BATCH_SOFTWARE_START=0).
+  if [ "$tag" = B ] || [ "$tag" = B32 ]; then
+    for g in 1 2 4; do
+      [ "$g" -le "$ngpu" ] && ways+=("g${g}ns:--devices $(devlist "$g") (NVDEC alone from the start)")
+    done
+  fi
   # Session 7's defaults against the ones before (gNold: 4 workers a GPU, glibc's malloc as it
   # is, the reference on the inputs' threads): 8 workers a GPU where a quarter of the cores
   # allows (at most half the groups), malloc kept from trimming, a shared reference on 2
@@ -288,6 +298,8 @@ catalogue() { # TAG MANIFEST
     for g in 1 2 4; do
       [ "$g" -le "$ngpu" ] || continue
       [ "$tag" = A10 ] && [ "$g" -gt 1 ] && continue
+      # (B: one GPU as before measured as fast as today's in session 7, 10.27 s against 10.34.)
+      [ "$tag" = B ] && [ "$g" = 1 ] && continue
       ways+=("g${g}old:--devices $(devlist "$g") --workers $((4 * g)) (as before session 7)")
     done
   fi
@@ -317,6 +329,8 @@ catalogue() { # TAG MANIFEST
     [[ $key == *sc ]] && tun=glibc.pthread.stack_cache_size=1073741824 args=${args% (thread stacks cached)}
     local bwait=${VIF_CUDA_BLOCKING_WAIT:-}
     [[ $key == *bw ]] && bwait=1 args=${args% (blocking waits)}
+    local swstart=${VIF_BATCH_SOFTWARE_START:-}
+    [[ $key == *ns ]] && swstart=0 args=${args% (NVDEC alone from the start)}
     local works=${VIF_TEST_BATCH_WORK_S:-}
     [[ $key == *all ]] && works=1000 args=${args% (every device started)}
     local sum=$WORK/$tag-$key/summary.csv
@@ -328,7 +342,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_BATCH_SOFTWARE_START=$swstart VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs
@@ -356,7 +370,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g2all g4all g1old g2old g4old g1sc g2sc g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
+  for key in g2 g4 g2w2 g4w2 g2all g4all g1ns g2ns g4ns g1old g2old g4old g1sc g2sc g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")
@@ -415,6 +429,17 @@ catalogue() { # TAG MANIFEST
       check "$tag $g GPUs >= ${target}x one" "${r}x" "$(ge "$r" "$target")"
     fi
   done
+  # NVDEC alone from the start (gNns) against the software start: INFO.
+  local ns1
+  ns1=$(eval echo "\${${tag}_g1ns_pfs:-0}")
+  if [ "$ns1" != 0 ]; then
+    local line="INFO $tag software start against NVDEC alone (gNns):" g ns
+    for g in 1 2 4; do
+      ns=$(eval echo "\${${tag}_g${g}ns_pfs:-0}")
+      [ "$ns" != 0 ] && line="$line $g GPU(s) $(ratio "$(eval echo "\${${tag}_g${g}_pfs:-0}")" "$ns")x;"
+    done
+    note "$line ratios against NVDEC alone on one GPU: 2 GPUs $(ratio "$(eval echo "\${${tag}_g2ns_pfs:-0}")" "$ns1")x, 4 GPUs $(ratio "$(eval echo "\${${tag}_g4ns_pfs:-0}")" "$ns1")x"
+  fi
   # Workers a GPU on several GPUs (session 8: at most 4 each; gNw2: 2 each): INFO.
   for g in 2 4; do
     local w2

@@ -338,6 +338,19 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         const size_t per_device = (workers + distinct.size() - 1) / distinct.size();
         shared.nvdec_decoders = per_device >= 3 ? 1 : per_device == 2 ? 2 : 0;
     }
+    // A row NVDEC decodes that is opened when it is to be scored (a worker's first, not opened
+    // ahead) waits for its sessions, which the driver makes one at a time for the whole host:
+    // 32 at about 45 ms each in the first round of 16 1080p rows on four GPUs (1.3-2 s of
+    // opening a row, 4x H200, 2026-11-26), while the host's cores were idle (4 of 64 busy). Its
+    // inputs start decoding in software at once instead, one decoder each on half the cores
+    // shared among the first round's inputs, and NVDEC joins once its sessions are open.
+    // VIF_BATCH_SOFTWARE_START=0: NVDEC alone; =N: N threads an input (benchmarks).
+    if (base.hwdec && !devices.devices.empty() && !devices.cpu_standins) {
+        const char *v = std::getenv("VIF_BATCH_SOFTWARE_START");
+        shared.nvdec_software_start_threads =
+            v && *v ? unsigned(std::clamp(std::atoi(v), 0, 64))
+                    : unsigned(std::clamp<size_t>(cores / (4 * workers), 1, 8));
+    }
     if (shared.threads == 0 && workers > 1 && shared.backend == VIF_BACKEND_CPU)
         shared.threads = std::max(1u, std::thread::hardware_concurrency() / unsigned(workers));
     // On GPUs, `threads` is a context's host-side staging copy threads (vif.h; automatic: up
@@ -722,6 +735,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 t.record = times.record;
                 t.frames = times.frames;
                 t.device_path = times.device_path;
+                t.software_start = times.software_start;
                 t.opened_ahead = opened != nullptr;
                 timings.add(t);
             }

@@ -332,7 +332,9 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             } else {
                 std::optional<vif::batch::OpenPriority::Urgent> urgent;
                 if (s.open_priority) urgent.emplace(*s.open_priority);
-                hw = open_hw_decode(hw_request(s),
+                HwDecodeRequest hr = hw_request(s);
+                hr.software_start_threads = s.nvdec_software_start_threads;
+                hw = open_hw_decode(hr,
                                     request(r.job.row.reference, "reference", r.job.row,
                                             s.decoder_threads, !s.no_mmap),
                                     request(r.job.row.distorted, "distorted", r.job.row,
@@ -378,6 +380,13 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             }
             VifContext *ctx = lease.get();
             times.context += since(getting);
+            if (hw->nvdec_joins_later) {
+                // CUDA is up (the context was made): NVDEC joins the software decoders, its
+                // sessions opening on threads of their own while the scoring starts.
+                hw->ref_decoder->join_nvdec();
+                hw->dist_decoder->join_nvdec();
+                times.software_start = true;
+            }
             const auto t0 = std::chrono::steady_clock::now();
             DeviceRunResult res;
             try {
