@@ -1213,6 +1213,11 @@ SegmentSharing SegmentDecoder::sharing() const {
     return r;
 }
 
+bool SegmentDecoder::nvdec_started() const {
+    std::lock_guard<std::mutex> lk(impl_->mu);
+    return impl_->primary_frames > 0 || !impl_->nvdec_note.empty();
+}
+
 SegmentDecoder::~SegmentDecoder() = default;
 
 uint32_t SegmentDecoder::width() const {

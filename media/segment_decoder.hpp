@@ -140,6 +140,10 @@ public:
     /** Segments decoded by NVDEC and in software so far. */
     SegmentSharing sharing() const;
 
+    /** Whether NVDEC has delivered a frame (its session is open), or will not (it cannot
+     *  decode the stream). */
+    bool nvdec_started() const;
+
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
