@@ -286,6 +286,12 @@ catalogue() { # TAG MANIFEST
     for g in 1 2 4; do
       [ "$g" -le "$ngpu" ] && ways+=("g${g}ns:--devices $(devlist "$g") (NVDEC alone from the start)")
     done
+    # The software start on more threads than its default (half the cores shared among the
+    # first round's inputs: 1 an input on four GPUs of 64 cores, 2 on two): all the cores.
+    if [ "$tag" = B ]; then
+      [ "$ngpu" -ge 4 ] && ways+=("g4sw2:--devices $(devlist 4) (2 threads an input in software)")
+      [ "$ngpu" -ge 2 ] && ways+=("g2sw4:--devices $(devlist 2) (4 threads an input in software)")
+    fi
   fi
   # Session 7's defaults against the ones before (gNold: 4 workers a GPU, glibc's malloc as it
   # is, the reference on the inputs' threads): 8 workers a GPU where a quarter of the cores
@@ -331,6 +337,7 @@ catalogue() { # TAG MANIFEST
     [[ $key == *bw ]] && bwait=1 args=${args% (blocking waits)}
     local swstart=${VIF_BATCH_SOFTWARE_START:-}
     [[ $key == *ns ]] && swstart=0 args=${args% (NVDEC alone from the start)}
+    [[ $key == *sw[0-9] ]] && swstart=${key##*sw} args=${args% (* threads an input in software)}
     local works=${VIF_TEST_BATCH_WORK_S:-}
     [[ $key == *all ]] && works=1000 args=${args% (every device started)}
     local sum=$WORK/$tag-$key/summary.csv
@@ -370,7 +377,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g2all g4all g1ns g2ns g4ns g1old g2old g4old g1sc g2sc g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
+  for key in g2 g4 g2w2 g4w2 g2all g4all g1ns g2ns g4ns g4sw2 g2sw4 g1old g2old g4old g1sc g2sc g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")
