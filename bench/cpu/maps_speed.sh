@@ -67,6 +67,7 @@ mode_env() {
     tail) echo "tail 0 0 - - - -" ;;
     clip-bc2) echo "clip 1 0 - - - 2" ;;       # every frame in 2 bands on contexts made for a band, one for 2 bands
     clip-bc3) echo "clip 1 0 - - - 3" ;;       # the same with 3 bands
+    clip-whole) echo "clip 1 0 - - - 1" ;;     # whole frames on contexts made for a frame (5 at worst:10)
     *) echo "clip 1 0 - - - -" ;;
   esac
 }
@@ -81,6 +82,7 @@ mode_says() {
     clip-late) echo "(as clip, and contexts made from the last frame submitted up to one a core)" ;;
     clip-bc2) echo "(as clip, every frame in 2 bands on contexts made for a band's rows, one for every 2 bands)" ;;
     clip-bc3) echo "(as clip, every frame in 3 bands on contexts made for a band's rows, one for every 2 bands)" ;;
+    clip-whole) echo "(as clip, whole frames on contexts made for a frame, one for every 2 frames, bands of rows where workers are idle)" ;;
     drain) echo "(as clip, the contexts made from the last frame submitted)" ;;
     clip-e) echo "(as clip, the worst so far scored again from 2 frames a core before the last one is submitted)" ;;
     start) echo "(as clip, the contexts made before the first frame)" ;;

@@ -43,6 +43,9 @@ bool same_scores(const VifScores &a, const VifScores &b) {
 constexpr uint32_t kBandHalo = 64;
 // A band's own rows at least (fewer bands for smaller frames).
 constexpr uint32_t kMinBandRows = 96;
+// VIF_MAP_BAND_CONTEXTS unset: every frame scored again in this many bands on contexts made for
+// a band (band_contexts); 1: whole frames (on contexts made for the frame).
+constexpr long kDefaultBandContexts = 1;
 
 // Band b of n of a frame h rows high: its own rows [first, end), first a multiple of 8.
 void band_rows(uint32_t h, uint32_t b, uint32_t n, uint32_t *first, uint32_t *end) {
@@ -53,13 +56,25 @@ void band_rows(uint32_t h, uint32_t b, uint32_t n, uint32_t *first, uint32_t *en
 
 } // namespace
 
-uint32_t WorstPictures::band_contexts() {
+uint32_t WorstPictures::band_contexts(uint32_t h) {
     const char *b = std::getenv("VIF_MAP_BAND_CONTEXTS");
     const char *early = std::getenv("VIF_MAP_EARLY");
     // Whole frames go to the contexts when the early start is off (write_maps' second half).
-    if (!b || !*b || (early && std::strcmp(early, "0") == 0)) return 0;
-    const long n = std::strtol(b, nullptr, 10);
-    return n >= 2 ? uint32_t(std::min<long>(n, 16)) : 0;
+    if (early && std::strcmp(early, "0") == 0) return 0;
+    // The other ways of bench/cpu/maps_speed.sh (bands, counts of whole-frame contexts) keep
+    // whole-frame contexts unless asked for band contexts too.
+    auto set = [](const char *name) {
+        const char *v = std::getenv(name);
+        return v && *v;
+    };
+    const bool other_way =
+        set("VIF_MAP_BANDS") || set("VIF_MAP_CONTEXT_COUNT") || set("VIF_MAP_LATE_CONTEXTS");
+    const long n = b && *b ? std::strtol(b, nullptr, 10) : other_way ? 1 : kDefaultBandContexts;
+    const uint32_t bands = n >= 2 ? uint32_t(std::min<long>(n, 16)) : 0;
+    // By default only where a band's crop is at most 3/4 of the frame (its contexts' pages
+    // are then fewer than a frame's).
+    if (bands && !(b && *b) && uint64_t(band_crop_rows(h, bands)) * 4 > uint64_t(h) * 3) return 0;
+    return bands;
 }
 
 uint32_t WorstPictures::band_crop_rows(uint32_t h, uint32_t bands) {

@@ -86,9 +86,10 @@ public:
      *  bands' halo (a float kernelscale above 1). */
     void set_bands(bool ok) { bands_ok_ = ok; }
     /** VIF_MAP_BAND_CONTEXTS=B (bench/cpu/maps_speed.sh's comparison; CPU, early start on,
-     *  bands allowed): B (2 or more) when every frame scored again is to be split into B bands
-     *  on contexts made for a band's crop (band_crop_rows), else 0. */
-    static uint32_t band_contexts();
+     *  bands allowed): B (2 or more) when every frame (h rows high) scored again is to be split
+     *  into B bands on contexts made for a band's crop (band_crop_rows), else 0. Unset: the
+     *  default (kDefaultBandContexts), where a band's crop is at most 3/4 of the frame. */
+    static uint32_t band_contexts(uint32_t h);
     /** The most rows a crop of band_contexts()' B bands of a frame h rows high takes (its band
      *  and the halo beyond it): the height those contexts are made for. */
     static uint32_t band_crop_rows(uint32_t h, uint32_t bands);

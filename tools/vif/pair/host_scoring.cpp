@@ -201,7 +201,7 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
                 variants[0]->primary.backend == "cuda" ? VIF_BACKEND_CUDA : VIF_BACKEND_CPU;
             VifConfig map_cfg = variants[0]->cfg;
             // VIF_MAP_BAND_CONTEXTS=B: contexts made for a band's crop, each frame in B bands.
-            uint32_t bands = WorstPictures::band_contexts();
+            uint32_t bands = WorstPictures::band_contexts(ri.height);
             if (map_backend != VIF_BACKEND_CPU || variants[0]->cfg.kernelscale > 1.0) bands = 0;
             if (bands >= 2) {
                 map_cfg.max_height = WorstPictures::band_crop_rows(ri.height, bands);
