@@ -16,7 +16,7 @@
 // the writers (each as soon as it is done), the others are dropped.
 // A frame scored again is one context's work (a thread's on the CPU), about a frame's scoring
 // with every core busy: where rescoring workers have nothing to do, a frame is split into bands
-// of rows (crops of its pictures with 64 rows more on each side, beyond where the filters of the
+// of rows (crops of its pictures with 48 rows more on each side, beyond where the filters of the
 // 4 scales and the local map's window reach from the crop's edges: the terms of the band's rows
 // are the whole frame's), each scored on a context of its own and its local maps written into
 // the frame's (VIF_MAP_BANDS=0: whole frames; =B: every frame in B bands, for the tests). A
