@@ -68,6 +68,7 @@ mode_env() {
     clip-bc2) echo "clip 1 0 - - - 2" ;;       # every frame in 2 bands on contexts made for a band, one for 2 bands
     clip-bc3) echo "clip 1 0 - - - 3" ;;       # the same with 3 bands
     clip-whole) echo "clip 1 0 - - - 1" ;;     # whole frames on contexts made for a frame (5 at worst:10)
+    clip-png) echo "clip 1 0 - - - -" ;;       # the default, colour PNG files (--map-format png)
     *) echo "clip 1 0 - - - -" ;;
   esac
 }
@@ -83,6 +84,7 @@ mode_says() {
     clip-bc2) echo "(as clip, every frame in 2 bands on contexts made for a band's rows, one for every 2 bands)" ;;
     clip-bc3) echo "(as clip, every frame in 3 bands on contexts made for a band's rows, one for every 2 bands)" ;;
     clip-whole) echo "(as clip, whole frames on contexts made for a frame, one for every 2 frames, bands of rows where workers are idle)" ;;
+    clip-png) echo "(as clip, --map-format png)" ;;
     drain) echo "(as clip, the contexts made from the last frame submitted)" ;;
     clip-e) echo "(as clip, the worst so far scored again from 2 frames a core before the last one is submitted)" ;;
     start) echo "(as clip, the contexts made before the first frame)" ;;
@@ -132,6 +134,7 @@ for size in $SIZES; do
       for mode in plain $MODES; do
         extra=()
         [ "$mode" != plain ] && extra=(--map "$DIR/maps" --map-frames worst:10)
+        [ "$mode" = clip-png ] && extra+=(--map-format png) # the others: pgm16, the default
         rm -rf "$DIR/maps"
         read -r when early idle bands count late bandctx <<< "$(mode_env "$mode")"
         [ "$bands" = - ] && bands=
