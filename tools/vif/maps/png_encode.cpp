@@ -24,6 +24,9 @@ std::string encode_png(const RgbImage &img) {
     image.format = PNG_FORMAT_RGB;
     // libpng's fast zlib settings: 20 frames of 720p maps (80 files) were written in half the
     // time of the default level, for files 45% larger (docs/journal/2026-11-26-feature-figures.md).
+    // No other filter, level or strategy of the classic API encoded 1080p maps faster by more
+    // than the spread (no filter and Z_RLE took twice as long: docs/journal/2026-11-26-vif-maps.md,
+    // session 8).
     image.flags = PNG_IMAGE_FLAG_FAST;
     png_alloc_size_t size = PNG_IMAGE_PNG_SIZE_MAX(image);
     std::unique_ptr<char[]> buf(new char[size]); // not cleared: libpng writes what is used
