@@ -82,6 +82,11 @@ void DeviceStartup::run(int d) {
     if (!ok) why = "the first device failed to start: every other one starts";
     {
         std::lock_guard<std::mutex> lock(mu_);
+        if (rest_wanted_ && n < others) {
+            // A device failed (start_rest) before the plan was made: the rows need the others.
+            n = others;
+            why = "a device failed before the plan was made: every other one starts (" + why + ")";
+        }
         plan_note_ = why;
         for (size_t i = 1; i < order_.size(); ++i) {
             if (i <= n)
@@ -97,6 +102,7 @@ void DeviceStartup::run(int d) {
 void DeviceStartup::start_rest() {
     {
         std::lock_guard<std::mutex> lock(mu_);
+        rest_wanted_ = true; // (for a plan still to come)
         for (int d : order_)
             if (records_[d].left_out) start(d);
     }

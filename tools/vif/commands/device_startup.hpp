@@ -48,7 +48,8 @@ public:
     bool left_out(int device) const;
     /** Waits until the device is ready or left out. */
     void wait(int device) const;
-    /** Starts the devices the plan left out (a device failed: the others take its rows). */
+    /** Starts the devices the plan left out (a device failed: the others take its rows); before
+     *  the plan is made, the plan then starts every device. */
     void start_rest();
     /** The first device (the one that starts at once). */
     int first() const { return order_.empty() ? 0 : order_.front(); }
@@ -80,6 +81,7 @@ private:
     std::map<int, Record> records_;
     std::vector<std::thread> threads_;
     std::string plan_note_;
+    bool rest_wanted_ = false; // start_rest was called: a plan to come starts every device
 };
 
 } // namespace vifcli

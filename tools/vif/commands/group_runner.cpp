@@ -413,10 +413,12 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // as one may come back).
     std::deque<std::vector<RungJob>> queue(groups.begin(), groups.end());
     size_t in_flight = 0;
-    // With several GPUs, one group is taken by a worker of the first device before it is ready
-    // (decoded while it starts); every other waits for a device that is ready, so that a device
-    // whose start-up comes late (or that is never started) holds no rows back.
-    bool early_taken = false;
+    // With several GPUs, the workers of the first device take their first groups before it is
+    // ready (decoded while it starts, as on one GPU, where nothing waits: the others start
+    // only once it is ready, so none of them could take those rows sooner); every other worker
+    // waits for a device that is ready, so that a device whose start-up comes late (or that is
+    // never started) holds no rows back. (Until session 8 one group only: on the 4x H200 host,
+    // A10 on one GPU of four started its 7 other workers 0.1-0.2 s after one GPU alone did.)
     std::vector<std::string> reruns; // "rows 3, 4 (CUDA device 1: why)", for stderr
     // Each input identified once per run (a file named by many rows is read once for it).
     std::map<std::string, std::string> identities;
@@ -465,7 +467,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 std::vector<bool> running(slots.size());
                 size_t n = 0;
                 for (size_t i = 0; i < slots.size(); ++i)
-                    n += running[i] = !startup->left_out(slots[i].device);
+                    n += running[i] = !startup->left_out(slots[i].device) && !slots[i].failed;
                 assignment = vif::batch::worker_slots(workers, running, workers_for_running(n));
                 size_t active = 0, lent = 0;
                 for (size_t v = 0; v < workers; ++v) {
@@ -591,14 +593,14 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 ahead.reset();
             } else {
                 std::unique_lock<std::mutex> lock(queue_mu);
-                // Rows go to a device that is ready (a worker of the first device may take one
-                // group before); a worker whose device is not started waits for one of them
-                // (it starts when another device fails) or for the end.
+                // Rows go to a device that is ready (or the first device, starting); a worker
+                // whose device is not started waits for one of them (it starts when another
+                // device fails) or for the end.
                 // A worker whose own device is left out is placed first (another device's, or
                 // none: it waits as before).
                 auto usable = [&] {
                     return !waits_for_startup || startup->ready(s.cuda_device) ||
-                           (s.cuda_device == startup->first() && !early_taken);
+                           s.cuda_device == startup->first();
                 };
                 place();
                 queue_cv.wait(lock, [&] {
@@ -612,7 +614,6 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                     continue;
                 }
                 if (slots[slot].failed || queue.empty()) return;
-                if (waits_for_startup && !startup->ready(s.cuda_device)) early_taken = true;
                 jobs = std::move(queue.front());
                 queue.pop_front();
                 rows_left -= jobs.size();
@@ -620,6 +621,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 s.simulate_device_failure = fail_hook && fail_hook->slot == slot &&
                                             slots[slot].rows >= fail_hook->after_rows;
             }
+            // A stand-in device scores only once its start-up has ended, as a GPU's first
+            // context waits for the device's (tests of the scheduling around start-ups).
+            if (devices.cpu_standins && startup) startup->wait(s.cuda_device);
             if (copy_threads_shared && !copy_threads_set) {
                 copy_threads_set = true;
                 s.threads = copy_threads(active_workers);
