@@ -23,9 +23,9 @@
 #            worst:10` against no maps, 720p and 1080p, integer and float (goal <= 1.2x the wall
 #            time, the issue's "speed"; the CPU time printed beside it), best of MAPS_REPS (5)
 #            runs alternating with and without maps; the default (the worst frames' contexts
-#            made while the clip is scored, one for 2 frames, the worst so far scored again while
-#            the last frames are, in bands of rows where workers are idle) decides; other ways
-#            (every frame in 2 or 3 bands on contexts made for a band, clip-bc2 / clip-bc3; a
+#            made while the clip is scored, the worst so far scored again while the last frames
+#            are, each in 2 bands on contexts made for a band) decides; other ways (whole frames
+#            on contexts made for a frame, clip-whole; PNG files, clip-png; 3 bands, clip-bc3; a
 #            context a frame, clip-10; more in maps_speed.sh's mode_env) are measured beside it
 #            (MAPS_MODES); each with its clip phase and tail, and the steps after the last frame
 #            (from VIF_MAP_TRACE: the last frame scored again, local maps, files, the commit)

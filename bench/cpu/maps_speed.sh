@@ -19,7 +19,7 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("clip clip-bc2 clip-bc3 clip-10"; the first one
+#        BACKEND (cpu), MODES ("clip clip-whole clip-png"; the first one
 #        decides; see mode_env), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
@@ -28,7 +28,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip clip-bc2 clip-bc3 clip-10"}
+MODES=${MODES:-"clip clip-whole clip-png"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -52,7 +52,7 @@ F="ffmpeg -hide_banner -loglevel error -nostdin -y"
 # VIF_MAP_LATE_CONTEXTS VIF_MAP_BAND_CONTEXTS" of a mode (- : unset), and what it is.
 mode_env() {
   case $1 in
-    clip) echo "clip 1 0 - - - -" ;;           # the default
+    clip) echo "clip 1 0 - - - -" ;;           # the default (2 bands on band contexts where a crop is at most 3/4 of the frame)
     clip-idle) echo "clip 1 1 - - - -" ;;      # rescoring threads of idle priority (f0d5bb4's default)
     clip-nobands) echo "clip 1 0 0 - - -" ;;   # whole frames only (d6d48c2's default)
     clip-b2) echo "clip 1 0 2 - - -" ;;        # every frame in 2 bands
@@ -74,7 +74,7 @@ mode_env() {
 }
 mode_says() {
   case $1 in
-    clip) echo "(contexts made while the clip is scored, one for 2 frames, the worst so far scored again while the last frames are, in bands of rows where workers are idle)" ;;
+    clip) echo "(contexts made while the clip is scored, the worst so far scored again while the last frames are, each frame in 2 bands on contexts made for a band, one for 2 bands)" ;;
     clip-idle) echo "(as clip, the rescoring threads of idle priority)" ;;
     clip-nobands) echo "(as clip, whole frames only)" ;;
     clip-b2) echo "(as clip, every frame in 2 bands)" ;;

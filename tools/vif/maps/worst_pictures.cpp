@@ -46,8 +46,11 @@ constexpr uint32_t kBandHalo = 48;
 // A band's own rows at least (fewer bands for smaller frames).
 constexpr uint32_t kMinBandRows = 96;
 // VIF_MAP_BAND_CONTEXTS unset: every frame scored again in this many bands on contexts made for
-// a band (band_contexts); 1: whole frames (on contexts made for the frame).
-constexpr long kDefaultBandContexts = 1;
+// a band (band_contexts); 1: whole frames (on contexts made for the frame). Round 1 of session 8
+// (H200 host, 16 cores, worst:10, best of 5, 720p integer / 720p float / 1080p integer / 1080p
+// float): 2 bands 1.195x / 1.196x / 1.051x / 1.051x against whole frames 1.215x / 1.191x /
+// 1.110x / 1.076x, 3 bands 1.271x / 1.215x / 1.082x / 1.088x (more halo CPU, 15 contexts).
+constexpr long kDefaultBandContexts = 2;
 
 // Band b of n of a frame h rows high: its own rows [first, end), first a multiple of 8.
 void band_rows(uint32_t h, uint32_t b, uint32_t n, uint32_t *first, uint32_t *end) {

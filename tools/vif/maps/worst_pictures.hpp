@@ -7,8 +7,10 @@
 // a pixel, and N frames are scored twice.
 // What runs after the last frame is kept short: the contexts that score the N frames again are
 // made while the clip is scored (MapContexts::when), the frames are shared among them (on the
-// CPU one for every 2 frames, at most one a core), their local maps are computed in bands over the cores, and each
-// file is a writer's job. And the scoring again starts as soon as the last frame is submitted
+// CPU, for a pair, each frame in 2 bands on contexts made for a band's rows, one for every 2
+// bands: band_contexts; else whole frames, one context for every 2 frames, at most one a
+// core), their local maps are computed in bands over the cores, and each file is a writer's
+// job. And the scoring again starts as soon as the last frame is submitted
 // (start_early; VIF_MAP_EARLY=K: K frames before, early_start_at), on the cores that the last
 // frames being scored leave idle one by one: the N worst so far are scored again then, and each
 // frame that enters the N worst while the last frames are scored as soon as its scores come;
