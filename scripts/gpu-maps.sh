@@ -270,8 +270,13 @@ elif [ "${SKIP_CPU:-0}" != 1 ] && stage cpu; then
   [ -n "${MAPS_MODES:-}" ] && speed_env+=("MODES=$MAPS_MODES")
   [ -n "${MAPS_SIZES:-}" ] && speed_env+=("SIZES=$MAPS_SIZES")
   [ -n "${MAPS_VARIANTS:-}" ] && speed_env+=("VARIANTS=$MAPS_VARIANTS")
+  # The kernel's huge-page work during the runs (the maps' buffers ask for huge pages: a fault
+  # that finds none free may compact memory first, on the faulting thread).
+  vmstat_of() { grep -E '^(compact_stall|compact_fail|thp_fault_alloc|thp_fault_fallback) ' /proc/vmstat 2>/dev/null | sort; }
+  vm0=$(vmstat_of)
   env "${speed_env[@]}" bash "$ROOT/bench/cpu/maps_speed.sh" "$VIF" > "$RES/cpu_maps_speed.log" 2>&1
   rc=$?
+  note "  huge pages during the runs (/proc/vmstat, every run together; defrag: $(cat /sys/kernel/mm/transparent_hugepage/defrag 2>/dev/null)): $(join -a 2 <(echo "$vm0") <(vmstat_of) | awk 'NF == 3 { printf "%s +%d  ", $1, $3 - $2 }')"
   while read -r line; do note "  $line"; done < <(grep -E '^(PASS|FAIL|tail|steps) ' "$RES/cpu_maps_speed.log")
   check "CPU --map-frames worst:10 on $(nproc) cores, <= 1.2x the wall time of no maps (best of ${MAPS_REPS:-5}, the default way)" "$rc" \
     "$(grep -cE '^PASS .*\(decides\)' "$RES/cpu_maps_speed.log") of $(grep -cE '^(PASS|FAIL) .*\(decides\)' "$RES/cpu_maps_speed.log") sizes/variants; the other ways compared beside it"
