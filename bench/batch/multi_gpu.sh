@@ -52,10 +52,12 @@
 # Session 8: the device plan leaves devices out where the host's decoding binds (A10): A10's
 # 2- and 4-GPU checks pass at the target, or with the other devices left out, the run never
 # slower than one GPU (>= 0.95x) and no slower than every device started (A10 gNall: the work
-# said to be long, VIF_TEST_BATCH_WORK_S=1000, as the plan before did; within 5%); B gNw2 (2
-# workers a GPU, half the first round's NVDEC sessions) beside the default 4, and B gNns (NVDEC
-# alone from the start, VIF_BATCH_SOFTWARE_START=0) beside the default software start of the rows
-# opened when they are to be scored (INFO). --timings also
+# said to be long, VIF_TEST_BATCH_WORK_S=1000, as the plan before did; within 5%); B gNsb (a row
+# opened when it is to be scored starts in software while its NVDEC sessions open, the software
+# decoders stopping once NVDEC runs: VIF_BATCH_SOFTWARE_START=auto VIF_SOFTWARE_BESIDE_NVDEC=0)
+# beside the default, NVDEC alone (INFO). Every table gives each run's time before the run
+# (process start, CUDA's initialisation: 0.55-1.05 s on the 4x H200 host whatever the way) and
+# the run's own (--timings). --timings also
 # gives the run's CPU and context switches and the host readers' CPU against reading time; the
 # GPUs' NVDEC utilisation is sampled beside their SM's.
 # Ways that say what binds (informational): B with the next row's opening while a row decodes
@@ -238,8 +240,8 @@ catalogue() { # TAG MANIFEST
   local tag=$1 m=$2 wall cpu rc fr base_pfs=0 one_pfs=0
   note ""
   note "### $tag: $(($(wc -l < "$m") - 1)) pairs ($m)"
-  note "| way | wall s | CPU s | pair-frames/s | vs baseline | vs 1 GPU | rows per device |"
-  note "|---|---|---|---|---|---|---|"
+  note "| way | wall s | CPU s | pair-frames/s | vs baseline | vs 1 GPU | rows per device | before the run s | run s |"
+  note "|---|---|---|---|---|---|---|---|---|"
   local ways=()
   # The baseline as it runs by default (one worker on one GPU) and with 4 workers; part B (long
   # rows) only the latter; A10 and R none (this tree on 1, 2 and 4 GPUs only).
@@ -258,7 +260,8 @@ catalogue() { # TAG MANIFEST
     if { [ "$lean" = 0 ] && [ "$tag" != B ]; } || { [ "$g" = 4 ] && [ "$tag" != B ]; }; then
       ways+=("g${g}proc:one process per GPU, --shard I/$g --devices I")
     fi
-    if [ "$tag" = A ] || [ "$tag" = B ] || { [ "$lean" = 1 ] && [ "$g" = 4 ]; }; then
+    # (B gNw2, session 8's first call: 1.34x and 1.26x against 1.44x and 1.82x; not run.)
+    if [ "$tag" = A ] || { [ "$lean" = 1 ] && [ "$g" = 4 ]; }; then
       ways+=("g${g}w2:--devices $(devlist "$g") --workers $((2 * g))")
     fi
     # A10: every device started whatever the plan says (the work said to be long,
@@ -280,18 +283,14 @@ catalogue() { # TAG MANIFEST
       esac
     done
   fi
-  # Session 8: a row NVDEC decodes that is opened when it is to be scored starts decoding in
-  # software while its sessions open (gNns: NVDEC alone, VIF_BATCH_SOFTWARE_START=0).
+  # Session 8: a row NVDEC decodes that is opened when it is to be scored starting in software
+  # while its sessions open, NVDEC joining (off by default: the first call measured it slower,
+  # its software decoders going on beside NVDEC): gNsb, the software decoders stopping once
+  # NVDEC runs (VIF_BATCH_SOFTWARE_START=auto VIF_SOFTWARE_BESIDE_NVDEC=0).
   if [ "$tag" = B ] || [ "$tag" = B32 ]; then
     for g in 1 2 4; do
-      [ "$g" -le "$ngpu" ] && ways+=("g${g}ns:--devices $(devlist "$g") (NVDEC alone from the start)")
+      [ "$g" -le "$ngpu" ] && ways+=("g${g}sb:--devices $(devlist "$g") (software start, stopping once NVDEC runs)")
     done
-    # The software start on more threads than its default (half the cores shared among the
-    # first round's inputs: 1 an input on four GPUs of 64 cores, 2 on two): all the cores.
-    if [ "$tag" = B ]; then
-      [ "$ngpu" -ge 4 ] && ways+=("g4sw2:--devices $(devlist 4) (2 threads an input in software)")
-      [ "$ngpu" -ge 2 ] && ways+=("g2sw4:--devices $(devlist 2) (4 threads an input in software)")
-    fi
   fi
   # Session 7's defaults against the ones before (gNold: 4 workers a GPU, glibc's malloc as it
   # is, the reference on the inputs' threads): 8 workers a GPU where a quarter of the cores
@@ -305,7 +304,7 @@ catalogue() { # TAG MANIFEST
       [ "$g" -le "$ngpu" ] || continue
       [ "$tag" = A10 ] && [ "$g" -gt 1 ] && continue
       # (B: one GPU as before measured as fast as today's in session 7, 10.27 s against 10.34.)
-      [ "$tag" = B ] && [ "$g" = 1 ] && continue
+      [ "$tag" = B ] && continue # (session 8's first call: as fast as gN; not run)
       ways+=("g${g}old:--devices $(devlist "$g") --workers $((4 * g)) (as before session 7)")
     done
   fi
@@ -335,9 +334,8 @@ catalogue() { # TAG MANIFEST
     [[ $key == *sc ]] && tun=glibc.pthread.stack_cache_size=1073741824 args=${args% (thread stacks cached)}
     local bwait=${VIF_CUDA_BLOCKING_WAIT:-}
     [[ $key == *bw ]] && bwait=1 args=${args% (blocking waits)}
-    local swstart=${VIF_BATCH_SOFTWARE_START:-}
-    [[ $key == *ns ]] && swstart=0 args=${args% (NVDEC alone from the start)}
-    [[ $key == *sw[0-9] ]] && swstart=${key##*sw} args=${args% (* threads an input in software)}
+    local swstart=${VIF_BATCH_SOFTWARE_START:-} beside=${VIF_SOFTWARE_BESIDE_NVDEC:-}
+    [[ $key == *sb ]] && swstart=auto beside=0 args=${args% (software start, stopping once NVDEC runs)}
     local works=${VIF_TEST_BATCH_WORK_S:-}
     [[ $key == *all ]] && works=1000 args=${args% (every device started)}
     local sum=$WORK/$tag-$key/summary.csv
@@ -349,7 +347,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_BATCH_SOFTWARE_START=$swstart VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_BATCH_SOFTWARE_START=$swstart VIF_SOFTWARE_BESIDE_NVDEC=$beside VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs
@@ -362,10 +360,15 @@ catalogue() { # TAG MANIFEST
     local spread
     spread=$(grep -o 'rows per device: .*' "$RES/$tag-$key.err" | sed 's/rows per device: //; s/CUDA device //g')
     if [ "$rc" = skipped ]; then
-      note "| $key ($args) SKIP (time budget: $SECONDS s of $BUDGET) | - | - | - | - | - | - |"
+      note "| $key ($args) SKIP (time budget: $SECONDS s of $BUDGET) | - | - | - | - | - | - | - | - |"
       continue
     fi
-    note "| $key ($args) rc=$rc | $wall | $cpu | $pfs | $vb | $v1 | ${spread:--} |"
+    # (--timings: the process's start and CUDA's initialisation before the run, 0.55-1.05 s on
+    # the 4x H200 host whatever the way, and the run itself.)
+    local before_s run_s
+    before_s=$(sed -n 's/^vif: timings: before the run: \([0-9.]*\) s since.*/\1/p' "$RES/$tag-$key.err" 2>/dev/null | head -1)
+    run_s=$(sed -n 's/^vif: timings: \([0-9.]*\) s in all.*/\1/p' "$RES/$tag-$key.err" 2>/dev/null | head -1)
+    note "| $key ($args) rc=$rc | $wall | $cpu | $pfs | $vb | $v1 | ${spread:--} | ${before_s:--} | ${run_s:--} |"
     eval "${tag//[^A-Za-z0-9]/_}_${key}_pfs=$pfs ${tag//[^A-Za-z0-9]/_}_${key}_wall=$wall"
     [ "$rc" = 0 ] || { note "  $key exit $rc: $(tail -3 "$RES/$tag-$key.err" | tr '\n' ' ')"; check "$tag $key runs" "exit $rc" 0; }
   done
@@ -377,7 +380,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g2all g4all g1ns g2ns g4ns g4sw2 g2sw4 g1old g2old g4old g1sc g2sc g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
+  for key in g2 g4 g2w2 g4w2 g2all g4all g1sb g2sb g4sb g1old g2old g4old g1sc g2sc g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")
@@ -436,16 +439,16 @@ catalogue() { # TAG MANIFEST
       check "$tag $g GPUs >= ${target}x one" "${r}x" "$(ge "$r" "$target")"
     fi
   done
-  # NVDEC alone from the start (gNns) against the software start: INFO.
-  local ns1
-  ns1=$(eval echo "\${${tag}_g1ns_pfs:-0}")
-  if [ "$ns1" != 0 ]; then
-    local line="INFO $tag software start against NVDEC alone (gNns):" g ns
+  # The software start (gNsb) against NVDEC alone (the default): INFO.
+  local sb1
+  sb1=$(eval echo "\${${tag}_g1sb_pfs:-0}")
+  if [ "$sb1" != 0 ]; then
+    local line="INFO $tag software start stopping once NVDEC runs (gNsb) against NVDEC alone:" g sb
     for g in 1 2 4; do
-      ns=$(eval echo "\${${tag}_g${g}ns_pfs:-0}")
-      [ "$ns" != 0 ] && line="$line $g GPU(s) $(ratio "$(eval echo "\${${tag}_g${g}_pfs:-0}")" "$ns")x;"
+      sb=$(eval echo "\${${tag}_g${g}sb_pfs:-0}")
+      [ "$sb" != 0 ] && line="$line $g GPU(s) $(ratio "$sb" "$(eval echo "\${${tag}_g${g}_pfs:-0}")")x;"
     done
-    note "$line ratios against NVDEC alone on one GPU: 2 GPUs $(ratio "$(eval echo "\${${tag}_g2ns_pfs:-0}")" "$ns1")x, 4 GPUs $(ratio "$(eval echo "\${${tag}_g4ns_pfs:-0}")" "$ns1")x"
+    note "$line ratios against its one GPU: 2 GPUs $(ratio "$(eval echo "\${${tag}_g2sb_pfs:-0}")" "$sb1")x, 4 GPUs $(ratio "$(eval echo "\${${tag}_g4sb_pfs:-0}")" "$sb1")x"
   fi
   # Workers a GPU on several GPUs (session 8: at most 4 each; gNw2: 2 each): INFO.
   for g in 2 4; do
