@@ -19,7 +19,7 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("clip clip-whole clip-png"; the first one
+#        BACKEND (cpu), MODES ("clip clip-whole clip-gate clip-png"; the first one
 #        decides; see mode_env), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
@@ -28,7 +28,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip clip-whole clip-png"}
+MODES=${MODES:-"clip clip-whole clip-gate clip-png"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -69,6 +69,7 @@ mode_env() {
     clip-bc3) echo "clip 1 0 - - - 3" ;;       # the same with 3 bands
     clip-whole) echo "clip 1 0 - - - 1" ;;     # whole frames on contexts made for a frame (5 at worst:10)
     clip-png) echo "clip 1 0 - - - -" ;;       # the default, colour PNG files (--map-format png)
+    clip-gate) echo "clip 1 0 - - - -" ;;      # the default, items taken only while a core is free (VIF_MAP_GATE=1)
     *) echo "clip 1 0 - - - -" ;;
   esac
 }
@@ -85,6 +86,7 @@ mode_says() {
     clip-bc3) echo "(as clip, every frame in 3 bands on contexts made for a band's rows, one for every 2 bands)" ;;
     clip-whole) echo "(as clip, whole frames on contexts made for a frame, one for every 2 frames, bands of rows where workers are idle)" ;;
     clip-png) echo "(as clip, --map-format png)" ;;
+    clip-gate) echo "(as clip, a band taken only while the clip's frames in flight and the busy workers leave a core free)" ;;
     drain) echo "(as clip, the contexts made from the last frame submitted)" ;;
     clip-e) echo "(as clip, the worst so far scored again from 2 frames a core before the last one is submitted)" ;;
     start) echo "(as clip, the contexts made before the first frame)" ;;
@@ -135,6 +137,8 @@ for size in $SIZES; do
         extra=()
         [ "$mode" != plain ] && extra=(--map "$DIR/maps" --map-frames worst:10)
         [ "$mode" = clip-png ] && extra+=(--map-format png) # the others: pgm16, the default
+        gate=
+        [ "$mode" = clip-gate ] && gate=1 # VIF_MAP_GATE: items taken only while a core is free
         rm -rf "$DIR/maps"
         read -r when early idle bands count late bandctx <<< "$(mode_env "$mode")"
         [ "$bands" = - ] && bands=
@@ -142,7 +146,7 @@ for size in $SIZES; do
         [ "$late" = - ] && late=
         [ "$bandctx" = - ] && bandctx=
         t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_CONTEXTS=$when VIF_MAP_EARLY=$early VIF_MAP_IDLE=$idle VIF_MAP_BANDS=$bands \
-          VIF_MAP_CONTEXT_COUNT=$count VIF_MAP_LATE_CONTEXTS=$late VIF_MAP_BAND_CONTEXTS=$bandctx VIF_MAP_TRACE=1 "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
+          VIF_MAP_CONTEXT_COUNT=$count VIF_MAP_LATE_CONTEXTS=$late VIF_MAP_BAND_CONTEXTS=$bandctx VIF_MAP_GATE=$gate VIF_MAP_TRACE=1 "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
           --threads "$THREADS" --backend "$BACKEND" -q -o "$DIR/$mode.json" --verbose "${extra[@]}" \
           2> "$DIR/$mode.$rep.verbose" > /dev/null; } 2>&1 )
         if [ "$mode" != plain ] && [ "$(find "$DIR/maps" -type f | wc -l)" -lt 10 ]; then

@@ -282,6 +282,10 @@ TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
         ::setenv("VIF_MAP_BAND_CONTEXTS", "3", 1);
         run("worst:1000", "every_bandctx_copied", true);
         ::unsetenv("VIF_MAP_BAND_CONTEXTS");
+        // And with a band taken only while a core is free (VIF_MAP_GATE).
+        ::setenv("VIF_MAP_GATE", "1", 1);
+        run("worst:1000", "every_gate");
+        ::unsetenv("VIF_MAP_GATE");
         const std::vector<std::string> all = files_in(dir_ + "/all");
         const size_t frames = all.size() / VIF_NUM_SCALES;
         ASSERT_GE(frames, 1u) << name;
@@ -294,7 +298,7 @@ TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
             EXPECT_EQ(slurp(dir_ + "/worst_copied/" + f), slurp(dir_ + "/all/" + f))
                 << name << " (--no-mmap) " << f;
         for (const char *d : {"every", "every_bands", "every_bands_copied", "every_bandctx",
-                              "every_bandctx_copied"}) {
+                              "every_bandctx_copied", "every_gate"}) {
             EXPECT_EQ(files_in(dir_ + "/" + d), all) << name << " " << d;
             for (const std::string &f : all)
                 EXPECT_EQ(slurp(dir_ + "/" + d + "/" + f), slurp(dir_ + "/all/" + f))
@@ -304,8 +308,9 @@ TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
         EXPECT_EQ(json::parse(slurp(dir_ + "/worst.json"))["frames"],
                   json::parse(slurp(dir_ + "/all.json"))["frames"])
             << name;
-        for (const char *d : {"all", "worst", "worst_copied", "every", "every_bands",
-                              "every_bands_copied", "every_bandctx", "every_bandctx_copied"})
+        for (const char *d :
+             {"all", "worst", "worst_copied", "every", "every_bands", "every_bands_copied",
+              "every_bandctx", "every_bandctx_copied", "every_gate"})
             fs::remove_all(dir_ + "/" + d);
     }
 }

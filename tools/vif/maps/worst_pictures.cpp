@@ -135,6 +135,13 @@ void WorstPictures::scored(const VifScores &s, uint64_t frame) {
                       "came back that was not submitted"};
     Entry e = std::move(pending_.front());
     pending_.pop_front();
+    if (early_ && early_->gate) { // a core of the clip's is free: a worker may take an item
+        {
+            std::lock_guard<std::mutex> lock(early_->mu);
+            early_->in_flight = pending_.size();
+        }
+        early_->cv.notify_all();
+    }
     e.scores = s;
     e.frame = frame;
     auto less = [](const Entry &a, const Entry &b) {
@@ -315,7 +322,14 @@ void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
     if (const char *b = std::getenv("VIF_MAP_BANDS"); b && *b)
         x.forced_bands = int(std::min<long>(64, std::max<long>(0, std::strtol(b, nullptr, 10))));
     if (forced_bands_ >= 0) x.forced_bands = forced_bands_;
+    // VIF_MAP_GATE=1 (bench/cpu/maps_speed.sh's way clip-gate): the workers take an item only
+    // while the clip's frames in flight and the busy workers leave a core free.
+    if (const char *g = std::getenv("VIF_MAP_GATE"); g && std::strcmp(g, "1") == 0) {
+        x.gate = true;
+        x.in_flight = pending_.size();
+    }
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    x.cores = cores;
     const size_t contexts = std::max<size_t>(1, made.count());
     const size_t late = made.late_count(); // VIF_MAP_LATE_CONTEXTS: made from now on
     x.workers_n = contexts;
@@ -483,9 +497,15 @@ void WorstPictures::early_worker(VifContext *ctx, size_t c, MapWriter &out) {
         uint32_t split = 1;
         {
             std::unique_lock<std::mutex> lock(x.mu);
-            if (busy) --x.busy; // the last item is done
+            if (busy) {
+                --x.busy;                      // the last item is done
+                if (x.gate) x.cv.notify_one(); // a core for a gated worker
+            }
             busy = false;
-            x.cv.wait(lock, [&] { return !x.queue.empty() || x.closed || !x.error.empty(); });
+            x.cv.wait(lock, [&] {
+                const bool core_free = !x.gate || x.final || x.busy + x.in_flight < x.cores;
+                return (!x.queue.empty() && core_free) || x.closed || !x.error.empty();
+            });
             if (x.queue.empty() || !x.error.empty()) return; // closed, or a failure
             it = x.queue.front();
             x.queue.pop_front();

@@ -175,7 +175,10 @@ private:
         std::vector<Spent> spent;          ///< by context
         unsigned threads = 1;              ///< each context's threads for a whole frame's maps
         int forced_bands = -1;             ///< VIF_MAP_BANDS (0: never split; -1: unset)
-        std::thread launcher;              ///< waits for the contexts, runs the workers
+        bool gate = false;    ///< VIF_MAP_GATE=1: an item taken only while a core is free
+        size_t in_flight = 0; ///< gate: the clip's frames submitted and not scored yet
+        unsigned cores = 1;   ///< gate: the cores they and the busy workers share
+        std::thread launcher; ///< waits for the contexts, runs the workers
     };
     /** Hands the arrays of the frame `ctx` gave last back to its pool (see the .cpp). */
     static void release_maps(VifContext *ctx, const Job &next);
