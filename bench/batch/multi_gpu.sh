@@ -264,6 +264,11 @@ catalogue() { # TAG MANIFEST
     if [ "$tag" = A ] || { [ "$lean" = 1 ] && [ "$g" = 4 ]; }; then
       ways+=("g${g}w2:--devices $(devlist "$g") --workers $((2 * g))")
     fi
+    # (Session 8: more workers on one GPU than its default 8, A and A10: does the host's decoding
+    # on 64 cores want more?)
+    if [ "$g" = 2 ] && { [ "$tag" = A ] || [ "$tag" = A10 ]; }; then
+      ways+=("g1x12:--devices 0 --workers 12" "g1x16:--devices 0 --workers 16")
+    fi
     # A10: every device started whatever the plan says (the work said to be long,
     # VIF_TEST_BATCH_WORK_S: the plan before session 8 did so): is leaving them out right?
     [ "$tag" = A10 ] && ways+=("g${g}all:--devices $(devlist "$g") (every device started)")
@@ -380,7 +385,7 @@ catalogue() { # TAG MANIFEST
   for w in "${ways[@]}"; do
     grep '^vif: devices: ' "$RES/$tag-${w%%:*}.err" 2>/dev/null | sed "s/^vif: /    $tag-${w%%:*}: /" | tee -a "$SUMMARY"
   done
-  for key in g2 g4 g2w2 g4w2 g2all g4all g1sb g2sb g4sb g1old g2old g4old g1sc g2sc g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
+  for key in g2 g4 g2w2 g4w2 g2all g4all g1x12 g1x16 g1sb g2sb g4sb g1old g2old g4old g1sc g2sc g1host g1na g2na g1dt1 g2dt1 g1nm g2nm g1d1 g2d1 g1bw g2bw g1t8 g2t8 g1nh base; do
     [ -d "$WORK/$tag-$key" ] || continue
     local why
     why=$(same "$WORK/$tag-g1" "$WORK/$tag-$key")
