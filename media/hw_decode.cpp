@@ -177,7 +177,8 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
             o.software_decoders = req.cpu_decoders > 0 ? unsigned(req.cpu_decoders) : 1u;
             o.threads_per_decoder = req.software_start_threads;
             const char *beside = std::getenv("VIF_SOFTWARE_BESIDE_NVDEC");
-            o.software_beside_nvdec = !(beside && std::strcmp(beside, "0") == 0);
+            o.software_beside_nvdec =
+                req.software_start_beside && !(beside && std::strcmp(beside, "0") == 0);
             say("decoding starts in software (" + std::to_string(o.software_decoders) + " x " +
                 std::to_string(o.threads_per_decoder) +
                 " threads an input), NVDEC joins once its sessions open (a batch's row)");

@@ -66,6 +66,9 @@ struct HwDecodeRequest {
     /// for a pair alone: a batch's first NVDEC sessions wait for one another (the driver makes
     /// them one at a time for the host). 0: as may_start_in_software decides.
     unsigned software_start_threads = 0;
+    /// With software_start_threads: the software decoders go on beside NVDEC once it runs (on
+    /// segments they finish in time); false: they stop. (VIF_SOFTWARE_BESIDE_NVDEC=0: false.)
+    bool software_start_beside = true;
 };
 
 /** Thrown for `--hwdec cuda` requests that cannot be met: one line. */

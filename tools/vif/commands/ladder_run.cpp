@@ -347,6 +347,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                 if (s.open_priority) priority.urgent.emplace(*s.open_priority);
                 HwDecodeRequest hr = hw_request(s);
                 hr.software_start_threads = s.nvdec_software_start_threads;
+                hr.software_start_beside = s.nvdec_software_start_beside;
                 hw = open_hw_decode(hr,
                                     request(r.job.row.reference, "reference", r.job.row,
                                             s.decoder_threads, !s.no_mmap),
