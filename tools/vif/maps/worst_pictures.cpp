@@ -49,7 +49,9 @@ constexpr uint32_t kMinBandRows = 96;
 // a band (band_contexts); 1: whole frames (on contexts made for the frame). Round 1 of session 8
 // (H200 host, 16 cores, worst:10, best of 5, 720p integer / 720p float / 1080p integer / 1080p
 // float): 2 bands 1.195x / 1.196x / 1.051x / 1.051x against whole frames 1.215x / 1.191x /
-// 1.110x / 1.076x, 3 bands 1.271x / 1.215x / 1.082x / 1.088x (more halo CPU, 15 contexts).
+// 1.110x / 1.076x, 3 bands 1.271x / 1.215x / 1.082x / 1.088x (more halo CPU, 15 contexts);
+// round 2, 2 bands 1.205x / 1.212x / 1.113x / 1.054x, whole frames 1.208x / 1.212x / 1.059x /
+// 1.068x: the two within the spread of the runs, 2 bands ahead by ~1% over both rounds.
 constexpr long kDefaultBandContexts = 2;
 
 // Band b of n of a frame h rows high: its own rows [first, end), first a multiple of 8.
