@@ -5,6 +5,8 @@
 // scored frame at the source's size and rate; bad requests leave nothing.
 #include "cli/cli_harness.hpp"
 
+#include <cstring>
+
 #if VIF_CLI_HAS_PNG
 #include <png.h>
 #endif
@@ -154,6 +156,67 @@ TEST_F(MapPictures, PngIsTheFrameWithALegendAndTheBlurDrawnDark) {
         EXPECT_LT(inside / double(n), 80.0) << "mean brightness inside the blurred quadrant";
         EXPECT_GE(pale_min, 240) << "red and green stay near 1's colour where nothing was lost";
     }
+}
+
+// The colour scale of docs/cli.md ("png"): RGB stops at 0, 0.25, 0.5, 0.75 and 1, linear
+// between, each channel rounded half away from zero; below 0 (and NaN) as 0, above 1 as 1.
+// Computed here in float as written there (the build has -ffp-contract=off), to check the
+// writer's colour table pixel by pixel against the map's exact values.
+std::array<int, 3> documented_colour(float value) {
+    static const float stops[5][3] = {
+        {0, 0, 4}, {87, 16, 110}, {188, 55, 84}, {249, 142, 9}, {252, 255, 164}};
+    const float v = value >= 0.0f ? std::min(value, 1.0f) : 0.0f;
+    const float pos = v * 4.0f;
+    const int i = std::min(int(pos), 3);
+    const float t = pos - float(i);
+    std::array<int, 3> c{};
+    for (int ch = 0; ch < 3; ++ch) {
+        const float x = stops[i][ch] + t * (stops[i + 1][ch] - stops[i][ch]);
+        c[ch] = int(std::floor(double(x) + 0.5));
+    }
+    return c;
+}
+
+// The float32 values of a .npy file the CLI wrote (little-endian '<f4', version 1 header).
+std::vector<float> npy_values(const std::string &path) {
+    const std::string b = slurp(path);
+    if (b.size() < 10 || b.compare(0, 6, "\x93NUMPY") != 0) {
+        ADD_FAILURE() << path << ": not a .npy file";
+        return {};
+    }
+    const size_t start = 10 + (uint8_t(b[8]) | size_t(uint8_t(b[9])) << 8);
+    std::vector<float> v((b.size() - start) / 4);
+    std::memcpy(v.data(), b.data() + start, v.size() * 4);
+    return v;
+}
+
+TEST_F(MapPictures, PngColoursAreTheDocumentedScaleOfTheExactValues) {
+    for (const char *format : {"npy", "png"}) {
+        const CliRun r = map_run({"--map", dir_ + "/" + format, "--map-format", format,
+                                  "--map-frames", "1", "--map-scales", "0,1,2,3"});
+        ASSERT_EQ(r.code, 0) << format << ": " << r.err;
+    }
+    size_t changes = 0; // pixels whose right-hand neighbour has another colour
+    for (int s = 0; s < 4; ++s) {
+        SCOPED_TRACE("scale " + std::to_string(s));
+        const std::string name = "/frame000001_scale" + std::to_string(s);
+        const std::vector<float> values = npy_values(dir_ + "/npy" + name + ".npy");
+        const int sw = kSide >> s, sh = kSide >> s;
+        ASSERT_EQ(values.size(), size_t(sw) * sh);
+        const Decoded d = decode_png(dir_ + "/png" + name + ".png");
+        ASSERT_EQ(d.w, uint32_t(kSide));
+        ASSERT_GE(d.h, uint32_t(kSide));
+        for (int y = 0; y < kSide; ++y)
+            for (int x = 0; x < kSide; ++x) {
+                // Nearest neighbour at the frame's size (§12.4).
+                const float v = values[size_t(std::min(y >> s, sh - 1)) * sw +
+                                       size_t(std::min(x >> s, sw - 1))];
+                ASSERT_EQ(d.at(x, y), documented_colour(v))
+                    << "pixel (" << x << ", " << y << "), value " << v;
+                changes += x + 1 < kSide && d.at(x, y) != d.at(x + 1, y);
+            }
+    }
+    EXPECT_GT(changes, size_t(1000)) << "the maps should span many colours";
 }
 #endif
 
