@@ -68,6 +68,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     size_t content_n = 0;
     const uint8_t* content = in.rest(&content_n);
+    // A file that opens with the Y4M signature is read as Y4M whatever the request says
+    // (media/frame_source.cpp): fuzz_y4m's ground, not this oracle's.
+    if (content_n >= 9 && std::memcmp(content, "YUV4MPEG2", 9) == 0) return 0;
     if (file_size > (uint64_t(16) << 30)) file_size = 0; // wrapped: fb + small negative
     vif_fuzz::FdFile file;
     if (!file.regular(content, content_n, file_size)) return 0;
