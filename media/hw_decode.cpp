@@ -74,6 +74,19 @@ uint64_t packets_needed(const HwDecodeRequest &req) {
     return std::max(req.skip_ref, req.skip_dist) + req.max_frames * sub + kReorderMargin;
 }
 
+// The segment decoder of a start in software with NVDEC joining later (a pair's or a batch
+// row's): the request's device, decoders and packets.
+SegmentDecoderOptions software_first_options(const HwDecodeRequest &req) {
+    SegmentDecoderOptions o;
+    o.cuda = true;
+    o.cuda_device = req.cuda_device;
+    o.verbose = req.verbose;
+    o.decoders = req.decoders ? req.decoders : 3;
+    o.nvdec_later = true;
+    o.max_packets = packets_needed(req);
+    return o;
+}
+
 // Both inputs opened at once with their software decoders started (encoded ones), the other
 // read on the host; NVDEC joins later (HwDecodeInputs::nvdec_joins_later).
 template <typename Say>
@@ -167,13 +180,7 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
         if (!choice.why.empty()) say(choice.why);
         if (!choice.nvdec && !(force_first && req.may_start_in_software)) return std::nullopt;
         if (req.software_start_threads > 0 && req.cpu_decoders != 0) {
-            SegmentDecoderOptions o;
-            o.cuda = true;
-            o.cuda_device = req.cuda_device;
-            o.verbose = req.verbose;
-            o.decoders = req.decoders ? req.decoders : 3;
-            o.nvdec_later = true;
-            o.max_packets = packets_needed(req);
+            SegmentDecoderOptions o = software_first_options(req);
             o.software_decoders = req.cpu_decoders > 0 ? unsigned(req.cpu_decoders) : 1u;
             o.threads_per_decoder = req.software_start_threads;
             const char *beside = std::getenv("VIF_SOFTWARE_BESIDE_NVDEC");
@@ -195,12 +202,7 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
                 choose_decoding_start(shape ? *shape : ClipShape{}, cores, o.min_segment_frames);
             say(start.why);
             if (start.software_first || force_first) {
-                o.cuda = true;
-                o.cuda_device = req.cuda_device;
-                o.verbose = req.verbose;
-                o.decoders = req.decoders ? req.decoders : 3;
-                o.nvdec_later = true;
-                o.max_packets = packets_needed(req);
+                o = software_first_options(req);
                 // Experiment for bench/startup: VIF_SOFTWARE_BESIDE_NVDEC=0 stops the software
                 // decoders once NVDEC runs.
                 const char *beside = std::getenv("VIF_SOFTWARE_BESIDE_NVDEC");
