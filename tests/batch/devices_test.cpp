@@ -38,6 +38,24 @@ TEST(Devices, WorkersForGpus) {
     EXPECT_EQ(workers_for_gpus(0, 32, 100), 1u);
 }
 
+// Rows NVDEC decodes: 8 a GPU on any number of GPUs (one GPU's engines saturate only with many
+// sessions at once; the host's cores stay idle), within half the cores; above 4 a GPU, at most
+// half the parts, as for host-decoded rows.
+TEST(Devices, WorkersForGpusOfNvdecRows) {
+    using vif::batch::workers_for_gpus;
+    EXPECT_EQ(workers_for_gpus(4, 64, 64, true), 32u); // B64 on the 4x H200 host: 8 a GPU
+    EXPECT_EQ(workers_for_gpus(4, 64, 64), 16u);       // (host-decoded rows: 4 a GPU)
+    EXPECT_EQ(workers_for_gpus(2, 64, 64, true), 16u); // two GPUs: 8 each
+    EXPECT_EQ(workers_for_gpus(2, 32, 1000, true), 16u);
+    EXPECT_EQ(workers_for_gpus(1, 16, 1000, true), 8u);  // 16 cores, one GPU (host rule: 4)
+    EXPECT_EQ(workers_for_gpus(4, 32, 1000, true), 16u); // half the cores: 4 a GPU
+    EXPECT_EQ(workers_for_gpus(8, 8, 1000, true), 8u);   // one a GPU at least
+    EXPECT_EQ(workers_for_gpus(4, 64, 16, true), 16u);   // B's 16 rows: half the parts, 4 a GPU
+    EXPECT_EQ(workers_for_gpus(2, 64, 16, true), 8u);
+    EXPECT_EQ(workers_for_gpus(4, 64, 48, true), 24u); // 6 a GPU
+    EXPECT_EQ(workers_for_gpus(0, 64, 64, true), 1u);
+}
+
 // The work of n rows alike.
 DeviceWork rows_of(size_t n, RowPath path, double frames, double pixels, size_t host_workers) {
     DeviceWork w;

@@ -70,8 +70,16 @@ std::optional<DeviceFailureHook> parse_device_failure_hook(const std::string &te
     return DeviceFailureHook{size_t(slot), size_t(rows)};
 }
 
-size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts) {
+size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts, bool nvdec_rows) {
     if (gpus == 0) return 1;
+    // NVDEC rows: one GPU's engines saturate only with many sessions at once (4x H200,
+    // 2026-11-27, 16 1080p H.264 rows: one GPU with 8 workers, 16 sessions, kept NVDEC 81% busy;
+    // 4 workers a GPU on two and four GPUs 58% and 35%), and the host's cores are nearly idle
+    // (2-4 of 64 busy): 8 a GPU, whatever the number of GPUs, within half the cores.
+    if (nvdec_rows) {
+        const size_t per_gpu = std::clamp<size_t>(std::max<size_t>(cores, 1) / (2 * gpus), 1, 8);
+        return std::min(gpus * per_gpu, std::max(gpus * std::min<size_t>(per_gpu, 4), parts / 2));
+    }
     // A few a GPU: each decodes its inputs on the host while another's frames are scored (the
     // GPU waits for the host otherwise): a quarter of the cores in all. One GPU takes up to 8:
     // on the 2x H200 host (32 cores, 2026-11-26) one GPU with 8 workers scored 1,000 compact

@@ -20,11 +20,14 @@ bool resolve_devices(const std::string &text, int found, const std::string &what
                      std::vector<int> *out, std::string *err);
 
 /**
- * Scoring workers for `gpus` GPU slots on a host of `cores` cores with `parts` parts to score:
- * a quarter of the cores shared among the GPUs, 1 to 8 for one GPU, 1 to 4 each for several;
- * above 4 a GPU, no more than half the parts (a worker opens its next part while one decodes).
+ * Scoring workers for `gpus` GPU slots on a host of `cores` cores with `parts` parts to score.
+ * Rows decoded on the host: a quarter of the cores shared among the GPUs, 1 to 8 for one GPU,
+ * 1 to 4 each for several. Rows NVDEC decodes (`nvdec_rows`: the GPUs' decoding engines bind,
+ * the host's cores stay nearly idle): 8 a GPU, within half the cores (1 a GPU at least).
+ * Either way, above 4 a GPU no more than half the parts (a worker opens its next part while one
+ * decodes).
  */
-size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts);
+size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts, bool nvdec_rows = false);
 
 /** One device's time for (part of) a catalogue, split by what binds it. */
 struct DeviceWork {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <thread>
 
 #include "frame_source.hpp"
 #if defined(VIF_WITH_FFMPEG)
@@ -24,7 +25,9 @@ constexpr double kContextStartS = 0.15;
 struct Shape {
     double frames = 0, pixels = 0; // frames of the pair, luma pixels of one frame
     bool encoded = false;
-    std::string codec;
+#if defined(VIF_WITH_FFMPEG)
+    ClipShape clip; // (encoded)
+#endif
 };
 
 // One input's length and size from its header or size; nullopt when it cannot say.
@@ -49,10 +52,23 @@ std::optional<Shape> shape_of(const RungJob &j, const std::string &path, const c
     s.frames = double(c->frames);
     s.pixels = double(c->width) * c->height;
     s.encoded = true;
-    s.codec = c->codec;
+    s.clip = *c;
     return s;
 #else
     return std::nullopt;
+#endif
+}
+
+// Whether NVDEC decodes a row of `frames` pairs of inputs r and d (both encoded) under --hwdec
+// auto, as open_hw_decode decides for the row (the larger input's shape).
+bool nvdec_takes([[maybe_unused]] const Shape &r, [[maybe_unused]] const Shape &d,
+                 [[maybe_unused]] double frames) {
+#if defined(VIF_WITH_FFMPEG)
+    const ClipShape &big = r.pixels >= d.pixels ? r.clip : d.clip;
+    return choose_nvdec(uint64_t(frames), big, std::max(1u, std::thread::hardware_concurrency()))
+        .nvdec;
+#else
+    return false;
 #endif
 }
 
@@ -63,7 +79,7 @@ double context_startup_seconds() {
 }
 
 WorkEstimate estimate_work(const std::vector<std::vector<RungJob>> &groups, bool nvdec,
-                           size_t host_workers, size_t sample) {
+                           bool nvdec_always, size_t host_workers, size_t sample) {
     using vif::batch::RowPath;
     WorkEstimate e;
     std::vector<std::pair<const RungJob *, bool>> rows; // the row, alone in its group
@@ -89,11 +105,13 @@ WorkEstimate estimate_work(const std::vector<std::vector<RungJob>> &groups, bool
         const std::optional<Shape> d = shape_of(*j, j->row.distorted, "distorted");
         if (!r || !d) continue;
         const double f = std::min(r->frames, d->frames);
-        const bool on_nvdec = nvdec && alone && r->encoded && d->encoded;
+        const bool on_nvdec =
+            nvdec && alone && r->encoded && d->encoded && (nvdec_always || nvdec_takes(*r, *d, f));
         const RowPath path = !r->encoded && !d->encoded ? RowPath::raw
                              : on_nvdec                 ? RowPath::nvdec
                                                         : RowPath::host_decoded;
         on_host += path == RowPath::host_decoded;
+        e.on_nvdec += path == RowPath::nvdec;
         sum += vif::batch::row_work(path, f, r->pixels, host_workers);
         frames += f;
         pixels += r->pixels;
@@ -103,6 +121,7 @@ WorkEstimate estimate_work(const std::vector<std::vector<RungJob>> &groups, bool
         e.why = "unknown (no sampled row's inputs say their length)";
         return e;
     }
+    e.sampled = known;
     const double scale = double(rows.size()) / double(known);
     e.work.host_s = sum.host_s * scale;
     e.work.device_s = sum.device_s * scale;

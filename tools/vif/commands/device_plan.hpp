@@ -21,17 +21,23 @@ struct WorkEstimate {
     bool known = false;          ///< false: an input could not say its length (every device starts)
     vif::batch::DeviceWork work; ///< one device's time for every row, by what binds it
     size_t rows = 0;
+    size_t sampled = 0;  ///< rows of the sample whose inputs said their length
+    size_t on_nvdec = 0; ///< of those, rows NVDEC decodes (the device path)
     std::string why; ///< "100 rows of about 48 frames of 1.9e+05 pixels, 100 decoded on the host"
+    /// Most sampled rows decode on NVDEC: the workers a GPU follow its rule (batch/devices.hpp).
+    bool nvdec_rows() const { return known && 2 * on_nvdec > sampled; }
 };
 
 /**
  * One device's time for `groups`, from up to `sample` rows spread over them (each row's inputs
- * opened for their header or size only); `nvdec`: rows of one that NVDEC may decode (`vif batch
- * --hwdec auto`); `host_workers`: the workers one GPU gets (they decode the host's share).
+ * opened for their header or size only); `nvdec`: groups of one row of two encoded inputs may be
+ * decoded by NVDEC (`vif batch --hwdec auto`: where media/decode_choice.hpp's choose_nvdec says
+ * so for the row's length, as the row's own opening decides; `nvdec_always`, --hwdec cuda:
+ * whatever its length); `host_workers`: the workers one GPU gets (they decode the host's share).
  * Test hook: VIF_TEST_BATCH_WORK_S=<seconds> is the estimate (device work, none on the host).
  */
 WorkEstimate estimate_work(const std::vector<std::vector<RungJob>> &groups, bool nvdec,
-                           size_t host_workers, size_t sample = 8);
+                           bool nvdec_always, size_t host_workers, size_t sample = 8);
 
 /** What making the scoring contexts of a fresh device adds to its start-up (seconds). */
 double context_startup_seconds();

@@ -215,20 +215,24 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         parts_in_all += (g.size() + VIF_MAX_DISTORTED - 1) / VIF_MAX_DISTORTED;
     // The workers that devices running get by default (--workers not given): those of as many
     // GPUs (batch/devices.hpp), so that one device left running has one device's workers.
+    // (nvdec_rows: the catalogue's rows decode on NVDEC, known once the estimate is; the
+    // workers a GPU follow that rule.)
+    bool nvdec_rows = false;
     auto workers_for_running = [&](size_t running) {
         if (!base.workers_default) return workers;
         if (devices.cpu_standins) return running;
-        return vif::batch::workers_for_gpus(running, cores, parts_in_all);
+        return vif::batch::workers_for_gpus(running, cores, parts_in_all, nvdec_rows);
     };
     std::shared_future<WorkEstimate> estimate;
     DeviceStartup::Plan plan;
     if (distinct.size() > 1) {
-        const bool nvdec = base.hwdec;
+        const bool nvdec = base.hwdec, nvdec_always = base.hwdec_always;
         // The host's decoding runs at the rate of the workers one device gets.
         const size_t host_workers = std::min(workers, workers_for_running(1));
-        estimate = std::async(std::launch::async, [&whole_groups, nvdec, host_workers] {
-                       return estimate_work(whole_groups, nvdec, host_workers);
-                   }).share();
+        estimate =
+            std::async(std::launch::async, [&whole_groups, nvdec, nvdec_always, host_workers] {
+                return estimate_work(whole_groups, nvdec, nvdec_always, host_workers);
+            }).share();
         plan = [estimate, &rows_left, total_rows](double first_s, size_t others, std::string *why) {
             const WorkEstimate &e = estimate.get();
             if (!e.known) {
@@ -275,6 +279,29 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         keep_decoders(true);
     }
 #endif
+    // The default workers a GPU on several GPUs follow what decodes the rows (batch/devices.hpp's
+    // workers_for_gpus): where most sampled rows are NVDEC's (known from the estimate, made while
+    // the first device starts; only where a row is a group of its own, as NVDEC rows are),
+    // 8 a GPU instead of the host-decoded rows' 4.
+    std::string rule_note; // for --verbose and --timings
+    if (base.workers_default && estimate.valid() && !devices.cpu_standins && base.hwdec &&
+        std::any_of(whole_groups.begin(), whole_groups.end(),
+                    [](const auto &g) { return g.size() == 1; })) {
+        const WorkEstimate &e = estimate.get();
+        nvdec_rows = e.nvdec_rows();
+        const size_t before = workers;
+        if (nvdec_rows)
+            workers =
+                vif::batch::workers_for_gpus(devices.devices.size(), cores, parts_in_all, true);
+        rule_note = fmt::format(
+            "workers by default: {} on {} GPUs ({}): {} of {} sampled rows "
+            "decode on NVDEC{}",
+            workers, devices.devices.size(),
+            nvdec_rows ? "up to 8 a GPU, NVDEC's rows" : "up to 4 a GPU, host-decoded rows",
+            e.on_nvdec, e.sampled,
+            nvdec_rows && before != workers ? fmt::format(" (the host-decoded rule: {})", before)
+                                            : "");
+    }
     // The slots: a device each (or the settings' backend as it is).
     struct Slot {
         int device = 0;
@@ -821,6 +848,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     }
     if ((base.timings || base.verbose) && startup && !startup->plan_note().empty())
         std::fprintf(stderr, "vif: devices: %s\n", startup->plan_note().c_str());
+    if ((base.timings || base.verbose) && !rule_note.empty())
+        std::fprintf(stderr, "vif: devices: %s\n", rule_note.c_str());
     if ((base.timings || base.verbose) && !workers_note.empty())
         std::fprintf(stderr, "vif: devices: %s\n", workers_note.c_str());
     if (slots.size() > 1) // (with one device there is no other to give them to)
