@@ -1,48 +1,151 @@
 #include "maps/png_encode.hpp"
 
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 #if VIF_WITH_PNG
-#include <png.h>
+#include <libdeflate.h>
 #endif
 
 namespace vifcli {
 
 #if VIF_WITH_PNG
+namespace {
+
+// The PNG file format (ISO/IEC 15948, the W3C PNG specification): an 8-byte signature, then
+// chunks, each a 4-byte big-endian length, a 4-byte type, the data and a CRC-32 of type and
+// data. An 8-bit RGB picture needs IHDR, its pixels' zlib stream in IDAT, and IEND.
+constexpr unsigned char kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+constexpr size_t kChunkOverhead = 12; // length, type, CRC
+
+void put_be32(unsigned char *p, uint32_t v) {
+    p[0] = uint8_t(v >> 24);
+    p[1] = uint8_t(v >> 16);
+    p[2] = uint8_t(v >> 8);
+    p[3] = uint8_t(v);
+}
+
+// Writes a chunk whose data already lies at p + 8 (`len` bytes); returns the byte after it.
+unsigned char *close_chunk(unsigned char *p, const char type[4], uint32_t len) {
+    put_be32(p, len);
+    std::memcpy(p + 4, type, 4);
+    put_be32(p + 8 + len, uint32_t(libdeflate_crc32(0, p + 4, size_t(len) + 4)));
+    return p + kChunkOverhead + len;
+}
+
+// Each row is stored behind a filter-type byte (PNG filter method 0). The filter is what makes
+// the maps compress: they are drawn by nearest neighbour (every row of a coarser scale's block
+// repeats the one above, every pixel its left neighbour), and the legend is flat bands.
+void filter_rows(const RgbImage &img, PngFilter filter, unsigned char *out) {
+    const size_t row = size_t(img.width) * 3;
+    const uint8_t *src = img.rgb.data();
+    for (uint32_t y = 0; y < img.height; ++y, src += row) {
+        unsigned char *o = out + size_t(y) * (row + 1);
+        const uint8_t *up = y ? src - row : nullptr; // the first row's prior row is zeros
+        switch (filter) {
+        case PngFilter::kNone:
+            o[0] = 0;
+            std::memcpy(o + 1, src, row);
+            break;
+        case PngFilter::kSub: // each byte less the byte of the pixel to its left (0 off the edge)
+            o[0] = 1;
+            for (size_t i = 0; i < row && i < 3; ++i) o[1 + i] = src[i];
+            for (size_t i = 3; i < row; ++i) o[1 + i] = uint8_t(src[i] - src[i - 3]);
+            break;
+        case PngFilter::kUp: // each byte less the byte above it
+            o[0] = 2;
+            if (up)
+                for (size_t i = 0; i < row; ++i) o[1 + i] = uint8_t(src[i] - up[i]);
+            else
+                std::memcpy(o + 1, src, row);
+            break;
+        case PngFilter::kPaeth: { // less whichever of left, above, upper-left is nearest a+b-c
+            o[0] = 4;
+            for (size_t i = 0; i < row; ++i) {
+                const int a = i >= 3 ? src[i - 3] : 0;
+                const int b = up ? up[i] : 0;
+                const int c = up && i >= 3 ? up[i - 3] : 0;
+                const int p = a + b - c;
+                const int pa = p > a ? p - a : a - p, pb = p > b ? p - b : b - p,
+                          pc = p > c ? p - c : c - p;
+                const int pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+                o[1 + i] = uint8_t(src[i] - pred);
+            }
+            break;
+        }
+        }
+    }
+}
+
+struct CompressorFree {
+    void operator()(libdeflate_compressor *c) const { libdeflate_free_compressor(c); }
+};
+
+} // namespace
+
 bool png_available() {
     return true;
 }
 
-std::string encode_png(const RgbImage &img) {
-    // libpng's simplified API, one pass into a buffer of libpng's bound for the image (a first
-    // call with no buffer to learn the size compresses the whole image too).
-    png_image image{};
-    image.version = PNG_IMAGE_VERSION;
-    image.width = img.width;
-    image.height = img.height;
-    image.format = PNG_FORMAT_RGB;
-    // libpng's fast zlib settings: 20 frames of 720p maps (80 files) were written in half the
-    // time of the default level, for files 45% larger (docs/journal/2026-11-26-feature-figures.md).
-    // No other filter, level or strategy of the classic API encoded 1080p maps faster by more
-    // than the spread (no filter and Z_RLE took twice as long: docs/journal/2026-11-26-vif-maps.md,
-    // session 8).
-    image.flags = PNG_IMAGE_FLAG_FAST;
-    png_alloc_size_t size = PNG_IMAGE_PNG_SIZE_MAX(image);
-    std::unique_ptr<char[]> buf(new char[size]); // not cleared: libpng writes what is used
-    const bool ok =
-        png_image_write_to_memory(&image, buf.get(), &size, 0, img.rgb.data(), 0, nullptr);
-    png_image_free(&image);
-    if (!ok) throw std::runtime_error(std::string("PNG encoding failed: ") + image.message);
-    return std::string(buf.get(), size);
+std::string encode_png(const RgbImage &img, const PngSettings &settings) {
+    if (img.width == 0 || img.height == 0 || img.width > 0x7fffffffu || img.height > 0x7fffffffu ||
+        img.rgb.size() != size_t(img.width) * img.height * 3)
+        throw std::runtime_error("PNG encoding failed: the picture is empty or too large");
+    const size_t row = size_t(img.width) * 3 + 1;
+    const size_t raw_size = row * img.height;
+
+    // Per thread, made once and reused: a compressor (a few hundred KB of tables) and the
+    // buffers of the filtered rows and of the compressed stream (a fresh 2.7 MB for each 720p
+    // picture was page faults and clearing on every file).
+    thread_local std::unique_ptr<libdeflate_compressor, CompressorFree> compressor;
+    thread_local int compressor_level = -1;
+    thread_local std::vector<unsigned char> raw, packed;
+    if (compressor_level != settings.level) {
+        compressor.reset(libdeflate_alloc_compressor(settings.level));
+        compressor_level = compressor ? settings.level : -1;
+        if (!compressor) throw std::runtime_error("PNG encoding failed: no compressor (level)");
+    }
+    if (raw.size() < raw_size) raw.resize(raw_size);
+    filter_rows(img, settings.filter, raw.data());
+    const size_t bound = libdeflate_zlib_compress_bound(compressor.get(), raw_size);
+    if (bound > 0x7fffffffu)
+        throw std::runtime_error("PNG encoding failed: the picture is too large");
+    if (packed.size() < bound) packed.resize(bound);
+    const size_t idat_len =
+        libdeflate_zlib_compress(compressor.get(), raw.data(), raw_size, packed.data(), bound);
+    if (idat_len == 0) throw std::runtime_error("PNG encoding failed: deflate found no room");
+
+    std::string file(
+        sizeof kSignature + kChunkOverhead + 13 + kChunkOverhead + idat_len + kChunkOverhead, '\0');
+    auto *p = reinterpret_cast<unsigned char *>(&file[0]);
+    std::memcpy(p, kSignature, sizeof kSignature);
+    p += sizeof kSignature;
+
+    unsigned char *ihdr = p + 8;
+    put_be32(ihdr, img.width);
+    put_be32(ihdr + 4, img.height);
+    ihdr[8] = 8;  // bits a sample
+    ihdr[9] = 2;  // colour type: RGB
+    ihdr[10] = 0; // compression method: deflate (zlib)
+    ihdr[11] = 0; // filter method 0 (a filter type byte a row)
+    ihdr[12] = 0; // no interlace
+    p = close_chunk(p, "IHDR", 13);
+    std::memcpy(p + 8, packed.data(), idat_len);
+    p = close_chunk(p, "IDAT", uint32_t(idat_len));
+    close_chunk(p, "IEND", 0);
+    return file;
 }
 #else
 bool png_available() {
     return false;
 }
 
-std::string encode_png(const RgbImage &) {
-    throw std::runtime_error("this vif was built without libpng (libpng-dev): no PNG output");
+std::string encode_png(const RgbImage &, const PngSettings &) {
+    throw std::runtime_error(
+        "this vif was built without libdeflate (libdeflate-dev): no PNG output");
 }
 #endif
 

@@ -1,4 +1,5 @@
-// PNG encoding of an RGB picture (libpng), for `vif --map-format png` and `vif report`.
+// PNG encoding of an RGB picture, for `vif --map-format png` and `vif report`: the chunks are
+// written here, the pixels compressed by libdeflate.
 #ifndef VIF_TOOLS_MAPS_PNG_ENCODE_HPP
 #define VIF_TOOLS_MAPS_PNG_ENCODE_HPP
 
@@ -8,12 +9,24 @@
 
 namespace vifcli {
 
-/** Whether this build can write PNG (it was built with libpng). */
+/** Whether this build can write PNG (it was built with libdeflate). */
 bool png_available();
 
-/** The bytes of an 8-bit RGB PNG of `img`; throws std::runtime_error (libpng's message) if
- *  encoding fails or the build has no libpng. */
-std::string encode_png(const RgbImage &img);
+/** The PNG row filter used for every row (PNG filter types 0, 1, 2, 4). */
+enum class PngFilter { kNone, kSub, kUp, kPaeth };
+
+/** How the pixels are compressed. The defaults were measured on 720p and 1080p maps with their
+ *  legends (docs/journal/2026-11-26-vif-maps.md, session 9): Up at level 2 took 5.1 / 10.2 ms a
+ *  file for 122 / 200 KB; no filter at level 1 was 10% faster for files 50% larger; Sub, Paeth
+ *  and the other levels were slower (libdeflate's level 1 more than its level 2 on these). */
+struct PngSettings {
+    PngFilter filter = PngFilter::kUp;
+    int level = 2; ///< libdeflate's level, 1..12
+};
+
+/** The bytes of an 8-bit RGB PNG of `img` (one IDAT chunk); throws std::runtime_error if the
+ *  picture is empty or too large, or the build has no libdeflate. */
+std::string encode_png(const RgbImage &img, const PngSettings &settings = PngSettings{});
 
 } // namespace vifcli
 

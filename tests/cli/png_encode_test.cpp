@@ -1,0 +1,138 @@
+// The PNG encoder of the maps and the report (tools/vif/maps/png_encode.cpp) on its own: every
+// file it writes is read back by libpng (which checks the CRC of every critical chunk and the
+// zlib stream's checksum) and holds exactly the pixels given, for odd widths and heights, one-row
+// and one-column pictures, every filter and a range of levels; the chunk layout and each chunk's
+// CRC are also checked here against zlib's crc32 (not libdeflate's, which wrote them).
+#include "maps/png_encode.hpp"
+
+#include <gtest/gtest.h>
+#include <png.h>
+#include <zlib.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using vifcli::PngFilter;
+using vifcli::PngSettings;
+using vifcli::RgbImage;
+
+// A picture with flat runs, repeated rows and noise (what the maps look like, and what defeats
+// the filters' shortcuts).
+RgbImage test_picture(uint32_t w, uint32_t h, uint32_t seed) {
+    RgbImage img;
+    img.width = w;
+    img.height = h;
+    img.rgb.resize(size_t(w) * h * 3);
+    uint32_t state = seed;
+    for (uint32_t y = 0; y < h; ++y)
+        for (uint32_t x = 0; x < w; ++x)
+            for (int c = 0; c < 3; ++c) {
+                state = state * 1664525u + 1013904223u;
+                uint8_t v;
+                if (y % 7 < 3)
+                    v = uint8_t((x / 4) * 37 + (y / 3) * 11 + c * 80); // blocks
+                else if (y % 7 == 3)
+                    v = uint8_t(state >> 24); // noise
+                else
+                    v = uint8_t(255 - c * 100); // flat
+                img.rgb[(size_t(y) * w + x) * 3 + c] = v;
+            }
+    return img;
+}
+
+uint32_t be32(const unsigned char *p) {
+    return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
+}
+
+// The chunks' types in order; every chunk's CRC compared with zlib's.
+std::vector<std::string> chunks_checked(const std::string &file) {
+    std::vector<std::string> types;
+    const auto *p = reinterpret_cast<const unsigned char *>(file.data());
+    const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    EXPECT_GE(file.size(), 8u);
+    EXPECT_EQ(std::memcmp(p, sig, 8), 0) << "PNG signature";
+    size_t at = 8;
+    while (at + 12 <= file.size()) {
+        const uint32_t len = be32(p + at);
+        if (at + 12 + size_t(len) > file.size()) {
+            ADD_FAILURE() << "a chunk runs past the end of the file";
+            break;
+        }
+        types.emplace_back(reinterpret_cast<const char *>(p + at + 4), 4);
+        const uLong crc = crc32(crc32(0L, Z_NULL, 0), p + at + 4, uInt(len + 4));
+        EXPECT_EQ(be32(p + at + 8 + len), uint32_t(crc)) << "CRC of " << types.back();
+        at += 12 + size_t(len);
+    }
+    EXPECT_EQ(at, file.size()) << "bytes after the last chunk";
+    return types;
+}
+
+// The pixels libpng reads from `file` (a failure if it refuses it).
+RgbImage decoded(const std::string &file) {
+    RgbImage out;
+    png_image img{};
+    img.version = PNG_IMAGE_VERSION;
+    if (!png_image_begin_read_from_memory(&img, file.data(), file.size())) {
+        ADD_FAILURE() << "libpng: " << img.message;
+        return out;
+    }
+    img.format = PNG_FORMAT_RGB;
+    out.width = img.width;
+    out.height = img.height;
+    out.rgb.resize(PNG_IMAGE_SIZE(img));
+    if (!png_image_finish_read(&img, nullptr, out.rgb.data(), 0, nullptr))
+        ADD_FAILURE() << "libpng: " << img.message;
+    png_image_free(&img);
+    return out;
+}
+
+TEST(PngEncode, EveryFilterAndSizeReadsBackExactly) {
+    ASSERT_TRUE(vifcli::png_available());
+    const uint32_t sizes[][2] = {{1, 1},  {1, 9},  {9, 1},   {2, 2},    {3, 5},   {17, 1},
+                                 {1, 31}, {33, 7}, {255, 3}, {101, 67}, {640, 1}, {1281, 19}};
+    const PngFilter filters[] = {PngFilter::kNone, PngFilter::kSub, PngFilter::kUp,
+                                 PngFilter::kPaeth};
+    uint32_t seed = 1;
+    for (const auto &sz : sizes)
+        for (PngFilter f : filters)
+            for (int level : {1, 2, 6, 12}) {
+                const RgbImage img = test_picture(sz[0], sz[1], seed++);
+                const std::string file = vifcli::encode_png(img, PngSettings{f, level});
+                SCOPED_TRACE(testing::Message() << sz[0] << "x" << sz[1] << " filter " << int(f)
+                                                << " level " << level);
+                const std::vector<std::string> types = chunks_checked(file);
+                EXPECT_EQ(types, (std::vector<std::string>{"IHDR", "IDAT", "IEND"}));
+                const RgbImage back = decoded(file);
+                EXPECT_EQ(back.width, img.width);
+                EXPECT_EQ(back.height, img.height);
+                EXPECT_TRUE(back.rgb == img.rgb) << "pixels differ";
+            }
+}
+
+TEST(PngEncode, DefaultSettingsAndTheMapsPictures) {
+    // The settings the CLI uses, on a drawn map with its legend (odd frame size).
+    std::vector<float> map(size_t(45) * 23);
+    for (size_t i = 0; i < map.size(); ++i) map[i] = float(i % 97) / 80.0f - 0.1f;
+    const RgbImage img = vifcli::draw_heat_with_legend(map, 45, 23, 1, 91, 47, "frame 3 scale 1");
+    const std::string file = vifcli::encode_png(img);
+    chunks_checked(file);
+    const RgbImage back = decoded(file);
+    EXPECT_EQ(back.width, 91u);
+    EXPECT_TRUE(back.rgb == img.rgb);
+}
+
+TEST(PngEncode, RefusesAnEmptyOrMismatchedPicture) {
+    RgbImage empty;
+    EXPECT_THROW(vifcli::encode_png(empty), std::runtime_error);
+    RgbImage short_buffer;
+    short_buffer.width = 4;
+    short_buffer.height = 4;
+    short_buffer.rgb.resize(10);
+    EXPECT_THROW(vifcli::encode_png(short_buffer), std::runtime_error);
+}
+
+} // namespace
