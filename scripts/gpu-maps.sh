@@ -25,9 +25,8 @@
 #            runs alternating with and without maps; the default (the worst frames' contexts
 #            made while the clip is scored, the worst so far scored again while the last frames
 #            are, each in 2 bands on contexts made for a band) decides; other ways (whole frames
-#            on contexts made for a frame, clip-whole; a band taken only while a core is free,
-#            clip-gate; PNG files, clip-png; 3 bands, clip-bc3; a context a frame, clip-10; more
-#            in maps_speed.sh's mode_env) are measured beside it
+#            on contexts made for a frame, clip-whole; PNG files, clip-png; 5 rescoring contexts,
+#            clip-c5; more in maps_speed.sh's mode_env) are measured beside it
 #            (MAPS_MODES); each with its clip phase and tail, and the steps after the last frame
 #            (from VIF_MAP_TRACE: the last frame scored again, local maps, files, the commit)
 # Prints PASS/FAIL per check and the numbers; exit status 0 only when every check passes.
@@ -84,6 +83,11 @@ if [ "${SKIP_BUILD:-0}" != 1 ] && stage build; then
   grep -q "build rc=0" "$RES/build/summary.md" 2>/dev/null || rc=1
   check build "$rc" "$(grep -o 'build rc=.*' "$RES/build/summary.md" 2>/dev/null | head -1)"
   [ "$rc" -ne 0 ] && { grep -E "error|FAILED" -A5 "$RES/build/build.log" | head -40; }
+  # PNG maps need libdeflate (its header and static archive: .gpu-deps/prefix from
+  # scripts/gpu-deps.sh, or Debian's libdeflate-dev); without it the CLI refuses png.
+  grep -q '^VIF_CLI_WRITES_PNG:INTERNAL=ON' "$B/CMakeCache.txt" 2>/dev/null
+  check "vif writes PNG (libdeflate found)" $? \
+    "$(grep -E '^VIF_LIBDEFLATE_(LIBRARY|INCLUDE_DIR):' "$B/CMakeCache.txt" 2>/dev/null | tr '\n' ' ')"
 fi
 # The libvif just built first on the library path: the CLI, its tests and the Python module load
 # it, not an older libvif.so.1 that LD_LIBRARY_PATH (which overrides the build's RUNPATH) may name.

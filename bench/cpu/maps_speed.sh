@@ -19,8 +19,8 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("clip clip-whole clip-gate clip-png"; the first one
-#        decides; see mode_env), GOAL (1.2),
+#        BACKEND (cpu), MODES ("clip clip-png clip-c5": the default with pgm16 files, with
+#        PNG files, and with 5 rescoring contexts; the first one decides; see mode_env), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
 set -euo pipefail
@@ -28,7 +28,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip clip-whole clip-gate clip-png"}
+MODES=${MODES:-"clip clip-png clip-c5"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -68,6 +68,7 @@ mode_env() {
     clip-bc2) echo "clip 1 0 - - - 2" ;;       # every frame in 2 bands on contexts made for a band, one for 2 bands
     clip-bc3) echo "clip 1 0 - - - 3" ;;       # the same with 3 bands
     clip-whole) echo "clip 1 0 - - - 1" ;;     # whole frames on contexts made for a frame (5 at worst:10)
+    clip-c5) echo "clip 1 0 - 5 - 2" ;;        # the default's 2 bands a frame on 5 band contexts (not 10): half their pages
     clip-png) echo "clip 1 0 - - - -" ;;       # the default, colour PNG files (--map-format png)
     clip-gate) echo "clip 1 0 - - - -" ;;      # the default, items taken only while a core is free (VIF_MAP_GATE=1)
     *) echo "clip 1 0 - - - -" ;;
@@ -86,6 +87,7 @@ mode_says() {
     clip-bc3) echo "(as clip, every frame in 3 bands on contexts made for a band's rows, one for every 2 bands)" ;;
     clip-whole) echo "(as clip, whole frames on contexts made for a frame, one for every 2 frames, bands of rows where workers are idle)" ;;
     clip-png) echo "(as clip, --map-format png)" ;;
+    clip-c5) echo "(as clip, 5 band contexts: each scores 4 bands, half the pages made during the clip)" ;;
     clip-gate) echo "(as clip, a band taken only while the clip's frames in flight and the busy workers leave a core free)" ;;
     drain) echo "(as clip, the contexts made from the last frame submitted)" ;;
     clip-e) echo "(as clip, the worst so far scored again from 2 frames a core before the last one is submitted)" ;;
