@@ -356,6 +356,13 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // NVDEC rows to be scored now open before rows opened ahead (batch/open_priority.hpp).
     vif::batch::OpenPriority open_priority;
     shared.open_priority = &open_priority;
+    // NVDEC rows take turns to open their sessions, the devices interleaved, so that every
+    // device gets its first rows' sessions early (batch/session_turns.hpp). With several devices;
+    // VIF_BATCH_SESSION_ORDER=0: in the order the rows ask (benchmarks).
+    vif::batch::SessionTurns session_turns;
+    if (const char *v = std::getenv("VIF_BATCH_SESSION_ORDER");
+        distinct.size() > 1 && !(v && std::string(v) == "0"))
+        shared.session_turns = &session_turns;
     if (!devices.devices.empty())
         shared.backend = devices.cpu_standins ? VIF_BACKEND_CPU : VIF_BACKEND_CUDA;
     // NVDEC decoders per input: media/'s default (3) serves one row on a GPU; with several rows
@@ -835,6 +842,16 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                          1e3 * rt.cpu_seconds / double(rt.frames), rt.reading_seconds,
                          1e3 * rt.reading_seconds / double(rt.frames),
                          rt.reading_seconds > 0 ? 100 * rt.cpu_seconds / rt.reading_seconds : 0.0);
+        // The order in which NVDEC rows took their turns to open sessions, by device.
+        if (const std::vector<int> turns = session_turns.order(); !turns.empty()) {
+            std::string list;
+            for (size_t i = 0; i < turns.size() && i < 48; ++i)
+                list += (i ? " " : "") + std::to_string(turns[i]);
+            std::fprintf(stderr,
+                         "vif: timings: NVDEC rows' turns to open sessions, by device: %s%s (%zu "
+                         "rows)\n",
+                         list.c_str(), turns.size() > 48 ? " ..." : "", turns.size());
+        }
 #if defined(VIF_WITH_FFMPEG)
         // The segment decoders' decoders (NVDEC sessions on the device path).
         const DecoderSessionCounts dc = decoder_session_counts();

@@ -136,9 +136,12 @@ OpenedAheadPtr open_ahead(const std::vector<RungJob> &jobs, const LadderSettings
         const SourceRequest b =
             request(j.row.distorted, "distorted", j.row, s.decoder_threads, !s.no_mmap);
         vif::batch::OpenPriority *priority = s.open_priority;
+        vif::batch::SessionTurns *turns = s.session_turns;
         try {
-            o->hw = std::async(std::launch::async, [hr, a, b, priority] {
+            o->hw = std::async(std::launch::async, [hr, a, b, priority, turns] {
                 if (priority) priority->wait_for_urgent(); // rows to be scored now go first
+                vif::batch::SessionTurns::Turn turn;
+                if (turns) turn = turns->take(hr.cuda_device, true);
                 return open_hw_decode(hr, a, b);
             });
         } catch (const std::system_error &) {
@@ -348,6 +351,8 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                 HwDecodeRequest hr = hw_request(s);
                 hr.software_start_threads = s.nvdec_software_start_threads;
                 hr.software_start_beside = s.nvdec_software_start_beside;
+                vif::batch::SessionTurns::Turn turn; // (the devices' rows in turn)
+                if (s.session_turns) turn = s.session_turns->take(s.cuda_device, false);
                 hw = open_hw_decode(hr,
                                     request(r.job.row.reference, "reference", r.job.row,
                                             s.decoder_threads, !s.no_mmap),

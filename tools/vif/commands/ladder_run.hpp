@@ -24,6 +24,7 @@
 #include "luma_scaler.hpp"
 #include "batch/manifest.hpp"
 #include "batch/open_priority.hpp"
+#include "batch/session_turns.hpp"
 #include "commands/context_cache.hpp"
 #include "batch/summary.hpp"
 #include "options.hpp"
@@ -94,6 +95,9 @@ struct LadderSettings {
     OpenedAhead *opened = nullptr;
     /// NVDEC rows opened ahead wait while rows to be scored now are opening (run_groups').
     vif::batch::OpenPriority *open_priority = nullptr;
+    /// NVDEC rows take turns to open their sessions, the devices interleaved (run_groups';
+    /// null: in the order they ask, VIF_BATCH_SESSION_ORDER=0).
+    vif::batch::SessionTurns *session_turns = nullptr;
     /// Called once (from score_group's thread) when the group's inputs are open and its
     /// decoding begins: the moment a caller may start opening its next group's (open_ahead),
     /// off this group's critical path and not in the way of its opening.
