@@ -4,12 +4,11 @@
 # it makes a pair once (an FFmpeg test pattern, 8-bit gray Y4M, and its x264 encode at CRF 36
 # decoded back; without FFmpeg, or with GEN=numpy, make_maps_clip.py's textured pan and its copy
 # blurred by a radius drawn per frame), then times the whole `vif` process without maps and with
-# worst:10 maps, alternating (plain, then each of MODES: when the contexts that score the worst
-# frames again are made, VIF_MAP_CONTEXTS, tools/vif/maps/map_contexts.hpp, whether the worst
-# so far are scored again while the last frames are, VIF_MAP_EARLY, at idle priority,
-# VIF_MAP_IDLE, in bands of rows, VIF_MAP_BANDS, worst_pictures.hpp, and how many contexts,
-# VIF_MAP_CONTEXT_COUNT, or on contexts made for a band, VIF_MAP_BAND_CONTEXTS; see mode_env
-# below), best of REPS, and
+# worst:10 maps, alternating (plain, then each of MODES: the default, or another way: whether
+# the worst so far are scored again while the last frames are, VIF_MAP_EARLY, in bands of rows,
+# VIF_MAP_BANDS, tools/vif/maps/worst_pictures.hpp, how many contexts, VIF_MAP_CONTEXT_COUNT,
+# tools/vif/maps/map_contexts.hpp, or on contexts made for a band, VIF_MAP_BAND_CONTEXTS; or PNG
+# files; see mode_env below), best of REPS, and
 # prints per mode the ratio with PASS/FAIL (the default mode, `clip`, decides the exit status)
 # and where the time went in the best runs, from --verbose: the clip phase (process start to
 # the last frame scored), the tail after it (the worst frames scored again, their local maps,
@@ -48,53 +47,38 @@ mkdir -p "$DIR"
 F="ffmpeg -hide_banner -loglevel error -nostdin -y"
 
 # The ways of worst:10 compared (tools/vif/maps/map_contexts.hpp, worst_pictures.hpp):
-# "VIF_MAP_CONTEXTS VIF_MAP_EARLY VIF_MAP_IDLE VIF_MAP_BANDS VIF_MAP_CONTEXT_COUNT
-# VIF_MAP_LATE_CONTEXTS VIF_MAP_BAND_CONTEXTS" of a mode (- : unset), and what it is.
+# "VIF_MAP_EARLY VIF_MAP_BANDS VIF_MAP_CONTEXT_COUNT VIF_MAP_BAND_CONTEXTS" of a mode (- : unset),
+# and what it is. (Ways measured slower and settled, whose switches are gone since session 9:
+# the contexts made before the first frame or after the last, their threads at idle priority,
+# more contexts from the last frame on, the early start K frames before the last, a band taken
+# only while a core is free; docs/journal/2026-11-26-vif-maps.md.)
 mode_env() {
   case $1 in
-    clip) echo "clip 1 0 - - - -" ;;           # the default (2 bands on band contexts where a crop is at most 3/4 of the frame)
-    clip-idle) echo "clip 1 1 - - - -" ;;      # rescoring threads of idle priority (f0d5bb4's default)
-    clip-nobands) echo "clip 1 0 0 - - -" ;;   # whole frames only (d6d48c2's default)
-    clip-b2) echo "clip 1 0 2 - - -" ;;        # every frame in 2 bands
-    clip-cores) echo "clip 1 0 - $(nproc) - -" ;; # a rescoring context a core (not one for 2 frames)
-    clip-10) echo "clip 1 0 - 10 - -" ;;       # a rescoring context a frame (affcd83's default)
-    clip-late) echo "clip 1 0 - - $(($(nproc) - 5)) -" ;; # and a context a core more from the last frame submitted
-    drain) echo "tail 1 0 - - - -" ;;          # contexts made from the last frame submitted
-    clip-e) echo "clip $((2 * $(nproc) + 4)) 0 - - - -" ;; # the early start 2 frames a core before the end
-    start) echo "start 1 0 - - - -" ;;
-    clip-noearly) echo "clip 0 0 - - - -" ;;
-    start-noearly) echo "start 0 0 - - - -" ;;
-    tail) echo "tail 0 0 - - - -" ;;
-    clip-bc2) echo "clip 1 0 - - - 2" ;;       # every frame in 2 bands on contexts made for a band, one for 2 bands
-    clip-bc3) echo "clip 1 0 - - - 3" ;;       # the same with 3 bands
-    clip-whole) echo "clip 1 0 - - - 1" ;;     # whole frames on contexts made for a frame (5 at worst:10)
-    clip-c5) echo "clip 1 0 - 5 - 2" ;;        # the default's 2 bands a frame on 5 band contexts (not 10): half their pages
-    clip-png) echo "clip 1 0 - - - -" ;;       # the default, colour PNG files (--map-format png)
-    clip-gate) echo "clip 1 0 - - - -" ;;      # the default, items taken only while a core is free (VIF_MAP_GATE=1)
-    *) echo "clip 1 0 - - - -" ;;
+    clip) echo "1 - - -" ;;           # the default (2 bands on band contexts where a crop is at most 3/4 of the frame)
+    clip-nobands) echo "1 0 - -" ;;   # whole frames only (d6d48c2's default)
+    clip-b2) echo "1 2 - -" ;;        # every frame in 2 bands
+    clip-cores) echo "1 - $(nproc) -" ;; # a rescoring context a core (not one for 2 frames)
+    clip-10) echo "1 - 10 -" ;;       # a rescoring context a frame (affcd83's default)
+    clip-noearly) echo "0 - - -" ;;   # the worst scored again after the last frame only
+    clip-bc3) echo "1 - - 3" ;;       # every frame in 3 bands on contexts made for a band, one for 2 bands
+    clip-whole) echo "1 - - 1" ;;     # whole frames on contexts made for a frame (5 at worst:10)
+    clip-c5) echo "1 - 5 2" ;;        # the default's 2 bands a frame on 5 band contexts (not 10): half their pages
+    clip-png) echo "1 - - -" ;;       # the default, colour PNG files (--map-format png)
+    *) echo "1 - - -" ;;
   esac
 }
 mode_says() {
   case $1 in
     clip) echo "(contexts made while the clip is scored, the worst so far scored again while the last frames are, each frame in 2 bands on contexts made for a band, one for 2 bands)" ;;
-    clip-idle) echo "(as clip, the rescoring threads of idle priority)" ;;
     clip-nobands) echo "(as clip, whole frames only)" ;;
     clip-b2) echo "(as clip, every frame in 2 bands)" ;;
     clip-cores) echo "(as clip, a rescoring context a core)" ;;
     clip-10) echo "(as clip, 10 rescoring contexts: one a frame)" ;;
-    clip-late) echo "(as clip, and contexts made from the last frame submitted up to one a core)" ;;
-    clip-bc2) echo "(as clip, every frame in 2 bands on contexts made for a band's rows, one for every 2 bands)" ;;
+    clip-noearly) echo "(contexts made while the clip is scored, the worst scored again after the last frame)" ;;
     clip-bc3) echo "(as clip, every frame in 3 bands on contexts made for a band's rows, one for every 2 bands)" ;;
     clip-whole) echo "(as clip, whole frames on contexts made for a frame, one for every 2 frames, bands of rows where workers are idle)" ;;
     clip-png) echo "(as clip, --map-format png)" ;;
     clip-c5) echo "(as clip, 5 band contexts: each scores 4 bands, half the pages made during the clip)" ;;
-    clip-gate) echo "(as clip, a band taken only while the clip's frames in flight and the busy workers leave a core free)" ;;
-    drain) echo "(as clip, the contexts made from the last frame submitted)" ;;
-    clip-e) echo "(as clip, the worst so far scored again from 2 frames a core before the last one is submitted)" ;;
-    start) echo "(as clip, the contexts made before the first frame)" ;;
-    clip-noearly) echo "(contexts made while the clip is scored, the worst scored again after the last frame)" ;;
-    start-noearly) echo "(contexts made before the first frame, the worst scored again after the last frame)" ;;
-    tail) echo "(contexts made and the worst scored again after the last frame)" ;;
     *) echo "($1)" ;;
   esac
 }
@@ -139,16 +123,13 @@ for size in $SIZES; do
         extra=()
         [ "$mode" != plain ] && extra=(--map "$DIR/maps" --map-frames worst:10)
         [ "$mode" = clip-png ] && extra+=(--map-format png) # the others: pgm16, the default
-        gate=
-        [ "$mode" = clip-gate ] && gate=1 # VIF_MAP_GATE: items taken only while a core is free
         rm -rf "$DIR/maps"
-        read -r when early idle bands count late bandctx <<< "$(mode_env "$mode")"
+        read -r early bands count bandctx <<< "$(mode_env "$mode")"
         [ "$bands" = - ] && bands=
         [ "$count" = - ] && count=
-        [ "$late" = - ] && late=
         [ "$bandctx" = - ] && bandctx=
-        t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_CONTEXTS=$when VIF_MAP_EARLY=$early VIF_MAP_IDLE=$idle VIF_MAP_BANDS=$bands \
-          VIF_MAP_CONTEXT_COUNT=$count VIF_MAP_LATE_CONTEXTS=$late VIF_MAP_BAND_CONTEXTS=$bandctx VIF_MAP_GATE=$gate VIF_MAP_TRACE=1 "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
+        t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_EARLY=$early VIF_MAP_BANDS=$bands \
+          VIF_MAP_CONTEXT_COUNT=$count VIF_MAP_BAND_CONTEXTS=$bandctx VIF_MAP_TRACE=1 "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
           --threads "$THREADS" --backend "$BACKEND" -q -o "$DIR/$mode.json" --verbose "${extra[@]}" \
           2> "$DIR/$mode.$rep.verbose" > /dev/null; } 2>&1 )
         if [ "$mode" != plain ] && [ "$(find "$DIR/maps" -type f | wc -l)" -lt 10 ]; then

@@ -282,10 +282,6 @@ TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
         ::setenv("VIF_MAP_BAND_CONTEXTS", "3", 1);
         run("worst:1000", "every_bandctx_copied", true);
         ::unsetenv("VIF_MAP_BAND_CONTEXTS");
-        // And with a band taken only while a core is free (VIF_MAP_GATE).
-        ::setenv("VIF_MAP_GATE", "1", 1);
-        run("worst:1000", "every_gate");
-        ::unsetenv("VIF_MAP_GATE");
         const std::vector<std::string> all = files_in(dir_ + "/all");
         const size_t frames = all.size() / VIF_NUM_SCALES;
         ASSERT_GE(frames, 1u) << name;
@@ -298,7 +294,7 @@ TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
             EXPECT_EQ(slurp(dir_ + "/worst_copied/" + f), slurp(dir_ + "/all/" + f))
                 << name << " (--no-mmap) " << f;
         for (const char *d : {"every", "every_bands", "every_bands_copied", "every_bandctx",
-                              "every_bandctx_copied", "every_gate"}) {
+                              "every_bandctx_copied"}) {
             EXPECT_EQ(files_in(dir_ + "/" + d), all) << name << " " << d;
             for (const std::string &f : all)
                 EXPECT_EQ(slurp(dir_ + "/" + d + "/" + f), slurp(dir_ + "/all/" + f))
@@ -308,9 +304,8 @@ TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
         EXPECT_EQ(json::parse(slurp(dir_ + "/worst.json"))["frames"],
                   json::parse(slurp(dir_ + "/all.json"))["frames"])
             << name;
-        for (const char *d :
-             {"all", "worst", "worst_copied", "every", "every_bands", "every_bands_copied",
-              "every_bandctx", "every_bandctx_copied", "every_gate"})
+        for (const char *d : {"all", "worst", "worst_copied", "every", "every_bands",
+                              "every_bands_copied", "every_bandctx", "every_bandctx_copied"})
             fs::remove_all(dir_ + "/" + d);
     }
 }
@@ -418,41 +413,30 @@ TEST_F(MapCli, LaddersAndBatchRowsMapTheirWorstFramesAsAPairDoes) {
     with({kCli, "batch", dir_ + "/m.csv", "--out-dir", dir_ + "/batch"},
          {"--map", dir_ + "/bmaps", "--map-frames", "worst:3"});
     check(dir_ + "/bmaps", "batch");
-    // A pair, on one thread and on every core, whenever the contexts that score the worst
-    // frames again are made (VIF_MAP_CONTEXTS, tools/vif/maps/map_contexts.hpp), and with the
-    // early start (the worst so far scored again while the last frames are: on one thread the
-    // late clip's worst frames enter after it) or without: the same files.
-    // And with the rescoring threads of idle priority (VIF_MAP_IDLE=1) and more contexts than
-    // frames (VIF_MAP_CONTEXT_COUNT; these frames are too small to be split into bands: the
-    // bands are WorstNFilesAreThoseOfTheAllRun's).
-    // And with more contexts made from the last frame submitted (VIF_MAP_LATE_CONTEXTS).
-    for (const char *when :
-         {"start", "clip", "tail", "start-no-early", "clip-idle-bands", "clip-late"}) {
-        const bool no_early = std::string(when) == "start-no-early";
-        const bool idle = std::string(when) == "clip-idle-bands";
-        const bool late = std::string(when) == "clip-late";
-        ::setenv("VIF_MAP_CONTEXTS", no_early ? "start" : idle || late ? "clip" : when, 1);
-        ::setenv("VIF_MAP_EARLY", no_early ? "0" : "1", 1);
-        ::setenv("VIF_MAP_IDLE", idle ? "1" : "0", 1);
-        ::setenv("VIF_MAP_CONTEXT_COUNT", idle ? "8" : late ? "1" : "", 1);
-        ::setenv("VIF_MAP_LATE_CONTEXTS", late ? "3" : "", 1);
+    // A pair, on one thread and on every core, with the early start (the worst so far scored
+    // again while the last frames are: on one thread the late clip's worst frames enter after
+    // it) or without (VIF_MAP_EARLY=0: every frame whole after the last one, as for a clip
+    // shorter than the frames in flight), and with more contexts than frames
+    // (VIF_MAP_CONTEXT_COUNT; these frames are too small to be split into bands: the bands are
+    // WorstNFilesAreThoseOfTheAllRun's) or one: the same files.
+    for (const char *way : {"early", "no-early", "8-contexts", "1-context"}) {
+        const std::string w = way;
+        ::setenv("VIF_MAP_EARLY", w == "no-early" ? "0" : "1", 1);
+        ::setenv("VIF_MAP_CONTEXT_COUNT", w == "8-contexts" ? "8" : w == "1-context" ? "1" : "", 1);
         for (const char *threads : {"1", "0"}) {
-            const std::string out = dir_ + "/pmaps" + threads + when;
+            const std::string out = dir_ + "/pmaps" + threads + way;
             fs::create_directories(out);
             with({kCli, "-r", dir_ + "/ref.y4m", "-d", dir_ + "/late.y4m", "-o",
-                  dir_ + "/p" + threads + when + ".json"},
+                  dir_ + "/p" + threads + way + ".json"},
                  {"--map", out + "/late", "--map-frames", "worst:3", "--threads", threads});
-            EXPECT_EQ(files_in(out + "/late"), want["late"]) << threads << " " << when;
+            EXPECT_EQ(files_in(out + "/late"), want["late"]) << threads << " " << way;
             for (const std::string &f : want["late"])
                 EXPECT_EQ(slurp(out + "/late/" + f), slurp(dir_ + "/all_late/" + f))
-                    << "pair --threads " << threads << " contexts made at " << when << " " << f;
+                    << "pair --threads " << threads << " " << way << " " << f;
         }
     }
-    ::unsetenv("VIF_MAP_CONTEXTS");
     ::unsetenv("VIF_MAP_EARLY");
-    ::unsetenv("VIF_MAP_IDLE");
     ::unsetenv("VIF_MAP_CONTEXT_COUNT");
-    ::unsetenv("VIF_MAP_LATE_CONTEXTS");
 }
 
 // A hand-built pair (8-bit gray, 256x256): the top-left quadrant blurred. The scale-0 map is

@@ -579,7 +579,6 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         map_ctxs.emplace(
             cfg, std::string(vif_backend_name(ctx)) == "cuda" ? VIF_BACKEND_CUDA : VIF_BACKEND_CPU,
             s.map.worst, 0);
-    if (map_ctxs) map_ctxs->before_first_frame();
 
     // Which rung each submitted pair belongs to, in submission order (= receive order).
     std::deque<size_t> owners;

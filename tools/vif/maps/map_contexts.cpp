@@ -3,28 +3,10 @@
 #include "pair/failure.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
 #include <system_error>
 
-#if defined(__linux__)
-#include <pthread.h>
-#include <sched.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
 namespace vifcli {
-
-MapContexts::When MapContexts::when() {
-    const char *v = std::getenv("VIF_MAP_CONTEXTS");
-    if (v && std::strcmp(v, "start") == 0) return When::kStart;
-    if (v && std::strcmp(v, "tail") == 0) return When::kTail;
-    return When::kClip;
-}
 
 MapContexts::MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint64_t frames,
                          uint32_t bands)
@@ -46,85 +28,23 @@ MapContexts::MapContexts(VifConfig cfg, VifBackend backend, uint64_t worst, uint
         if (const char *n = std::getenv("VIF_MAP_CONTEXT_COUNT"); n && *n)
             count_ = size_t(std::clamp<long>(std::strtol(n, nullptr, 10), 1, 256));
         cfg_.threads = 1;
-        if (const char *n = std::getenv("VIF_MAP_LATE_CONTEXTS"); n && *n)
-            late_count_ = size_t(std::clamp<long>(std::strtol(n, nullptr, 10), 0, 256));
     }
-    if (when() != When::kTail) start();
+    try {
+        making_ = std::thread([this] { make(); });
+    } catch (const std::system_error &) { // no thread to spare: made here
+        make();
+    }
 }
 
 MapContexts::~MapContexts() {
     wait();
     for (VifContext *c : ctxs_) vif_destroy(c);
-    for (VifContext *c : get_late()) vif_destroy(c);
-    late_.clear();
 }
 
-void MapContexts::start_late() {
-    std::lock_guard<std::mutex> lock(late_mu_);
-    if (late_count_ == 0 || late_making_.joinable() || !late_.empty()) return;
-    late_making_ = std::thread([this] {
-        std::vector<VifContext *> made(late_count_, nullptr);
-        std::vector<std::thread> threads;
-        auto one = [&](size_t i) {
-            if (vif_create(&made[i], &cfg_) != VIF_OK) made[i] = nullptr;
-        };
-        try {
-            for (size_t i = 1; i < made.size(); ++i) threads.emplace_back(one, i);
-        } catch (const std::system_error &) { // those not started are left out
-        }
-        one(0);
-        for (std::thread &t : threads) t.join();
-        for (VifContext *c : made)
-            if (c) late_.push_back(c);
-    });
-}
-
-std::vector<VifContext *> MapContexts::get_late() {
-    std::lock_guard<std::mutex> lock(late_mu_);
-    if (late_making_.joinable()) late_making_.join();
-    return late_; // still theirs: destroyed with them (or left to the exit)
-}
-
-bool MapContexts::lower_this_thread() {
-    const char *v = std::getenv("VIF_MAP_IDLE");
-    if (!v || std::strcmp(v, "1") != 0) return false;
-#if defined(__linux__)
-    sched_param p{};
-    if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &p) == 0) return true;
-    const id_t tid = static_cast<id_t>(syscall(SYS_gettid));
-    return setpriority(PRIO_PROCESS, tid, 19) == 0;
-#else
-    return false;
-#endif
-}
-
-void MapContexts::raise_lowered_threads() {
-#if defined(__linux__)
-    if (sched_getscheduler(0) == SCHED_IDLE) return; // the main thread's: the user's choice
-    std::error_code ec;
-    for (const auto &task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
-        const pid_t tid = pid_t(std::strtol(task.path().filename().c_str(), nullptr, 10));
-        sched_param p{};
-        if (tid > 0 && sched_getscheduler(tid) == SCHED_IDLE &&
-            sched_setscheduler(tid, SCHED_OTHER, &p) != 0 && errno == EPERM)
-            return; // not allowed: none will be (ESRCH: that thread has just ended)
-    }
-#endif
-}
-
-void MapContexts::start() {
-    const bool idle = cfg_.backend == VIF_BACKEND_CPU; // a CUDA context's threads stay as they are
-    making_ = std::thread([this, idle] {
-        if (idle) lower_this_thread();
-        make(idle);
-    });
-}
-
-void MapContexts::make(bool idle) {
+void MapContexts::make() {
     std::vector<VifContext *> made(count_, nullptr);
     std::vector<std::string> errors(count_); // vif_last_error is the failing thread's
     auto one = [&](size_t i) {
-        if (idle && i > 0) lower_this_thread(); // (the first runs on the caller's thread)
         const VifStatus st = vif_create(&made[i], &cfg_);
         if (st != VIF_OK)
             errors[i] =
@@ -154,16 +74,8 @@ void MapContexts::wait() {
     if (making_.joinable()) making_.join();
 }
 
-bool MapContexts::before_first_frame() {
-    if (when() != When::kStart || cfg_.backend != VIF_BACKEND_CPU) return false;
-    wait();
-    return true;
-}
-
 const std::vector<VifContext *> &MapContexts::get() {
     std::lock_guard<std::mutex> lock(mu_);
-    // kTail: made here, on the caller's thread (of normal priority: the clip is over).
-    if (!making_.joinable() && ctxs_.empty() && error_.empty()) make(false);
     if (making_.joinable()) making_.join();
     if (!error_.empty()) throw Failure{error_};
     return ctxs_;
@@ -172,9 +84,6 @@ const std::vector<VifContext *> &MapContexts::get() {
 void MapContexts::leave_to_the_exit() {
     wait();
     ctxs_.clear();
-    (void)get_late(); // made: left too
-    std::lock_guard<std::mutex> lock(late_mu_);
-    late_.clear();
 }
 
 } // namespace vifcli

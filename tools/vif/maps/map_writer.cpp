@@ -1,7 +1,6 @@
 #include "maps/map_writer.hpp"
 
 #include "maps/heat_image.hpp"
-#include "maps/map_contexts.hpp"
 #include "maps/map_files.hpp"
 #include "maps/map_trace.hpp"
 #include "maps/png_encode.hpp"
@@ -285,8 +284,6 @@ void MapWriter::give_back(Buffers b) {
 void MapWriter::reserve_frames(size_t frames, uint32_t w, uint32_t h) {
     join_prefill();
     prefill_ = std::thread([this, frames, w, h] {
-        // On the cores the clip leaves idle (its threads inherit it), as the contexts are made.
-        MapContexts::lower_this_thread();
         auto one = [&] {
             Buffers b(m_.scales.size());
             for (size_t i = 0; i < b.size(); ++i) {
@@ -307,10 +304,6 @@ void MapWriter::reserve_frames(size_t frames, uint32_t w, uint32_t h) {
         if (frames) one();
         for (std::thread &t : threads) t.join();
     });
-}
-
-void MapWriter::wait_reserved() {
-    join_prefill();
 }
 
 void MapWriter::join_prefill() {

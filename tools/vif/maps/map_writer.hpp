@@ -82,8 +82,6 @@ public:
      *  at once) was time on the critical path (each set on a thread of its own). Buffers also go back to a pool once a frame's
      *  files are written, for the next frame. */
     void reserve_frames(size_t frames, uint32_t w, uint32_t h);
-    /** Waits until reserve_frames' buffers are made. */
-    void wait_reserved();
     /** After every frame: checks the list, waits for the writers,
      *  renames the folder to DIR; throws Failure (nothing left behind) for a listed frame that
      *  was not scored or a file that could not be written. */

@@ -74,8 +74,7 @@ uint32_t WorstPictures::band_contexts(uint32_t h) {
         const char *v = std::getenv(name);
         return v && *v;
     };
-    const bool other_way =
-        set("VIF_MAP_BANDS") || set("VIF_MAP_CONTEXT_COUNT") || set("VIF_MAP_LATE_CONTEXTS");
+    const bool other_way = set("VIF_MAP_BANDS") || set("VIF_MAP_CONTEXT_COUNT");
     const long n = b && *b ? std::strtol(b, nullptr, 10) : other_way ? 1 : kDefaultBandContexts;
     const uint32_t bands = n >= 2 ? uint32_t(std::min<long>(n, 16)) : 0;
     // By default only where a band's crop is at most 3/4 of the frame (its contexts' pages
@@ -137,13 +136,6 @@ void WorstPictures::scored(const VifScores &s, uint64_t frame) {
                       "came back that was not submitted"};
     Entry e = std::move(pending_.front());
     pending_.pop_front();
-    if (early_ && early_->gate) { // a core of the clip's is free: a worker may take an item
-        {
-            std::lock_guard<std::mutex> lock(early_->mu);
-            early_->in_flight = pending_.size();
-        }
-        early_->cv.notify_all();
-    }
     e.scores = s;
     e.frame = frame;
     auto less = [](const Entry &a, const Entry &b) {
@@ -295,13 +287,6 @@ void WorstPictures::add_job(Early &x, const Job &j) {
     x.queue.push_back({x.jobs.size() - 1, 0, 1});
 }
 
-uint64_t WorstPictures::early_start_at(uint64_t frames) const {
-    const char *env = std::getenv("VIF_MAP_EARLY");
-    const long k = env ? std::strtol(env, nullptr, 10) : 1;
-    if (k <= 1 || !pictures_stay_ || frames == 0) return 0;
-    return frames > uint64_t(k) ? frames - uint64_t(k) : 1;
-}
-
 void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
     const char *env = std::getenv("VIF_MAP_EARLY");
     // With none scored yet (a clip shorter than the frames in flight) the frames go to
@@ -324,26 +309,16 @@ void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
     if (const char *b = std::getenv("VIF_MAP_BANDS"); b && *b)
         x.forced_bands = int(std::min<long>(64, std::max<long>(0, std::strtol(b, nullptr, 10))));
     if (forced_bands_ >= 0) x.forced_bands = forced_bands_;
-    // VIF_MAP_GATE=1 (bench/cpu/maps_speed.sh's way clip-gate): the workers take an item only
-    // while the clip's frames in flight and the busy workers leave a core free.
-    if (const char *g = std::getenv("VIF_MAP_GATE"); g && std::strcmp(g, "1") == 0) {
-        x.gate = true;
-        x.in_flight = pending_.size();
-    }
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-    x.cores = cores;
     const size_t contexts = std::max<size_t>(1, made.count());
-    const size_t late = made.late_count(); // VIF_MAP_LATE_CONTEXTS: made from now on
     x.workers_n = contexts;
-    x.threads = std::max(1u, unsigned(cores / (contexts + late)));
-    x.spent.resize(contexts + late);
-    if (late) made.start_late();
-    // The pictures stay valid: no frame is submitted any more (or the pictures stay where they
-    // are: early_start_at), so no entry's buffers are reused for another picture before
-    // write_maps (scored() only moves entries).
+    x.threads = std::max(1u, unsigned(cores / contexts));
+    x.spent.resize(contexts);
+    // The pictures stay valid: no frame is submitted any more, so no entry's buffers are reused
+    // for another picture before write_maps (scored() only moves entries).
     // A thread waits for the contexts (this one goes on receiving the last frames' scores) and
     // then works as context 0's worker beside a thread for each other context.
-    auto run = [this, &made, &out, contexts, late] {
+    auto run = [this, &made, &out, contexts] {
         Early &e = *early_;
         std::vector<VifContext *> ctxs;
         try {
@@ -362,26 +337,6 @@ void WorstPictures::start_early(MapContexts &made, MapWriter &out) {
         {
             std::lock_guard<std::mutex> lock(e.mu);
             e.workers_n = workers.size() + 1;
-        }
-        if (late) {
-            try { // the late contexts' workers join the others once those contexts are made
-                workers.emplace_back([this, &made, &out, contexts] {
-                    Early &l = *early_;
-                    const std::vector<VifContext *> more = made.get_late();
-                    std::vector<std::thread> extra;
-                    try {
-                        for (size_t i = 0; i < more.size(); ++i)
-                            extra.emplace_back([this, ctx = more[i], c = contexts + i, &out] {
-                                early_worker(ctx, c, out);
-                            });
-                    } catch (const std::system_error &) {}
-                    {
-                        std::lock_guard<std::mutex> lock(l.mu);
-                        l.workers_n += extra.size();
-                    }
-                    for (std::thread &t : extra) t.join();
-                });
-            } catch (const std::system_error &) {}
         }
         early_worker(ctxs[0], 0, out);
         for (std::thread &t : workers) t.join();
@@ -499,15 +454,9 @@ void WorstPictures::early_worker(VifContext *ctx, size_t c, MapWriter &out) {
         uint32_t split = 1;
         {
             std::unique_lock<std::mutex> lock(x.mu);
-            if (busy) {
-                --x.busy;                      // the last item is done
-                if (x.gate) x.cv.notify_one(); // a core for a gated worker
-            }
+            if (busy) --x.busy; // the last item is done
             busy = false;
-            x.cv.wait(lock, [&] {
-                const bool core_free = !x.gate || x.final || x.busy + x.in_flight < x.cores;
-                return (!x.queue.empty() && core_free) || x.closed || !x.error.empty();
-            });
+            x.cv.wait(lock, [&] { return !x.queue.empty() || x.closed || !x.error.empty(); });
             if (x.queue.empty() || !x.error.empty()) return; // closed, or a failure
             it = x.queue.front();
             x.queue.pop_front();
@@ -606,8 +555,6 @@ void WorstPictures::join_early() {
 }
 
 void WorstPictures::write_maps(MapContexts &made, MapWriter &out) {
-    // The clip is scored: the rescoring contexts' threads need not yield to it any more.
-    MapContexts::raise_lowered_threads();
     spare_.clear();
     std::vector<Job> todo = jobs();
     if (early_) {

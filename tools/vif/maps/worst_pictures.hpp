@@ -6,13 +6,12 @@
 // once among the worst cost 1.33x the CPU time of a run without maps; a picture is 1 or 2 bytes
 // a pixel, and N frames are scored twice.
 // What runs after the last frame is kept short: the contexts that score the N frames again are
-// made while the clip is scored (MapContexts::when), the frames are shared among them (on the
+// made while the clip is scored (MapContexts), the frames are shared among them (on the
 // CPU, for a pair, each frame in 2 bands on contexts made for a band's rows, one for every 2
 // bands: band_contexts; else whole frames, one context for every 2 frames, at most one a
 // core), their local maps are computed in bands over the cores, and each file is a writer's
-// job. And the scoring again starts as soon as the last frame is submitted
-// (start_early; VIF_MAP_EARLY=K: K frames before, early_start_at), on the cores that the last
-// frames being scored leave idle one by one: the N worst so far are scored again then, and each
+// job. And the scoring again starts as soon as the last frame is submitted (start_early), on
+// the cores that the last frames being scored leave idle one by one: the N worst so far are scored again then, and each
 // frame that enters the N worst while the last frames are scored as soon as its scores come;
 // their local maps are held, and once every frame is scored those still among the N worst go to
 // the writers (each as soon as it is done), the others are dropped.
@@ -66,15 +65,10 @@ public:
     /** Once the last frame is submitted (no submitted() any more; scored() still comes for the
      *  frames being scored): starts scoring the N worst so far again on `ctxs`, a thread a
      *  context, and from then on each frame that scored() puts among the N worst, holding
-     *  their local maps for write_maps. Off with VIF_MAP_EARLY=0. Throws Failure for a context
-     *  that could not be made. */
+     *  their local maps for write_maps. Off with VIF_MAP_EARLY=0 (for the tests: every frame
+     *  then goes whole to write_maps' second half, as for a clip shorter than the frames in
+     *  flight). Throws Failure for a context that could not be made. */
     void start_early(MapContexts &ctxs, MapWriter &out);
-    /** With VIF_MAP_EARLY=K above 1 (bench/cpu/maps_speed.sh's comparison), the early start
-     *  comes K frames before the last one is submitted, where the clip's frame count is known
-     *  and the pictures stay where they are (set_pictures_stay: the entries of frames that
-     *  leave the N worst are reused for later pictures otherwise): the number of frames
-     *  submitted after which start_early is called, else 0 (at the last frame). */
-    uint64_t early_start_at(uint64_t frames) const;
     /** After the last frame: writes the held maps of the frames still among the N worst (drops
      *  the others), scores the kept frames not scored early again with maps on `ctxs` (made
      *  with the run's configuration, MapContexts), checks that each gets the scores it had, and
@@ -175,10 +169,7 @@ private:
         std::vector<Spent> spent;          ///< by context
         unsigned threads = 1;              ///< each context's threads for a whole frame's maps
         int forced_bands = -1;             ///< VIF_MAP_BANDS (0: never split; -1: unset)
-        bool gate = false;    ///< VIF_MAP_GATE=1: an item taken only while a core is free
-        size_t in_flight = 0; ///< gate: the clip's frames submitted and not scored yet
-        unsigned cores = 1;   ///< gate: the cores they and the busy workers share
-        std::thread launcher; ///< waits for the contexts, runs the workers
+        std::thread launcher;              ///< waits for the contexts, runs the workers
     };
     /** Hands the arrays of the frame `ctx` gave last back to its pool (see the .cpp). */
     static void release_maps(VifContext *ctx, const Job &next);

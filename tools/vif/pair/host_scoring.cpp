@@ -196,7 +196,7 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
             worst->set_verbose(o.verbose);
             worst->set_bands(variants[0]->cfg.kernelscale <= 1.0);
             variants[0]->primary.worst = &*worst;
-            // The contexts that score the worst frames again, made now (MapContexts::when).
+            // The contexts that score the worst frames again, made while the clip is scored.
             const VifBackend map_backend =
                 variants[0]->primary.backend == "cuda" ? VIF_BACKEND_CUDA : VIF_BACKEND_CPU;
             VifConfig map_cfg = variants[0]->cfg;
@@ -212,12 +212,7 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
             // And the buffers of the frames mapped at once (one a context on the CPU).
             const uint64_t at_once =
                 std::min<uint64_t>(o.map.worst, std::max(1u, std::thread::hardware_concurrency()));
-            if (MapContexts::when() != MapContexts::When::kTail)
-                maps->reserve_frames(size_t(at_once), ri.width, ri.height);
-            if (map_ctxs->before_first_frame()) {
-                maps->wait_reserved();
-                g_timeline.mark("contexts and buffers of the worst frames' maps made");
-            }
+            maps->reserve_frames(size_t(at_once), ri.width, ri.height);
         } else {
             variants[0]->primary.maps = &*maps;
         }
@@ -233,9 +228,6 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
                     ri.bitdepth, ri.picture_flags};
     VifPicture dpic{nullptr,     ptrdiff_t(di.row_bytes()), di.width, di.height,
                     di.bitdepth, di.picture_flags};
-    // worst:N's early start K frames before the last (VIF_MAP_EARLY=K; 0: at the last one).
-    const uint64_t early_at =
-        worst && !o.read_only ? worst->early_start_at(in.expected.value_or(0)) : 0;
     auto scored = [&] {
         return variants[0]->primary.scores.size() + variants[0]->gpu.scores.size();
     };
@@ -265,7 +257,6 @@ int score_host_pairs(const Options &o, HostInputs &in, CudaWarmup &warmup,
             dpf.release();
             ++submitted;
             if (submitted == 1) g_timeline.mark("first frame pair read and submitted");
-            if (submitted == early_at) worst->start_early(*map_ctxs, *maps);
             if (!o.read_only) drain_all(o, variants, false);
             progress.update(o.read_only ? submitted : scored());
             continue;
