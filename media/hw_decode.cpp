@@ -74,8 +74,8 @@ uint64_t packets_needed(const HwDecodeRequest &req) {
     return std::max(req.skip_ref, req.skip_dist) + req.max_frames * sub + kReorderMargin;
 }
 
-// The segment decoder of a start in software with NVDEC joining later (a pair's or a batch
-// row's): the request's device, decoders and packets.
+// The segment decoder of a pair's start in software with NVDEC joining later: the request's
+// device, decoders and packets.
 SegmentDecoderOptions software_first_options(const HwDecodeRequest &req) {
     SegmentDecoderOptions o;
     o.cuda = true;
@@ -179,18 +179,6 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
             shape && frames ? choose_nvdec(frames, *shape, cores) : NvdecChoice{};
         if (!choice.why.empty()) say(choice.why);
         if (!choice.nvdec && !(force_first && req.may_start_in_software)) return std::nullopt;
-        if (req.software_start_threads > 0 && req.cpu_decoders != 0) {
-            SegmentDecoderOptions o = software_first_options(req);
-            o.software_decoders = req.cpu_decoders > 0 ? unsigned(req.cpu_decoders) : 1u;
-            o.threads_per_decoder = req.software_start_threads;
-            const char *beside = std::getenv("VIF_SOFTWARE_BESIDE_NVDEC");
-            o.software_beside_nvdec =
-                req.software_start_beside && !(beside && std::strcmp(beside, "0") == 0);
-            say("decoding starts in software (" + std::to_string(o.software_decoders) + " x " +
-                std::to_string(o.threads_per_decoder) +
-                " threads an input), NVDEC joins once its sessions open (a batch's row)");
-            return open_software_first(o, ref, dist, ref_enc, dist_enc, say);
-        }
         // Software first unless --cpu-decoders 0: on the H200 machine the 1,200-frame H.264 pair
         // took 0.955 s that way (one software decoder an input) against 1.126 s with NVDEC
         // alone (bench/startup, 2026-11-26, round 2; the contexts made early, the sessions

@@ -60,15 +60,6 @@ struct HwDecodeRequest {
     /// without waiting for CUDA, NVDEC joining later (decode_choice.hpp, choose_decoding_start).
     /// Environment VIF_TEST_SOFTWARE_FIRST=1 (tests): always, whatever the clip.
     bool may_start_in_software = false;
-    /// A batch's row to be scored now (`vif batch`, not opened ahead): its encoded inputs start
-    /// decoding in software at once on one decoder each with this many libavcodec threads,
-    /// NVDEC joining (join_nvdec) once its sessions open, whatever choose_decoding_start says
-    /// for a pair alone: a batch's first NVDEC sessions wait for one another (the driver makes
-    /// them one at a time for the host). 0: as may_start_in_software decides.
-    unsigned software_start_threads = 0;
-    /// With software_start_threads: the software decoders go on beside NVDEC once it runs (on
-    /// segments they finish in time); false: they stop. (VIF_SOFTWARE_BESIDE_NVDEC=0: false.)
-    bool software_start_beside = true;
 };
 
 /** Thrown for `--hwdec cuda` requests that cannot be met: one line. */

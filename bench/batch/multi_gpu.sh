@@ -60,17 +60,15 @@
 # 2- and 4-GPU checks pass at the target, or with the other devices left out, the run never
 # slower than one GPU (>= 0.95x) and no slower than every device started (A10 gNall: the work
 # said to be long, VIF_TEST_BATCH_WORK_S=1000, as the plan before did; within 5%); B gNsb (a row
-# opened when it is to be scored starts in software while its NVDEC sessions open, the software
-# decoders stopping once NVDEC runs: VIF_BATCH_SOFTWARE_START=auto VIF_SOFTWARE_BESIDE_NVDEC=0)
-# beside the default, NVDEC alone (INFO). Every table gives each run's time before the run
+# opened when it is to be scored starting in software while its NVDEC sessions open: slower in
+# both calls, removed in session 9). Every table gives each run's time before the run
 # (process start, CUDA's initialisation: 0.55-1.05 s on the 4x H200 host whatever the way) and
 # the run's own (--timings). --timings also
 # gives the run's CPU and context switches and the host readers' CPU against reading time; the
 # GPUs' NVDEC utilisation is sampled beside their SM's.
 # Session 9: A10's g1, g2 and g4 run REPS times each (default 3, in turn), the medians judged
 # (one run's spread was 15-20%), "never slower" a check of its own; A10's informational ways of
-# sessions 7 and 8 (g1x12, g1x16, g4proc, g1old) only with A10_EXTRA=1, B's gNsb only with
-# B_SB=1 (slower in both calls of session 8). B gNso: the first round's NVDEC sessions opened
+# sessions 7 and 8 (g1x12, g1x16, g4proc, g1old) only with A10_EXTRA=1. B gNso: the first round's NVDEC sessions opened
 # in the order rows come (VIF_BATCH_SESSION_ORDER=0) beside the default, which interleaves the
 # devices (each device's first rows' sessions before any device's next).
 # Ways that say what binds (informational): B with the next row's opening while a row decodes
@@ -341,16 +339,8 @@ catalogue() { # TAG MANIFEST
       esac
     done
   fi
-  # Session 8: a row NVDEC decodes that is opened when it is to be scored starting in software
-  # while its sessions open, NVDEC joining (off by default: the first call measured it slower,
-  # its software decoders going on beside NVDEC): gNsb, the software decoders stopping once
-  # NVDEC runs (VIF_BATCH_SOFTWARE_START=auto VIF_SOFTWARE_BESIDE_NVDEC=0).
-  # (Session 9: no longer run, the third call it would be slower in; B_SB=1 runs it.)
-  if { [ "$tag" = B ] || [ "$tag" = B32 ]; } && [ "${B_SB:-0}" = 1 ]; then
-    for g in 1 2 4; do
-      [ "$g" -le "$ngpu" ] && ways+=("g${g}sb:--devices $(devlist "$g") (software start, stopping once NVDEC runs)")
-    done
-  fi
+  # (B gNsb, session 8's software start of a row's decoding while its NVDEC sessions open,
+  # slower in both its calls, was removed in session 9.)
   # Session 7's defaults against the ones before (gNold: 4 workers a GPU, glibc's malloc as it
   # is, the reference on the inputs' threads): 8 workers a GPU where a quarter of the cores
   # allows (at most half the groups), malloc kept from trimming, a shared reference on 2
@@ -395,8 +385,6 @@ catalogue() { # TAG MANIFEST
     [[ $key == *sc ]] && tun=glibc.pthread.stack_cache_size=1073741824 args=${args% (thread stacks cached)}
     local bwait=${VIF_CUDA_BLOCKING_WAIT:-}
     [[ $key == *bw ]] && bwait=1 args=${args% (blocking waits)}
-    local swstart=${VIF_BATCH_SOFTWARE_START:-} beside=${VIF_SOFTWARE_BESIDE_NVDEC:-}
-    [[ $key == *sb ]] && swstart=auto beside=0 args=${args% (software start, stopping once NVDEC runs)}
     local works=${VIF_TEST_BATCH_WORK_S:-}
     [[ $key == *all ]] && works=1000 args=${args% (every device started)}
     local sum=$WORK/$tag-$key/summary.csv
@@ -408,7 +396,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_ORDER=$sorder VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_BATCH_SOFTWARE_START=$swstart VIF_SOFTWARE_BESIDE_NVDEC=$beside VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_ORDER=$sorder VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs
@@ -517,17 +505,6 @@ catalogue() { # TAG MANIFEST
       check "$tag $g GPUs >= ${target}x one" "${r}x" "$(ge "$r" "$target")"
     fi
   done
-  # The software start (gNsb) against NVDEC alone (the default): INFO.
-  local sb1
-  sb1=$(eval echo "\${${tag}_g1sb_pfs:-0}")
-  if [ "$sb1" != 0 ]; then
-    local line="INFO $tag software start stopping once NVDEC runs (gNsb) against NVDEC alone:" g sb
-    for g in 1 2 4; do
-      sb=$(eval echo "\${${tag}_g${g}sb_pfs:-0}")
-      [ "$sb" != 0 ] && line="$line $g GPU(s) $(ratio "$sb" "$(eval echo "\${${tag}_g${g}_pfs:-0}")")x;"
-    done
-    note "$line ratios against its one GPU: 2 GPUs $(ratio "$(eval echo "\${${tag}_g2sb_pfs:-0}")" "$sb1")x, 4 GPUs $(ratio "$(eval echo "\${${tag}_g4sb_pfs:-0}")" "$sb1")x"
-  fi
   # Workers a GPU on several GPUs (session 8: at most 4 each; gNw2: 2 each): INFO.
   for g in 2 4; do
     local w2

@@ -57,7 +57,7 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
     }
     out.push_back(first);
     for (size_t slot = 0; slot < slots.size(); ++slot) {
-        size_t rows = 0, groups = 0, device_groups = 0, software_start_groups = 0, ahead_groups = 0;
+        size_t rows = 0, groups = 0, device_groups = 0, ahead_groups = 0;
         double open = 0, context = 0, decode = 0, score = 0, record = 0, most_decode_per_row = 0;
         double first_begin = wall, last_end = 0;
         uint64_t frames = 0;
@@ -67,7 +67,6 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
             ++groups;
             rows += g.rows;
             device_groups += g.device_path;
-            software_start_groups += g.device_path && g.software_start;
             ahead_groups += g.opened_ahead;
             open += g.open;
             context += g.context;
@@ -86,14 +85,11 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
             out.push_back(line + "no rows");
             continue;
         }
-        char counts[240], started[80] = "";
-        if (software_start_groups)
-            std::snprintf(started, sizeof started, ", %zu of them starting in software",
-                          software_start_groups);
+        char counts[240];
         std::snprintf(counts, sizeof counts,
-                      "%zu rows in %zu groups (%zu decoded by NVDEC%s, %zu opened ahead), %llu "
+                      "%zu rows in %zu groups (%zu decoded by NVDEC, %zu opened ahead), %llu "
                       "reference frames",
-                      rows, groups, device_groups, started, ahead_groups,
+                      rows, groups, device_groups, ahead_groups,
                       static_cast<unsigned long long>(frames));
         line += counts;
         line += ", busy " + seconds(covered_seconds(spans)) + " from " + seconds(first_begin) +

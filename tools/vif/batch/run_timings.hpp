@@ -19,11 +19,10 @@ struct GroupTiming {
     size_t rows = 0;
     double begin = 0, end = 0;
     double open = 0, context = 0, decode_wait = 0, score_wait = 0;
-    double record = 0;           ///< recording its finished rows (output identity, progress log)
-    uint64_t frames = 0;         ///< reference frames scored
-    bool device_path = false;    ///< decoded by NVDEC on its GPU
-    bool software_start = false; ///< (device path) its decoding started in software
-    bool opened_ahead = false;   ///< its inputs opened while the worker's part before was scored
+    double record = 0;         ///< recording its finished rows (output identity, progress log)
+    uint64_t frames = 0;       ///< reference frames scored
+    bool device_path = false;  ///< decoded by NVDEC on its GPU
+    bool opened_ahead = false; ///< its inputs opened while the worker's part before was scored
 };
 
 /** A device's start-up (vif_cuda_prepare), when there was one. */

@@ -23,7 +23,6 @@ struct GroupTimes {
     double total = 0;         ///< the whole group, outputs written
     uint64_t frames = 0;      ///< reference frames scored
     bool device_path = false; ///< decoded by NVDEC and scored on its GPU
-    bool software_start = false; ///< (device path) decoding started in software, NVDEC joined
 };
 
 /** Whether a context made for `have` can score what `want` asks for: the same settings in

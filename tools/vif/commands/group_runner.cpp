@@ -372,24 +372,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         const size_t per_device = (workers + distinct.size() - 1) / distinct.size();
         shared.nvdec_decoders = per_device >= 3 ? 1 : per_device == 2 ? 2 : 0;
     }
-    // A row NVDEC decodes that is opened when it is to be scored (a worker's first, not opened
-    // ahead) waits for its sessions, which the driver makes one at a time for the whole host
-    // (1.25 s of opening a row in the one round of 16 1080p rows on four GPUs). Starting its
-    // inputs in software meanwhile, NVDEC joining, was slower wherever it was measured (4x
-    // H200, 2026-11-27, B: run 9.72 / 6.48 / 5.03 s on 1 / 2 / 4 GPUs against 9.20 / 5.70 /
-    // 4.78 s with NVDEC alone, 4x the CPU; the opening went, but the rows decoded slower, the
-    // software decoders beside NVDEC on its engines' host side): off by default.
-    // VIF_BATCH_SOFTWARE_START=N: N threads an input, auto: half the cores shared among the
-    // first round's inputs (VIF_SOFTWARE_BESIDE_NVDEC=0: the software decoders stop once NVDEC
-    // runs) -- benchmarks.
-    if (base.hwdec && !devices.devices.empty() && !devices.cpu_standins) {
-        const char *v = std::getenv("VIF_BATCH_SOFTWARE_START");
-        if (v && std::string(v) == "auto")
-            shared.nvdec_software_start_threads =
-                unsigned(std::clamp<size_t>(cores / (4 * workers), 1, 8));
-        else if (v && *v)
-            shared.nvdec_software_start_threads = unsigned(std::clamp(std::atoi(v), 0, 64));
-    }
+    // (A row NVDEC decodes that is opened when it is to be scored waits for its sessions.
+    // Starting its inputs in software meanwhile, NVDEC joining, was slower in both calls that
+    // measured it (4x H200, 2026-11-27: 0.84-0.95x of NVDEC alone on 1, 2 and 4 GPUs, 2-4x the
+    // CPU): removed in session 9; docs/journal/2026-11-26-multigpu-sessions.md has it.)
     if (shared.threads == 0 && workers > 1 && shared.backend == VIF_BACKEND_CPU)
         shared.threads = std::max(1u, std::thread::hardware_concurrency() / unsigned(workers));
     // On GPUs, `threads` is a context's host-side staging copy threads (vif.h; automatic: up
@@ -778,7 +764,6 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 t.record = times.record;
                 t.frames = times.frames;
                 t.device_path = times.device_path;
-                t.software_start = times.software_start;
                 t.opened_ahead = opened != nullptr;
                 timings.add(t);
             }

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -13,7 +12,6 @@
 #include <optional>
 #include <stdexcept>
 #include <system_error>
-#include <thread>
 
 #include "batch/outputs.hpp"
 #include "frame_source.hpp"
@@ -330,27 +328,15 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     if (device_path_wanted(todo, s)) {
         Rung &r = *std::find_if(rungs.begin(), rungs.end(), [](const Rung &x) { return x.active; });
         std::optional<HwDecodeInputs> hw;
-        // Rows opened ahead wait while this row opens (batch/open_priority.hpp) and, where its
-        // decoding starts in software, until its NVDEC sessions are open (2 s at most): those
-        // come after the quick software opening. (Declared after `hw`: ends before it.)
-        struct JoinPriority {
-            std::optional<vif::batch::OpenPriority::Urgent> urgent;
-            std::atomic<bool> stop{false};
-            std::thread watcher;
-            ~JoinPriority() {
-                stop = true;
-                if (watcher.joinable()) watcher.join();
-            }
-        } priority;
+        // Rows opened ahead wait while this row opens (batch/open_priority.hpp).
+        std::optional<vif::batch::OpenPriority::Urgent> urgent;
         const auto opening = Clock::now();
         try {
             if (s.opened && s.opened->hw.valid()) {
                 hw = s.opened->hw.get();
             } else {
-                if (s.open_priority) priority.urgent.emplace(*s.open_priority);
-                HwDecodeRequest hr = hw_request(s);
-                hr.software_start_threads = s.nvdec_software_start_threads;
-                hr.software_start_beside = s.nvdec_software_start_beside;
+                if (s.open_priority) urgent.emplace(*s.open_priority);
+                const HwDecodeRequest hr = hw_request(s);
                 vif::batch::SessionTurns::Turn turn; // (the devices' rows in turn)
                 if (s.session_turns) turn = s.session_turns->take(s.cuda_device, false);
                 hw = open_hw_decode(hr,
@@ -363,7 +349,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             hw.reset();
         }
         times.open += since(opening);
-        if (!(hw && hw->nvdec_joins_later)) priority.urgent.reset();
+        urgent.reset();
         if (hw) announce_open(); // (else the host path opens them: announced there)
         if (hw && hw->ref_decoder && hw->dist_decoder &&
             hw->ref_decoder->width() == hw->dist_decoder->width() &&
@@ -400,26 +386,9 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             }
             VifContext *ctx = lease.get();
             times.context += since(getting);
-            if (hw->nvdec_joins_later) {
-                // CUDA is up (the context was made): NVDEC joins the software decoders, its
-                // sessions opening on threads of their own while the scoring starts.
+            if (hw->nvdec_joins_later) { // (a software start: the batch asks for none)
                 hw->ref_decoder->join_nvdec();
                 hw->dist_decoder->join_nvdec();
-                times.software_start = true;
-                if (priority.urgent) {
-                    try {
-                        priority.watcher = std::thread([&priority, &hw] {
-                            const auto until = Clock::now() + std::chrono::seconds(2);
-                            while (!priority.stop && Clock::now() < until &&
-                                   !(hw->ref_decoder->nvdec_started() &&
-                                     hw->dist_decoder->nvdec_started()))
-                                std::this_thread::sleep_for(std::chrono::milliseconds(5));
-                            priority.urgent.reset();
-                        });
-                    } catch (const std::system_error &) {
-                        priority.urgent.reset(); // (no thread: the priority ends here)
-                    }
-                }
             }
             const auto t0 = std::chrono::steady_clock::now();
             DeviceRunResult res;

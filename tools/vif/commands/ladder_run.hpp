@@ -74,12 +74,6 @@ struct LadderSettings {
     /// NVDEC decoders per input of the device path, 0: media/'s default (hw_decode.hpp). A
     /// batch with several rows on a GPU at once gives each fewer: the rows keep its engines busy.
     unsigned nvdec_decoders = 0;
-    /// A row of the device path opened when it is to be scored (not ahead): its inputs start
-    /// decoding in software with this many threads each while their NVDEC sessions open, NVDEC
-    /// joining (HwDecodeRequest::software_start_threads); 0: NVDEC alone from the start.
-    unsigned nvdec_software_start_threads = 0;
-    /// With it: its software decoders go on beside NVDEC once NVDEC runs (false: they stop).
-    bool nvdec_software_start_beside = true;
     /// Where the group's scoring context comes from: kept by the caller across groups (a
     /// worker's, context_cache.hpp) or, when null, made for the group and destroyed after it.
     ScoringContextCache *contexts = nullptr;
