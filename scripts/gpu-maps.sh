@@ -25,8 +25,9 @@
 #            runs alternating with and without maps; the default (the worst frames' contexts
 #            made while the clip is scored, the worst so far scored again while the last frames
 #            are, each in 2 bands on contexts made for a band) decides; other ways (whole frames
-#            on contexts made for a frame, clip-whole; PNG files, clip-png; 5 rescoring contexts,
-#            clip-c5; more in maps_speed.sh's mode_env) are measured beside it
+#            on contexts made for a frame, clip-whole; PNG files, clip-png; the contexts made by 2
+#            threads in turn, clip-m2; 5 rescoring contexts, clip-c5; more in maps_speed.sh's
+#            mode_env) are measured beside it
 #            (MAPS_MODES); each with its clip phase and tail, and the steps after the last frame
 #            (from VIF_MAP_TRACE: the last frame scored again, local maps, files, the commit)
 # Prints PASS/FAIL per check and the numbers; exit status 0 only when every check passes.

@@ -7,8 +7,9 @@
 # worst:10 maps, alternating (plain, then each of MODES: the default, or another way: whether
 # the worst so far are scored again while the last frames are, VIF_MAP_EARLY, in bands of rows,
 # VIF_MAP_BANDS, tools/vif/maps/worst_pictures.hpp, how many contexts, VIF_MAP_CONTEXT_COUNT,
-# tools/vif/maps/map_contexts.hpp, or on contexts made for a band, VIF_MAP_BAND_CONTEXTS; or PNG
-# files; see mode_env below), best of REPS, and
+# tools/vif/maps/map_contexts.hpp, or on contexts made for a band, VIF_MAP_BAND_CONTEXTS, how
+# many threads make the contexts, VIF_MAP_MAKERS; or PNG files; see mode_env below), best of
+# REPS, and
 # prints per mode the ratio with PASS/FAIL (the default mode, `clip`, decides the exit status)
 # and where the time went in the best runs, from --verbose: the clip phase (process start to
 # the last frame scored), the tail after it (the worst frames scored again, their local maps,
@@ -18,8 +19,9 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("clip clip-png clip-c5": the default with pgm16 files, with
-#        PNG files, and with 5 rescoring contexts; the first one decides; see mode_env), GOAL (1.2),
+#        BACKEND (cpu), MODES ("clip clip-png clip-m2 clip-c5": the default with pgm16 files,
+#        with PNG files, its contexts made by 2 threads, and 5 rescoring contexts; the first
+#        one decides; see mode_env), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
 set -euo pipefail
@@ -27,7 +29,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip clip-png clip-c5"}
+MODES=${MODES:-"clip clip-png clip-m2 clip-c5"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -47,24 +49,26 @@ mkdir -p "$DIR"
 F="ffmpeg -hide_banner -loglevel error -nostdin -y"
 
 # The ways of worst:10 compared (tools/vif/maps/map_contexts.hpp, worst_pictures.hpp):
-# "VIF_MAP_EARLY VIF_MAP_BANDS VIF_MAP_CONTEXT_COUNT VIF_MAP_BAND_CONTEXTS" of a mode (- : unset),
-# and what it is. (Ways measured slower and settled, whose switches are gone since session 9:
+# "VIF_MAP_EARLY VIF_MAP_BANDS VIF_MAP_CONTEXT_COUNT VIF_MAP_BAND_CONTEXTS VIF_MAP_MAKERS" of a
+# mode (- : unset), and what it is. (Ways measured slower and settled, whose switches are gone since session 9:
 # the contexts made before the first frame or after the last, their threads at idle priority,
 # more contexts from the last frame on, the early start K frames before the last, a band taken
 # only while a core is free; docs/journal/2026-11-26-vif-maps.md.)
 mode_env() {
   case $1 in
-    clip) echo "1 - - -" ;;           # the default (2 bands on band contexts where a crop is at most 3/4 of the frame)
-    clip-nobands) echo "1 0 - -" ;;   # whole frames only (d6d48c2's default)
-    clip-b2) echo "1 2 - -" ;;        # every frame in 2 bands
-    clip-cores) echo "1 - $(nproc) -" ;; # a rescoring context a core (not one for 2 frames)
-    clip-10) echo "1 - 10 -" ;;       # a rescoring context a frame (affcd83's default)
-    clip-noearly) echo "0 - - -" ;;   # the worst scored again after the last frame only
-    clip-bc3) echo "1 - - 3" ;;       # every frame in 3 bands on contexts made for a band, one for 2 bands
-    clip-whole) echo "1 - - 1" ;;     # whole frames on contexts made for a frame (5 at worst:10)
-    clip-c5) echo "1 - 5 2" ;;        # the default's 2 bands a frame on 5 band contexts (not 10): half their pages
-    clip-png) echo "1 - - -" ;;       # the default, colour PNG files (--map-format png)
-    *) echo "1 - - -" ;;
+    clip) echo "1 - - - -" ;;           # the default (2 bands on band contexts where a crop is at most 3/4 of the frame)
+    clip-nobands) echo "1 0 - - -" ;;   # whole frames only (d6d48c2's default)
+    clip-b2) echo "1 2 - - -" ;;        # every frame in 2 bands
+    clip-cores) echo "1 - $(nproc) - -" ;; # a rescoring context a core (not one for 2 frames)
+    clip-10) echo "1 - 10 - -" ;;       # a rescoring context a frame (affcd83's default)
+    clip-noearly) echo "0 - - - -" ;;   # the worst scored again after the last frame only
+    clip-bc3) echo "1 - - 3 -" ;;       # every frame in 3 bands on contexts made for a band, one for 2 bands
+    clip-whole) echo "1 - - 1 -" ;;     # whole frames on contexts made for a frame (5 at worst:10)
+    clip-c5) echo "1 - 5 2 -" ;;        # the default's 2 bands a frame on 5 band contexts (not 10): half their pages
+    clip-m1) echo "1 - - - 1" ;;        # the default, its contexts and buffers made by 1 thread (not one each)
+    clip-m2) echo "1 - - - 2" ;;        # the same by 2 threads
+    clip-png) echo "1 - - - -" ;;       # the default, colour PNG files (--map-format png)
+    *) echo "1 - - - -" ;;
   esac
 }
 mode_says() {
@@ -79,6 +83,8 @@ mode_says() {
     clip-whole) echo "(as clip, whole frames on contexts made for a frame, one for every 2 frames, bands of rows where workers are idle)" ;;
     clip-png) echo "(as clip, --map-format png)" ;;
     clip-c5) echo "(as clip, 5 band contexts: each scores 4 bands, half the pages made during the clip)" ;;
+    clip-m1) echo "(as clip, the contexts and buffers made one after the other on 1 thread, not on a thread each at once)" ;;
+    clip-m2) echo "(as clip, the contexts and buffers made on 2 threads, each making its share in turn)" ;;
     *) echo "($1)" ;;
   esac
 }
@@ -124,12 +130,13 @@ for size in $SIZES; do
         [ "$mode" != plain ] && extra=(--map "$DIR/maps" --map-frames worst:10)
         [ "$mode" = clip-png ] && extra+=(--map-format png) # the others: pgm16, the default
         rm -rf "$DIR/maps"
-        read -r early bands count bandctx <<< "$(mode_env "$mode")"
+        read -r early bands count bandctx makers <<< "$(mode_env "$mode")"
         [ "$bands" = - ] && bands=
         [ "$count" = - ] && count=
         [ "$bandctx" = - ] && bandctx=
+        [ "$makers" = - ] && makers=
         t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_EARLY=$early VIF_MAP_BANDS=$bands \
-          VIF_MAP_CONTEXT_COUNT=$count VIF_MAP_BAND_CONTEXTS=$bandctx VIF_MAP_TRACE=1 "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
+          VIF_MAP_CONTEXT_COUNT=$count VIF_MAP_BAND_CONTEXTS=$bandctx VIF_MAP_MAKERS=$makers VIF_MAP_TRACE=1 "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
           --threads "$THREADS" --backend "$BACKEND" -q -o "$DIR/$mode.json" --verbose "${extra[@]}" \
           2> "$DIR/$mode.$rep.verbose" > /dev/null; } 2>&1 )
         if [ "$mode" != plain ] && [ "$(find "$DIR/maps" -type f | wc -l)" -lt 10 ]; then

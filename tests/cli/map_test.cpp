@@ -419,10 +419,16 @@ TEST_F(MapCli, LaddersAndBatchRowsMapTheirWorstFramesAsAPairDoes) {
     // shorter than the frames in flight), and with more contexts than frames
     // (VIF_MAP_CONTEXT_COUNT; these frames are too small to be split into bands: the bands are
     // WorstNFilesAreThoseOfTheAllRun's) or one: the same files.
-    for (const char *way : {"early", "no-early", "8-contexts", "1-context"}) {
+    // And 8 contexts made by 3 threads in turn (VIF_MAP_MAKERS).
+    for (const char *way : {"early", "no-early", "8-contexts", "1-context", "3-makers"}) {
         const std::string w = way;
         ::setenv("VIF_MAP_EARLY", w == "no-early" ? "0" : "1", 1);
-        ::setenv("VIF_MAP_CONTEXT_COUNT", w == "8-contexts" ? "8" : w == "1-context" ? "1" : "", 1);
+        ::setenv("VIF_MAP_CONTEXT_COUNT",
+                 w == "8-contexts" || w == "3-makers" ? "8"
+                 : w == "1-context"                   ? "1"
+                                                      : "",
+                 1);
+        ::setenv("VIF_MAP_MAKERS", w == "3-makers" ? "3" : "", 1);
         for (const char *threads : {"1", "0"}) {
             const std::string out = dir_ + "/pmaps" + threads + way;
             fs::create_directories(out);
@@ -437,6 +443,7 @@ TEST_F(MapCli, LaddersAndBatchRowsMapTheirWorstFramesAsAPairDoes) {
     }
     ::unsetenv("VIF_MAP_EARLY");
     ::unsetenv("VIF_MAP_CONTEXT_COUNT");
+    ::unsetenv("VIF_MAP_MAKERS");
 }
 
 // A hand-built pair (8-bit gray, 256x256): the top-left quadrant blurred. The scale-0 map is

@@ -50,15 +50,20 @@ void MapContexts::make() {
             errors[i] =
                 vif_error("--map: cannot create the context that maps the worst frames", st);
     };
+    // `makers` threads, each making every makers-th context in turn (makers_count()).
+    const size_t makers = std::min(count_, makers_count());
+    auto some = [&](size_t first) {
+        for (size_t i = first; i < count_; i += makers) one(i);
+    };
     std::vector<std::thread> threads;
-    size_t i = 1;
+    size_t t = 1;
     try {
-        for (; i < count_; ++i) threads.emplace_back(one, i);
+        for (; t < makers; ++t) threads.emplace_back(some, t);
     } catch (const std::system_error &) { // no thread to spare: the rest here, one by one
-        for (; i < count_; ++i) one(i);
+        for (; t < makers; ++t) some(t);
     }
-    one(0);
-    for (std::thread &t : threads) t.join();
+    some(0);
+    for (std::thread &th : threads) th.join();
     for (const std::string &e : errors)
         if (!e.empty() && error_.empty()) error_ = e;
     if (!error_.empty()) {
@@ -67,6 +72,12 @@ void MapContexts::make() {
         return;
     }
     ctxs_ = std::move(made);
+}
+
+size_t MapContexts::makers_count() {
+    if (const char *n = std::getenv("VIF_MAP_MAKERS"); n && *n)
+        return size_t(std::clamp<long>(std::strtol(n, nullptr, 10), 1, 256));
+    return 256; // a thread each
 }
 
 void MapContexts::wait() {

@@ -47,6 +47,11 @@ public:
     size_t count() const { return count_; }
     /** Leaves the contexts to the process exit (vif's outputs are written, it leaves next). */
     void leave_to_the_exit();
+    /** How many threads make the contexts (and MapWriter::reserve_frames' buffers) at once:
+     *  one each by default; VIF_MAP_MAKERS=K (bench/cpu/maps_speed.sh's ways clip-m1, clip-m2):
+     *  K, each making its share one after the other, so that their pages are written over
+     *  more of the clip's time and fewer threads fault beside its scoring at once. */
+    static size_t makers_count();
 
 private:
     void make(); ///< every context, each on a thread of its own

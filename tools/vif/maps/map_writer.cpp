@@ -1,6 +1,7 @@
 #include "maps/map_writer.hpp"
 
 #include "maps/heat_image.hpp"
+#include "maps/map_contexts.hpp"
 #include "maps/map_files.hpp"
 #include "maps/map_trace.hpp"
 #include "maps/png_encode.hpp"
@@ -293,16 +294,20 @@ void MapWriter::reserve_frames(size_t frames, uint32_t w, uint32_t h) {
             }
             give_back(std::move(b));
         };
-        // A thread a frame: the run may wait for them before its first frame.
+        // A thread a frame, or MapContexts::makers_count()'s threads each making its share.
+        const size_t makers = std::min(frames, MapContexts::makers_count());
+        auto some = [&](size_t first) {
+            for (size_t f = first; f < frames; f += makers) one();
+        };
         std::vector<std::thread> threads;
-        size_t f = 1;
+        size_t t = 1;
         try {
-            for (; f < frames; ++f) threads.emplace_back(one);
+            for (; t < makers; ++t) threads.emplace_back(some, t);
         } catch (const std::system_error &) {
-            for (; f < frames; ++f) one();
+            for (; t < makers; ++t) some(t);
         }
-        if (frames) one();
-        for (std::thread &t : threads) t.join();
+        if (frames) some(0);
+        for (std::thread &th : threads) th.join();
     });
 }
 
