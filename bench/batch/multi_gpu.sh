@@ -26,7 +26,8 @@
 #      over a catalogue whose fixed costs (CUDA's initialisation, the devices' start-ups, the
 #      first round of NVDEC sessions) are a smaller share; this tree on 1, 2 and 4 GPUs by
 #      default (NVDEC rows: 8 workers a GPU), with the rule before (4 a GPU: g4w4, g2w4), the
-#      first round's sessions in arrival order (g4so, g2so) and no open-ahead (g4na);
+#      first round's sessions in arrival order (g4so, g2so), two NVDEC decoders an input (g4d2)
+#      and no open-ahead (g4na);
 #   B32. part B's catalogue with twice the rows (32), this tree on 1 and 2 GPUs (4 where there
 #      are 4): the same target over more rows;
 #   C. where one GPU's time goes (measure before fixing): the compact catalogue on one GPU with
@@ -289,6 +290,9 @@ catalogue() { # TAG MANIFEST
   # a row decodes turned off (g4na) -- in that order, the last the first to go when time runs out.
   if [ "$tag" = B64 ]; then
     [ "$ngpu" -ge 4 ] && ways+=("g4w4:--devices $(devlist 4) --workers 16" "g4so:--devices $(devlist 4) (sessions in arrival order)")
+    # (Two NVDEC decoders an input, not one: a row decodes faster, which the last rows of each
+    # device, decoding with the engines half idle, want; two sessions more a row to open.)
+    [ "$ngpu" -ge 4 ] && ways+=("g4d2:--devices $(devlist 4) --nvdec-decoders 2")
     [ "$ngpu" -ge 2 ] && ways+=("g2w4:--devices $(devlist 2) --workers 8" "g2so:--devices $(devlist 2) (sessions in arrival order)")
     [ "$ngpu" -ge 4 ] && ways+=("g4na:--devices $(devlist 4) (open-ahead off)")
   fi
