@@ -37,7 +37,8 @@ TEST(RunTimings, LinesPerDevice) {
                         "device 2 not started, CUDA device 3 still starting");
     EXPECT_EQ(lines[1],
               "timings: CUDA device 0: 3 rows in 2 groups (1 decoded by NVDEC, 1 opened ahead), 96 "
-              "reference frames, busy 1.50 s from 0.50 s to 2.00 s; open 0.50 s, contexts 3 made "
+              "reference frames, busy 1.50 s from 0.50 s to 2.00 s (first row decoding from 0.75 "
+              "s); open 0.50 s, contexts 3 made "
               "(0.25 s), decode wait 1.50 s, scoring wait 0.50 s, recording rows 0.75 s; decode "
               "wait per row 0.50 s (most 1.00 s)");
     EXPECT_EQ(lines[2], "timings: CUDA device 1: no rows");

@@ -59,7 +59,7 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
     for (size_t slot = 0; slot < slots.size(); ++slot) {
         size_t rows = 0, groups = 0, device_groups = 0, ahead_groups = 0;
         double open = 0, context = 0, decode = 0, score = 0, record = 0, most_decode_per_row = 0;
-        double first_begin = wall, last_end = 0;
+        double first_begin = wall, last_end = 0, first_decoding = wall;
         uint64_t frames = 0;
         std::vector<std::pair<double, double>> spans;
         for (const GroupTiming &g : groups_) {
@@ -77,6 +77,9 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
             if (g.rows)
                 most_decode_per_row = std::max(most_decode_per_row, g.decode_wait / double(g.rows));
             first_begin = std::min(first_begin, g.begin);
+            // (A row decodes once its inputs are open: a device's first, with NVDEC, once its
+            // sessions are.)
+            first_decoding = std::min(first_decoding, g.begin + g.open);
             last_end = std::max(last_end, g.end);
             spans.emplace_back(g.begin, g.end);
         }
@@ -93,7 +96,8 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
                       static_cast<unsigned long long>(frames));
         line += counts;
         line += ", busy " + seconds(covered_seconds(spans)) + " from " + seconds(first_begin) +
-                " to " + seconds(last_end);
+                " to " + seconds(last_end) + " (first row decoding from " +
+                seconds(first_decoding) + ")";
         const size_t made = slot < contexts_made.size() ? contexts_made[slot] : 0;
         line += "; open " + seconds(open) + ", contexts " + std::to_string(made) + " made (" +
                 seconds(context) + "), decode wait " + seconds(decode) + ", scoring wait " +
