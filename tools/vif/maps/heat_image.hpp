@@ -25,6 +25,10 @@ struct RgbImage {
  *  pale yellow at 1 (detail kept); values at or above 1 take 1's colour, below 0 or NaN 0's. */
 std::array<uint8_t, 3> heat_colour(float value);
 
+/** Makes the colour table the pictures are drawn from (once a process, ~3 ms), so that the
+ *  first pictures do not wait for it (MapWriter's writers call it as they start). */
+void warm_colour_table();
+
 /** A map of scale `scale` (sw x sh, row-major) drawn at the frame's size (fw x fh) by nearest
  *  neighbour (docs/algorithm.md §12.4), in heat_colour. */
 RgbImage draw_heat(const std::vector<float> &map, uint32_t sw, uint32_t sh, uint32_t scale,
@@ -38,6 +42,9 @@ uint32_t legend_height(uint32_t fw);
 RgbImage draw_heat_with_legend(const std::vector<float> &map, uint32_t sw, uint32_t sh,
                                uint32_t scale, uint32_t fw, uint32_t fh,
                                const std::string &caption);
+/** The same into `img`, whose buffer is reused (a writer thread's picture for every file). */
+void draw_heat_with_legend(RgbImage &img, const std::vector<float> &map, uint32_t sw, uint32_t sh,
+                           uint32_t scale, uint32_t fw, uint32_t fh, const std::string &caption);
 
 } // namespace vifcli
 

@@ -185,6 +185,10 @@ void MapWriter::enqueue(Kept k) {
 }
 
 void MapWriter::writer_loop() {
+    // The colour table of the pictures, made while the clip is scored (the first writer makes
+    // it; the others, idle now, wait for it), not when the first files are due.
+    if (m_.format == MapOptions::Format::kPng || m_.format == MapOptions::Format::kY4m)
+        warm_colour_table();
     for (;;) {
         std::unique_lock<std::mutex> lock(mu_);
         work_cv_.wait(lock, [&] { return !queue_.empty() || closing_; });
@@ -372,12 +376,14 @@ void MapWriter::write(const Kept &k, size_t i) {
                                             k.frame, sc)),
                    k.maps[i].data(), k.maps[i].size(), 2, pgm16_samples);
         break;
-    case Format::kPng:
-        write_file(fmt::format("frame{:06}_scale{}.png", k.frame, sc),
-                   encode_png(draw_heat_with_legend(
-                       k.maps[i], k.w[i], k.h[i], sc, k.frame_w, k.frame_h,
-                       fmt::format("frame {} scale {} local VIF", k.frame, sc))));
+    case Format::kPng: {
+        // A writer's picture, reused from file to file (no fresh pages for each).
+        thread_local RgbImage picture;
+        draw_heat_with_legend(picture, k.maps[i], k.w[i], k.h[i], sc, k.frame_w, k.frame_h,
+                              fmt::format("frame {} scale {} local VIF", k.frame, sc));
+        write_file(fmt::format("frame{:06}_scale{}.png", k.frame, sc), encode_png(picture));
         break;
+    }
     case Format::kY4m: {
         const std::string bytes =
             y4m_frame(draw_heat(k.maps[i], k.w[i], k.h[i], sc, k.frame_w, k.frame_h));
