@@ -25,7 +25,8 @@
 #      skipped): the targets
 #      over a catalogue whose fixed costs (CUDA's initialisation, the devices' start-ups, the
 #      first round of NVDEC sessions) are a smaller share; this tree on 1, 2 and 4 GPUs by
-#      default (NVDEC rows: 8 workers a GPU), with the rule before (4 a GPU: g4w4, g2w4), the
+#      default (NVDEC rows: 8 workers a GPU), one process per GPU (g4proc: does what serialises
+#      the NVDEC sessions' opening belong to the process?), the rule before (4 a GPU: g4w4, g2w4), the
 #      first round's sessions in arrival order (g4so, g2so), two NVDEC decoders an input (g4d2)
 #      and no open-ahead (g4na);
 #   B32. part B's catalogue with twice the rows (32), this tree on 1 and 2 GPUs (4 where there
@@ -289,6 +290,10 @@ catalogue() { # TAG MANIFEST
   # VIF_BATCH_SESSION_ORDER=0, no interleaving of the devices) and the next row's opening while
   # a row decodes turned off (g4na) -- in that order, the last the first to go when time runs out.
   if [ "$tag" = B64 ]; then
+    # (g4proc: one process per GPU, --shard I/4 --devices I. On 4 GPUs one process kept NVDEC
+    # about 50% busy against 93% on one GPU, the rows' session openings slow (lead, 2026-11-27,
+    # 25-early): is what serialises them the process's or the host's?)
+    [ "$ngpu" -ge 4 ] && ways+=("g4proc:one process per GPU, --shard I/4 --devices I")
     [ "$ngpu" -ge 4 ] && ways+=("g4w4:--devices $(devlist 4) --workers 16" "g4so:--devices $(devlist 4) (sessions in arrival order)")
     # (Two NVDEC decoders an input, not one: a row decodes faster, which the last rows of each
     # device, decoding with the engines half idle, want; two sessions more a row to open.)
