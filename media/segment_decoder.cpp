@@ -50,10 +50,16 @@ namespace vifcli {
 
 namespace {
 std::atomic<uint64_t> g_decoders_opened{0}, g_decoders_flushed{0}, g_decoders_reused{0};
+std::atomic<uint64_t> g_nvdec_probes{0}, g_nvdec_probe_ns{0}, g_nvdec_probe_most_ns{0};
 } // namespace
 
 DecoderSessionCounts decoder_session_counts() {
-    return {g_decoders_opened.load(), g_decoders_flushed.load(), g_decoders_reused.load()};
+    DecoderSessionCounts c{g_decoders_opened.load(), g_decoders_flushed.load(),
+                           g_decoders_reused.load()};
+    c.nvdec_probes = g_nvdec_probes.load();
+    c.nvdec_probe_seconds = 1e-9 * double(g_nvdec_probe_ns.load());
+    c.nvdec_probe_most = 1e-9 * double(g_nvdec_probe_most_ns.load());
+    return c;
 }
 
 bool nvdec_built_in() {
@@ -1119,6 +1125,7 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
     auto *st0 = new Impl::DecoderState;
     void *stream0 = nullptr;
     const bool probe_cuda = s.opt.cuda && !later;
+    const auto probing = std::chrono::steady_clock::now();
     AVCodecContext *ctx0 = s.open_decoder(st0, probe_cuda, &stream0, &err);
     if (!ctx0) {
         delete st0;
@@ -1136,6 +1143,15 @@ SegmentDecoder::SegmentDecoder(const std::string &path, const std::string &name,
         throw;
     }
     avformat_close_input(&probe_fmt);
+    if (probe_cuda) {
+        const auto ns = uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                     std::chrono::steady_clock::now() - probing)
+                                     .count());
+        ++g_nvdec_probes;
+        g_nvdec_probe_ns += ns;
+        for (uint64_t m = g_nvdec_probe_most_ns.load();
+             ns > m && !g_nvdec_probe_most_ns.compare_exchange_weak(m, ns);) {}
+    }
     if (!s.continuing) {
         avcodec_flush_buffers(ctx0); // decoder 0 starts again from the first packet
         ++g_decoders_flushed;

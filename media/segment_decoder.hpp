@@ -161,6 +161,11 @@ struct DecoderSessionCounts {
     uint64_t opened = 0;
     uint64_t flushed = 0;
     uint64_t reused = 0; ///< decoders taken from those kept (decoder_pool.hpp)
+    /// Inputs whose first frame was probed with NVDEC (their first session made then), and the
+    /// time those probes took in all and at most (`vif batch --timings`: how long a session's
+    /// making takes while others decode).
+    uint64_t nvdec_probes = 0;
+    double nvdec_probe_seconds = 0, nvdec_probe_most = 0;
 };
 DecoderSessionCounts decoder_session_counts();
 

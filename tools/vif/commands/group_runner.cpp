@@ -846,6 +846,12 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                          "input, %llu restarted after the first-frame probe\n",
                          (unsigned long long)dc.opened, (unsigned long long)dc.reused,
                          (unsigned long long)dc.flushed);
+        if (dc.nvdec_probes)
+            std::fprintf(stderr,
+                         "vif: timings: NVDEC first-frame probes (an input's first session made): "
+                         "%llu, %.2f s in all, %.3f s each on average, %.2f s the longest\n",
+                         (unsigned long long)dc.nvdec_probes, dc.nvdec_probe_seconds,
+                         dc.nvdec_probe_seconds / double(dc.nvdec_probes), dc.nvdec_probe_most);
 #endif
     }
     if ((base.timings || base.verbose) && startup && !startup->plan_note().empty())
