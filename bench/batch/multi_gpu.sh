@@ -27,7 +27,8 @@
 #      first round of NVDEC sessions) are a smaller share; this tree on 1, 2 and 4 GPUs by
 #      default (NVDEC rows: 8 workers a GPU), one process per GPU (g4proc: does what serialises
 #      the NVDEC sessions' opening belong to the process?), the rule before (4 a GPU: g4w4, g2w4), the
-#      first round's sessions in arrival order (g4so, g2so), two NVDEC decoders an input (g4d2)
+#      first round's sessions in arrival order (g4so, g2so), a row's NVDEC decoders torn down
+#      on its worker (g4tw), two NVDEC decoders an input (g4d2)
 #      and no open-ahead (g4na);
 #   B32. part B's catalogue with twice the rows (32), this tree on 1 and 2 GPUs (4 where there
 #      are 4): the same target over more rows;
@@ -295,6 +296,9 @@ catalogue() { # TAG MANIFEST
     # 25-early): is what serialises them the process's or the host's?)
     [ "$ngpu" -ge 4 ] && ways+=("g4proc:one process per GPU, --shard I/4 --devices I")
     [ "$ngpu" -ge 4 ] && ways+=("g4w4:--devices $(devlist 4) --workers 16" "g4so:--devices $(devlist 4) (sessions in arrival order)")
+    # (g4tw: a row's NVDEC decoders torn down on its worker, as before session 9, not on a
+    # thread of their own: VIF_BATCH_TEARDOWN_ELSEWHERE=0.)
+    [ "$ngpu" -ge 4 ] && ways+=("g4tw:--devices $(devlist 4) (teardown on the workers)")
     # (Two NVDEC decoders an input, not one: a row decodes faster, which the last rows of each
     # device, decoding with the engines half idle, want; two sessions more a row to open.)
     [ "$ngpu" -ge 4 ] && ways+=("g4d2:--devices $(devlist 4) --nvdec-decoders 2")
@@ -381,6 +385,8 @@ catalogue() { # TAG MANIFEST
     [[ $key == *na ]] && ahead=0 args=${args% (open-ahead off)}
     local sorder=${VIF_BATCH_SESSION_ORDER:-}
     [[ $key == *so ]] && sorder=0 args=${args% (sessions in arrival order)}
+    local tdown=${VIF_BATCH_TEARDOWN_ELSEWHERE:-}
+    [[ $key == *tw ]] && tdown=0 args=${args% (teardown on the workers)}
     local dropb=${VIF_PREFETCH_DROP_BYTES:-}
     [[ $key == *d1 ]] && dropb=1 args=${args% (a page drop a frame)}
     local holder=${VIF_EXIT_HOLDER:-}
@@ -405,7 +411,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_ORDER=$sorder VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_ORDER=$sorder VIF_BATCH_TEARDOWN_ELSEWHERE=$tdown VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs

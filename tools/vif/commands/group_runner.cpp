@@ -359,6 +359,12 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // NVDEC rows take turns to open their sessions, the devices interleaved, so that every
     // device gets its first rows' sessions early (batch/session_turns.hpp). With several devices;
     // VIF_BATCH_SESSION_ORDER=0: in the order the rows ask (benchmarks).
+    // A row NVDEC decoded has its decoders torn down on a thread of their own, the worker going
+    // on to its next row (ladder_run.hpp; VIF_BATCH_TEARDOWN_ELSEWHERE=0, benchmarks: on the
+    // worker's).
+    if (const char *v = std::getenv("VIF_BATCH_TEARDOWN_ELSEWHERE");
+        !devices.devices.empty() && !devices.cpu_standins && !(v && std::string(v) == "0"))
+        shared.teardown_elsewhere = true;
     vif::batch::SessionTurns session_turns;
     if (const char *v = std::getenv("VIF_BATCH_SESSION_ORDER");
         distinct.size() > 1 && !(v && std::string(v) == "0"))
@@ -785,6 +791,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     }
     work(0);
     for (auto &t : pool) t.join();
+    const TeardownTimes teardown = finish_teardowns();
     bar.finish();
     if (base.timings) {
         std::vector<vif::batch::StartupTiming> starts;
@@ -827,6 +834,11 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                          1e3 * rt.cpu_seconds / double(rt.frames), rt.reading_seconds,
                          1e3 * rt.reading_seconds / double(rt.frames),
                          rt.reading_seconds > 0 ? 100 * rt.cpu_seconds / rt.reading_seconds : 0.0);
+        if (teardown.rows)
+            std::fprintf(stderr,
+                         "vif: timings: NVDEC rows' decoders torn down off the workers: %zu rows, "
+                         "%.2f s in all, %.2f s the longest\n",
+                         teardown.rows, teardown.seconds, teardown.most);
         // The order in which NVDEC rows took their turns to open sessions, by device.
         if (const std::vector<int> turns = session_turns.order(); !turns.empty()) {
             std::string list;
