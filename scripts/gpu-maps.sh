@@ -25,9 +25,9 @@
 #            runs alternating with and without maps; the default (the worst frames' contexts
 #            made while the clip is scored, the worst so far scored again while the last frames
 #            are, each in 2 bands on contexts made for a band) decides; other ways (whole frames
-#            on contexts made for a frame, clip-whole; PNG files, clip-png; the contexts made by 2
-#            threads in turn, clip-m2; 5 rescoring contexts, clip-c5; more in maps_speed.sh's
-#            mode_env) are measured beside it
+#            on contexts made for a frame, clip-whole; PNG files, clip-png; the contexts made by a
+#            thread each at once, clip-mall; 5 rescoring contexts, clip-c5; more in maps_speed.sh's
+#            mode_env) are measured beside it, each also with the median of its runs' ratios
 #            (MAPS_MODES); each with its clip phase and tail, and the steps after the last frame
 #            (from VIF_MAP_TRACE: the last frame scored again, local maps, files, the commit)
 # Prints PASS/FAIL per check and the numbers; exit status 0 only when every check passes.
@@ -283,7 +283,7 @@ elif [ "${SKIP_CPU:-0}" != 1 ] && stage cpu; then
   env "${speed_env[@]}" bash "$ROOT/bench/cpu/maps_speed.sh" "$VIF" > "$RES/cpu_maps_speed.log" 2>&1
   rc=$?
   note "  huge pages during the runs (/proc/vmstat, every run together; defrag: $(cat /sys/kernel/mm/transparent_hugepage/defrag 2>/dev/null)): $(join -a 2 <(echo "$vm0") <(vmstat_of) | awk 'NF == 3 { printf "%s +%d  ", $1, $3 - $2 }')"
-  while read -r line; do note "  $line"; done < <(grep -E '^(PASS|FAIL|tail|steps) ' "$RES/cpu_maps_speed.log")
+  while read -r line; do note "  $line"; done < <(grep -E '^(PASS|FAIL|medians|tail|steps) ' "$RES/cpu_maps_speed.log")
   check "CPU --map-frames worst:10 on $(nproc) cores, <= 1.2x the wall time of no maps (best of ${MAPS_REPS:-5}, the default way)" "$rc" \
     "$(grep -cE '^PASS .*\(decides\)' "$RES/cpu_maps_speed.log") of $(grep -cE '^(PASS|FAIL) .*\(decides\)' "$RES/cpu_maps_speed.log") sizes/variants; the other ways compared beside it"
   [ "$rc" -ne 0 ] && tail_of "$RES/cpu_maps_speed.log" 10

@@ -19,8 +19,8 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("clip clip-png clip-m2 clip-c5": the default with pgm16 files,
-#        with PNG files, its contexts made by 2 threads, and 5 rescoring contexts; the first
+#        BACKEND (cpu), MODES ("clip clip-mall clip-png": the default with pgm16 files, the
+#        same with its contexts made by a thread each at once, and with PNG files; the first
 #        one decides; see mode_env), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
@@ -29,7 +29,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip clip-png clip-m2 clip-c5"}
+MODES=${MODES:-"clip clip-mall clip-png"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -65,15 +65,15 @@ mode_env() {
     clip-bc3) echo "1 - - 3 -" ;;       # every frame in 3 bands on contexts made for a band, one for 2 bands
     clip-whole) echo "1 - - 1 -" ;;     # whole frames on contexts made for a frame (5 at worst:10)
     clip-c5) echo "1 - 5 2 -" ;;        # the default's 2 bands a frame on 5 band contexts (not 10): half their pages
-    clip-m1) echo "1 - - - 1" ;;        # the default, its contexts and buffers made by 1 thread (not one each)
-    clip-m2) echo "1 - - - 2" ;;        # the same by 2 threads
+    clip-m1) echo "1 - - - 1" ;;        # the default, its contexts and buffers made by 1 thread (not 2)
+    clip-mall) echo "1 - - - 256" ;;    # the same, made by a thread each, all at once (the default before session 9's round 2)
     clip-png) echo "1 - - - -" ;;       # the default, colour PNG files (--map-format png)
     *) echo "1 - - - -" ;;
   esac
 }
 mode_says() {
   case $1 in
-    clip) echo "(contexts made while the clip is scored, the worst so far scored again while the last frames are, each frame in 2 bands on contexts made for a band, one for 2 bands)" ;;
+    clip) echo "(contexts made by 2 threads while the clip is scored, the worst so far scored again while the last frames are, each frame in 2 bands on contexts made for a band, one for 2 bands)" ;;
     clip-nobands) echo "(as clip, whole frames only)" ;;
     clip-b2) echo "(as clip, every frame in 2 bands)" ;;
     clip-cores) echo "(as clip, a rescoring context a core)" ;;
@@ -83,8 +83,8 @@ mode_says() {
     clip-whole) echo "(as clip, whole frames on contexts made for a frame, one for every 2 frames, bands of rows where workers are idle)" ;;
     clip-png) echo "(as clip, --map-format png)" ;;
     clip-c5) echo "(as clip, 5 band contexts: each scores 4 bands, half the pages made during the clip)" ;;
-    clip-m1) echo "(as clip, the contexts and buffers made one after the other on 1 thread, not on a thread each at once)" ;;
-    clip-m2) echo "(as clip, the contexts and buffers made on 2 threads, each making its share in turn)" ;;
+    clip-m1) echo "(as clip, the contexts and buffers made one after the other on 1 thread)" ;;
+    clip-mall) echo "(as clip, the contexts and buffers made by a thread each, all at once)" ;;
     *) echo "($1)" ;;
   esac
 }
@@ -193,6 +193,17 @@ for size in $SIZES; do
       [ "$first" = 1 ] || role="compared"
       printf '%s %s %s worst:10 %s (%s), %s frames of %s clips (best of %s, alternating): no maps %.3f s wall %.2f s cpu, worst:10 %.3f s wall %.2f s cpu: %.3fx wall, %.3fx cpu (goal <= %sx, %s)\n' \
         "$verdict" "$size" "$variant" "$(mode_says "$mode")" "$role" "$FRAMES" "$GEN" "$REPS" "$pw" "$pc" "$mw" "$mc" "$rw" "$rc" "$GOAL" "$METRIC"
+      # The spread of best-of-N between calls is ~5%: the median of the runs' own ratios (each
+      # run against the no-maps run just before it) beside it.
+      awk -v what="$size $variant $mode" '
+        NR == FNR { if (NF) { pw[$NF] = $1; pc[$NF] = $2 }; next }
+        NF && ($NF in pw) { n++; w[n] = $1 / pw[$NF]; c[n] = $2 / pc[$NF] }
+        function med(a, n,   i, j, t) {
+          for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+          return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+        }
+        END { if (n) printf "medians %s: %.3fx wall, %.3fx cpu (the median of %d runs'"'"' ratios, each against the no-maps run before it)\n", what, med(w, n), med(c, n), n }' \
+        <(printf '%s\n' "${runs[plain]}") <(printf '%s\n' "${runs[$mode]}")
       awk -v what="$size $variant $mode" -v ptail="$ptail" -v pclip="$pclip" -v pmed="$pmed" -v mtail="$mtail" \
         -v mclip="$mclip" -v mmed="$mmed" -v waits="$waits" -v lm="$lm" -v q="$q" -v el="$el" -v made="$made" -v nsplit="$nsplit" 'BEGIN {
           printf "tail %s: best runs: clip phase %.1f ms (no maps %.1f: %+.1f; medians %.1f vs %.1f: %+.1f", what, mclip, pclip, mclip - pclip, mmed, pmed, mmed - pmed

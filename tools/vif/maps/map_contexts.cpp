@@ -77,7 +77,7 @@ void MapContexts::make() {
 size_t MapContexts::makers_count() {
     if (const char *n = std::getenv("VIF_MAP_MAKERS"); n && *n)
         return size_t(std::clamp<long>(std::strtol(n, nullptr, 10), 1, 256));
-    return 256; // a thread each
+    return kMakers;
 }
 
 void MapContexts::wait() {

@@ -1,14 +1,14 @@
 // `--map-frames worst:N`: the contexts that score the N worst frames again with maps
 // (WorstPictures). Making one (a CPU context's scratch images and a set of frame maps with their
 // pages written, 20-30 MB at 720p; a CUDA context's start) is kept out of the time after the
-// last frame: the contexts are made at once, each on a thread of its own, while the clip is
-// scored. On the H200 host's 16 cores (main d869d0f) this slowed the 720p clip least: made
-// before the first frame, the run waited for them (+44 ms before the last frame against +27 ms,
-// 720p integer, best of 5); made after the last frame, every page of theirs was faulted in then;
-// made on threads of idle priority (main f0d5bb4), worst:10 was slower (720p integer 1.258x
-// against 1.204x, 1080p 1.211x against 1.159x: the making slows the clip through memory, not
-// through the cores, and the rescoring then waited for cores). Those ways were bench switches
-// until session 9 (docs/journal/2026-11-26-vif-maps.md).
+// last frame: they are made while the clip is scored, by 2 threads each making its share in
+// turn (makers_count). On the H200 host's 16 cores (main d869d0f) making them while the clip is
+// scored slowed the 720p clip least: made before the first frame, the run waited for them (+44
+// ms before the last frame against +27 ms, 720p integer, best of 5); made after the last frame,
+// every page of theirs was faulted in then; made on threads of idle priority (main f0d5bb4),
+// worst:10 was slower (720p integer 1.258x against 1.204x, 1080p 1.211x against 1.159x: the
+// making slows the clip through memory, not through the cores, and the rescoring then waited
+// for cores). Those ways were bench switches until session 9 (docs/journal/2026-11-26-vif-maps.md).
 // One set serves a pair, or every rung of a ladder group in turn.
 #ifndef VIF_TOOLS_MAPS_MAP_CONTEXTS_HPP
 #define VIF_TOOLS_MAPS_MAP_CONTEXTS_HPP
@@ -47,11 +47,17 @@ public:
     size_t count() const { return count_; }
     /** Leaves the contexts to the process exit (vif's outputs are written, it leaves next). */
     void leave_to_the_exit();
-    /** How many threads make the contexts (and MapWriter::reserve_frames' buffers) at once:
-     *  one each by default; VIF_MAP_MAKERS=K (bench/cpu/maps_speed.sh's ways clip-m1, clip-m2):
-     *  K, each making its share one after the other, so that their pages are written over
-     *  more of the clip's time and fewer threads fault beside its scoring at once. */
+    /** How many threads make the contexts (and MapWriter::reserve_frames' buffers), each
+     *  making its share one after the other: kMakers, so that their pages are written over
+     *  more of the clip's time and fewer threads fault beside its scoring at once;
+     *  VIF_MAP_MAKERS=K (bench/cpu/maps_speed.sh's ways clip-m1, clip-mall): K. */
     static size_t makers_count();
+    /** Round 1 of session 9 (H200 host, 16 cores, main 0544c47, worst:10, best of 5
+     *  alternating, 720p integer / 720p float / 1080p integer / 1080p float): 2 threads
+     *  1.144x / 1.162x / 1.174x / 1.100x, a thread each (10 + 10 at the clip's start) 1.213x /
+     *  1.141x / 1.035x / 1.145x; at 720p integer the clip's last frame +16.9 ms against
+     *  +27.7 ms (medians -3.1 against +13.4) and the tail +21.0 against +28.0 ms. */
+    static constexpr size_t kMakers = 2;
 
 private:
     void make(); ///< every context, each on a thread of its own
