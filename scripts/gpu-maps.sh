@@ -26,8 +26,9 @@
 #            made while the clip is scored, the worst so far scored again while the last frames
 #            are, each in 2 bands on contexts made for a band) decides; other ways (whole frames
 #            on contexts made for a frame, clip-whole; PNG files, clip-png; the contexts made by a
-#            thread each at once, clip-mall; 5 rescoring contexts, clip-c5; more in maps_speed.sh's
-#            mode_env) are measured beside it, each also with the median of its runs' ratios
+#            thread each at once, clip-mall; 16 band contexts, clip-c16; 5, clip-c5; more in
+#            maps_speed.sh's mode_env) are measured beside it, each also with the median of its
+#            runs' ratios
 #            (MAPS_MODES); each with its clip phase and tail, and the steps after the last frame
 #            (from VIF_MAP_TRACE: the last frame scored again, local maps, files, the commit)
 # Prints PASS/FAIL per check and the numbers; exit status 0 only when every check passes.

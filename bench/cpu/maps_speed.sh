@@ -19,9 +19,9 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("clip clip-mall clip-png": the default with pgm16 files, the
-#        same with its contexts made by a thread each at once, and with PNG files; the first
-#        one decides; see mode_env), GOAL (1.2),
+#        BACKEND (cpu), MODES ("clip clip-mall clip-c16 clip-png": the default with pgm16
+#        files, the same with its contexts made by a thread each at once, with 16 band contexts,
+#        and with PNG files; the first one decides; see mode_env), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
 set -euo pipefail
@@ -29,7 +29,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip clip-mall clip-png"}
+MODES=${MODES:-"clip clip-mall clip-c16 clip-png"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
@@ -65,6 +65,7 @@ mode_env() {
     clip-bc3) echo "1 - - 3 -" ;;       # every frame in 3 bands on contexts made for a band, one for 2 bands
     clip-whole) echo "1 - - 1 -" ;;     # whole frames on contexts made for a frame (5 at worst:10)
     clip-c5) echo "1 - 5 2 -" ;;        # the default's 2 bands a frame on 5 band contexts (not 10): half their pages
+    clip-c16) echo "1 - 16 2 -" ;;      # the default's 2 bands a frame on 16 band contexts (one a core at 16 cores): fewer bands a context after the last frame
     clip-m1) echo "1 - - - 1" ;;        # the default, its contexts and buffers made by 1 thread (not 2)
     clip-mall) echo "1 - - - 256" ;;    # the same, made by a thread each, all at once (the default before session 9's round 2)
     clip-png) echo "1 - - - -" ;;       # the default, colour PNG files (--map-format png)
@@ -83,6 +84,7 @@ mode_says() {
     clip-whole) echo "(as clip, whole frames on contexts made for a frame, one for every 2 frames, bands of rows where workers are idle)" ;;
     clip-png) echo "(as clip, --map-format png)" ;;
     clip-c5) echo "(as clip, 5 band contexts: each scores 4 bands, half the pages made during the clip)" ;;
+    clip-c16) echo "(as clip, 16 band contexts: most score 1 band, 1.6x the pages made during the clip)" ;;
     clip-m1) echo "(as clip, the contexts and buffers made one after the other on 1 thread)" ;;
     clip-mall) echo "(as clip, the contexts and buffers made by a thread each, all at once)" ;;
     *) echo "($1)" ;;

@@ -280,7 +280,11 @@ TEST_F(MapCli, WorstNFilesAreThoseOfTheAllRun) {
         ::setenv("VIF_MAP_BAND_CONTEXTS", "2", 1);
         run("worst:1000", "every_bandctx");
         ::setenv("VIF_MAP_BAND_CONTEXTS", "3", 1);
+        // (and each band's local maps in 3 parts of rows, each on a thread: as after the last
+        // frame where cores are idle, VIF_MAP_LOCAL_PARTS)
+        ::setenv("VIF_MAP_LOCAL_PARTS", "3", 1);
         run("worst:1000", "every_bandctx_copied", true);
+        ::unsetenv("VIF_MAP_LOCAL_PARTS");
         ::unsetenv("VIF_MAP_BAND_CONTEXTS");
         const std::vector<std::string> all = files_in(dir_ + "/all");
         const size_t frames = all.size() / VIF_NUM_SCALES;

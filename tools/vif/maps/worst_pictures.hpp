@@ -169,10 +169,15 @@ private:
         std::vector<Spent> spent;          ///< by context
         unsigned threads = 1;              ///< each context's threads for a whole frame's maps
         int forced_bands = -1;             ///< VIF_MAP_BANDS (0: never split; -1: unset)
-        std::thread launcher;              ///< waits for the contexts, runs the workers
+        uint32_t local_parts = 0; ///< VIF_MAP_LOCAL_PARTS: a band's local maps in that many parts
+        std::thread launcher;     ///< waits for the contexts, runs the workers
     };
     /** Hands the arrays of the frame `ctx` gave last back to its pool (see the .cpp). */
     static void release_maps(VifContext *ctx, const Job &next);
+    /** out.hold_rows of rows [first, end) in `parts` parts, each on a thread of its own (the
+     *  first on this one). Throws Failure. */
+    static void hold_rows_in_parts(MapWriter &out, const VifMaps &m, uint32_t top, uint32_t first,
+                                   uint32_t end, uint32_t parts, MapWriter::Kept &k);
     /** A context's thread of start_early. */
     void early_worker(VifContext *ctx, size_t c, MapWriter &out);
     /** A frame queued (x.mu held). */
