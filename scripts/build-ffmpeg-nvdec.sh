@@ -11,7 +11,7 @@
 # libdav1d stays a shared library (Debian ships no static one): carry libdav1d.so.6 with the
 # binary where there is none.
 #
-# Use:   scripts/build-ffmpeg-nvdec.sh [prefix]
+# Use:   scripts/build-ffmpeg-nvdec.sh [prefix]   (session 9's patched build: .deps/ffmpeg-nvdec-keep)
 # Then:  cmake ... -DVIF_FFMPEG_ROOT=$PWD/.deps/ffmpeg-nvdec -DCMAKE_CUDA_ARCHITECTURES=90
 #        (bench/nvdec/pack.sh packs the CLI, its libraries and the clips for the GPU machine).
 # This FFmpeg has only what the NVDEC path needs: tests/ffmpeg's encodes (FFV1, NUT, MPEG-4,
@@ -28,6 +28,15 @@ if [[ -z $src || ! -x $src/configure ]]; then
   (cd "$root/.deps/src" && apt-get source ffmpeg)
   src=$(ls -d "$root"/.deps/src/ffmpeg-5.1*/ | head -1); src=${src%/}
 fi
+# libvif's patches (scripts/ffmpeg-patches, each applied once): nvdec-keep-decoders.patch keeps
+# cuvid decoders for reuse where the environment asks (VIF_NVDEC_KEEP_DECODERS=1, which `vif
+# batch` sets on GPUs): the driver makes NVDEC sessions one at a time for the whole host, and
+# FFmpeg 5.1's H.264 decoder makes a new one for every input.
+for p in "$root"/scripts/ffmpeg-patches/*.patch; do
+  [[ -e $p ]] || continue
+  if patch -d "$src" -p1 -R -s -f --dry-run < "$p" > /dev/null 2>&1; then continue; fi # applied
+  patch -d "$src" -p1 -s -f < "$p"
+done
 jobs=${JOBS:-2}
 build=$root/.deps/build-ffmpeg-nvdec
 mkdir -p "$build"

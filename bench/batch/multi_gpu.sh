@@ -140,8 +140,22 @@ note "host: $(lscpu 2>/dev/null | grep -E '^(Model name|Thread\(s\) per core|Cor
 [ "$ngpu" -ge 4 ] || note "SKIP every 4-GPU way and target: this machine has $ngpu GPU(s) (the 2-GPU targets are checked)"
 
 # ---- builds (both at once) ----
-ff=$ROOT/.deps/ffmpeg-nvdec
+# (VIF_FFMPEG_PREFIX: the static FFmpeg's prefix for scripts/gpu-check.sh's builds, default
+# .deps/ffmpeg-nvdec-keep where it was carried -- scripts/build-ffmpeg-nvdec.sh with
+# scripts/ffmpeg-patches, whose cuvid decoders are kept from input to input -- else
+# .deps/ffmpeg-nvdec.)
+if [ -z "${VIF_FFMPEG_PREFIX:-}" ] && [ -f "$ROOT/.deps/ffmpeg-nvdec-keep/lib/libavcodec.a" ]; then
+  export VIF_FFMPEG_PREFIX=.deps/ffmpeg-nvdec-keep
+fi
+ff=$ROOT/${VIF_FFMPEG_PREFIX:-.deps/ffmpeg-nvdec}
 [ -d "$ff/lib" ] && export LD_LIBRARY_PATH=$ff/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+if [ -f "$ff/lib/libavcodec.a" ]; then
+  if grep -qa VIF_NVDEC_KEEP_DECODERS "$ff/lib/libavcodec.a"; then
+    note "FFmpeg: $ff, with scripts/ffmpeg-patches/nvdec-keep-decoders.patch (cuvid decoders kept from input to input)"
+  else
+    note "FFmpeg: $ff, without the kept cuvid decoders (scripts/ffmpeg-patches not applied)"
+  fi
+fi
 build() { # SRC BUILD_DIR LOG
   VIF_SRC=$1 BUILD_DIR=$2 OUT=$RES/$3 TARGETS=vif_cli bash "$ROOT/scripts/gpu-check.sh" build \
     > "$RES/$3.log" 2>&1
@@ -291,22 +305,18 @@ catalogue() { # TAG MANIFEST
   # VIF_BATCH_SESSION_ORDER=0, no interleaving of the devices) and the next row's opening while
   # a row decodes turned off (g4na) -- in that order, the last the first to go when time runs out.
   if [ "$tag" = B64 ]; then
-    # (g4proc: one process per GPU, --shard I/4 --devices I. On 4 GPUs one process kept NVDEC
-    # about 50% busy against 93% on one GPU, the rows' session openings slow (lead, 2026-11-27,
-    # 25-early): is what serialises them the process's or the host's?)
-    [ "$ngpu" -ge 4 ] && ways+=("g4proc:one process per GPU, --shard I/4 --devices I")
-    [ "$ngpu" -ge 4 ] && ways+=("g4w4:--devices $(devlist 4) --workers 16" "g4so:--devices $(devlist 4) (sessions in arrival order)")
-    # (g4tw: a row's NVDEC decoders torn down on its worker, as before session 9, not on a
-    # thread of their own: VIF_BATCH_TEARDOWN_ELSEWHERE=0.)
-    [ "$ngpu" -ge 4 ] && ways+=("g4tw:--devices $(devlist 4) (teardown on the workers)")
-    # (Two NVDEC decoders an input, not one: a row decodes faster, which the last rows of each
-    # device, decoding with the engines half idle, want; two sessions more a row to open.)
-    [ "$ngpu" -ge 4 ] && ways+=("g4d2:--devices $(devlist 4) --nvdec-decoders 2")
-    [ "$ngpu" -ge 2 ] && ways+=("g2w4:--devices $(devlist 2) --workers 8" "g2so:--devices $(devlist 2) (sessions in arrival order)")
-    [ "$ngpu" -ge 4 ] && ways+=("g4na:--devices $(devlist 4) (open-ahead off)")
+    # (Round 1 of session 9 measured g4proc, one process per GPU: 1.77x against 2.03x, the
+    # sessions' making serialised for the host, not the process; g4so, sessions in arrival
+    # order: 1.59x; g4d2, two NVDEC decoders an input: 1.10x. Not run again.)
+    # g4nk / g2nk: cuvid decoders not kept (VIF_NVDEC_KEEP_DECODERS=0: a session made for every
+    # input, as before); g4tw: a row's NVDEC decoders torn down on its worker, as before, not on
+    # a thread of their own (VIF_BATCH_TEARDOWN_ELSEWHERE=0).
+    [ "$ngpu" -ge 4 ] && ways+=("g4nk:--devices $(devlist 4) (decoders not kept)" "g4tw:--devices $(devlist 4) (teardown on the workers)" "g4w4:--devices $(devlist 4) --workers 16" "g4na:--devices $(devlist 4) (open-ahead off)")
+    [ "$ngpu" -ge 2 ] && ways+=("g2nk:--devices $(devlist 2) (decoders not kept)" "g2w4:--devices $(devlist 2) --workers 8")
   fi
-  # B: the first round's sessions in arrival order beside the default (interleaved devices).
-  if [ "$tag" = B ]; then
+  # B: the first round's sessions in arrival order beside the default (interleaved devices;
+  # round 1 of session 9: 1.54x / 1.70x against 1.52x / 1.79x; B_SO=1 runs them again).
+  if [ "$tag" = B ] && [ "${B_SO:-0}" = 1 ]; then
     for g in 2 4; do
       [ "$g" -le "$ngpu" ] && ways+=("g${g}so:--devices $(devlist "$g") (sessions in arrival order)")
     done
@@ -385,6 +395,8 @@ catalogue() { # TAG MANIFEST
     [[ $key == *na ]] && ahead=0 args=${args% (open-ahead off)}
     local sorder=${VIF_BATCH_SESSION_ORDER:-}
     [[ $key == *so ]] && sorder=0 args=${args% (sessions in arrival order)}
+    local nkeep=${VIF_NVDEC_KEEP_DECODERS:-}
+    [[ $key == *nk ]] && nkeep=0 args=${args% (decoders not kept)}
     local tdown=${VIF_BATCH_TEARDOWN_ELSEWHERE:-}
     [[ $key == *tw ]] && tdown=0 args=${args% (teardown on the workers)}
     local dropb=${VIF_PREFETCH_DROP_BYTES:-}
@@ -411,7 +423,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_ORDER=$sorder VIF_BATCH_TEARDOWN_ELSEWHERE=$tdown VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_ORDER=$sorder VIF_BATCH_TEARDOWN_ELSEWHERE=$tdown VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs

@@ -180,6 +180,15 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         ::mallopt(M_TRIM_THRESHOLD, 1 << 30);
     }
 #endif
+    // The static FFmpeg of the NVDEC builds (scripts/ffmpeg-patches/nvdec-keep-decoders.patch)
+    // keeps a cuvid decoder no longer used for the next one of the same parameters on the same
+    // device where this asks: an NVDEC session's making waits for the driver, which makes them
+    // one at a time for the whole host (0.12 s each with four GPUs decoding), and FFmpeg's H.264
+    // decoder makes one for every input. Set before any thread of the run starts (an FFmpeg
+    // without the patch ignores it; VIF_NVDEC_KEEP_DECODERS=0, benchmarks: not kept).
+    if (const char *k = std::getenv("VIF_NVDEC_KEEP_DECODERS");
+        !devices.devices.empty() && !devices.cpu_standins && !(k && *k))
+        ::setenv("VIF_NVDEC_KEEP_DECODERS", "1", 1);
     struct rusage usage_at_start {};
     ::getrusage(RUSAGE_SELF, &usage_at_start);
     auto since_start = [&] {
