@@ -179,6 +179,13 @@ for p in "${pids[@]}"; do wait "$p"; done
 NEW_VIF=$(realpath "$NEW_VIF")
 [ "$BASE_VIF" = none ] || BASE_VIF=$(realpath "$BASE_VIF")
 note "new: $NEW_VIF; baseline: $BASE_VIF"
+# (The FFmpeg linked into the new binary: with the kept cuvid decoders of
+# scripts/ffmpeg-patches, or not -- a build directory configured before keeps the FFmpeg it found.)
+if grep -qa VIF_NVDEC_KEEP_DECODERS "$NEW_VIF"; then
+  note "new binary: its FFmpeg keeps cuvid decoders (nvdec-keep-decoders.patch)"
+else
+  note "new binary: its FFmpeg does not keep cuvid decoders (unpatched, or none)"
+fi
 
 # ---- helpers ----
 # Each timed run starts once the runs before it have gone, their exit holders too (a holder
