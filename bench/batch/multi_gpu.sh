@@ -157,6 +157,12 @@ if [ -f "$ff/lib/libavcodec.a" ]; then
   fi
 fi
 build() { # SRC BUILD_DIR LOG
+  # A build directory configured with another FFmpeg prefix keeps the one it found: configured
+  # again from scratch.
+  if [ -n "${VIF_FFMPEG_PREFIX:-}" ] && [ -f "$2/CMakeCache.txt" ] &&
+     ! grep -q "${VIF_FFMPEG_PREFIX##*/}/" "$2/CMakeCache.txt"; then
+    rm -f "$2/CMakeCache.txt"
+  fi
   VIF_SRC=$1 BUILD_DIR=$2 OUT=$RES/$3 TARGETS=vif_cli bash "$ROOT/scripts/gpu-check.sh" build \
     > "$RES/$3.log" 2>&1
 }
