@@ -324,7 +324,13 @@ catalogue() { # TAG MANIFEST
     # g4nk / g2nk: cuvid decoders not kept (VIF_NVDEC_KEEP_DECODERS=0: a session made for every
     # input, as before); g4tw: a row's NVDEC decoders torn down on its worker, as before, not on
     # a thread of their own (VIF_BATCH_TEARDOWN_ELSEWHERE=0).
-    [ "$ngpu" -ge 4 ] && ways+=("g4nk:--devices $(devlist 4) (decoders not kept)" "g4tw:--devices $(devlist 4) (teardown on the workers)" "g4w4:--devices $(devlist 4) --workers 16" "g4na:--devices $(devlist 4) (open-ahead off)")
+    # With kept decoders a session is made only for more inputs open at once than before: the
+    # workers and open-ahead set how many (8 a GPU with open-ahead: 32 rows, 64 sessions, on four
+    # GPUs, each worker's 2 rows of the 64 open at once: nothing kept is taken again). g4w4 (4 a
+    # GPU), g4na (no open-ahead), g4w4na (both: 16 rows at once, 32 sessions) say which pays.
+    [ "$ngpu" -ge 4 ] && ways+=("g4w4:--devices $(devlist 4) --workers 16" "g4na:--devices $(devlist 4) (open-ahead off)" "g4w4na:--devices $(devlist 4) --workers 16 (open-ahead off)" "g4nk:--devices $(devlist 4) (decoders not kept)")
+    [ "$ngpu" -ge 2 ] && ways+=("g2w4na:--devices $(devlist 2) --workers 8 (open-ahead off)")
+    [ "$ngpu" -ge 4 ] && ways+=("g4tw:--devices $(devlist 4) (teardown on the workers)")
     [ "$ngpu" -ge 2 ] && ways+=("g2nk:--devices $(devlist 2) (decoders not kept)" "g2w4:--devices $(devlist 2) --workers 8")
   fi
   # B: the first round's sessions in arrival order beside the default (interleaved devices;
