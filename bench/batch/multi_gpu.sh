@@ -328,7 +328,9 @@ catalogue() { # TAG MANIFEST
     # workers and open-ahead set how many (8 a GPU with open-ahead: 32 rows, 64 sessions, on four
     # GPUs, each worker's 2 rows of the 64 open at once: nothing kept is taken again). g4w4 (4 a
     # GPU), g4na (no open-ahead), g4w4na (both: 16 rows at once, 32 sessions) say which pays.
-    [ "$ngpu" -ge 4 ] && ways+=("g4w4:--devices $(devlist 4) --workers 16" "g4na:--devices $(devlist 4) (open-ahead off)" "g4w4na:--devices $(devlist 4) --workers 16 (open-ahead off)" "g4nk:--devices $(devlist 4) (decoders not kept)")
+    # g4ad / g4w4ad: a worker's next row opened once its row is decoded to the end, its
+    # decoders kept for the next (VIF_BATCH_AHEAD_AFTER_DECODING=1), not once its inputs open.
+    [ "$ngpu" -ge 4 ] && ways+=("g4w4:--devices $(devlist 4) --workers 16" "g4na:--devices $(devlist 4) (open-ahead off)" "g4w4na:--devices $(devlist 4) --workers 16 (open-ahead off)" "g4ad:--devices $(devlist 4) (ahead after decoding)" "g4w4ad:--devices $(devlist 4) --workers 16 (ahead after decoding)" "g4nk:--devices $(devlist 4) (decoders not kept)")
     [ "$ngpu" -ge 2 ] && ways+=("g2w4na:--devices $(devlist 2) --workers 8 (open-ahead off)")
     [ "$ngpu" -ge 4 ] && ways+=("g4tw:--devices $(devlist 4) (teardown on the workers)")
     [ "$ngpu" -ge 2 ] && ways+=("g2nk:--devices $(devlist 2) (decoders not kept)" "g2w4:--devices $(devlist 2) --workers 8")
@@ -414,6 +416,8 @@ catalogue() { # TAG MANIFEST
     [[ $key == *na ]] && ahead=0 args=${args% (open-ahead off)}
     local sorder=${VIF_BATCH_SESSION_ORDER:-}
     [[ $key == *so ]] && sorder=0 args=${args% (sessions in arrival order)}
+    local aad=${VIF_BATCH_AHEAD_AFTER_DECODING:-}
+    [[ $key == *ad ]] && aad=1 args=${args% (ahead after decoding)}
     local nkeep=${VIF_NVDEC_KEEP_DECODERS:-}
     [[ $key == *nk ]] && nkeep=0 args=${args% (decoders not kept)}
     local tdown=${VIF_BATCH_TEARDOWN_ELSEWHERE:-}
@@ -442,7 +446,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_ORDER=$sorder VIF_BATCH_TEARDOWN_ELSEWHERE=$tdown VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_ORDER=$sorder VIF_BATCH_TEARDOWN_ELSEWHERE=$tdown VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_BATCH_AHEAD_AFTER_DECODING=$aad VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs

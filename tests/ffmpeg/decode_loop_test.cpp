@@ -2,6 +2,7 @@
 // the end of the stream, where an error happened), and the segment decoder (several software
 // decoders on segments cut at IDR pictures) giving exactly the frames of the reader (one
 // decoder from the start), in the number the encode was made with.
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "decode_loop.hpp"
@@ -264,6 +266,11 @@ TEST(SegmentDecoder, SoftwareSegmentsGiveTheReadersFrames) {
     }
     EXPECT_EQ(n, want.size());
     EXPECT_GT(dec.segments(), 3u); // cut at the IDR pictures, 10 frames apart
+    // Every frame handed out: every decoder has ended (how `vif batch` knows when a row's
+    // decoders are free for its next row). (Its threads end right after their last frame.)
+    for (int i = 0; i < 2000 && !dec.decoding_ended(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    EXPECT_TRUE(dec.decoding_ended());
 }
 
 // Decoder sessions an input costs: the probe's decoder goes on as decoder 0 (one opened, none

@@ -374,6 +374,11 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     if (const char *v = std::getenv("VIF_BATCH_TEARDOWN_ELSEWHERE");
         !devices.devices.empty() && !devices.cpu_standins && !(v && std::string(v) == "0"))
         shared.teardown_elsewhere = true;
+    // VIF_BATCH_AHEAD_AFTER_DECODING=1 (benchmarks, off by default): a worker opens its next
+    // NVDEC row once its row is decoded to the end (its cuvid decoders kept, for the next row
+    // to take), not once its row's inputs are open.
+    if (const char *v = std::getenv("VIF_BATCH_AHEAD_AFTER_DECODING"); v && std::string(v) == "1")
+        shared.ahead_after_decoding = true;
     vif::batch::SessionTurns session_turns;
     if (const char *v = std::getenv("VIF_BATCH_SESSION_ORDER");
         distinct.size() > 1 && !(v && std::string(v) == "0"))

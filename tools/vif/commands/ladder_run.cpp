@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <condition_variable>
@@ -457,7 +458,38 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         }
         times.open += since(opening);
         urgent.reset();
-        if (hw) announce_open(); // (else the host path opens them: announced there)
+        // The caller's next row opens once this one's inputs are open; or (ahead_after_decoding)
+        // once both inputs are decoded to their end, their decoders freed or kept: with kept
+        // cuvid decoders the next row then takes them instead of making sessions, while this
+        // row's last decoded frames are still being scored. (Declared after `hw`: the watcher
+        // ends before the decoders go.)
+        struct AfterDecoding {
+            std::atomic<bool> stop{false};
+            std::thread watcher;
+            ~AfterDecoding() {
+                stop = true;
+                if (watcher.joinable()) watcher.join();
+            }
+        } after_decoding;
+        if (hw && s.ahead_after_decoding && s.inputs_open && hw->ref_decoder && hw->dist_decoder) {
+            announced = true; // (by the watcher, or not at all: the caller then takes its next)
+            try {
+                after_decoding.watcher = std::thread([&after_decoding, &hw, &s] {
+                    while (!after_decoding.stop) {
+                        if (hw->ref_decoder->decoding_ended() &&
+                            hw->dist_decoder->decoding_ended()) {
+                            s.inputs_open();
+                            return;
+                        }
+                        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+                    }
+                });
+            } catch (const std::system_error &) {
+                s.inputs_open(); // (no thread: at once)
+            }
+        } else if (hw) {
+            announce_open(); // (else the host path opens them: announced there)
+        }
         if (hw && hw->ref_decoder && hw->dist_decoder &&
             hw->ref_decoder->width() == hw->dist_decoder->width() &&
             hw->ref_decoder->height() == hw->dist_decoder->height() &&

@@ -100,6 +100,9 @@ struct LadderSettings {
     /// (their sessions' destruction and frees wait on the driver, which every GPU's decoding
     /// shares), not on the worker's, which goes on to its next row; finish_teardowns() waits.
     bool teardown_elsewhere = false;
+    /// run_groups: a row NVDEC decodes calls inputs_open once both its inputs are decoded to
+    /// their end (their decoders freed or kept), not once they are open.
+    bool ahead_after_decoding = false;
 };
 
 /** The teardowns handed off so far (LadderSettings::teardown_elsewhere): how many, and the time
