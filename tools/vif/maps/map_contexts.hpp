@@ -52,11 +52,13 @@ public:
      *  more of the clip's time and fewer threads fault beside its scoring at once;
      *  VIF_MAP_MAKERS=K (bench/cpu/maps_speed.sh's ways clip-m1, clip-mall): K. */
     static size_t makers_count();
-    /** Round 1 of session 9 (H200 host, 16 cores, main 0544c47, worst:10, best of 5
-     *  alternating, 720p integer / 720p float / 1080p integer / 1080p float): 2 threads
-     *  1.144x / 1.162x / 1.174x / 1.100x, a thread each (10 + 10 at the clip's start) 1.213x /
-     *  1.141x / 1.035x / 1.145x; at 720p integer the clip's last frame +16.9 ms against
-     *  +27.7 ms (medians -3.1 against +13.4) and the tail +21.0 against +28.0 ms. */
+    /** Session 9 (H200 host, 16 cores, worst:10, best of 5 / 7 alternating, 720p integer /
+     *  720p float / 1080p integer / 1080p float): 2 threads 1.144x / 1.162x / 1.174x / 1.100x
+     *  (round 1, main 0544c47) and 1.109x / 1.107x / 1.166x / 1.077x (round 2, 68adae1), a
+     *  thread each (10 + 10 at the clip's start) 1.213x / 1.141x / 1.035x / 1.145x and 1.193x
+     *  / 1.034x / 1.165x / 1.053x: the 720p integer line (the one over 1.2x) gains, the others
+     *  are within the spread; at 720p integer the tail after the last frame +13.0 ms against
+     *  +26.8 ms (round 2's best runs). */
     static constexpr size_t kMakers = 2;
 
 private:
