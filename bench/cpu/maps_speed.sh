@@ -19,9 +19,8 @@
 #   bench/cpu/maps_speed.sh [VIF_BINARY]      (default build-cpu/tools/vif/vif)
 #   env: DIR (clips and results, default /tmp/vif-maps-bench), FRAMES (default 250: 10 s at 25 fps), REPS (5),
 #        SIZES ("1280x720 1920x1080"), VARIANTS ("integer float"), THREADS (0: all cores),
-#        BACKEND (cpu), MODES ("clip clip-mall clip-c16 clip-png": the default with pgm16
-#        files, the same with its contexts made by a thread each at once, with 16 band contexts,
-#        and with PNG files; the first one decides; see mode_env), GOAL (1.2),
+#        BACKEND (cpu), MODES ("clip clip-png": the default with pgm16 files, and with PNG
+#        files; the first one decides; other ways in mode_env), GOAL (1.2),
 #        METRIC (wall, or cpu: judge on user + system time, for a machine shared with other work),
 #        GEN (ffmpeg, the default where it is installed, or numpy), PYTHON (python3, with numpy)
 set -euo pipefail
@@ -29,7 +28,7 @@ VIF=${1:-build-cpu/tools/vif/vif}
 DIR=${DIR:-/tmp/vif-maps-bench}
 FRAMES=${FRAMES:-250}
 REPS=${REPS:-5}
-MODES=${MODES:-"clip clip-mall clip-c16 clip-png"}
+MODES=${MODES:-"clip clip-png"}
 GOAL=${GOAL:-1.2}
 SIZES=${SIZES:-"1280x720 1920x1080"}
 VARIANTS=${VARIANTS:-"integer float"}
