@@ -23,14 +23,14 @@
 #            worst:10` against no maps, 720p and 1080p, integer and float (goal <= 1.2x the wall
 #            time, the issue's "speed"; the CPU time printed beside it), best of MAPS_REPS (5)
 #            runs alternating with and without maps; the default (the worst frames' contexts
-#            made while the clip is scored, the worst so far scored again while the last frames
-#            are, each in 2 bands on contexts made for a band) decides; other ways (whole frames
-#            on contexts made for a frame, clip-whole; PNG files, clip-png; the contexts made by a
-#            thread each at once, clip-mall; 16 band contexts, clip-c16; 5, clip-c5; more in
-#            maps_speed.sh's mode_env) are measured beside it, each also with the median of its
-#            runs' ratios
-#            (MAPS_MODES); each with its clip phase and tail, and the steps after the last frame
-#            (from VIF_MAP_TRACE: the last frame scored again, local maps, files, the commit)
+#            made by 2 threads while the clip is scored, the worst so far scored again while the
+#            last frames are, each in 2 bands on contexts made for a band) decides; PNG files
+#            (clip-png) by default beside it, and with MAPS_MODES other ways (whole frames on
+#            contexts made for a frame, clip-whole; the contexts made by a thread each at once,
+#            clip-mall; 16 band contexts, clip-c16; 5, clip-c5; more in maps_speed.sh's
+#            mode_env), each also with the median of its runs' ratios, its clip phase and tail,
+#            and the steps after the last frame (from VIF_MAP_TRACE: the last frame scored
+#            again, local maps, files, the commit)
 # Prints PASS/FAIL per check and the numbers; exit status 0 only when every check passes.
 # Results: summary.md and logs.tar.gz (every log and table) in $OUT.
 # Environment: BUILD_DIR (default build-gpu-maps), OUT (default $BUILD_DIR/maps-results),
