@@ -365,9 +365,6 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // NVDEC rows to be scored now open before rows opened ahead (batch/open_priority.hpp).
     vif::batch::OpenPriority open_priority;
     shared.open_priority = &open_priority;
-    // NVDEC rows take turns to open their sessions, the devices interleaved, so that every
-    // device gets its first rows' sessions early (batch/session_turns.hpp). With several devices;
-    // VIF_BATCH_SESSION_ORDER=0: in the order the rows ask (benchmarks).
     // A row NVDEC decoded has its decoders torn down on a thread of their own, the worker going
     // on to its next row (ladder_run.hpp; VIF_BATCH_TEARDOWN_ELSEWHERE=0, benchmarks: on the
     // worker's).
@@ -379,10 +376,18 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // to take), not once its row's inputs are open.
     if (const char *v = std::getenv("VIF_BATCH_AHEAD_AFTER_DECODING"); v && std::string(v) == "1")
         shared.ahead_after_decoding = true;
+    // NVDEC rows take turns to open their sessions, the devices interleaved, so that every
+    // device gets its first rows' sessions early (batch/session_turns.hpp): with several
+    // devices, each worker's first row (the rows opened ahead meanwhile wait for those:
+    // open_priority.hpp). Its later rows open at once: with kept cuvid decoders
+    // (VIF_NVDEC_KEEP_DECODERS) they make no session, and taking turns two at a time for the
+    // host queued them (4x H200, 2026-11-27, 64 1080p H.264 rows on four GPUs, 4 workers a GPU
+    // without open-ahead: 0.35 s of opening a row, its first-frame probes 0.08 s).
+    // VIF_BATCH_SESSION_ORDER=0: no turns; =all: every row takes turns (benchmarks).
     vif::batch::SessionTurns session_turns;
-    if (const char *v = std::getenv("VIF_BATCH_SESSION_ORDER");
-        distinct.size() > 1 && !(v && std::string(v) == "0"))
-        shared.session_turns = &session_turns;
+    const char *turns_env = std::getenv("VIF_BATCH_SESSION_ORDER");
+    const bool turns_on = distinct.size() > 1 && !(turns_env && std::string(turns_env) == "0");
+    const bool turns_every_row = turns_on && turns_env && std::string(turns_env) == "all";
     if (!devices.devices.empty())
         shared.backend = devices.cpu_standins ? VIF_BACKEND_CPU : VIF_BACKEND_CUDA;
     // NVDEC decoders per input: media/'s default (3) serves one row on a GPU; with several rows
@@ -502,6 +507,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         // assignment (once): a running device's, or none (it waits, for start_rest).
         bool placed = false;
         bool copy_threads_set = false; // (s.threads, once)
+        bool first_part = true;        // (its first part takes a turn to open: session_turns)
         auto unplaced = [&] {
             return waits_for_startup && !placed && startup->left_out(slots[home].device);
         };
@@ -595,6 +601,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 std::set<size_t> reused_rows;
                 mark_reused(a.jobs, &keys, &reused_rows);
                 LadderSettings as = s;
+                as.session_turns = turns_every_row ? &session_turns : nullptr;
                 as.decoder_threads = decoder_threads(a.jobs.size());
                 as.reference_decoder_threads = reference_threads(a.jobs.size(), as.decoder_threads);
                 as.simulate_device_failure = false;
@@ -680,6 +687,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             GroupTimes times;
             s.times = &times;
             s.opened = opened.get();
+            // (Turns for the worker's first part only, or every one where asked.)
+            s.session_turns =
+                turns_on && (first_part || turns_every_row) ? &session_turns : nullptr;
+            first_part = false;
             s.inputs_open = nullptr;
             if (open_ahead_on) s.inputs_open = take_ahead;
             const double group_begin = since_start();
