@@ -334,10 +334,10 @@ catalogue() { # TAG MANIFEST
     [ "$ngpu" -ge 2 ] && ways+=("g2w4na:--devices $(devlist 2) --workers 8 (open-ahead off)")
     [ "$ngpu" -ge 4 ] && ways+=("g4tw:--devices $(devlist 4) (teardown on the workers)")
     [ "$ngpu" -ge 2 ] && ways+=("g2nk:--devices $(devlist 2) (decoders not kept)" "g2w4:--devices $(devlist 2) --workers 8")
-    # (After round 2: a worker's first NVDEC row takes a turn, its later ones open at once;
-    # g4ta / g4w4nata: every row takes turns, as in round 2 (VIF_BATCH_SESSION_ORDER=all);
-    # g4so: none (=0).)
-    [ "$ngpu" -ge 4 ] && ways+=("g4ta:--devices $(devlist 4) (every row takes turns)" "g4w4nata:--devices $(devlist 4) --workers 16 (open-ahead off) (every row takes turns)" "g4so:--devices $(devlist 4) (sessions in arrival order)")
+    # (After round 2: g4tf / g4w4natf, only each worker's first NVDEC row takes a turn, its
+    # later ones, which find kept decoders, open at once (VIF_BATCH_SESSION_ORDER=first); g4so:
+    # no turns (=0).)
+    [ "$ngpu" -ge 4 ] && ways+=("g4tf:--devices $(devlist 4) (first rows take turns)" "g4w4natf:--devices $(devlist 4) --workers 16 (open-ahead off) (first rows take turns)" "g4so:--devices $(devlist 4) (sessions in arrival order)")
     # B64_WAYS="g2 g4 ...": only those ways (and g1), in that list's order of the ways above.
     if [ -n "${B64_WAYS:-}" ]; then
       local keep=() w
@@ -426,8 +426,8 @@ catalogue() { # TAG MANIFEST
     local more=--timings ahead=1
     [[ $key == base* ]] && vif=$BASE_VIF more=""
     local sorder=${VIF_BATCH_SESSION_ORDER:-}
-    [[ $key == *ta ]] && sorder=all args=${args% (every row takes turns)}
-    [[ $key == *na || $key == *nata ]] && ahead=0 args=${args% (open-ahead off)}
+    [[ $key == *tf ]] && sorder=first args=${args% (first rows take turns)}
+    [[ $key == *na || $key == *natf ]] && ahead=0 args=${args% (open-ahead off)}
     [[ $key == *so ]] && sorder=0 args=${args% (sessions in arrival order)}
     local aad=${VIF_BATCH_AHEAD_AFTER_DECODING:-}
     [[ $key == *ad ]] && aad=1 args=${args% (ahead after decoding)}

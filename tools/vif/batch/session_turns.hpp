@@ -7,8 +7,7 @@
 // rows take turns: among the rows waiting, rows to be scored now before rows opened ahead, then
 // the device with the fewest rows given a turn so far, then the earliest to ask; `width` rows
 // open at once (the driver's order within them is its own), so that the parts of an opening
-// that are not the driver's overlap. (`vif batch` gives turns to each worker's first row: its
-// later rows, which find kept decoders, open at once; group_runner.cpp.)
+// that are not the driver's overlap.
 #ifndef VIF_TOOLS_BATCH_SESSION_TURNS_HPP
 #define VIF_TOOLS_BATCH_SESSION_TURNS_HPP
 

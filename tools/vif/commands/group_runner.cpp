@@ -377,17 +377,15 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     if (const char *v = std::getenv("VIF_BATCH_AHEAD_AFTER_DECODING"); v && std::string(v) == "1")
         shared.ahead_after_decoding = true;
     // NVDEC rows take turns to open their sessions, the devices interleaved, so that every
-    // device gets its first rows' sessions early (batch/session_turns.hpp): with several
-    // devices, each worker's first row (the rows opened ahead meanwhile wait for those:
-    // open_priority.hpp). Its later rows open at once: with kept cuvid decoders
-    // (VIF_NVDEC_KEEP_DECODERS) they make no session, and taking turns two at a time for the
-    // host queued them (4x H200, 2026-11-27, 64 1080p H.264 rows on four GPUs, 4 workers a GPU
-    // without open-ahead: 0.35 s of opening a row, its first-frame probes 0.08 s).
-    // VIF_BATCH_SESSION_ORDER=0: no turns; =all: every row takes turns (benchmarks).
+    // device gets its first rows' sessions early (batch/session_turns.hpp), with several
+    // devices. Benchmarks: VIF_BATCH_SESSION_ORDER=0, no turns; =first, only each worker's
+    // first row (its later rows, which find kept cuvid decoders, open at once: every row taking
+    // turns two at a time for the host, a row's opening took 0.35 s on four GPUs with 4
+    // workers a GPU and no open-ahead, its first-frame probes 0.08 s; not yet measured).
     vif::batch::SessionTurns session_turns;
     const char *turns_env = std::getenv("VIF_BATCH_SESSION_ORDER");
     const bool turns_on = distinct.size() > 1 && !(turns_env && std::string(turns_env) == "0");
-    const bool turns_every_row = turns_on && turns_env && std::string(turns_env) == "all";
+    const bool turns_every_row = turns_on && !(turns_env && std::string(turns_env) == "first");
     if (!devices.devices.empty())
         shared.backend = devices.cpu_standins ? VIF_BACKEND_CPU : VIF_BACKEND_CUDA;
     // NVDEC decoders per input: media/'s default (3) serves one row on a GPU; with several rows
@@ -687,7 +685,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             GroupTimes times;
             s.times = &times;
             s.opened = opened.get();
-            // (Turns for the worker's first part only, or every one where asked.)
+            // (Turns for every part, or for the worker's first only where asked.)
             s.session_turns =
                 turns_on && (first_part || turns_every_row) ? &session_turns : nullptr;
             first_part = false;
