@@ -68,6 +68,7 @@ mode_env() {
     clip-m1) echo "1 - - - 1" ;;        # the default, its contexts and buffers made by 1 thread (not 2)
     clip-mall) echo "1 - - - 256" ;;    # the same, made by a thread each, all at once (the default before session 9's round 2)
     clip-png) echo "1 - - - -" ;;       # the default, colour PNG files (--map-format png)
+    clip-png-w*) echo "1 - - - -" ;;    # the same, the files written by K threads (VIF_MAP_WRITERS=K; default one a core, up to 16)
     *) echo "1 - - - -" ;;
   esac
 }
@@ -82,6 +83,7 @@ mode_says() {
     clip-bc3) echo "(as clip, every frame in 3 bands on contexts made for a band's rows, one for every 2 bands)" ;;
     clip-whole) echo "(as clip, whole frames on contexts made for a frame, one for every 2 frames, bands of rows where workers are idle)" ;;
     clip-png) echo "(as clip, --map-format png)" ;;
+    clip-png-w*) echo "(as clip, --map-format png, ${1#clip-png-w} writer threads)" ;;
     clip-c5) echo "(as clip, 5 band contexts: each scores 4 bands, half the pages made during the clip)" ;;
     clip-c16) echo "(as clip, 16 band contexts: most score 1 band, 1.6x the pages made during the clip)" ;;
     clip-m1) echo "(as clip, the contexts and buffers made one after the other on 1 thread)" ;;
@@ -129,7 +131,9 @@ for size in $SIZES; do
       for mode in plain $MODES; do
         extra=()
         [ "$mode" != plain ] && extra=(--map "$DIR/maps" --map-frames worst:10)
-        [ "$mode" = clip-png ] && extra+=(--map-format png) # the others: pgm16, the default
+        writers=
+        case $mode in clip-png | clip-png-w*) extra+=(--map-format png) ;; esac # the others: pgm16, the default
+        case $mode in clip-png-w*) writers=${mode#clip-png-w} ;; esac
         rm -rf "$DIR/maps"
         read -r early bands count bandctx makers <<< "$(mode_env "$mode")"
         [ "$bands" = - ] && bands=
@@ -137,7 +141,7 @@ for size in $SIZES; do
         [ "$bandctx" = - ] && bandctx=
         [ "$makers" = - ] && makers=
         t=$( { TIMEFORMAT='%R %U %S'; time VIF_MAP_EARLY=$early VIF_MAP_BANDS=$bands \
-          VIF_MAP_CONTEXT_COUNT=$count VIF_MAP_BAND_CONTEXTS=$bandctx VIF_MAP_MAKERS=$makers VIF_MAP_TRACE=1 "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
+          VIF_MAP_CONTEXT_COUNT=$count VIF_MAP_BAND_CONTEXTS=$bandctx VIF_MAP_MAKERS=$makers VIF_MAP_WRITERS=$writers VIF_MAP_TRACE=1 "$VIF" -r "$ref" -d "$dis" --variant "$variant" \
           --threads "$THREADS" --backend "$BACKEND" -q -o "$DIR/$mode.json" --verbose "${extra[@]}" \
           2> "$DIR/$mode.$rep.verbose" > /dev/null; } 2>&1 )
         if [ "$mode" != plain ] && [ "$(find "$DIR/maps" -type f | wc -l)" -lt 10 ]; then

@@ -125,6 +125,40 @@ TEST(PngEncode, DefaultSettingsAndTheMapsPictures) {
     EXPECT_TRUE(back.rgb == img.rgb);
 }
 
+TEST(PngEncode, HeatRowsAreTheMapsPictureRowByRow) {
+    // The CLI's path (HeatRows: the rows drawn as the encoder asks, a repeated row flagged and
+    // its Up filter written as zeros) against the whole picture drawn at once: every scale's
+    // block height, frames not a multiple of it, a wide frame (the larger legend), no map.
+    struct Case {
+        uint32_t sw, sh, scale, fw, fh;
+    };
+    const Case cases[] = {{91, 47, 0, 91, 47}, {45, 23, 1, 91, 47},   {23, 12, 2, 91, 47},
+                          {11, 5, 3, 91, 47},  {80, 45, 3, 640, 360}, {0, 0, 2, 64, 20},
+                          {1, 1, 3, 7, 3}};
+    vifcli::HeatRows rows;
+    for (const Case &c : cases) {
+        std::vector<float> map(size_t(c.sw) * c.sh);
+        for (size_t i = 0; i < map.size(); ++i) map[i] = float(i % 89) / 70.0f - 0.1f;
+        const std::string caption = "frame 7 scale " + std::to_string(c.scale);
+        const RgbImage img =
+            vifcli::draw_heat_with_legend(map, c.sw, c.sh, c.scale, c.fw, c.fh, caption);
+        rows.start(map, c.sw, c.sh, c.scale, c.fw, c.fh, caption);
+        ASSERT_EQ(rows.width(), img.width);
+        ASSERT_EQ(rows.height(), img.height);
+        for (PngFilter f : {PngFilter::kNone, PngFilter::kSub, PngFilter::kUp, PngFilter::kPaeth}) {
+            SCOPED_TRACE(testing::Message() << "scale " << c.scale << " frame " << c.fw << "x"
+                                            << c.fh << " filter " << int(f));
+            rows.start(map, c.sw, c.sh, c.scale, c.fw, c.fh, caption);
+            const std::string file = vifcli::encode_png(
+                rows.width(), rows.height(),
+                [&](uint32_t y, bool &same) { return rows.row(y, same); }, PngSettings{f, 2});
+            EXPECT_EQ(file, vifcli::encode_png(img, PngSettings{f, 2})) << "not the same file";
+            const RgbImage back = decoded(file);
+            EXPECT_TRUE(back.rgb == img.rgb) << "pixels differ";
+        }
+    }
+}
+
 TEST(PngEncode, RefusesAnEmptyOrMismatchedPicture) {
     RgbImage empty;
     EXPECT_THROW(vifcli::encode_png(empty), std::runtime_error);

@@ -197,18 +197,11 @@ RgbImage draw_heat_with_legend(const std::vector<float> &map, uint32_t sw, uint3
     return img;
 }
 
-void draw_heat_with_legend(RgbImage &img, const std::vector<float> &map, uint32_t sw, uint32_t sh,
-                           uint32_t scale, uint32_t fw, uint32_t fh, const std::string &caption) {
+// The legend band into img's rows from `top` on (img.width wide, at least top + legend_height).
+static void draw_legend(RgbImage &img, uint32_t top, const std::string &caption) {
+    const uint32_t fw = img.width;
     const uint32_t k = legend_height(fw) / 40;
-    img.width = fw;
-    img.height = fh + legend_height(fw);
-    // One buffer: the map, then the band. Every byte is drawn below (a reused picture's old
-    // bytes need no clearing).
-    img.rgb.resize(size_t(img.width) * img.height * 3);
-    if (sw == 0 || sh == 0) std::memset(img.rgb.data(), 0, size_t(fw) * fh * 3); // no map: black
-    draw_heat_into(img.rgb.data(), map, sw, sh, scale, fw, fh);
-    std::memset(img.rgb.data() + size_t(fw) * fh * 3, 255, size_t(fw) * legend_height(fw) * 3);
-    const uint32_t top = fh;
+    std::memset(img.rgb.data() + size_t(fw) * top * 3, 255, size_t(fw) * legend_height(fw) * 3);
     draw_text(img, 4 * k, top + 3 * k, caption, k);
     // The colour bar from 0 (left) to 1 (right), 12k rows, with room for the end labels.
     const uint32_t x0 = fw > 40 * k ? 8 * k : 0, x1 = fw > 40 * k ? fw - 8 * k : fw;
@@ -237,6 +230,60 @@ void draw_heat_with_legend(RgbImage &img, const std::vector<float> &map, uint32_
         const uint32_t lx = x >= w / 2 ? std::min(x - w / 2, fw > w ? fw - w : 0) : 0;
         draw_text(img, lx, top + 31 * k, t.label, k);
     }
+}
+
+void draw_heat_with_legend(RgbImage &img, const std::vector<float> &map, uint32_t sw, uint32_t sh,
+                           uint32_t scale, uint32_t fw, uint32_t fh, const std::string &caption) {
+    img.width = fw;
+    img.height = fh + legend_height(fw);
+    // One buffer: the map, then the band. Every byte is drawn below (a reused picture's old
+    // bytes need no clearing).
+    img.rgb.resize(size_t(img.width) * img.height * 3);
+    if (sw == 0 || sh == 0) std::memset(img.rgb.data(), 0, size_t(fw) * fh * 3); // no map: black
+    draw_heat_into(img.rgb.data(), map, sw, sh, scale, fw, fh);
+    draw_legend(img, fh, caption);
+}
+
+void HeatRows::start(const std::vector<float> &map, uint32_t sw, uint32_t sh, uint32_t scale,
+                     uint32_t fw, uint32_t fh, const std::string &caption) {
+    map_ = &map;
+    sw_ = sw;
+    sh_ = sh;
+    scale_ = scale;
+    fw_ = fw;
+    fh_ = fh;
+    legend_.width = fw;
+    legend_.height = legend_height(fw);
+    legend_.rgb.resize(size_t(fw) * legend_.height * 3);
+    draw_legend(legend_, 0, caption);
+    for (auto &r : rows_) r.resize(size_t(fw) * 3);
+    colours_.resize(sw);
+    drawn_ = 0;
+}
+
+const uint8_t *HeatRows::row(uint32_t y, bool &same) {
+    same = false;
+    if (y >= fh_) return legend_.rgb.data() + size_t(y - fh_) * fw_ * 3;
+    if (sw_ == 0 || sh_ == 0) { // no map: black
+        same = y > 0;
+        if (!same) std::memset(rows_[0].data(), 0, rows_[0].size());
+        return rows_[0].data();
+    }
+    // As draw_heat_into: the map row min(y >> s, sh - 1), each pixel min(x >> s, sw - 1).
+    const uint32_t my = std::min(y >> scale_, sh_ - 1);
+    if (y > 0 && my == map_row_) {
+        same = true;
+        return rows_[(drawn_ - 1) & 1].data();
+    }
+    const ColourTable &table = colour_table();
+    const float *m = &(*map_)[size_t(my) * sw_];
+    for (uint32_t mx = 0; mx < sw_; ++mx) colours_[mx] = table_colour(table, m[mx]);
+    uint8_t *out = rows_[drawn_ & 1].data();
+    for (uint32_t x = 0; x < fw_; ++x)
+        std::memcpy(out + size_t(x) * 3, colours_[std::min(x >> scale_, sw_ - 1)].data(), 3);
+    map_row_ = my;
+    ++drawn_;
+    return out;
 }
 
 } // namespace vifcli

@@ -46,6 +46,30 @@ RgbImage draw_heat_with_legend(const std::vector<float> &map, uint32_t sw, uint3
 void draw_heat_with_legend(RgbImage &img, const std::vector<float> &map, uint32_t sw, uint32_t sh,
                            uint32_t scale, uint32_t fw, uint32_t fh, const std::string &caption);
 
+/** draw_heat_with_legend's picture a row at a time (for encode_png's row source): the map's
+ *  rows drawn as asked for, each distinct one once in a buffer of 2 (a repeated row says so),
+ *  and the legend drawn once. Without the whole picture (a 720p PNG's 2.9 MB) in memory. */
+class HeatRows {
+public:
+    /** Starts a picture; `map` must outlive the rows asked for. */
+    void start(const std::vector<float> &map, uint32_t sw, uint32_t sh, uint32_t scale, uint32_t fw,
+               uint32_t fh, const std::string &caption);
+    uint32_t width() const { return fw_; }
+    uint32_t height() const { return fh_ + legend_.height; }
+    /** Row y (fw x 3 bytes), asked for in order from 0: valid until row y + 2 is asked for;
+     *  `same` is set where it is row y - 1 again. */
+    const uint8_t *row(uint32_t y, bool &same);
+
+private:
+    const std::vector<float> *map_ = nullptr;
+    uint32_t sw_ = 0, sh_ = 0, scale_ = 0, fw_ = 0, fh_ = 0;
+    RgbImage legend_;
+    std::vector<uint8_t> rows_[2];
+    std::vector<std::array<uint8_t, 3>> colours_;
+    uint32_t map_row_ = 0;
+    uint32_t drawn_ = 0;
+};
+
 } // namespace vifcli
 
 #endif

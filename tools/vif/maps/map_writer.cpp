@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -40,7 +41,13 @@ constexpr size_t kQueueDepth = 4;
 size_t writer_count(const MapOptions &m) {
     if (m.format == MapOptions::Format::kY4m) return 1;
     const size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    if (m.frames == MapOptions::Frames::kWorst) return std::clamp<size_t>(cores, 2, 16);
+    if (m.frames == MapOptions::Frames::kWorst) {
+        // VIF_MAP_WRITERS=K: K writers (bench/cpu/maps_speed.sh's ways clip-png-w4, -w8: PNG
+        // files ~5x slower each with 16 written at once on the 16-core GPU host).
+        if (const char *n = std::getenv("VIF_MAP_WRITERS"); n && *n)
+            return size_t(std::clamp<long>(std::strtol(n, nullptr, 10), 1, 64));
+        return std::clamp<size_t>(cores, 2, 16);
+    }
     return std::clamp<size_t>(cores / 4, 2, 4);
 }
 
@@ -377,11 +384,15 @@ void MapWriter::write(const Kept &k, size_t i) {
                    k.maps[i].data(), k.maps[i].size(), 2, pgm16_samples);
         break;
     case Format::kPng: {
-        // A writer's picture, reused from file to file (no fresh pages for each).
-        thread_local RgbImage picture;
-        draw_heat_with_legend(picture, k.maps[i], k.w[i], k.h[i], sc, k.frame_w, k.frame_h,
-                              fmt::format("frame {} scale {} local VIF", k.frame, sc));
-        write_file(fmt::format("frame{:06}_scale{}.png", k.frame, sc), encode_png(picture));
+        // The picture drawn a row at a time as the encoder filters it: each distinct row once,
+        // no frame-sized picture (its 2.9 MB at 720p were fresh pages on each of worst:N's up
+        // to 16 writers, and a pass more over memory).
+        thread_local HeatRows picture;
+        picture.start(k.maps[i], k.w[i], k.h[i], sc, k.frame_w, k.frame_h,
+                      fmt::format("frame {} scale {} local VIF", k.frame, sc));
+        write_file(fmt::format("frame{:06}_scale{}.png", k.frame, sc),
+                   encode_png(picture.width(), picture.height(),
+                              [](uint32_t y, bool &same) { return picture.row(y, same); }));
         break;
     }
     case Format::kY4m: {

@@ -39,46 +39,59 @@ unsigned char *close_chunk(unsigned char *p, const char type[4], uint32_t len) {
 // Each row is stored behind a filter-type byte (PNG filter method 0). The filter is what makes
 // the maps compress: they are drawn by nearest neighbour (every row of a coarser scale's block
 // repeats the one above, every pixel its left neighbour), and the legend is flat bands.
-void filter_rows(const RgbImage &img, PngFilter filter, unsigned char *out) {
-    const size_t row = size_t(img.width) * 3;
-    const uint8_t *src = img.rgb.data();
-    for (uint32_t y = 0; y < img.height; ++y, src += row) {
-        unsigned char *o = out + size_t(y) * (row + 1);
-        const uint8_t *up = y ? src - row : nullptr; // the first row's prior row is zeros
-        switch (filter) {
-        case PngFilter::kNone:
-            o[0] = 0;
+// `up` is the prior row (nullptr for the first: zeros); `same` says src equals it byte for byte.
+void filter_row(const uint8_t *src, const uint8_t *up, bool same, size_t row, PngFilter filter,
+                unsigned char *o) {
+    switch (filter) {
+    case PngFilter::kNone:
+        o[0] = 0;
+        std::memcpy(o + 1, src, row);
+        break;
+    case PngFilter::kSub: // each byte less the byte of the pixel to its left (0 off the edge)
+        o[0] = 1;
+        for (size_t i = 0; i < row && i < 3; ++i) o[1 + i] = src[i];
+        for (size_t i = 3; i < row; ++i) o[1 + i] = uint8_t(src[i] - src[i - 3]);
+        break;
+    case PngFilter::kUp: // each byte less the byte above it
+        o[0] = 2;
+        if (up && same)
+            std::memset(o + 1, 0, row); // a repeated row: no subtracting
+        else if (up)
+            for (size_t i = 0; i < row; ++i) o[1 + i] = uint8_t(src[i] - up[i]);
+        else
             std::memcpy(o + 1, src, row);
-            break;
-        case PngFilter::kSub: // each byte less the byte of the pixel to its left (0 off the edge)
-            o[0] = 1;
-            for (size_t i = 0; i < row && i < 3; ++i) o[1 + i] = src[i];
-            for (size_t i = 3; i < row; ++i) o[1 + i] = uint8_t(src[i] - src[i - 3]);
-            break;
-        case PngFilter::kUp: // each byte less the byte above it
-            o[0] = 2;
-            if (up)
-                for (size_t i = 0; i < row; ++i) o[1 + i] = uint8_t(src[i] - up[i]);
-            else
-                std::memcpy(o + 1, src, row);
-            break;
-        case PngFilter::kPaeth: { // less whichever of left, above, upper-left is nearest a+b-c
-            o[0] = 4;
-            for (size_t i = 0; i < row; ++i) {
-                const int a = i >= 3 ? src[i - 3] : 0;
-                const int b = up ? up[i] : 0;
-                const int c = up && i >= 3 ? up[i - 3] : 0;
-                const int p = a + b - c;
-                const int pa = p > a ? p - a : a - p, pb = p > b ? p - b : b - p,
-                          pc = p > c ? p - c : c - p;
-                const int pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-                o[1 + i] = uint8_t(src[i] - pred);
-            }
-            break;
+        break;
+    case PngFilter::kPaeth: { // less whichever of left, above, upper-left is nearest a+b-c
+        o[0] = 4;
+        for (size_t i = 0; i < row; ++i) {
+            const int a = i >= 3 ? src[i - 3] : 0;
+            const int b = up ? up[i] : 0;
+            const int c = up && i >= 3 ? up[i - 3] : 0;
+            const int p = a + b - c;
+            const int pa = p > a ? p - a : a - p, pb = p > b ? p - b : b - p,
+                      pc = p > c ? p - c : c - p;
+            const int pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+            o[1 + i] = uint8_t(src[i] - pred);
         }
-        }
+        break;
+    }
     }
 }
+
+// A thread's buffer that grows and is never cleared: every byte used is written first (a
+// zero-filled vector touched all of a 720p picture's 2.8 MB deflate bound, a page fault a 4 KB,
+// where the stream takes ~200 KB).
+struct Scratch {
+    std::unique_ptr<unsigned char[]> data;
+    size_t size = 0;
+    unsigned char *get(size_t n) {
+        if (size < n) {
+            data.reset(new unsigned char[n]);
+            size = n;
+        }
+        return data.get();
+    }
+};
 
 struct CompressorFree {
     void operator()(libdeflate_compressor *c) const { libdeflate_free_compressor(c); }
@@ -91,31 +104,50 @@ bool png_available() {
 }
 
 std::string encode_png(const RgbImage &img, const PngSettings &settings) {
-    if (img.width == 0 || img.height == 0 || img.width > 0x7fffffffu || img.height > 0x7fffffffu ||
-        img.rgb.size() != size_t(img.width) * img.height * 3)
+    if (img.rgb.size() != size_t(img.width) * img.height * 3)
         throw std::runtime_error("PNG encoding failed: the picture is empty or too large");
-    const size_t row = size_t(img.width) * 3 + 1;
-    const size_t raw_size = row * img.height;
+    const size_t row = size_t(img.width) * 3;
+    return encode_png(
+        img.width, img.height,
+        [&](uint32_t y, bool &same) {
+            same = false;
+            return img.rgb.data() + size_t(y) * row;
+        },
+        settings);
+}
+
+std::string encode_png(uint32_t width, uint32_t height, const PngRowSource &rows,
+                       const PngSettings &settings) {
+    if (width == 0 || height == 0 || width > 0x7fffffffu || height > 0x7fffffffu)
+        throw std::runtime_error("PNG encoding failed: the picture is empty or too large");
+    const size_t row = size_t(width) * 3;
+    const size_t raw_size = (row + 1) * height;
 
     // Per thread, made once and reused: a compressor (a few hundred KB of tables) and the
     // buffers of the filtered rows and of the compressed stream (a fresh 2.7 MB for each 720p
     // picture was page faults and clearing on every file).
     thread_local std::unique_ptr<libdeflate_compressor, CompressorFree> compressor;
     thread_local int compressor_level = -1;
-    thread_local std::vector<unsigned char> raw, packed;
+    thread_local Scratch raw, packed;
     if (compressor_level != settings.level) {
         compressor.reset(libdeflate_alloc_compressor(settings.level));
         compressor_level = compressor ? settings.level : -1;
         if (!compressor) throw std::runtime_error("PNG encoding failed: no compressor (level)");
     }
-    if (raw.size() < raw_size) raw.resize(raw_size);
-    filter_rows(img, settings.filter, raw.data());
+    unsigned char *filtered = raw.get(raw_size);
+    const uint8_t *up = nullptr;
+    for (uint32_t y = 0; y < height; ++y) {
+        bool same = false;
+        const uint8_t *src = rows(y, same);
+        filter_row(src, up, same && up, row, settings.filter, filtered + size_t(y) * (row + 1));
+        up = src;
+    }
     const size_t bound = libdeflate_zlib_compress_bound(compressor.get(), raw_size);
     if (bound > 0x7fffffffu)
         throw std::runtime_error("PNG encoding failed: the picture is too large");
-    if (packed.size() < bound) packed.resize(bound);
+    unsigned char *stream = packed.get(bound);
     const size_t idat_len =
-        libdeflate_zlib_compress(compressor.get(), raw.data(), raw_size, packed.data(), bound);
+        libdeflate_zlib_compress(compressor.get(), filtered, raw_size, stream, bound);
     if (idat_len == 0) throw std::runtime_error("PNG encoding failed: deflate found no room");
 
     std::string file(
@@ -125,15 +157,15 @@ std::string encode_png(const RgbImage &img, const PngSettings &settings) {
     p += sizeof kSignature;
 
     unsigned char *ihdr = p + 8;
-    put_be32(ihdr, img.width);
-    put_be32(ihdr + 4, img.height);
+    put_be32(ihdr, width);
+    put_be32(ihdr + 4, height);
     ihdr[8] = 8;  // bits a sample
     ihdr[9] = 2;  // colour type: RGB
     ihdr[10] = 0; // compression method: deflate (zlib)
     ihdr[11] = 0; // filter method 0 (a filter type byte a row)
     ihdr[12] = 0; // no interlace
     p = close_chunk(p, "IHDR", 13);
-    std::memcpy(p + 8, packed.data(), idat_len);
+    std::memcpy(p + 8, stream, idat_len);
     p = close_chunk(p, "IDAT", uint32_t(idat_len));
     close_chunk(p, "IEND", 0);
     return file;
@@ -144,6 +176,11 @@ bool png_available() {
 }
 
 std::string encode_png(const RgbImage &, const PngSettings &) {
+    throw std::runtime_error(
+        "this vif was built without libdeflate (libdeflate-dev): no PNG output");
+}
+
+std::string encode_png(uint32_t, uint32_t, const PngRowSource &, const PngSettings &) {
     throw std::runtime_error(
         "this vif was built without libdeflate (libdeflate-dev): no PNG output");
 }

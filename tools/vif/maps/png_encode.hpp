@@ -5,6 +5,8 @@
 
 #include "maps/heat_image.hpp"
 
+#include <cstdint>
+#include <functional>
 #include <string>
 
 namespace vifcli {
@@ -27,6 +29,15 @@ struct PngSettings {
 /** The bytes of an 8-bit RGB PNG of `img` (one IDAT chunk); throws std::runtime_error if the
  *  picture is empty or too large, or the build has no libdeflate. */
 std::string encode_png(const RgbImage &img, const PngSettings &settings = PngSettings{});
+
+/** A picture's rows, asked for in order from 0: row y's width x 3 bytes, valid until row y + 2
+ *  is asked for; `same` set true where it equals row y - 1 byte for byte (its Up
+ *  filter is zeros, written without subtracting). */
+using PngRowSource = std::function<const uint8_t *(uint32_t y, bool &same)>;
+
+/** The same from rows given one at a time (HeatRows: a map's PNG without the whole picture). */
+std::string encode_png(uint32_t width, uint32_t height, const PngRowSource &rows,
+                       const PngSettings &settings = PngSettings{});
 
 } // namespace vifcli
 
