@@ -334,10 +334,9 @@ catalogue() { # TAG MANIFEST
     [ "$ngpu" -ge 2 ] && ways+=("g2w4na:--devices $(devlist 2) --workers 8 (open-ahead off)")
     [ "$ngpu" -ge 4 ] && ways+=("g4tw:--devices $(devlist 4) (teardown on the workers)")
     [ "$ngpu" -ge 2 ] && ways+=("g2nk:--devices $(devlist 2) (decoders not kept)" "g2w4:--devices $(devlist 2) --workers 8")
-    # (After round 2: g4tf / g4w4natf, only each worker's first NVDEC row takes a turn, its
-    # later ones, which find kept decoders, open at once (VIF_BATCH_SESSION_ORDER=first); g4so:
-    # no turns (=0).)
-    [ "$ngpu" -ge 4 ] && ways+=("g4tf:--devices $(devlist 4) (first rows take turns)" "g4w4natf:--devices $(devlist 4) --workers 16 (open-ahead off) (first rows take turns)" "g4so:--devices $(devlist 4) (sessions in arrival order)")
+    # (Round 3 of session 9: only each worker's first NVDEC row taking a turn was slower, 11.61 s
+    # of run against 10.58, and removed; g4so, no turns: 13.57 s.)
+    [ "$ngpu" -ge 4 ] && ways+=("g4so:--devices $(devlist 4) (sessions in arrival order)")
     # B64_WAYS="g2 g4 ...": only those ways (and g1), in that list's order of the ways above.
     if [ -n "${B64_WAYS:-}" ]; then
       local keep=() w
@@ -426,8 +425,7 @@ catalogue() { # TAG MANIFEST
     local more=--timings ahead=1
     [[ $key == base* ]] && vif=$BASE_VIF more=""
     local sorder=${VIF_BATCH_SESSION_ORDER:-}
-    [[ $key == *tf ]] && sorder=first args=${args% (first rows take turns)}
-    [[ $key == *na || $key == *natf ]] && ahead=0 args=${args% (open-ahead off)}
+    [[ $key == *na ]] && ahead=0 args=${args% (open-ahead off)}
     [[ $key == *so ]] && sorder=0 args=${args% (sessions in arrival order)}
     local aad=${VIF_BATCH_AHEAD_AFTER_DECODING:-}
     [[ $key == *ad ]] && aad=1 args=${args% (ahead after decoding)}

@@ -378,14 +378,12 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         shared.ahead_after_decoding = true;
     // NVDEC rows take turns to open their sessions, the devices interleaved, so that every
     // device gets its first rows' sessions early (batch/session_turns.hpp), with several
-    // devices. Benchmarks: VIF_BATCH_SESSION_ORDER=0, no turns; =first, only each worker's
-    // first row (its later rows, which find kept cuvid decoders, open at once: every row taking
-    // turns two at a time for the host, a row's opening took 0.35 s on four GPUs with 4
-    // workers a GPU and no open-ahead, its first-frame probes 0.08 s; not yet measured).
+    // devices; every row, not only each worker's first (4x H200, 2026-11-27, 64 1080p H.264
+    // rows on four GPUs with kept decoders: runs of 10.58 s against 11.61 with the first rows
+    // only, 13.57 with no turns). VIF_BATCH_SESSION_ORDER=0: no turns (benchmarks).
     vif::batch::SessionTurns session_turns;
     const char *turns_env = std::getenv("VIF_BATCH_SESSION_ORDER");
     const bool turns_on = distinct.size() > 1 && !(turns_env && std::string(turns_env) == "0");
-    const bool turns_every_row = turns_on && !(turns_env && std::string(turns_env) == "first");
     if (!devices.devices.empty())
         shared.backend = devices.cpu_standins ? VIF_BACKEND_CPU : VIF_BACKEND_CUDA;
     // NVDEC decoders per input: media/'s default (3) serves one row on a GPU; with several rows
@@ -505,7 +503,6 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         // assignment (once): a running device's, or none (it waits, for start_rest).
         bool placed = false;
         bool copy_threads_set = false; // (s.threads, once)
-        bool first_part = true;        // (its first part takes a turn to open: session_turns)
         auto unplaced = [&] {
             return waits_for_startup && !placed && startup->left_out(slots[home].device);
         };
@@ -599,7 +596,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 std::set<size_t> reused_rows;
                 mark_reused(a.jobs, &keys, &reused_rows);
                 LadderSettings as = s;
-                as.session_turns = turns_every_row ? &session_turns : nullptr;
+                as.session_turns = turns_on ? &session_turns : nullptr;
                 as.decoder_threads = decoder_threads(a.jobs.size());
                 as.reference_decoder_threads = reference_threads(a.jobs.size(), as.decoder_threads);
                 as.simulate_device_failure = false;
@@ -685,10 +682,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             GroupTimes times;
             s.times = &times;
             s.opened = opened.get();
-            // (Turns for every part, or for the worker's first only where asked.)
-            s.session_turns =
-                turns_on && (first_part || turns_every_row) ? &session_turns : nullptr;
-            first_part = false;
+            s.session_turns = turns_on ? &session_turns : nullptr;
             s.inputs_open = nullptr;
             if (open_ahead_on) s.inputs_open = take_ahead;
             const double group_begin = since_start();
