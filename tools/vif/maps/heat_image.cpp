@@ -144,15 +144,27 @@ inline std::array<uint8_t, 3> table_colour(const ColourTable &table, float value
     return heat_colour(value);
 }
 
+// Map row `my` drawn into one picture row of fw pixels by nearest neighbour (pixel x shows map
+// pixel min(x >> scale, sw - 1)): each map pixel's colour once into `colours` (sw of them), then
+// repeated along the row. Shared by the whole picture and the row-by-row drawing (HeatRows).
+void draw_map_row(const std::vector<float> &map, uint32_t sw, uint32_t my, uint32_t scale,
+                  uint32_t fw, std::vector<std::array<uint8_t, 3>> &colours, uint8_t *out) {
+    const ColourTable &table = colour_table();
+    const float *m = &map[size_t(my) * sw];
+    colours.resize(sw);
+    for (uint32_t mx = 0; mx < sw; ++mx) colours[mx] = table_colour(table, m[mx]);
+    for (uint32_t x = 0; x < fw; ++x)
+        std::memcpy(out + size_t(x) * 3, colours[std::min(x >> scale, sw - 1)].data(), 3);
+}
+
 // draw_heat into the first fh rows of `rgb` (fw x 3 bytes a row).
 void draw_heat_into(uint8_t *rgb, const std::vector<float> &map, uint32_t sw, uint32_t sh,
                     uint32_t scale, uint32_t fw, uint32_t fh) {
     if (sw == 0 || sh == 0) return;
-    const ColourTable &table = colour_table();
     const uint32_t s = scale;
     // Nearest neighbour: the map pixel (min(y >> s, sh - 1), min(x >> s, sw - 1)) at (x, y).
-    // Each map row's colours once, each repeated along the row, and the row copied down.
-    std::vector<std::array<uint8_t, 3>> colours(sw);
+    // Each map row drawn once, and the row copied down.
+    std::vector<std::array<uint8_t, 3>> colours;
     const uint8_t *prev = nullptr;
     for (uint32_t y = 0; y < fh; ++y) {
         uint8_t *row = rgb + size_t(y) * fw * 3;
@@ -161,10 +173,7 @@ void draw_heat_into(uint8_t *rgb, const std::vector<float> &map, uint32_t sw, ui
             std::memcpy(row, prev, size_t(fw) * 3);
             continue;
         }
-        const float *m = &map[size_t(my) * sw];
-        for (uint32_t mx = 0; mx < sw; ++mx) colours[mx] = table_colour(table, m[mx]);
-        for (uint32_t x = 0; x < fw; ++x)
-            std::memcpy(row + size_t(x) * 3, colours[std::min(x >> s, sw - 1)].data(), 3);
+        draw_map_row(map, sw, my, s, fw, colours, row);
         prev = row;
     }
 }
@@ -275,12 +284,8 @@ const uint8_t *HeatRows::row(uint32_t y, bool &same) {
         same = true;
         return rows_[(drawn_ - 1) & 1].data();
     }
-    const ColourTable &table = colour_table();
-    const float *m = &(*map_)[size_t(my) * sw_];
-    for (uint32_t mx = 0; mx < sw_; ++mx) colours_[mx] = table_colour(table, m[mx]);
     uint8_t *out = rows_[drawn_ & 1].data();
-    for (uint32_t x = 0; x < fw_; ++x)
-        std::memcpy(out + size_t(x) * 3, colours_[std::min(x >> scale_, sw_ - 1)].data(), 3);
+    draw_map_row(*map_, sw_, my, scale_, fw_, colours_, out);
     map_row_ = my;
     ++drawn_;
     return out;
