@@ -10,7 +10,10 @@
 // next picture (FFmpeg 5.1: the flush resets the H.264 context), so keeping an H.264 decoder
 // would save nothing; draining H.264 without the stream's end instead (end-of-sequence units)
 // loses the next stream's first frames, whose picture order counts fall below the last one
-// output. Off by default (a single pair gains nothing); a batch turns it on.
+// output. H.264's NVDEC sessions are kept one level down instead: the NVDEC builds' static
+// FFmpeg (scripts/ffmpeg-patches/nvdec-keep-decoders.patch) hands a freed cuvid decoder to the
+// next one of the same parameters where VIF_NVDEC_KEEP_DECODERS=1 (vif batch sets it on GPUs).
+// Off by default (a single pair gains nothing); a batch turns it on.
 #ifndef VIF_MEDIA_DECODER_POOL_HPP
 #define VIF_MEDIA_DECODER_POOL_HPP
 
