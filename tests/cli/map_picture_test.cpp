@@ -160,8 +160,7 @@ TEST_F(MapPictures, PngIsTheFrameWithALegendAndTheBlurDrawnDark) {
 
 // The colour scale of docs/cli.md ("png"): RGB stops at 0, 0.25, 0.5, 0.75 and 1, linear
 // between, each channel rounded half away from zero; below 0 (and NaN) as 0, above 1 as 1.
-// Computed here in float as written there (the build has -ffp-contract=off), to check the
-// writer's colour table pixel by pixel against the map's exact values.
+// Computed here in float as written there (the build has -ffp-contract=off).
 std::array<int, 3> documented_colour(float value) {
     static const float stops[5][3] = {
         {0, 0, 4}, {87, 16, 110}, {188, 55, 84}, {249, 142, 9}, {252, 255, 164}};
@@ -175,6 +174,17 @@ std::array<int, 3> documented_colour(float value) {
         c[ch] = int(std::floor(double(x) + 0.5));
     }
     return c;
+}
+
+// A PNG pixel's colour (docs/cli.md, "png"): the value in 253 steps, index = round(v x 253)
+// with v clamped to 0..1 (NaN as 0), halves up, and the colour of index / 253 (float32) in the
+// scale above. To check the writer's palette and indices pixel by pixel against the map's exact
+// values.
+std::array<int, 3> documented_png_colour(float value) {
+    const float v = value >= 0.0f ? std::min(value, 1.0f) : 0.0f;
+    const long double exact = static_cast<long double>(v) * 253; // exact: 24 + 8 bits
+    const int index = int(std::floor(exact + 0.5L));
+    return documented_colour(float(index) / 253.0f);
 }
 
 // The float32 values of a .npy file the CLI wrote (little-endian '<f4', version 1 header).
@@ -211,7 +221,7 @@ TEST_F(MapPictures, PngColoursAreTheDocumentedScaleOfTheExactValues) {
                 // Nearest neighbour at the frame's size (§12.4).
                 const float v = values[size_t(std::min(y >> s, sh - 1)) * sw +
                                        size_t(std::min(x >> s, sw - 1))];
-                ASSERT_EQ(d.at(x, y), documented_colour(v))
+                ASSERT_EQ(d.at(x, y), documented_png_colour(v))
                     << "pixel (" << x << ", " << y << "), value " << v;
                 changes += x + 1 < kSide && d.at(x, y) != d.at(x + 1, y);
             }

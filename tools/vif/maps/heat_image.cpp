@@ -66,18 +66,17 @@ const Glyph *glyph(char c) {
     return nullptr; // a space, or a character the font lacks: left blank
 }
 
-void fill(RgbImage &img, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1,
-          std::array<uint8_t, 3> c) {
+void fill(IndexedImage &img, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1, uint8_t c) {
     x1 = std::min(x1, img.width);
     y1 = std::min(y1, img.height);
+    if (x0 >= x1) return;
     for (uint32_t y = y0; y < y1; ++y)
-        for (uint32_t x = x0; x < x1; ++x)
-            std::memcpy(&img.rgb[(size_t(y) * img.width + x) * 3], c.data(), 3);
+        std::memset(&img.index[size_t(y) * img.width + x0], c, x1 - x0);
 }
 
 // Text in black, each font pixel a k x k square; characters that would cross the right edge
 // are left out.
-void draw_text(RgbImage &img, uint32_t x, uint32_t y, const std::string &s, uint32_t k) {
+void draw_text(IndexedImage &img, uint32_t x, uint32_t y, const std::string &s, uint32_t k) {
     for (char c : s) {
         if (x + 5 * k > img.width) return;
         if (const Glyph *g = glyph(c))
@@ -85,7 +84,7 @@ void draw_text(RgbImage &img, uint32_t x, uint32_t y, const std::string &s, uint
                 for (uint32_t col = 0; col < 5; ++col)
                     if (g->rows[r][col] == '#')
                         fill(img, x + col * k, y + r * k, x + (col + 1) * k, y + (r + 1) * k,
-                             {0, 0, 0});
+                             kBlackIndex);
         x += 6 * k;
     }
 }
@@ -178,45 +177,60 @@ void draw_heat_into(uint8_t *rgb, const std::vector<float> &map, uint32_t sw, ui
     }
 }
 
-} // namespace
-
-void warm_colour_table() {
-    (void)colour_table();
-}
-
-RgbImage draw_heat(const std::vector<float> &map, uint32_t sw, uint32_t sh, uint32_t scale,
-                   uint32_t fw, uint32_t fh) {
-    RgbImage img;
-    img.width = fw;
-    img.height = fh;
-    img.rgb.resize(size_t(fw) * fh * 3);
-    draw_heat_into(img.rgb.data(), map, sw, sh, scale, fw, fh);
-    return img;
-}
-
-uint32_t legend_height(uint32_t fw) {
-    return fw >= 640 ? 80 : 40;
-}
-
-RgbImage draw_heat_with_legend(const std::vector<float> &map, uint32_t sw, uint32_t sh,
-                               uint32_t scale, uint32_t fw, uint32_t fh,
-                               const std::string &caption) {
-    RgbImage img;
-    draw_heat_with_legend(img, map, sw, sh, scale, fw, fh, caption);
-    return img;
+// Map row `my` drawn into one picture row of fw palette indices by nearest neighbour (as
+// draw_map_row): each map pixel's index once into `indices` (sw of them), then spread along the
+// row, 2^scale pixels each.
+void draw_index_row(const std::vector<float> &map, uint32_t sw, uint32_t my, uint32_t scale,
+                    uint32_t fw, std::vector<uint8_t> &indices, uint8_t *out) {
+    const float *m = &map[size_t(my) * sw];
+    if (scale == 0 && sw >= fw) {
+        for (uint32_t x = 0; x < fw; ++x) out[x] = heat_index(m[x]);
+        return;
+    }
+    indices.resize(sw);
+    for (uint32_t mx = 0; mx < sw; ++mx) indices[mx] = heat_index(m[mx]);
+    const uint32_t run = 1u << scale;
+    // Whole runs of the map pixels but the last; 2, 4 and 8 bytes as one store each (a memset
+    // call a map pixel cost more than the pixels).
+    const uint32_t whole = std::min(sw - 1, fw >> scale);
+    uint32_t x = 0, mx = 0;
+    switch (scale) {
+    case 1:
+        for (; mx < whole; ++mx, x += 2) {
+            const uint16_t v = uint16_t(indices[mx] * 0x0101u);
+            std::memcpy(out + x, &v, 2);
+        }
+        break;
+    case 2:
+        for (; mx < whole; ++mx, x += 4) {
+            const uint32_t v = indices[mx] * 0x01010101u;
+            std::memcpy(out + x, &v, 4);
+        }
+        break;
+    case 3:
+        for (; mx < whole; ++mx, x += 8) {
+            const uint64_t v = indices[mx] * 0x0101010101010101ull;
+            std::memcpy(out + x, &v, 8);
+        }
+        break;
+    default:
+        for (; mx < whole; ++mx, x += run) std::memset(out + x, indices[mx], run);
+    }
+    // The rest shows map pixel mx: the last one (to the frame's edge), or one the edge cuts.
+    if (x < fw) std::memset(out + x, indices[mx], fw - x);
 }
 
 // The legend band into img's rows from `top` on (img.width wide, at least top + legend_height).
-static void draw_legend(RgbImage &img, uint32_t top, const std::string &caption) {
+void draw_legend(IndexedImage &img, uint32_t top, const std::string &caption) {
     const uint32_t fw = img.width;
     const uint32_t k = legend_height(fw) / 40;
-    std::memset(img.rgb.data() + size_t(fw) * top * 3, 255, size_t(fw) * legend_height(fw) * 3);
+    std::memset(img.index.data() + size_t(fw) * top, kWhiteIndex, size_t(fw) * legend_height(fw));
     draw_text(img, 4 * k, top + 3 * k, caption, k);
     // The colour bar from 0 (left) to 1 (right), 12k rows, with room for the end labels.
     const uint32_t x0 = fw > 40 * k ? 8 * k : 0, x1 = fw > 40 * k ? fw - 8 * k : fw;
     const uint32_t span = x1 - x0 > 1 ? x1 - x0 - 1 : 1;
     for (uint32_t x = x0; x < x1; ++x)
-        fill(img, x, top + 13 * k, x + 1, top + 25 * k, heat_colour(float(x - x0) / float(span)));
+        fill(img, x, top + 13 * k, x + 1, top + 25 * k, heat_index(float(x - x0) / float(span)));
     // Ticks and their numbers; the quarter labels only where they fit.
     struct Tick {
         float v;
@@ -233,7 +247,7 @@ static void draw_legend(RgbImage &img, uint32_t top, const std::string &caption)
     for (const Tick &t : ticks) {
         const uint32_t x = x0 + uint32_t(std::lround(t.v * float(span)));
         const bool labelled = t.v == 0.0f || t.v == 1.0f || (t.quarter ? quarters : middle);
-        if (!t.quarter || quarters) fill(img, x, top + 25 * k, x + k, top + 29 * k, {0, 0, 0});
+        if (!t.quarter || quarters) fill(img, x, top + 25 * k, x + k, top + 29 * k, kBlackIndex);
         if (!labelled) continue;
         const uint32_t w = text_width(t.label, k);
         const uint32_t lx = x >= w / 2 ? std::min(x - w / 2, fw > w ? fw - w : 0) : 0;
@@ -241,16 +255,52 @@ static void draw_legend(RgbImage &img, uint32_t top, const std::string &caption)
     }
 }
 
-void draw_heat_with_legend(RgbImage &img, const std::vector<float> &map, uint32_t sw, uint32_t sh,
-                           uint32_t scale, uint32_t fw, uint32_t fh, const std::string &caption) {
+} // namespace
+
+void warm_colour_table() {
+    (void)colour_table();
+}
+
+const Palette &heat_palette() {
+    static const Palette palette = [] {
+        Palette p(256);
+        for (uint32_t i = 0; i < kHeatSteps; ++i)
+            p[i] = heat_colour(float(i) / float(kHeatSteps - 1));
+        p[kWhiteIndex] = {255, 255, 255};
+        p[kBlackIndex] = {0, 0, 0};
+        return p;
+    }();
+    return palette;
+}
+
+RgbImage draw_heat(const std::vector<float> &map, uint32_t sw, uint32_t sh, uint32_t scale,
+                   uint32_t fw, uint32_t fh) {
+    RgbImage img;
+    img.width = fw;
+    img.height = fh;
+    img.rgb.resize(size_t(fw) * fh * 3);
+    draw_heat_into(img.rgb.data(), map, sw, sh, scale, fw, fh);
+    return img;
+}
+
+uint32_t legend_height(uint32_t fw) {
+    return fw >= 640 ? 80 : 40;
+}
+
+IndexedImage draw_heat_with_legend(const std::vector<float> &map, uint32_t sw, uint32_t sh,
+                                   uint32_t scale, uint32_t fw, uint32_t fh,
+                                   const std::string &caption) {
+    IndexedImage img;
     img.width = fw;
     img.height = fh + legend_height(fw);
-    // One buffer: the map, then the band. Every byte is drawn below (a reused picture's old
-    // bytes need no clearing).
-    img.rgb.resize(size_t(img.width) * img.height * 3);
-    if (sw == 0 || sh == 0) std::memset(img.rgb.data(), 0, size_t(fw) * fh * 3); // no map: black
-    draw_heat_into(img.rgb.data(), map, sw, sh, scale, fw, fh);
+    img.index.assign(size_t(img.width) * img.height, kBlackIndex); // no map: black
+    std::vector<uint8_t> indices;
+    if (sw > 0 && sh > 0)
+        for (uint32_t y = 0; y < fh; ++y)
+            draw_index_row(map, sw, std::min(y >> scale, sh - 1), scale, fw, indices,
+                           &img.index[size_t(y) * fw]);
     draw_legend(img, fh, caption);
+    return img;
 }
 
 void HeatRows::start(const std::vector<float> &map, uint32_t sw, uint32_t sh, uint32_t scale,
@@ -263,29 +313,28 @@ void HeatRows::start(const std::vector<float> &map, uint32_t sw, uint32_t sh, ui
     fh_ = fh;
     legend_.width = fw;
     legend_.height = legend_height(fw);
-    legend_.rgb.resize(size_t(fw) * legend_.height * 3);
+    legend_.index.resize(size_t(fw) * legend_.height);
     draw_legend(legend_, 0, caption);
-    for (auto &r : rows_) r.resize(size_t(fw) * 3);
-    colours_.resize(sw);
+    for (auto &r : rows_) r.resize(fw);
     drawn_ = 0;
 }
 
 const uint8_t *HeatRows::row(uint32_t y, bool &same) {
     same = false;
-    if (y >= fh_) return legend_.rgb.data() + size_t(y - fh_) * fw_ * 3;
+    if (y >= fh_) return legend_.index.data() + size_t(y - fh_) * fw_;
     if (sw_ == 0 || sh_ == 0) { // no map: black
         same = y > 0;
-        if (!same) std::memset(rows_[0].data(), 0, rows_[0].size());
+        if (!same) std::memset(rows_[0].data(), kBlackIndex, rows_[0].size());
         return rows_[0].data();
     }
-    // As draw_heat_into: the map row min(y >> s, sh - 1), each pixel min(x >> s, sw - 1).
+    // As draw_heat_with_legend: the map row min(y >> s, sh - 1), each pixel min(x >> s, sw - 1).
     const uint32_t my = std::min(y >> scale_, sh_ - 1);
     if (y > 0 && my == map_row_) {
         same = true;
         return rows_[(drawn_ - 1) & 1].data();
     }
     uint8_t *out = rows_[drawn_ & 1].data();
-    draw_map_row(*map_, sw_, my, scale_, fw_, colours_, out);
+    draw_index_row(*map_, sw_, my, scale_, fw_, indices_, out);
     map_row_ = my;
     ++drawn_;
     return out;

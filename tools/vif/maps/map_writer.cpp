@@ -192,10 +192,11 @@ void MapWriter::enqueue(Kept k) {
 }
 
 void MapWriter::writer_loop() {
-    // The colour table of the pictures, made while the clip is scored (the first writer makes
-    // it; the others, idle now, wait for it), not when the first files are due.
-    if (m_.format == MapOptions::Format::kPng || m_.format == MapOptions::Format::kY4m)
-        warm_colour_table();
+    // The colour table of the video's pictures (the PNG palette's), made while the clip is
+    // scored (the first writer makes it; the others, idle now, wait for it), not when the first
+    // files are due.
+    if (m_.format == MapOptions::Format::kY4m) warm_colour_table();
+    if (m_.format == MapOptions::Format::kPng) (void)heat_palette();
     for (;;) {
         std::unique_lock<std::mutex> lock(mu_);
         work_cv_.wait(lock, [&] { return !queue_.empty() || closing_; });
@@ -384,15 +385,16 @@ void MapWriter::write(const Kept &k, size_t i) {
                    k.maps[i].data(), k.maps[i].size(), 2, pgm16_samples);
         break;
     case Format::kPng: {
-        // The picture drawn a row at a time as the encoder filters it: each distinct row once,
-        // no frame-sized picture (its 2.9 MB at 720p were fresh pages on each of worst:N's up
-        // to 16 writers, and a pass more over memory).
+        // The picture in the colour scale's palette (a byte a pixel), drawn a row at a time as
+        // the encoder filters it: each distinct row once, no frame-sized picture (fresh pages
+        // on each of worst:N's up to 16 writers, and a pass more over memory).
         thread_local HeatRows picture;
         picture.start(k.maps[i], k.w[i], k.h[i], sc, k.frame_w, k.frame_h,
                       fmt::format("frame {} scale {} local VIF", k.frame, sc));
         write_file(fmt::format("frame{:06}_scale{}.png", k.frame, sc),
-                   encode_png(picture.width(), picture.height(),
-                              [](uint32_t y, bool &same) { return picture.row(y, same); }));
+                   encode_png(picture.width(), picture.height(), &heat_palette(),
+                              [](uint32_t y, bool &same) { return picture.row(y, same); },
+                              kHeatPngSettings));
         break;
     }
     case Format::kY4m: {

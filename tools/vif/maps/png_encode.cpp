@@ -39,9 +39,10 @@ unsigned char *close_chunk(unsigned char *p, const char type[4], uint32_t len) {
 // Each row is stored behind a filter-type byte (PNG filter method 0). The filter is what makes
 // the maps compress: they are drawn by nearest neighbour (every row of a coarser scale's block
 // repeats the one above, every pixel its left neighbour), and the legend is flat bands.
-// `up` is the prior row (nullptr for the first: zeros); `same` says src equals it byte for byte.
-void filter_row(const uint8_t *src, const uint8_t *up, bool same, size_t row, PngFilter filter,
-                unsigned char *o) {
+// `up` is the prior row (nullptr for the first: zeros); `same` says src equals it byte for byte;
+// `bpp` is the bytes of a pixel (3 for RGB, 1 for palette indices): Sub and Paeth's left byte.
+void filter_row(const uint8_t *src, const uint8_t *up, bool same, size_t row, size_t bpp,
+                PngFilter filter, unsigned char *o) {
     switch (filter) {
     case PngFilter::kNone:
         o[0] = 0;
@@ -49,8 +50,8 @@ void filter_row(const uint8_t *src, const uint8_t *up, bool same, size_t row, Pn
         break;
     case PngFilter::kSub: // each byte less the byte of the pixel to its left (0 off the edge)
         o[0] = 1;
-        for (size_t i = 0; i < row && i < 3; ++i) o[1 + i] = src[i];
-        for (size_t i = 3; i < row; ++i) o[1 + i] = uint8_t(src[i] - src[i - 3]);
+        for (size_t i = 0; i < row && i < bpp; ++i) o[1 + i] = src[i];
+        for (size_t i = bpp; i < row; ++i) o[1 + i] = uint8_t(src[i] - src[i - bpp]);
         break;
     case PngFilter::kUp: // each byte less the byte above it
         o[0] = 2;
@@ -64,9 +65,9 @@ void filter_row(const uint8_t *src, const uint8_t *up, bool same, size_t row, Pn
     case PngFilter::kPaeth: { // less whichever of left, above, upper-left is nearest a+b-c
         o[0] = 4;
         for (size_t i = 0; i < row; ++i) {
-            const int a = i >= 3 ? src[i - 3] : 0;
+            const int a = i >= bpp ? src[i - bpp] : 0;
             const int b = up ? up[i] : 0;
-            const int c = up && i >= 3 ? up[i - 3] : 0;
+            const int c = up && i >= bpp ? up[i - bpp] : 0;
             const int p = a + b - c;
             const int pa = p > a ? p - a : a - p, pb = p > b ? p - b : b - p,
                       pc = p > c ? p - c : c - p;
@@ -108,7 +109,7 @@ std::string encode_png(const RgbImage &img, const PngSettings &settings) {
         throw std::runtime_error("PNG encoding failed: the picture is empty or too large");
     const size_t row = size_t(img.width) * 3;
     return encode_png(
-        img.width, img.height,
+        img.width, img.height, nullptr,
         [&](uint32_t y, bool &same) {
             same = false;
             return img.rgb.data() + size_t(y) * row;
@@ -116,11 +117,30 @@ std::string encode_png(const RgbImage &img, const PngSettings &settings) {
         settings);
 }
 
-std::string encode_png(uint32_t width, uint32_t height, const PngRowSource &rows,
+std::string encode_png(const IndexedImage &img, const Palette &palette,
                        const PngSettings &settings) {
+    if (img.index.size() != size_t(img.width) * img.height)
+        throw std::runtime_error("PNG encoding failed: the picture is empty or too large");
+    for (uint8_t i : img.index)
+        if (i >= palette.size())
+            throw std::runtime_error("PNG encoding failed: an index past the palette");
+    return encode_png(
+        img.width, img.height, &palette,
+        [&](uint32_t y, bool &same) {
+            same = false;
+            return img.index.data() + size_t(y) * img.width;
+        },
+        settings);
+}
+
+std::string encode_png(uint32_t width, uint32_t height, const Palette *palette,
+                       const PngRowSource &rows, const PngSettings &settings) {
     if (width == 0 || height == 0 || width > 0x7fffffffu || height > 0x7fffffffu)
         throw std::runtime_error("PNG encoding failed: the picture is empty or too large");
-    const size_t row = size_t(width) * 3;
+    if (palette && (palette->empty() || palette->size() > 256))
+        throw std::runtime_error("PNG encoding failed: a palette holds 1 to 256 colours");
+    const size_t bpp = palette ? 1 : 3;
+    const size_t row = size_t(width) * bpp;
     const size_t raw_size = (row + 1) * height;
 
     // Per thread, made once and reused: a compressor (a few hundred KB of tables) and the
@@ -139,7 +159,8 @@ std::string encode_png(uint32_t width, uint32_t height, const PngRowSource &rows
     for (uint32_t y = 0; y < height; ++y) {
         bool same = false;
         const uint8_t *src = rows(y, same);
-        filter_row(src, up, same && up, row, settings.filter, filtered + size_t(y) * (row + 1));
+        filter_row(src, up, same && up, row, bpp, settings.filter,
+                   filtered + size_t(y) * (row + 1));
         up = src;
     }
     const size_t bound = libdeflate_zlib_compress_bound(compressor.get(), raw_size);
@@ -150,8 +171,11 @@ std::string encode_png(uint32_t width, uint32_t height, const PngRowSource &rows
         libdeflate_zlib_compress(compressor.get(), filtered, raw_size, stream, bound);
     if (idat_len == 0) throw std::runtime_error("PNG encoding failed: deflate found no room");
 
-    std::string file(
-        sizeof kSignature + kChunkOverhead + 13 + kChunkOverhead + idat_len + kChunkOverhead, '\0');
+    const size_t plte_len = palette ? palette->size() * 3 : 0;
+    std::string file(sizeof kSignature + kChunkOverhead + 13 +
+                         (palette ? kChunkOverhead + plte_len : 0) + kChunkOverhead + idat_len +
+                         kChunkOverhead,
+                     '\0');
     auto *p = reinterpret_cast<unsigned char *>(&file[0]);
     std::memcpy(p, kSignature, sizeof kSignature);
     p += sizeof kSignature;
@@ -159,12 +183,17 @@ std::string encode_png(uint32_t width, uint32_t height, const PngRowSource &rows
     unsigned char *ihdr = p + 8;
     put_be32(ihdr, width);
     put_be32(ihdr + 4, height);
-    ihdr[8] = 8;  // bits a sample
-    ihdr[9] = 2;  // colour type: RGB
-    ihdr[10] = 0; // compression method: deflate (zlib)
-    ihdr[11] = 0; // filter method 0 (a filter type byte a row)
-    ihdr[12] = 0; // no interlace
+    ihdr[8] = 8;                // bits a sample (a palette index: a byte)
+    ihdr[9] = palette ? 3 : 2;  // colour type: palette, or RGB
+    ihdr[10] = 0;               // compression method: deflate (zlib)
+    ihdr[11] = 0;               // filter method 0 (a filter type byte a row)
+    ihdr[12] = 0;               // no interlace
     p = close_chunk(p, "IHDR", 13);
+    if (palette) { // PLTE: the colours, 3 bytes each, before IDAT
+        for (size_t i = 0; i < palette->size(); ++i)
+            std::memcpy(p + 8 + 3 * i, (*palette)[i].data(), 3);
+        p = close_chunk(p, "PLTE", uint32_t(plte_len));
+    }
     std::memcpy(p + 8, stream, idat_len);
     p = close_chunk(p, "IDAT", uint32_t(idat_len));
     close_chunk(p, "IEND", 0);
@@ -180,7 +209,13 @@ std::string encode_png(const RgbImage &, const PngSettings &) {
         "this vif was built without libdeflate (libdeflate-dev): no PNG output");
 }
 
-std::string encode_png(uint32_t, uint32_t, const PngRowSource &, const PngSettings &) {
+std::string encode_png(const IndexedImage &, const Palette &, const PngSettings &) {
+    throw std::runtime_error(
+        "this vif was built without libdeflate (libdeflate-dev): no PNG output");
+}
+
+std::string encode_png(uint32_t, uint32_t, const Palette *, const PngRowSource &,
+                       const PngSettings &) {
     throw std::runtime_error(
         "this vif was built without libdeflate (libdeflate-dev): no PNG output");
 }
