@@ -2,7 +2,8 @@
 # Prepares, on the development machine (Debian), what the GPU machine lacks, so that
 # scripts/gpu-check.sh can build everything there: static GoogleTest/GoogleMock and Google
 # Benchmark built from Debian's sources, and the header-only CLI11, fmt (used header-only) and
-# nlohmann-json, and libdeflate (the PNG maps' compressor: its header and static archive).
+# nlohmann-json, and ISA-L (the PNG maps' compressor, igzip: its headers and libisal.so.2, which
+# the GPU machine lacks; the build's RUNPATH finds it in the prefix).
 # Result: .gpu-deps/prefix (git-ignored, about 6 MB); carry `.gpu-deps/prefix` to the GPU machine.
 #   scripts/gpu-deps.sh            build what is missing
 #   scripts/gpu-deps.sh --clean    start again
@@ -17,7 +18,7 @@ jobs=${VIF_JOBS:-$(nproc)}
 [ "${1:-}" = --clean ] && rm -rf "$dest"
 mkdir -p "$prefix/include" "$dest/src"
 
-need=(libgtest-dev libgmock-dev libcli11-dev libfmt-dev nlohmann-json3-dev libdeflate-dev cmake ninja-build
+need=(libgtest-dev libgmock-dev libcli11-dev libfmt-dev nlohmann-json3-dev libisal-dev cmake ninja-build
       dpkg-dev)
 missing=()
 for p in "${need[@]}"; do
@@ -61,10 +62,11 @@ for h in CLI fmt nlohmann; do
   rm -rf "${prefix:?}/include/$h"
   cp -r "/usr/include/$h" "$prefix/include/"
 done
-# libdeflate: the vif CLI links its static archive (tools/vif/CMakeLists.txt), found on
-# CMAKE_PREFIX_PATH/include and /lib.
+# ISA-L: the vif CLI links libisal (tools/vif/CMakeLists.txt; Debian ships no static archive),
+# found on CMAKE_PREFIX_PATH/include and /lib.
 mkdir -p "$prefix/lib"
-cp /usr/include/libdeflate.h "$prefix/include/"
-cp "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)/libdeflate.a" "$prefix/lib/"
+rm -rf "$prefix/include/isa-l" "$prefix/include/libdeflate.h" "$prefix/lib/libdeflate.a"
+cp -r /usr/include/isa-l "$prefix/include/"
+cp -P "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)"/libisal.so* "$prefix/lib/"
 du -sh "$prefix"
 echo "gpu-deps: ready in .gpu-deps/prefix (carry .gpu-deps/prefix)"

@@ -85,11 +85,11 @@ if [ "${SKIP_BUILD:-0}" != 1 ] && stage build; then
   grep -q "build rc=0" "$RES/build/summary.md" 2>/dev/null || rc=1
   check build "$rc" "$(grep -o 'build rc=.*' "$RES/build/summary.md" 2>/dev/null | head -1)"
   [ "$rc" -ne 0 ] && { grep -E "error|FAILED" -A5 "$RES/build/build.log" | head -40; }
-  # PNG maps need libdeflate (its header and static archive: .gpu-deps/prefix from
-  # scripts/gpu-deps.sh, or Debian's libdeflate-dev); without it the CLI refuses png.
+  # PNG maps need ISA-L (its headers and libisal.so.2: .gpu-deps/prefix from
+  # scripts/gpu-deps.sh, or Debian's libisal-dev); without it the CLI refuses png.
   grep -q '^VIF_CLI_WRITES_PNG:INTERNAL=ON' "$B/CMakeCache.txt" 2>/dev/null
-  check "vif writes PNG (libdeflate found)" $? \
-    "$(grep -E '^VIF_LIBDEFLATE_(LIBRARY|INCLUDE_DIR):' "$B/CMakeCache.txt" 2>/dev/null | tr '\n' ' ')"
+  check "vif writes PNG (ISA-L found)" $? \
+    "$(grep -E '^VIF_ISAL_(LIBRARY|INCLUDE_DIR):' "$B/CMakeCache.txt" 2>/dev/null | tr '\n' ' ')"
 fi
 # The libvif just built first on the library path: the CLI, its tests and the Python module load
 # it, not an older libvif.so.1 that LD_LIBRARY_PATH (which overrides the build's RUNPATH) may name.

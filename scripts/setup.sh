@@ -9,10 +9,10 @@ shift || true
 
 packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev
           libfmt-dev libcli11-dev nlohmann-json3-dev
-          # PNG maps and the report's pictures (vif --map-format png, vif report: libdeflate),
+          # PNG maps and the report's pictures (vif --map-format png, vif report: ISA-L's igzip),
           # the tests' PNG decoder (libpng) and the report rendered by a headless browser in the
           # tests (tests/cli/report_browser_test.sh)
-          libdeflate-dev libpng-dev chromium
+          libisal-dev libpng-dev chromium
           libavformat-dev libavcodec-dev libswscale-dev libavutil-dev ffmpeg
           # the Python package (python/, docs/python.md) and its tests
           pybind11-dev python3-dev python3-numpy python3-pytest python3-setuptools python3-pip

@@ -393,8 +393,7 @@ void MapWriter::write(const Kept &k, size_t i) {
                       fmt::format("frame {} scale {} local VIF", k.frame, sc));
         write_file(fmt::format("frame{:06}_scale{}.png", k.frame, sc),
                    encode_png(picture.width(), picture.height(), &heat_palette(),
-                              [](uint32_t y, bool &same) { return picture.row(y, same); },
-                              kHeatPngSettings));
+                              [](uint32_t y, bool &same) { return picture.row(y, same); }));
         break;
     }
     case Format::kY4m: {

@@ -1,5 +1,6 @@
 #include "maps/png_encode.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -7,7 +8,8 @@
 #include <vector>
 
 #if VIF_WITH_PNG
-#include <libdeflate.h>
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
 #endif
 
 namespace vifcli {
@@ -32,7 +34,7 @@ void put_be32(unsigned char *p, uint32_t v) {
 unsigned char *close_chunk(unsigned char *p, const char type[4], uint32_t len) {
     put_be32(p, len);
     std::memcpy(p + 4, type, 4);
-    put_be32(p + 8 + len, uint32_t(libdeflate_crc32(0, p + 4, size_t(len) + 4)));
+    put_be32(p + 8 + len, crc32_gzip_refl(0, p + 4, uint64_t(len) + 4)); // PNG's (zlib's) CRC-32
     return p + kChunkOverhead + len;
 }
 
@@ -79,9 +81,7 @@ void filter_row(const uint8_t *src, const uint8_t *up, bool same, size_t row, si
     }
 }
 
-// A thread's buffer that grows and is never cleared: every byte used is written first (a
-// zero-filled vector touched all of a 720p picture's 2.8 MB deflate bound, a page fault a 4 KB,
-// where the stream takes ~200 KB).
+// A thread's buffer that grows and is never cleared: every byte used is written first.
 struct Scratch {
     std::unique_ptr<unsigned char[]> data;
     size_t size = 0;
@@ -94,9 +94,23 @@ struct Scratch {
     }
 };
 
-struct CompressorFree {
-    void operator()(libdeflate_compressor *c) const { libdeflate_free_compressor(c); }
-};
+// The filtered rows go to the compressor in chunks of about this many bytes (at least a row):
+// a writer's rows stay in its cache (not a whole picture's 1 MB of filtered rows at 720p).
+constexpr size_t kChunk = size_t(1) << 18;
+
+// The level buffer ISA-L's igzip needs at each level (its own defaults).
+size_t level_buffer_size(int level) {
+    switch (level) {
+    case 0:
+        return ISAL_DEF_LVL0_DEFAULT;
+    case 1:
+        return ISAL_DEF_LVL1_DEFAULT;
+    case 2:
+        return ISAL_DEF_LVL2_DEFAULT;
+    default:
+        return ISAL_DEF_LVL3_DEFAULT;
+    }
+}
 
 } // namespace
 
@@ -139,62 +153,92 @@ std::string encode_png(uint32_t width, uint32_t height, const Palette *palette,
         throw std::runtime_error("PNG encoding failed: the picture is empty or too large");
     if (palette && (palette->empty() || palette->size() > 256))
         throw std::runtime_error("PNG encoding failed: a palette holds 1 to 256 colours");
+    if (settings.level < 0 || settings.level > ISAL_DEF_MAX_LEVEL)
+        throw std::runtime_error("PNG encoding failed: no such compression level");
     const size_t bpp = palette ? 1 : 3;
     const size_t row = size_t(width) * bpp;
+    if (row + 1 > 0x7fffffffu)
+        throw std::runtime_error("PNG encoding failed: the picture is too large");
     const size_t raw_size = (row + 1) * height;
 
-    // Per thread, made once and reused: a compressor (a few hundred KB of tables) and the
-    // buffers of the filtered rows and of the compressed stream (a fresh 2.7 MB for each 720p
-    // picture was page faults and clearing on every file).
-    thread_local std::unique_ptr<libdeflate_compressor, CompressorFree> compressor;
-    thread_local int compressor_level = -1;
-    thread_local Scratch raw, packed;
-    if (compressor_level != settings.level) {
-        compressor.reset(libdeflate_alloc_compressor(settings.level));
-        compressor_level = compressor ? settings.level : -1;
-        if (!compressor) throw std::runtime_error("PNG encoding failed: no compressor (level)");
-    }
-    unsigned char *filtered = raw.get(raw_size);
-    const uint8_t *up = nullptr;
-    for (uint32_t y = 0; y < height; ++y) {
-        bool same = false;
-        const uint8_t *src = rows(y, same);
-        filter_row(src, up, same && up, row, bpp, settings.filter,
-                   filtered + size_t(y) * (row + 1));
-        up = src;
-    }
-    const size_t bound = libdeflate_zlib_compress_bound(compressor.get(), raw_size);
-    if (bound > 0x7fffffffu)
-        throw std::runtime_error("PNG encoding failed: the picture is too large");
-    unsigned char *stream = packed.get(bound);
-    const size_t idat_len =
-        libdeflate_zlib_compress(compressor.get(), filtered, raw_size, stream, bound);
-    if (idat_len == 0) throw std::runtime_error("PNG encoding failed: deflate found no room");
-
+    // The chunks before IDAT, then IDAT's length and type; its data (the zlib stream) is
+    // written straight after them as it is compressed, in a file that grows as needed.
     const size_t plte_len = palette ? palette->size() * 3 : 0;
-    std::string file(sizeof kSignature + kChunkOverhead + 13 +
-                         (palette ? kChunkOverhead + plte_len : 0) + kChunkOverhead + idat_len +
-                         kChunkOverhead,
-                     '\0');
+    const size_t head =
+        sizeof kSignature + kChunkOverhead + 13 + (palette ? kChunkOverhead + plte_len : 0);
+    std::string file(head + 8 + raw_size / 4 + 4096, '\0');
     auto *p = reinterpret_cast<unsigned char *>(&file[0]);
     std::memcpy(p, kSignature, sizeof kSignature);
     p += sizeof kSignature;
-
     unsigned char *ihdr = p + 8;
     put_be32(ihdr, width);
     put_be32(ihdr + 4, height);
-    ihdr[8] = 8;                // bits a sample (a palette index: a byte)
-    ihdr[9] = palette ? 3 : 2;  // colour type: palette, or RGB
-    ihdr[10] = 0;               // compression method: deflate (zlib)
-    ihdr[11] = 0;               // filter method 0 (a filter type byte a row)
-    ihdr[12] = 0;               // no interlace
+    ihdr[8] = 8;               // bits a sample (a palette index: a byte)
+    ihdr[9] = palette ? 3 : 2; // colour type: palette, or RGB
+    ihdr[10] = 0;              // compression method: deflate (zlib)
+    ihdr[11] = 0;              // filter method 0 (a filter type byte a row)
+    ihdr[12] = 0;              // no interlace
     p = close_chunk(p, "IHDR", 13);
     if (palette) { // PLTE: the colours, 3 bytes each, before IDAT
         for (size_t i = 0; i < palette->size(); ++i)
             std::memcpy(p + 8 + 3 * i, (*palette)[i].data(), 3);
-        p = close_chunk(p, "PLTE", uint32_t(plte_len));
+        close_chunk(p, "PLTE", uint32_t(plte_len));
     }
-    std::memcpy(p + 8, stream, idat_len);
+
+    // Per thread, made once and reused: the compressor's state and level buffer, and the
+    // buffer of a chunk of filtered rows.
+    thread_local std::unique_ptr<isal_zstream> stream;
+    thread_local std::unique_ptr<unsigned char[]> level_buf;
+    thread_local size_t level_buf_size = 0;
+    thread_local Scratch chunk;
+    if (!stream) stream.reset(new isal_zstream);
+    const size_t need = level_buffer_size(settings.level);
+    if (level_buf_size < need) {
+        level_buf.reset(new unsigned char[need]);
+        level_buf_size = need;
+    }
+    isal_zstream &z = *stream;
+    isal_deflate_init(&z);
+    z.gzip_flag = IGZIP_ZLIB; // the zlib header and Adler-32 PNG's IDAT holds
+    z.level = uint32_t(settings.level);
+    z.level_buf = level_buf.get();
+    z.level_buf_size = uint32_t(level_buf_size);
+    z.flush = NO_FLUSH;
+    size_t out = head + 8; // the stream's end in `file`
+    auto compress = [&](const unsigned char *in, size_t n, bool last) {
+        z.next_in = const_cast<unsigned char *>(in);
+        z.avail_in = uint32_t(n);
+        z.end_of_stream = last ? 1 : 0;
+        for (;;) {
+            if (file.size() - out < 4096 + n / 2) file.resize(file.size() * 2);
+            z.next_out = reinterpret_cast<unsigned char *>(&file[out]);
+            z.avail_out = uint32_t(std::min<size_t>(file.size() - out, 0x7fffffffu));
+            const size_t before = z.avail_out;
+            if (isal_deflate(&z) != COMP_OK)
+                throw std::runtime_error("PNG encoding failed: the compressor refused the rows");
+            out += before - z.avail_out;
+            if (z.avail_in == 0 && (!last || z.internal_state.state == ZSTATE_END)) return;
+        }
+    };
+    const size_t rows_a_chunk = std::max<size_t>(1, kChunk / (row + 1));
+    unsigned char *filtered = chunk.get(std::min<size_t>(rows_a_chunk, height) * (row + 1));
+    const uint8_t *up = nullptr;
+    size_t in_chunk = 0;
+    for (uint32_t y = 0; y < height; ++y) {
+        bool same = false;
+        const uint8_t *src = rows(y, same);
+        filter_row(src, up, same && up, row, bpp, settings.filter, filtered + in_chunk * (row + 1));
+        up = src;
+        if (++in_chunk == rows_a_chunk || y + 1 == height) {
+            compress(filtered, in_chunk * (row + 1), y + 1 == height);
+            in_chunk = 0;
+        }
+    }
+    const size_t idat_len = out - head - 8;
+    if (idat_len > 0x7fffffffu)
+        throw std::runtime_error("PNG encoding failed: the picture is too large");
+    file.resize(out + 4 + kChunkOverhead); // IDAT's CRC, IEND
+    p = reinterpret_cast<unsigned char *>(&file[head]);
     p = close_chunk(p, "IDAT", uint32_t(idat_len));
     close_chunk(p, "IEND", 0);
     return file;
@@ -205,19 +249,16 @@ bool png_available() {
 }
 
 std::string encode_png(const RgbImage &, const PngSettings &) {
-    throw std::runtime_error(
-        "this vif was built without libdeflate (libdeflate-dev): no PNG output");
+    throw std::runtime_error("this vif was built without ISA-L (libisal-dev): no PNG output");
 }
 
 std::string encode_png(const IndexedImage &, const Palette &, const PngSettings &) {
-    throw std::runtime_error(
-        "this vif was built without libdeflate (libdeflate-dev): no PNG output");
+    throw std::runtime_error("this vif was built without ISA-L (libisal-dev): no PNG output");
 }
 
 std::string encode_png(uint32_t, uint32_t, const Palette *, const PngRowSource &,
                        const PngSettings &) {
-    throw std::runtime_error(
-        "this vif was built without libdeflate (libdeflate-dev): no PNG output");
+    throw std::runtime_error("this vif was built without ISA-L (libisal-dev): no PNG output");
 }
 #endif
 

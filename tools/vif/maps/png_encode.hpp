@@ -1,5 +1,5 @@
 // PNG encoding of an RGB or palette picture, for `vif --map-format png` (palette) and `vif
-// report` (RGB): the chunks are written here, the pixels compressed by libdeflate.
+// report` (RGB): the chunks are written here, the pixels compressed by ISA-L's igzip.
 #ifndef VIF_TOOLS_MAPS_PNG_ENCODE_HPP
 #define VIF_TOOLS_MAPS_PNG_ENCODE_HPP
 
@@ -11,28 +11,24 @@
 
 namespace vifcli {
 
-/** Whether this build can write PNG (it was built with libdeflate). */
+/** Whether this build can write PNG (it was built with ISA-L, libisal-dev). */
 bool png_available();
 
 /** The PNG row filter used for every row (PNG filter types 0, 1, 2, 4). */
 enum class PngFilter { kNone, kSub, kUp, kPaeth };
 
-/** How the pixels are compressed. The defaults (the report's RGB pictures) were measured on
- *  720p and 1080p RGB maps with their legends (docs/journal/2026-11-26-vif-maps.md, session 9):
- *  Up at level 2 took 5.1 / 10.2 ms a file for 122 / 200 KB; no filter at level 1 was 10%
- *  faster for files 50% larger; Sub, Paeth and the other levels were slower (libdeflate's
- *  level 1 more than its level 2 on these). */
+/** How the pixels are compressed (ISA-L's igzip, levels 0 to 3). The defaults were measured on
+ *  720p and 1080p maps with their legends (docs/journal/2026-11-26-vif-maps.md, sessions 9 and
+ *  10): Up, whose repeated rows are zeros, compresses the maps best of the filters for its time;
+ *  igzip at level 1 took 1.0 / 2.1 ms a palette file (140 / 306 KB) where libdeflate's fastest
+ *  level took 3.2 / 6.9 ms (129 / 284 KB). */
 struct PngSettings {
     PngFilter filter = PngFilter::kUp;
-    int level = 2; ///< libdeflate's level, 1..12
+    int level = 1; ///< igzip's level, 0 (stored) to 3
 };
 
-/** The maps' palette pictures (a byte a pixel): Up at level 1, 15-25% less CPU than level 2
- *  for files 3% larger (session 10, the same journal). */
-constexpr PngSettings kHeatPngSettings{PngFilter::kUp, 1};
-
 /** The bytes of an 8-bit RGB PNG of `img` (one IDAT chunk); throws std::runtime_error if the
- *  picture is empty or too large, or the build has no libdeflate. */
+ *  picture is empty or too large, or the build has no ISA-L. */
 std::string encode_png(const RgbImage &img, const PngSettings &settings = PngSettings{});
 
 /** The same of an 8-bit palette picture (colour type 3, a PLTE chunk of `palette`'s 1 to 256
