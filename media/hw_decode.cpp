@@ -84,6 +84,7 @@ SegmentDecoderOptions software_first_options(const HwDecodeRequest &req) {
     o.decoders = req.decoders ? req.decoders : 3;
     o.nvdec_later = true;
     o.max_packets = packets_needed(req);
+    o.session_turn = req.session_turn;
     return o;
 }
 
@@ -209,6 +210,7 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
     o.cuda_device = req.cuda_device;
     o.verbose = req.verbose;
     o.max_packets = packets_needed(req);
+    o.session_turn = req.session_turn;
     // Three NVDEC sessions an input keep the seven engines of an H200 busy with two inputs
     // (measured: docs/journal/2026-11-25-performance.md; more sessions only add start-up time).
     o.decoders = req.decoders ? req.decoders : 3;

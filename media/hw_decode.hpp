@@ -60,6 +60,8 @@ struct HwDecodeRequest {
     /// without waiting for CUDA, NVDEC joining later (decode_choice.hpp, choose_decoding_start).
     /// Environment VIF_TEST_SOFTWARE_FIRST=1 (tests): always, whatever the clip.
     bool may_start_in_software = false;
+    /// Where NVDEC sessions take turns (SegmentDecoderOptions::session_turn); empty: none.
+    std::function<std::shared_ptr<void>()> session_turn;
 };
 
 /** Thrown for `--hwdec cuda` requests that cannot be met: one line. */

@@ -297,13 +297,21 @@ struct SegmentDecoder::Impl {
         Impl *impl = nullptr;
         bool want_cuda = false;
         bool cuda_refused = false;
+        std::shared_ptr<void> session_turn; // held while its NVDEC session is being made
     };
 
+    // libavcodec initialises the hwaccel (makes the NVDEC session) right after this returns
+    // the CUDA format: the session's turn is taken here (SegmentDecoderOptions::session_turn).
     static AVPixelFormat pick_format(AVCodecContext *c, const AVPixelFormat *fmts) {
         auto *st = static_cast<DecoderState *>(c->opaque);
+        st->session_turn.reset(); // (a decoder initialised again: a turn of its own)
         const AVPixelFormat *p = fmts;
         for (; *p != AV_PIX_FMT_NONE; ++p)
-            if (*p == AV_PIX_FMT_CUDA && st->want_cuda) return AV_PIX_FMT_CUDA;
+            if (*p == AV_PIX_FMT_CUDA && st->want_cuda) {
+                if (st->impl && st->impl->opt.session_turn)
+                    st->session_turn = st->impl->opt.session_turn();
+                return AV_PIX_FMT_CUDA;
+            }
         if (st->want_cuda) st->cuda_refused = true;
         // Software: the first format that is not a hardware one.
         for (p = fmts; *p != AV_PIX_FMT_NONE; ++p) {
@@ -311,6 +319,13 @@ struct SegmentDecoder::Impl {
             if (d && !(d->flags & AV_PIX_FMT_FLAG_HWACCEL)) return *p;
         }
         return AV_PIX_FMT_NONE;
+    }
+
+    // A decoder's first frame buffer comes once its hwaccel is initialised: the session is
+    // made, its turn given back.
+    static int get_buffer_after_session(AVCodecContext *c, AVFrame *f, int flags) {
+        if (auto *st = static_cast<DecoderState *>(c->opaque)) st->session_turn.reset();
+        return avcodec_default_get_buffer2(c, f, flags);
     }
 
     // A decoder context; with cuda, on the primary context of the device with its own stream.
@@ -332,6 +347,7 @@ struct SegmentDecoder::Impl {
         }
         ctx->opaque = st;
         ctx->get_format = pick_format;
+        if (cuda) ctx->get_buffer2 = get_buffer_after_session; // (the default's, and the turn)
         if (!cuda) {
             ctx->thread_count = int(opt.threads_per_decoder);
             ctx->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
@@ -752,6 +768,7 @@ struct SegmentDecoder::Impl {
             {
                 vif::media::DecodeLoop loop(ctx, &w);
                 const int r = loop.run(&w, &error);
+                state->session_turn.reset(); // (however the decoding went)
                 if (r < 0) error = w.where(loop.failed_at(), error);
                 clean_end = r == 0 && loop.flushed();
             }
@@ -980,6 +997,7 @@ struct SegmentDecoder::Impl {
         {
             vif::media::DecodeLoop loop(ctx, &first);
             const int r = loop.run(&first, &err);
+            st->session_turn.reset(); // (however the decoding went)
             got = r == 1;
             // The decoder's refusal of NVDEC is told below; a reading error ended the stream.
             if (r >= 0 || loop.failed_at() == vif::media::DecodeStep::source) err.clear();
@@ -1083,6 +1101,7 @@ struct SegmentDecoder::Impl {
             FirstFrame first(fmt, stream_index, st);
             vif::media::DecodeLoop loop(ctx, &first);
             if (loop.run(&first, &err) == 1) std::swap(f, first.frame);
+            st->session_turn.reset();
         }
         avformat_close_input(&fmt);
         const bool ok = f && !st->cuda_refused && f->format == AV_PIX_FMT_CUDA && same_shape(f);

@@ -40,6 +40,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -75,6 +76,13 @@ struct SegmentDecoderOptions {
     /// all): a run that scores the first frames only (--frames) decodes no more than those and
     /// the pictures reordering can bring before them (the caller adds that margin).
     uint64_t max_packets = 0;
+    /// With cuda: called on a decoder's thread just before libavcodec makes (or, with the NVDEC
+    /// builds' kept decoders, takes) its NVDEC session, in its hwaccel's initialisation; what
+    /// it returns is held until the session is there (the decoder's first frame buffer asked
+    /// for), then dropped. `vif batch` gives out turns this way (batch/session_turns.hpp): the
+    /// driver makes sessions one at a time for the whole host, and only the making waits for a
+    /// turn, not the demuxing or the decoding around it. Empty: no turns.
+    std::function<std::shared_ptr<void>()> session_turn;
 };
 
 /** How a run's segments were shared out (SegmentDecoder::sharing()). */

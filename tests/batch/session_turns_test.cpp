@@ -1,9 +1,11 @@
-// NVDEC rows take turns to open their sessions (batch/session_turns.hpp): rows to be scored now
-// before rows opened ahead, then the device with the fewest turns so far, then the earliest.
+// NVDEC rows take turns to make their sessions (batch/session_turns.hpp): rows to be scored now
+// before rows opened ahead, then the device with the fewest turns so far, then the earliest; a
+// turn as the segment decoders take it (gate()) is held while what it returned lives.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -59,6 +61,48 @@ TEST(SessionTurns, WidthRowsOpenAtOnce) {
     EXPECT_TRUE(third.load());
     b.release();
     EXPECT_EQ(t.order(), (std::vector<int>{0, 1, 2}));
+}
+
+TEST(SessionTurns, AGateTurnIsHeldWhileWhatItGaveLives) {
+    SessionTurns t(1);
+    const auto urgent = t.gate(1, false), ahead = t.gate(0, true);
+    std::shared_ptr<void> held = ahead(); // a row opened ahead is making its session
+    std::shared_ptr<void> copy = held;    // (the decoder's state may hold it too)
+    std::atomic<bool> got{false};
+    std::thread th([&] {
+        std::shared_ptr<void> mine = urgent();
+        got = true;
+    });
+    while (t.waiting() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    held.reset();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(got.load()); // a copy still holds the turn: the session is not made yet
+    copy.reset();             // made (its first frame buffer asked for): given back
+    th.join();
+    EXPECT_TRUE(got.load());
+    EXPECT_EQ(t.order(), (std::vector<int>{0, 1}));
+    // Both turns were given back: a third is taken at once.
+    EXPECT_EQ(t.waiting(), 0u);
+    std::shared_ptr<void> third = urgent();
+    EXPECT_EQ(t.order().size(), 3u);
+}
+
+TEST(SessionTurns, TimesCountTheWaitsAndHolds) {
+    SessionTurns t(1);
+    SessionTurns::Turn a = t.take(0, false);
+    std::thread th([&] { SessionTurns::Turn b = t.take(1, false); });
+    while (t.waiting() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    a.release(); // held at least 30 ms; the second waited as long
+    th.join();
+    const SessionTurns::Times tt = t.times();
+    EXPECT_EQ(tt.turns, 2u);
+    EXPECT_GE(tt.held, 0.03);
+    EXPECT_GE(tt.held_most, 0.03);
+    EXPECT_LE(tt.held_most, tt.held);
+    EXPECT_GE(tt.waited, 0.03);
+    EXPECT_GE(tt.waited_most, 0.03);
+    EXPECT_LE(tt.waited_most, tt.waited);
 }
 
 } // namespace

@@ -1,21 +1,29 @@
-// The order in which a batch's NVDEC rows open their sessions. The driver makes NVDEC sessions
-// one at a time for the whole host (about 45 ms each on the H200 hosts, two a row): whichever
-// rows ask first get them first. Devices become ready at different times (the first at once,
-// the others 0.5-0.8 s later, close together), and each brings all its workers' rows at once:
-// in arrival order one device's first rows all open before the next device's first (four
-// GPUs, 8 workers each: the last device's first row after 48 sessions, about 2 s). Here the
-// rows take turns: among the rows waiting, rows to be scored now before rows opened ahead, then
-// the device with the fewest rows given a turn so far, then the earliest to ask; `width` rows
-// open at once (the driver's order within them is its own), so that the parts of an opening
-// that are not the driver's overlap.
+// The order in which a batch's NVDEC rows make their sessions. The driver makes NVDEC sessions
+// one at a time for the whole host (about 45 ms each on the H200 hosts, 0.1 s and more while
+// other GPUs decode): whichever rows ask first get them first. Devices become ready at
+// different times (the first at once, the others 0.5-0.8 s later, close together), and each
+// brings all its workers' rows at once: in arrival order one device's first rows all open before
+// the next device's first (four GPUs, 8 workers each: the last device's first row after 48
+// sessions, about 2 s). Here the rows take turns: among the rows waiting, rows to be scored now
+// before rows opened ahead, then the device with the fewest rows given a turn so far, then the
+// earliest to ask; `width` turns at once (the driver's order within them is its own), so that
+// the parts of a session's making that are not the driver's overlap.
+// A turn covers the making of a session only (gate(): SegmentDecoderOptions::session_turn),
+// not the row's demuxing and first-frame decoding around it, which need no turn (session 9 held
+// it for a row's whole opening, about 0.35 s under load: two rows at a time opened about 6 rows
+// a second for the whole host, 64 rows' openings one after the other taking about the whole
+// four-GPU run; VIF_BATCH_SESSION_TURNS=row, benchmarks, does so again).
 #ifndef VIF_TOOLS_BATCH_SESSION_TURNS_HPP
 #define VIF_TOOLS_BATCH_SESSION_TURNS_HPP
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -25,32 +33,44 @@ class SessionTurns {
 public:
     explicit SessionTurns(size_t width = 2) : width_(std::max<size_t>(width, 1)) {}
 
-    /** A row's turn to open its sessions, while it lives. */
+    using Clock = std::chrono::steady_clock;
+
+    /** A row's turn to make its sessions, while it lives. */
     class Turn {
     public:
         Turn() = default;
-        explicit Turn(SessionTurns *t) : t_(t) {}
-        Turn(Turn &&o) noexcept : t_(o.t_) { o.t_ = nullptr; }
+        Turn(SessionTurns *t, Clock::time_point from) : t_(t), from_(from) {}
+        Turn(Turn &&o) noexcept : t_(o.t_), from_(o.from_) { o.t_ = nullptr; }
         Turn &operator=(Turn &&o) noexcept {
             if (this != &o) {
                 release();
                 t_ = o.t_;
+                from_ = o.from_;
                 o.t_ = nullptr;
             }
             return *this;
         }
         ~Turn() { release(); }
         void release() {
-            if (t_) t_->done();
+            if (t_) t_->done(from_);
             t_ = nullptr;
         }
 
     private:
         SessionTurns *t_ = nullptr;
+        Clock::time_point from_;
+    };
+
+    /** How long the turns were waited for and held (--timings). */
+    struct Times {
+        size_t turns = 0;
+        double waited = 0, waited_most = 0; // seconds
+        double held = 0, held_most = 0;
     };
 
     /** Waits for a turn for a row of `device` (`ahead`: opened ahead, not to be scored now). */
     Turn take(int device, bool ahead) {
+        const Clock::time_point asked = Clock::now();
         std::unique_lock<std::mutex> lock(mu_);
         const uint64_t me = next_++;
         waiting_.push_back({device, ahead, me});
@@ -60,8 +80,19 @@ public:
         ++holding_;
         ++given_[device];
         order_.push_back(device);
+        const Clock::time_point now = Clock::now();
+        const double waited = std::chrono::duration<double>(now - asked).count();
+        ++times_.turns;
+        times_.waited += waited;
+        times_.waited_most = std::max(times_.waited_most, waited);
         cv_.notify_all(); // (another may go too, where the width allows)
-        return Turn(this);
+        return Turn(this, now);
+    }
+
+    /** SegmentDecoderOptions::session_turn for a row of `device` (`ahead`: opened ahead): each
+     *  call takes a turn, given back when the last copy of what it returned goes. */
+    std::function<std::shared_ptr<void>()> gate(int device, bool ahead) {
+        return [this, device, ahead] { return std::make_shared<Turn>(take(device, ahead)); };
     }
 
     /** Rows waiting for a turn now. */
@@ -74,6 +105,11 @@ public:
     std::vector<int> order() const {
         std::lock_guard<std::mutex> lock(mu_);
         return order_;
+    }
+
+    Times times() const {
+        std::lock_guard<std::mutex> lock(mu_);
+        return times_;
     }
 
 private:
@@ -99,9 +135,12 @@ private:
         return b ? b->seq : UINT64_MAX;
     }
 
-    void done() {
+    void done(Clock::time_point from) {
+        const double held = std::chrono::duration<double>(Clock::now() - from).count();
         std::lock_guard<std::mutex> lock(mu_);
         --holding_;
+        times_.held += held;
+        times_.held_most = std::max(times_.held_most, held);
         cv_.notify_all();
     }
 
@@ -112,6 +151,7 @@ private:
     std::vector<Waiter> waiting_;
     std::map<int, size_t> given_; // rows given a turn, by device
     std::vector<int> order_;
+    Times times_;
 };
 
 } // namespace vif::batch

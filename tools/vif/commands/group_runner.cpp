@@ -376,14 +376,16 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // to take), not once its row's inputs are open.
     if (const char *v = std::getenv("VIF_BATCH_AHEAD_AFTER_DECODING"); v && std::string(v) == "1")
         shared.ahead_after_decoding = true;
-    // NVDEC rows take turns to open their sessions, the devices interleaved, so that every
+    // NVDEC rows take turns to make their sessions, the devices interleaved, so that every
     // device gets its first rows' sessions early (batch/session_turns.hpp), with several
     // devices; every row, not only each worker's first (4x H200, 2026-11-27, 64 1080p H.264
     // rows on four GPUs with kept decoders: runs of 10.58 s against 11.61 with the first rows
-    // only, 13.57 with no turns). VIF_BATCH_SESSION_ORDER=0: no turns (benchmarks).
+    // only, 13.57 with no turns). A turn covers the making of a session, not the row's whole
+    // opening; VIF_BATCH_SESSION_TURNS=row (benchmarks): the whole opening, as in session 9.
     vif::batch::SessionTurns session_turns;
-    const char *turns_env = std::getenv("VIF_BATCH_SESSION_ORDER");
-    const bool turns_on = distinct.size() > 1 && !(turns_env && std::string(turns_env) == "0");
+    const bool turns_on = distinct.size() > 1;
+    if (const char *v = std::getenv("VIF_BATCH_SESSION_TURNS"); v && std::string(v) == "row")
+        shared.whole_row_turns = true;
     if (!devices.devices.empty())
         shared.backend = devices.cpu_standins ? VIF_BACKEND_CPU : VIF_BACKEND_CUDA;
     // NVDEC decoders per input: media/'s default (3) serves one row on a GPU; with several rows
@@ -856,15 +858,21 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                          "vif: timings: NVDEC rows' decoders torn down off the workers: %zu rows, "
                          "%.2f s in all, %.2f s the longest\n",
                          teardown.rows, teardown.seconds, teardown.most);
-        // The order in which NVDEC rows took their turns to open sessions, by device.
+        // The order in which NVDEC rows took their turns to make sessions, by device, and how
+        // long the turns were waited for and held.
         if (const std::vector<int> turns = session_turns.order(); !turns.empty()) {
             std::string list;
             for (size_t i = 0; i < turns.size() && i < 48; ++i)
                 list += (i ? " " : "") + std::to_string(turns[i]);
+            const vif::batch::SessionTurns::Times tt = session_turns.times();
             std::fprintf(stderr,
-                         "vif: timings: NVDEC rows' turns to open sessions, by device: %s%s (%zu "
-                         "rows)\n",
-                         list.c_str(), turns.size() > 48 ? " ..." : "", turns.size());
+                         "vif: timings: NVDEC sessions' turns (%s), by device: %s%s (%zu turns); "
+                         "waited %.2f s in all (%.2f s the longest), held %.2f s in all (%.3f s "
+                         "each on average, %.2f s the longest)\n",
+                         shared.whole_row_turns ? "a row's whole opening" : "a session's making",
+                         list.c_str(), turns.size() > 48 ? " ..." : "", turns.size(), tt.waited,
+                         tt.waited_most, tt.held, tt.turns ? tt.held / double(tt.turns) : 0.0,
+                         tt.held_most);
         }
 #if defined(VIF_WITH_FFMPEG)
         // The segment decoders' decoders (NVDEC sessions on the device path).

@@ -98,8 +98,12 @@ static std::future<std::unique_ptr<FrameSource>> open_soon(SourceRequest q) {
 }
 
 #if defined(VIF_WITH_NVDEC)
-static HwDecodeRequest hw_request(const LadderSettings &s) {
+// (`ahead`: for a row opened ahead, whose sessions' turns come after those of rows to be
+// scored now.)
+static HwDecodeRequest hw_request(const LadderSettings &s, bool ahead) {
     HwDecodeRequest hr;
+    if (s.session_turns && !s.whole_row_turns)
+        hr.session_turn = s.session_turns->gate(s.cuda_device, ahead);
     hr.mode = s.hwdec_always ? HwDecode::kCuda : HwDecode::kAuto;
     hr.cuda_device = s.cuda_device;
     hr.decoders = s.nvdec_decoders;
@@ -226,18 +230,18 @@ OpenedAheadPtr open_ahead(const std::vector<RungJob> &jobs, const LadderSettings
     if (device_path_wanted(todo, s)) {
         const RungJob &j =
             *std::find_if(jobs.begin(), jobs.end(), [](const RungJob &x) { return !x.reused; });
-        const HwDecodeRequest hr = hw_request(s);
+        const HwDecodeRequest hr = hw_request(s, /*ahead=*/true);
         const SourceRequest a =
             request(j.row.reference, "reference", j.row, s.decoder_threads, !s.no_mmap);
         const SourceRequest b =
             request(j.row.distorted, "distorted", j.row, s.decoder_threads, !s.no_mmap);
         vif::batch::OpenPriority *priority = s.open_priority;
-        vif::batch::SessionTurns *turns = s.session_turns;
+        vif::batch::SessionTurns *row_turns = s.whole_row_turns ? s.session_turns : nullptr;
         try {
-            o->hw = std::async(std::launch::async, [hr, a, b, priority, turns] {
+            o->hw = std::async(std::launch::async, [hr, a, b, priority, row_turns] {
                 if (priority) priority->wait_for_urgent(); // rows to be scored now go first
                 vif::batch::SessionTurns::Turn turn;
-                if (turns) turn = turns->take(hr.cuda_device, true);
+                if (row_turns) turn = row_turns->take(hr.cuda_device, true);
                 return open_hw_decode(hr, a, b);
             });
         } catch (const std::system_error &) {
@@ -444,9 +448,10 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                 hw = s.opened->hw.get();
             } else {
                 if (s.open_priority) urgent.emplace(*s.open_priority);
-                const HwDecodeRequest hr = hw_request(s);
-                vif::batch::SessionTurns::Turn turn; // (the devices' rows in turn)
-                if (s.session_turns) turn = s.session_turns->take(s.cuda_device, false);
+                const HwDecodeRequest hr = hw_request(s, /*ahead=*/false);
+                vif::batch::SessionTurns::Turn turn; // (VIF_BATCH_SESSION_TURNS=row)
+                if (s.session_turns && s.whole_row_turns)
+                    turn = s.session_turns->take(s.cuda_device, false);
                 hw = open_hw_decode(hr,
                                     request(r.job.row.reference, "reference", r.job.row,
                                             s.decoder_threads, !s.no_mmap),

@@ -89,9 +89,11 @@ struct LadderSettings {
     OpenedAhead *opened = nullptr;
     /// NVDEC rows opened ahead wait while rows to be scored now are opening (run_groups').
     vif::batch::OpenPriority *open_priority = nullptr;
-    /// NVDEC rows take turns to open their sessions, the devices interleaved (run_groups';
-    /// null: in the order they ask, VIF_BATCH_SESSION_ORDER=0).
+    /// NVDEC rows take turns to make their sessions, the devices interleaved (run_groups', on
+    /// several devices; null: no turns). A turn covers the making of a session only, unless
+    /// whole_row_turns (benchmarks, VIF_BATCH_SESSION_TURNS=row): the row's whole opening.
     vif::batch::SessionTurns *session_turns = nullptr;
+    bool whole_row_turns = false;
     /// Called once (from score_group's thread) when the group's inputs are open and its
     /// decoding begins: the moment a caller may start opening its next group's (open_ahead),
     /// off this group's critical path and not in the way of its opening.
