@@ -25,11 +25,13 @@
 #      skipped): the targets
 #      over a catalogue whose fixed costs (CUDA's initialisation, the devices' start-ups, the
 #      first round of NVDEC sessions) are a smaller share; this tree on 1, 2 and 4 GPUs by
-#      default (NVDEC rows: 8 workers a GPU), one process per GPU (g4proc: does what serialises
-#      the NVDEC sessions' opening belong to the process?), the rule before (4 a GPU: g4w4, g2w4), the
-#      first round's sessions in arrival order (g4so, g2so), a row's NVDEC decoders torn down
-#      on its worker (g4tw), two NVDEC decoders an input (g4d2)
-#      and no open-ahead (g4na);
+#      default (NVDEC rows: 8 workers a GPU), and ways that say what pays (B64_WAYS chooses):
+#      a turn for a row's whole opening as in session 9 (g4rt), the next row opened once a row
+#      is decoded (g1ad, g4ad, g4w4ad), a row's NVDEC decoders torn down on its worker (g4tw),
+#      4 workers a GPU (g4w4, g2w4), no open-ahead (g4na, g4w4na), decoders not kept (g4nk);
+#   B128. the same pair in 128 rows (about 66 s on one H200): a longer catalogue's ratio (a
+#      real one is thousands of encodes; the fixed costs shrink with more rows); g1 and g4 by
+#      default, B128_WAYS (as B64_WAYS) for more;
 #   B32. part B's catalogue with twice the rows (32), this tree on 1 and 2 GPUs (4 where there
 #      are 4): the same target over more rows;
 #   C. where one GPU's time goes (measure before fixing): the compact catalogue on one GPU with
@@ -71,9 +73,7 @@
 # GPUs' NVDEC utilisation is sampled beside their SM's.
 # Session 9: A10's g1, g2 and g4 run REPS times each (default 3, in turn), the medians judged
 # (one run's spread was 15-20%), "never slower" a check of its own; A10's informational ways of
-# sessions 7 and 8 (g1x12, g1x16, g4proc, g1old) only with A10_EXTRA=1. B gNso: the first round's NVDEC sessions opened
-# in the order rows come (VIF_BATCH_SESSION_ORDER=0) beside the default, which interleaves the
-# devices (each device's first rows' sessions before any device's next).
+# sessions 7 and 8 (g1x12, g1x16, g4proc, g1old) only with A10_EXTRA=1.
 # Ways that say what binds (informational): B with the next row's opening while a row decodes
 # turned off (gNna: VIF_BATCH_OPEN_AHEAD=0); R with each context's staging copies on 8 threads
 # (gNt8: --threads 8, the automatic count of a context alone, before the batch shared half the
@@ -105,7 +105,8 @@
 #   NVCLIPS   folder with h264_src.mp4 and h264_enc.mkv (default bench/nvdec/clips)
 #   ROWS_1080 rows of part B (default 16); ROWS_RAW, RAW_FRAMES of part R (48, 120); REPS runs
 #   of A10's g1, g2, g4 (default 3); PARTS (default "A A10 B D", the targets and the faults;
-#   every part: "A A10 R RX B B64 C D W B32"); WORK
+#   every part: "A A10 R RX B B64 B128 C D W B32"); B64_WAYS, B128_WAYS (the ways beside g1);
+#   WORK
 #   (default /tmp/vif-mgpu);
 #   RUN_TIMEOUT seconds a run may take (default 120); NGPU (a dry run on CPU stand-in devices:
 #   NGPU=2 VIF_TEST_CPU_DEVICES=2 NEW_VIF=build-cpu/tools/vif/vif BASE_VIF=none)
@@ -299,7 +300,7 @@ catalogue() { # TAG MANIFEST
   # The baseline as it runs by default (one worker on one GPU) and with 4 workers; part B (long
   # rows) only the latter; A10 and R none (this tree on 1, 2 and 4 GPUs only).
   local lean=0
-  [ "$tag" = A10 ] || [ "$tag" = R ] || [ "$tag" = B32 ] || [ "$tag" = B64 ] && lean=1
+  [ "$tag" = A10 ] || [ "$tag" = R ] || [ "$tag" = B32 ] || [ "$tag" = B64 ] || [ "$tag" = B128 ] && lean=1
   if [ "$BASE_VIF" != none ] && [ "$lean" = 0 ]; then
     if [ "$tag" = A ]; then ways+=("base:--devices 0" "base4:--devices 0 --workers 4")
     else ways+=("base:--devices 0 --workers 4"); fi
@@ -313,14 +314,15 @@ catalogue() { # TAG MANIFEST
       for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g${g}r$rep:--devices $(devlist "$g")"); done
     done
   fi
-  # B64 (session 9): the default (NVDEC rows: 8 workers a GPU), the rule before it (4 a GPU on
-  # several GPUs: gNw4), the first round's NVDEC sessions in the order rows come (gNso:
-  # VIF_BATCH_SESSION_ORDER=0, no interleaving of the devices) and the next row's opening while
-  # a row decodes turned off (g4na) -- in that order, the last the first to go when time runs out.
-  if [ "$tag" = B64 ]; then
+  # B64 / B128 (sessions 9, 10): the default (NVDEC rows: 8 workers a GPU), then the ways that
+  # say what pays, in that order, the last the first to go when time runs out.
+  if [ "$tag" = B64 ] || [ "$tag" = B128 ]; then
     # (Round 1 of session 9 measured g4proc, one process per GPU: 1.77x against 2.03x, the
     # sessions' making serialised for the host, not the process; g4so, sessions in arrival
-    # order: 1.59x; g4d2, two NVDEC decoders an input: 1.10x. Not run again.)
+    # order: 1.59x (round 3, with kept decoders: 13.57 s of run against 10.58: no turns was
+    # removed in session 10); g4d2, two NVDEC decoders an input: 1.10x. Not run again.)
+    # g4rt (session 10): a turn held for a row's whole opening (VIF_BATCH_SESSION_TURNS=row), as
+    # in session 9, against the default's turn for a session's making only.
     # g4nk / g2nk: cuvid decoders not kept (VIF_NVDEC_KEEP_DECODERS=0: a session made for every
     # input, as before); g4tw: a row's NVDEC decoders torn down on its worker, as before, not on
     # a thread of their own (VIF_BATCH_TEARDOWN_ELSEWHERE=0).
@@ -328,33 +330,29 @@ catalogue() { # TAG MANIFEST
     # workers and open-ahead set how many (8 a GPU with open-ahead: 32 rows, 64 sessions, on four
     # GPUs, each worker's 2 rows of the 64 open at once: nothing kept is taken again). g4w4 (4 a
     # GPU), g4na (no open-ahead), g4w4na (both: 16 rows at once, 32 sessions) say which pays.
-    # g4ad / g4w4ad: a worker's next row opened once its row is decoded to the end, its
-    # decoders kept for the next (VIF_BATCH_AHEAD_AFTER_DECODING=1), not once its inputs open.
-    [ "$ngpu" -ge 4 ] && ways+=("g4w4:--devices $(devlist 4) --workers 16" "g4na:--devices $(devlist 4) (open-ahead off)" "g4w4na:--devices $(devlist 4) --workers 16 (open-ahead off)" "g4ad:--devices $(devlist 4) (ahead after decoding)" "g4w4ad:--devices $(devlist 4) --workers 16 (ahead after decoding)" "g4nk:--devices $(devlist 4) (decoders not kept)")
-    [ "$ngpu" -ge 2 ] && ways+=("g2w4na:--devices $(devlist 2) --workers 8 (open-ahead off)")
-    [ "$ngpu" -ge 4 ] && ways+=("g4tw:--devices $(devlist 4) (teardown on the workers)")
-    [ "$ngpu" -ge 2 ] && ways+=("g2nk:--devices $(devlist 2) (decoders not kept)" "g2w4:--devices $(devlist 2) --workers 8")
-    # (Round 3 of session 9: only each worker's first NVDEC row taking a turn was slower, 11.61 s
-    # of run against 10.58, and removed; g4so, no turns: 13.57 s.)
-    [ "$ngpu" -ge 4 ] && ways+=("g4so:--devices $(devlist 4) (sessions in arrival order)")
-    # B64_WAYS="g2 g4 ...": only those ways (and g1), in that list's order of the ways above.
-    if [ -n "${B64_WAYS:-}" ]; then
+    # g4ad / g4w4ad / g2w4ad / g1ad: a worker's next row opened once its row is decoded to the
+    # end, its decoders kept for the next (VIF_BATCH_AHEAD_AFTER_DECODING=1), not once its
+    # inputs open: with the turns for a session's making only, 4 workers a GPU so would make
+    # 32 sessions on four GPUs, the rows after the first taking kept decoders.
+    [ "$ngpu" -ge 4 ] && ways+=("g4rt:--devices $(devlist 4) (whole-row turns)" "g4w4ad:--devices $(devlist 4) --workers 16 (ahead after decoding)" "g4ad:--devices $(devlist 4) (ahead after decoding)" "g4tw:--devices $(devlist 4) (teardown on the workers)")
+    [ "$ngpu" -ge 2 ] && ways+=("g2w4ad:--devices $(devlist 2) --workers 8 (ahead after decoding)")
+    ways+=("g1ad:--devices 0 (ahead after decoding)")
+    [ "$ngpu" -ge 4 ] && ways+=("g4w4:--devices $(devlist 4) --workers 16" "g4na:--devices $(devlist 4) (open-ahead off)" "g4w4na:--devices $(devlist 4) --workers 16 (open-ahead off)" "g4nk:--devices $(devlist 4) (decoders not kept)")
+    [ "$ngpu" -ge 2 ] && ways+=("g2w4na:--devices $(devlist 2) --workers 8 (open-ahead off)" "g2nk:--devices $(devlist 2) (decoders not kept)" "g2w4:--devices $(devlist 2) --workers 8")
+    # B64_WAYS="g2 g4 ...": only those ways (and g1), in that list's order of the ways above;
+    # B128 by default g4 alone (and g1): B128_WAYS for more.
+    local want=${B64_WAYS:-}
+    [ "$tag" = B128 ] && want=${B128_WAYS:-g4}
+    if [ -n "$want" ]; then
       local keep=() w
       for w in "${ways[@]}"; do
-        [[ ${w%%:*} == g1 || " $B64_WAYS " == *" ${w%%:*} "* ]] && keep+=("$w")
+        [[ ${w%%:*} == g1 || " $want " == *" ${w%%:*} "* ]] && keep+=("$w")
       done
       ways=("${keep[@]}")
     fi
   fi
-  # B: the first round's sessions in arrival order beside the default (interleaved devices;
-  # round 1 of session 9: 1.54x / 1.70x against 1.52x / 1.79x; B_SO=1 runs them again).
-  if [ "$tag" = B ] && [ "${B_SO:-0}" = 1 ]; then
-    for g in 2 4; do
-      [ "$g" -le "$ngpu" ] && ways+=("g${g}so:--devices $(devlist "$g") (sessions in arrival order)")
-    done
-  fi
   for g in 2 4; do
-    [ "$tag" = B64 ] && break
+    { [ "$tag" = B64 ] || [ "$tag" = B128 ]; } && break
     if [ "$g" -gt "$ngpu" ]; then continue; fi
     # (A10 and R: the four GPUs only, one process each, and 2 workers a GPU: is what binds in
     # the process or in the machine, and is it the workers' number?)
@@ -424,9 +422,9 @@ catalogue() { # TAG MANIFEST
     local key=${w%%:*} args=${w#*:} vif=$NEW_VIF
     local more=--timings ahead=1
     [[ $key == base* ]] && vif=$BASE_VIF more=""
-    local sorder=${VIF_BATCH_SESSION_ORDER:-}
     [[ $key == *na ]] && ahead=0 args=${args% (open-ahead off)}
-    [[ $key == *so ]] && sorder=0 args=${args% (sessions in arrival order)}
+    local rturns=${VIF_BATCH_SESSION_TURNS:-}
+    [[ $key == *rt ]] && rturns=row args=${args% (whole-row turns)}
     local aad=${VIF_BATCH_AHEAD_AFTER_DECODING:-}
     [[ $key == *ad ]] && aad=1 args=${args% (ahead after decoding)}
     local nkeep=${VIF_NVDEC_KEEP_DECODERS:-}
@@ -457,7 +455,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_ORDER=$sorder VIF_BATCH_TEARDOWN_ELSEWHERE=$tdown VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_BATCH_AHEAD_AFTER_DECODING=$aad VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_TURNS=$rturns VIF_BATCH_TEARDOWN_ELSEWHERE=$tdown VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_BATCH_AHEAD_AFTER_DECODING=$aad VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs
@@ -546,6 +544,10 @@ catalogue() { # TAG MANIFEST
     target=$([ "$g" = 2 ] && echo 1.8 || echo 3.4)
     if [ "$ngpu" -lt "$g" ]; then
       note "SKIP $tag $g GPUs >= ${target}x one ($ngpu GPU(s) here)"
+      continue
+    fi
+    if [ -z "$(eval echo "\${${tag}_g${g}_pfs:-}")" ]; then
+      note "SKIP $tag $g GPUs >= ${target}x one (g$g not run: its ways list, or the time budget)"
       continue
     fi
     r=$(ratio "$(eval echo "\${${tag}_g${g}_pfs:-0}")" "$one_pfs")
@@ -927,6 +929,26 @@ if has B64; then
     } > m1080x4.csv
     cat "$NVCLIPS"/h264_* > /dev/null
     catalogue B64 m1080x4.csv
+  else
+    note "FAIL 1080p clips missing in $NVCLIPS (h264_src.mp4, h264_enc.mkv: carry them)"
+    fails=$((fails + 1))
+  fi
+fi
+
+# ---- B128. part B's pair, 128 rows ----
+if has B128; then
+  if [ -f "$NVCLIPS/h264_src.mp4" ] && [ -f "$NVCLIPS/h264_enc.mkv" ]; then
+    mkdir -p rows1080
+    {
+      echo "reference,distorted"
+      for i in $(seq 1 128); do
+        ln -sfn "$NVCLIPS/h264_src.mp4" "rows1080/src$i.mp4"
+        ln -sfn "$NVCLIPS/h264_enc.mkv" "rows1080/enc$i.mkv"
+        echo "rows1080/src$i.mp4,rows1080/enc$i.mkv"
+      done
+    } > m1080x8.csv
+    cat "$NVCLIPS"/h264_* > /dev/null
+    catalogue B128 m1080x8.csv
   else
     note "FAIL 1080p clips missing in $NVCLIPS (h264_src.mp4, h264_enc.mkv: carry them)"
     fails=$((fails + 1))
