@@ -322,7 +322,9 @@ catalogue() { # TAG MANIFEST
     # order: 1.59x (round 3, with kept decoders: 13.57 s of run against 10.58: no turns was
     # removed in session 10); g4d2, two NVDEC decoders an input: 1.10x. Not run again.)
     # g4rt (session 10): a turn held for a row's whole opening (VIF_BATCH_SESSION_TURNS=row), as
-    # in session 9, against the default's turn for a session's making only.
+    # in session 9, against the default's turn for a session's making only; g4wide: 4 turns at
+    # once, not 2 (VIF_BATCH_SESSION_TURN_WIDTH=4: does the driver make one GPU's sessions
+    # beside another's?).
     # g4nk / g2nk: cuvid decoders not kept (VIF_NVDEC_KEEP_DECODERS=0: a session made for every
     # input, as before); g4tw: a row's NVDEC decoders torn down on its worker, as before, not on
     # a thread of their own (VIF_BATCH_TEARDOWN_ELSEWHERE=0).
@@ -334,7 +336,7 @@ catalogue() { # TAG MANIFEST
     # end, its decoders kept for the next (VIF_BATCH_AHEAD_AFTER_DECODING=1), not once its
     # inputs open: with the turns for a session's making only, 4 workers a GPU so would make
     # 32 sessions on four GPUs, the rows after the first taking kept decoders.
-    [ "$ngpu" -ge 4 ] && ways+=("g4rt:--devices $(devlist 4) (whole-row turns)" "g4w4ad:--devices $(devlist 4) --workers 16 (ahead after decoding)" "g4ad:--devices $(devlist 4) (ahead after decoding)" "g4tw:--devices $(devlist 4) (teardown on the workers)")
+    [ "$ngpu" -ge 4 ] && ways+=("g4rt:--devices $(devlist 4) (whole-row turns)" "g4w4ad:--devices $(devlist 4) --workers 16 (ahead after decoding)" "g4ad:--devices $(devlist 4) (ahead after decoding)" "g4wide:--devices $(devlist 4) (4 turns at once)" "g4tw:--devices $(devlist 4) (teardown on the workers)")
     [ "$ngpu" -ge 2 ] && ways+=("g2w4ad:--devices $(devlist 2) --workers 8 (ahead after decoding)")
     ways+=("g1ad:--devices 0 (ahead after decoding)")
     [ "$ngpu" -ge 4 ] && ways+=("g4w4:--devices $(devlist 4) --workers 16" "g4na:--devices $(devlist 4) (open-ahead off)" "g4w4na:--devices $(devlist 4) --workers 16 (open-ahead off)" "g4nk:--devices $(devlist 4) (decoders not kept)")
@@ -425,6 +427,8 @@ catalogue() { # TAG MANIFEST
     [[ $key == *na ]] && ahead=0 args=${args% (open-ahead off)}
     local rturns=${VIF_BATCH_SESSION_TURNS:-}
     [[ $key == *rt ]] && rturns=row args=${args% (whole-row turns)}
+    local twidth=${VIF_BATCH_SESSION_TURN_WIDTH:-}
+    [[ $key == *wide ]] && twidth=4 args=${args% (4 turns at once)}
     local aad=${VIF_BATCH_AHEAD_AFTER_DECODING:-}
     [[ $key == *ad ]] && aad=1 args=${args% (ahead after decoding)}
     local nkeep=${VIF_NVDEC_KEEP_DECODERS:-}
@@ -455,7 +459,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_TURNS=$rturns VIF_BATCH_TEARDOWN_ELSEWHERE=$tdown VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_BATCH_AHEAD_AFTER_DECODING=$aad VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_TURNS=$rturns VIF_BATCH_SESSION_TURN_WIDTH=$twidth VIF_BATCH_TEARDOWN_ELSEWHERE=$tdown VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_BATCH_AHEAD_AFTER_DECODING=$aad VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs

@@ -382,7 +382,11 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // rows on four GPUs with kept decoders: runs of 10.58 s against 11.61 with the first rows
     // only, 13.57 with no turns). A turn covers the making of a session, not the row's whole
     // opening; VIF_BATCH_SESSION_TURNS=row (benchmarks): the whole opening, as in session 9.
-    vif::batch::SessionTurns session_turns;
+    // VIF_BATCH_SESSION_TURN_WIDTH=N (benchmarks): N turns at once instead of 2.
+    size_t turn_width = 2;
+    if (const char *v = std::getenv("VIF_BATCH_SESSION_TURN_WIDTH"); v && std::atoi(v) > 0)
+        turn_width = size_t(std::atoi(v));
+    vif::batch::SessionTurns session_turns(turn_width);
     const bool turns_on = distinct.size() > 1;
     if (const char *v = std::getenv("VIF_BATCH_SESSION_TURNS"); v && std::string(v) == "row")
         shared.whole_row_turns = true;
