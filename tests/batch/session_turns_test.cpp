@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -103,6 +105,32 @@ TEST(SessionTurns, TimesCountTheWaitsAndHolds) {
     EXPECT_GE(tt.waited, 0.03);
     EXPECT_GE(tt.waited_most, 0.03);
     EXPECT_LE(tt.waited_most, tt.waited);
+}
+
+TEST(SessionTurns, ARowsSessionsComeBeforeALaterRows) {
+    // A row's two inputs make their sessions apart (each in its decoder's initialisation): of
+    // one device's rows, the earlier row's second session comes before a later row's first,
+    // which asked before it, so that rows start decoding whole, one after another.
+    SessionTurns t(1);
+    SessionTurns::Turn held = t.take(1, false); // (another device's row is making one)
+    const auto first_row = t.gate(0, false), later_row = t.gate(0, false);
+    std::vector<int> got;
+    std::mutex got_mu;
+    std::vector<std::thread> threads;
+    auto ask_gate = [&](const std::function<std::shared_ptr<void>()> &gate, int tag) {
+        const size_t before = t.waiting();
+        threads.emplace_back([&, gate, tag] {
+            std::shared_ptr<void> turn = gate();
+            std::lock_guard<std::mutex> lock(got_mu);
+            got.push_back(tag);
+        });
+        while (t.waiting() == before) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    };
+    ask_gate(later_row, 2); // the later row's first input asks first
+    ask_gate(first_row, 1); // then the earlier row's second
+    held.release();
+    for (auto &th : threads) th.join();
+    EXPECT_EQ(got, (std::vector<int>{1, 2}));
 }
 
 } // namespace

@@ -6,7 +6,7 @@
 // the next device's first (four GPUs, 8 workers each: the last device's first row after 48
 // sessions, about 2 s). Here the rows take turns: among the rows waiting, rows to be scored now
 // before rows opened ahead, then the device with the fewest rows given a turn so far, then the
-// earliest to ask; `width` turns at once (the driver's order within them is its own), so that
+// earliest row, then the earliest to ask; `width` turns at once (the driver's order within them is its own), so that
 // the parts of a session's making that are not the driver's overlap.
 // A turn covers the making of a session only (gate(): SegmentDecoderOptions::session_turn),
 // not the row's demuxing and first-frame decoding around it, which need no turn (session 9 held
@@ -17,6 +17,7 @@
 #define VIF_TOOLS_BATCH_SESSION_TURNS_HPP
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -68,12 +69,14 @@ public:
         double held = 0, held_most = 0;
     };
 
-    /** Waits for a turn for a row of `device` (`ahead`: opened ahead, not to be scored now). */
-    Turn take(int device, bool ahead) {
+    /** Waits for a turn for a row of `device` (`ahead`: opened ahead, not to be scored now;
+     *  `row`: the row's number from gate(), so that a row's sessions come before a later row's
+     *  of the same standing). */
+    Turn take(int device, bool ahead, uint64_t row = UINT64_MAX) {
         const Clock::time_point asked = Clock::now();
         std::unique_lock<std::mutex> lock(mu_);
         const uint64_t me = next_++;
-        waiting_.push_back({device, ahead, me});
+        waiting_.push_back({device, ahead, row, me});
         cv_.wait(lock, [&] { return holding_ < width_ && best() == me; });
         waiting_.erase(std::find_if(waiting_.begin(), waiting_.end(),
                                     [&](const Waiter &w) { return w.seq == me; }));
@@ -92,7 +95,10 @@ public:
     /** SegmentDecoderOptions::session_turn for a row of `device` (`ahead`: opened ahead): each
      *  call takes a turn, given back when the last copy of what it returned goes. */
     std::function<std::shared_ptr<void>()> gate(int device, bool ahead) {
-        return [this, device, ahead] { return std::make_shared<Turn>(take(device, ahead)); };
+        const uint64_t row = rows_++;
+        return [this, device, ahead, row] {
+            return std::make_shared<Turn>(take(device, ahead, row));
+        };
     }
 
     /** Rows waiting for a turn now. */
@@ -116,7 +122,7 @@ private:
     struct Waiter {
         int device;
         bool ahead;
-        uint64_t seq;
+        uint64_t row, seq;
     };
 
     // mu_ held: the waiter whose turn is next.
@@ -129,6 +135,7 @@ private:
         for (const Waiter &w : waiting_) {
             if (!b || (w.ahead != b->ahead                   ? !w.ahead
                        : given(w.device) != given(b->device) ? given(w.device) < given(b->device)
+                       : w.row != b->row                     ? w.row < b->row
                                                              : w.seq < b->seq))
                 b = &w;
         }
@@ -148,6 +155,7 @@ private:
     std::condition_variable cv_;
     size_t width_, holding_ = 0;
     uint64_t next_ = 0;
+    std::atomic<uint64_t> rows_{0}; // gate()'s row numbers
     std::vector<Waiter> waiting_;
     std::map<int, size_t> given_; // rows given a turn, by device
     std::vector<int> order_;
