@@ -235,7 +235,9 @@ OpenedAheadPtr open_ahead(const std::vector<RungJob> &jobs, const LadderSettings
             request(j.row.reference, "reference", j.row, s.decoder_threads, !s.no_mmap);
         const SourceRequest b =
             request(j.row.distorted, "distorted", j.row, s.decoder_threads, !s.no_mmap);
-        vif::batch::OpenPriority *priority = s.open_priority;
+        // (With turns for the sessions' making, those put rows to be scored now first: nothing
+        // else of the row's opening needs to wait.)
+        vif::batch::OpenPriority *priority = hr.session_turn ? nullptr : s.open_priority;
         vif::batch::SessionTurns *row_turns = s.whole_row_turns ? s.session_turns : nullptr;
         try {
             o->hw = std::async(std::launch::async, [hr, a, b, priority, row_turns] {
