@@ -27,7 +27,7 @@
 #      first round of NVDEC sessions) are a smaller share; this tree on 1, 2 and 4 GPUs by
 #      default (NVDEC rows: 8 workers a GPU), and ways that say what pays (B64_WAYS chooses):
 #      a turn for a row's whole opening as in session 9 (g4rt), the next row opened once a row
-#      is decoded (g1ad, g4ad, g4w4ad), a row's NVDEC decoders torn down on its worker (g4tw),
+#      is decoded (g1ad, g4ad, g4w4ad),
 #      4 workers a GPU (g4w4, g2w4), no open-ahead (g4na, g4w4na), decoders not kept (g4nk);
 #   B128. the same pair in 128 rows (about 66 s on one H200): a longer catalogue's ratio (a
 #      real one is thousands of encodes; the fixed costs shrink with more rows); g1 and g4 by
@@ -326,8 +326,9 @@ catalogue() { # TAG MANIFEST
     # once, not 2 (VIF_BATCH_SESSION_TURN_WIDTH=4: does the driver make one GPU's sessions
     # beside another's?).
     # g4nk / g2nk: cuvid decoders not kept (VIF_NVDEC_KEEP_DECODERS=0: a session made for every
-    # input, as before); g4tw: a row's NVDEC decoders torn down on its worker, as before, not on
-    # a thread of their own (VIF_BATCH_TEARDOWN_ELSEWHERE=0).
+    # input, as before). (g4tw, the decoders torn down on the workers rather than on a thread of
+    # their own, ran 10.94 s against 11.22 in session 10's first call, the teardowns 0.02-0.07 s
+    # in all with kept decoders: the thread was removed.)
     # With kept decoders a session is made only for more inputs open at once than before: the
     # workers and open-ahead set how many (8 a GPU with open-ahead: 32 rows, 64 sessions, on four
     # GPUs, each worker's 2 rows of the 64 open at once: nothing kept is taken again). g4w4 (4 a
@@ -336,7 +337,7 @@ catalogue() { # TAG MANIFEST
     # end, its decoders kept for the next (VIF_BATCH_AHEAD_AFTER_DECODING=1), not once its
     # inputs open: with the turns for a session's making only, 4 workers a GPU so would make
     # 32 sessions on four GPUs, the rows after the first taking kept decoders.
-    [ "$ngpu" -ge 4 ] && ways+=("g4rt:--devices $(devlist 4) (whole-row turns)" "g4w4ad:--devices $(devlist 4) --workers 16 (ahead after decoding)" "g4ad:--devices $(devlist 4) (ahead after decoding)" "g4wide:--devices $(devlist 4) (4 turns at once)" "g4tw:--devices $(devlist 4) (teardown on the workers)")
+    [ "$ngpu" -ge 4 ] && ways+=("g4rt:--devices $(devlist 4) (whole-row turns)" "g4w4ad:--devices $(devlist 4) --workers 16 (ahead after decoding)" "g4ad:--devices $(devlist 4) (ahead after decoding)" "g4wide:--devices $(devlist 4) (4 turns at once)")
     [ "$ngpu" -ge 2 ] && ways+=("g2w4ad:--devices $(devlist 2) --workers 8 (ahead after decoding)")
     ways+=("g1ad:--devices 0 (ahead after decoding)")
     [ "$ngpu" -ge 4 ] && ways+=("g4w4:--devices $(devlist 4) --workers 16" "g4na:--devices $(devlist 4) (open-ahead off)" "g4w4na:--devices $(devlist 4) --workers 16 (open-ahead off)" "g4nk:--devices $(devlist 4) (decoders not kept)")
@@ -433,8 +434,6 @@ catalogue() { # TAG MANIFEST
     [[ $key == *ad ]] && aad=1 args=${args% (ahead after decoding)}
     local nkeep=${VIF_NVDEC_KEEP_DECODERS:-}
     [[ $key == *nk ]] && nkeep=0 args=${args% (decoders not kept)}
-    local tdown=${VIF_BATCH_TEARDOWN_ELSEWHERE:-}
-    [[ $key == *tw ]] && tdown=0 args=${args% (teardown on the workers)}
     local dropb=${VIF_PREFETCH_DROP_BYTES:-}
     [[ $key == *d1 ]] && dropb=1 args=${args% (a page drop a frame)}
     local holder=${VIF_EXIT_HOLDER:-}
@@ -459,7 +458,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_TURNS=$rturns VIF_BATCH_SESSION_TURN_WIDTH=$twidth VIF_BATCH_TEARDOWN_ELSEWHERE=$tdown VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_BATCH_AHEAD_AFTER_DECODING=$aad VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_TURNS=$rturns VIF_BATCH_SESSION_TURN_WIDTH=$twidth VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_BATCH_AHEAD_AFTER_DECODING=$aad VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs

@@ -365,12 +365,6 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // NVDEC rows to be scored now open before rows opened ahead (batch/open_priority.hpp).
     vif::batch::OpenPriority open_priority;
     shared.open_priority = &open_priority;
-    // A row NVDEC decoded has its decoders torn down on a thread of their own, the worker going
-    // on to its next row (ladder_run.hpp; VIF_BATCH_TEARDOWN_ELSEWHERE=0, benchmarks: on the
-    // worker's).
-    if (const char *v = std::getenv("VIF_BATCH_TEARDOWN_ELSEWHERE");
-        !devices.devices.empty() && !devices.cpu_standins && !(v && std::string(v) == "0"))
-        shared.teardown_elsewhere = true;
     // VIF_BATCH_AHEAD_AFTER_DECODING=1 (benchmarks, off by default): a worker opens its next
     // NVDEC row once its row is decoded to the end (its cuvid decoders kept, for the next row
     // to take), not once its row's inputs are open.
@@ -814,7 +808,6 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     }
     work(0);
     for (auto &t : pool) t.join();
-    const TeardownTimes teardown = finish_teardowns();
     bar.finish();
     if (base.timings) {
         std::vector<vif::batch::StartupTiming> starts;
@@ -857,11 +850,6 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                          1e3 * rt.cpu_seconds / double(rt.frames), rt.reading_seconds,
                          1e3 * rt.reading_seconds / double(rt.frames),
                          rt.reading_seconds > 0 ? 100 * rt.cpu_seconds / rt.reading_seconds : 0.0);
-        if (teardown.rows)
-            std::fprintf(stderr,
-                         "vif: timings: NVDEC rows' decoders torn down off the workers: %zu rows, "
-                         "%.2f s in all, %.2f s the longest\n",
-                         teardown.rows, teardown.seconds, teardown.most);
         // The order in which NVDEC rows took their turns to make sessions, by device, and how
         // long the turns were waited for and held.
         if (const std::vector<int> turns = session_turns.order(); !turns.empty()) {

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <condition_variable>
 #include <deque>
 #include <filesystem>
 #include <future>
@@ -114,98 +113,6 @@ static HwDecodeRequest hw_request(const LadderSettings &s, bool ahead) {
         return false;
     };
     return hr;
-}
-#endif
-
-#if defined(VIF_WITH_NVDEC)
-namespace {
-// The thread that tears down the decoders of rows NVDEC decoded (LadderSettings::
-// teardown_elsewhere), started with the first one.
-class Teardowns {
-public:
-    ~Teardowns() { finish(); }
-    // Takes `in`, decoded on CUDA device `device` (torn down here, at once, where no thread
-    // is to be had).
-    void add(int device, HwDecodeInputs &&in) noexcept {
-        try {
-            std::lock_guard<std::mutex> lock(mu_);
-            queue_.push_back({device, std::move(in)});
-            if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
-            cv_.notify_one();
-            return;
-        } catch (...) {}
-        std::deque<Item> left; // (queued, but no thread runs: torn down on this one)
-        {
-            std::lock_guard<std::mutex> lock(mu_);
-            if (!thread_.joinable()) left.swap(queue_);
-        }
-        destroy({device, std::move(in)}); // (empty where it was queued)
-        for (Item &x : left) destroy(std::move(x));
-    }
-    TeardownTimes finish() {
-        std::unique_lock<std::mutex> lock(mu_);
-        done_ = true;
-        cv_.notify_one();
-        std::thread t = std::move(thread_);
-        lock.unlock();
-        if (t.joinable()) t.join();
-        lock.lock();
-        done_ = false;
-        std::lock_guard<std::mutex> times_lock(times_mu_);
-        return times_;
-    }
-
-private:
-    struct Item {
-        int device = 0;
-        HwDecodeInputs in;
-    };
-    void destroy(Item &&x) noexcept {
-        const auto from = std::chrono::steady_clock::now();
-        // (Its frees on the device the row decoded on, as the worker's thread had it.)
-        cudaSetDevice(x.device);
-        { Item gone = std::move(x); }
-        const double s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
-        try {
-            std::lock_guard<std::mutex> lock(times_mu_);
-            ++times_.rows;
-            times_.seconds += s;
-            times_.most = std::max(times_.most, s);
-        } catch (...) {}
-    }
-    void run() {
-        std::unique_lock<std::mutex> lock(mu_);
-        for (;;) {
-            cv_.wait(lock, [&] { return done_ || !queue_.empty(); });
-            if (queue_.empty()) return; // (done)
-            Item x = std::move(queue_.front());
-            queue_.pop_front();
-            lock.unlock();
-            destroy(std::move(x));
-            lock.lock();
-        }
-    }
-    std::mutex mu_, times_mu_;
-    std::condition_variable cv_;
-    std::deque<Item> queue_;
-    std::thread thread_;
-    bool done_ = false;
-    TeardownTimes times_;
-};
-
-Teardowns &teardowns() {
-    static Teardowns t;
-    return t;
-}
-} // namespace
-
-TeardownTimes finish_teardowns() {
-    return teardowns().finish();
-}
-#else
-TeardownTimes finish_teardowns() {
-    return {};
 }
 #endif
 
@@ -432,16 +339,6 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     if (device_path_wanted(todo, s)) {
         Rung &r = *std::find_if(rungs.begin(), rungs.end(), [](const Rung &x) { return x.active; });
         std::optional<HwDecodeInputs> hw;
-        // Its decoders, however the row ends, to the teardown thread where the caller asks
-        // (declared after `hw`: runs before its destructor).
-        struct HandOff {
-            std::optional<HwDecodeInputs> &hw;
-            bool on;
-            int device;
-            ~HandOff() {
-                if (on && hw) teardowns().add(device, std::move(*hw));
-            }
-        } hand_off{hw, s.teardown_elsewhere, s.cuda_device};
         // Rows opened ahead wait while this row opens (batch/open_priority.hpp).
         std::optional<vif::batch::OpenPriority::Urgent> urgent;
         const auto opening = Clock::now();

@@ -98,24 +98,10 @@ struct LadderSettings {
     /// decoding begins: the moment a caller may start opening its next group's (open_ahead),
     /// off this group's critical path and not in the way of its opening.
     std::function<void()> inputs_open;
-    /// run_groups: a row NVDEC decoded has its decoders torn down on a thread of the process's
-    /// (their sessions' destruction and frees wait on the driver, which every GPU's decoding
-    /// shares), not on the worker's, which goes on to its next row; finish_teardowns() waits.
-    bool teardown_elsewhere = false;
     /// run_groups: a row NVDEC decodes calls inputs_open once both its inputs are decoded to
     /// their end (their decoders freed or kept), not once they are open.
     bool ahead_after_decoding = false;
 };
-
-/** The teardowns handed off so far (LadderSettings::teardown_elsewhere): how many, and the time
- *  they took, in all and the longest. */
-struct TeardownTimes {
-    size_t rows = 0;
-    double seconds = 0, most = 0;
-};
-
-/** Waits until every teardown handed off is done (before the process leaves). */
-TeardownTimes finish_teardowns();
 
 /** The device (not an input) failed while scoring a group: a lost or broken GPU. The group's
  *  rows that were not reported are to be scored elsewhere (group_runner.hpp). */
