@@ -168,7 +168,6 @@ struct SegmentDecoder::Impl {
     std::condition_variable cv;
     std::deque<std::unique_ptr<Segment>> segments; // undelivered, in order
     bool demux_done = false, stopping = false;
-    size_t decoders_ended = 0; // decoder threads that have ended (their decoder freed or kept)
     std::string demux_error;
     uint64_t segment_count = 0;
     uint64_t next_index = 0;
@@ -726,13 +725,6 @@ struct SegmentDecoder::Impl {
     // A decoder's thread. ctx null: a decoder joining later opens its own here (an NVDEC
     // session takes tens of milliseconds: the joining decoders open theirs at once).
     void decoder_thread(int id, AVCodecContext *ctx, DecoderState *state, void *stream) {
-        struct Ended { // (however the thread ends; after its decoder is freed or kept)
-            Impl &s;
-            ~Ended() {
-                std::lock_guard<std::mutex> lk(s.mu);
-                ++s.decoders_ended;
-            }
-        } ended{*this};
         std::unique_ptr<DecoderState> own_state(state);
         if (!ctx) {
             std::string err;
@@ -1254,11 +1246,6 @@ SegmentSharing SegmentDecoder::sharing() const {
     r.in_software = impl_->segs_beside;
     r.nvdec_note = impl_->nvdec_note;
     return r;
-}
-
-bool SegmentDecoder::decoding_ended() const {
-    std::lock_guard<std::mutex> lk(impl_->mu);
-    return impl_->demux_done && impl_->decoders_ended >= impl_->decoders.size();
 }
 
 bool SegmentDecoder::nvdec_started() const {

@@ -152,10 +152,6 @@ public:
      *  decode the stream). */
     bool nvdec_started() const;
 
-    /** Whether every decoder has ended (the input decoded to its end, or stopped): their
-     *  decoders freed or kept, their frames waiting for next() at most. */
-    bool decoding_ended() const;
-
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;

@@ -266,11 +266,6 @@ TEST(SegmentDecoder, SoftwareSegmentsGiveTheReadersFrames) {
     }
     EXPECT_EQ(n, want.size());
     EXPECT_GT(dec.segments(), 3u); // cut at the IDR pictures, 10 frames apart
-    // Every frame handed out: every decoder has ended (how `vif batch` knows when a row's
-    // decoders are free for its next row). (Its threads end right after their last frame.)
-    for (int i = 0; i < 2000 && !dec.decoding_ended(); ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    EXPECT_TRUE(dec.decoding_ended());
 }
 
 // Decoder sessions an input costs: the probe's decoder goes on as decoder 0 (one opened, none

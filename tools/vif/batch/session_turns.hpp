@@ -1,18 +1,18 @@
 // The order in which a batch's NVDEC rows make their sessions. The driver makes NVDEC sessions
-// one at a time for the whole host (about 45 ms each on the H200 hosts, 0.1 s and more while
-// other GPUs decode): whichever rows ask first get them first. Devices become ready at
-// different times (the first at once, the others 0.5-0.8 s later, close together), and each
-// brings all its workers' rows at once: in arrival order one device's first rows all open before
-// the next device's first (four GPUs, 8 workers each: the last device's first row after 48
-// sessions, about 2 s). Here the rows take turns: among the rows waiting, rows to be scored now
-// before rows opened ahead, then the device with the fewest rows given a turn so far, then the
-// earliest row, then the earliest to ask; `width` turns at once (the driver's order within them is its own), so that
-// the parts of a session's making that are not the driver's overlap.
+// one at a time for the whole host (about 45 ms each on the H200 hosts, 0.08-0.12 s while other
+// GPUs decode): whichever rows ask first get them first. Devices become ready at different
+// times (the first at once, the others 0.5-0.8 s later, close together), and each brings all
+// its workers' rows at once: in arrival order one device's first rows all open before the next
+// device's first (four GPUs, 8 workers each: the last device's first row after 48 sessions,
+// about 2 s). Here the rows take turns: among those waiting, rows to be scored now before rows
+// opened ahead, then the device with the fewest turns so far, then the earliest row (a row's
+// two inputs make their sessions apart: its second before a later row's first), then the
+// earliest to ask; `width` turns at once.
 // A turn covers the making of a session only (gate(): SegmentDecoderOptions::session_turn),
-// not the row's demuxing and first-frame decoding around it, which need no turn (session 9 held
-// it for a row's whole opening, about 0.35 s under load: two rows at a time opened about 6 rows
-// a second for the whole host, 64 rows' openings one after the other taking about the whole
-// four-GPU run; VIF_BATCH_SESSION_TURNS=row, benchmarks, does so again).
+// not the demuxing and first-frame decoding around it. (4x H200, 2026-11-27, 64 1080p H.264
+// rows on four GPUs: 10.36 s of run against 10.54 s with a row's whole opening a turn, as
+// session 9 had it; four turns at once held each 0.23 s against 0.08-0.11 s, the driver making
+// no more sessions a second, and ran 11.39 s against 11.22.)
 #ifndef VIF_TOOLS_BATCH_SESSION_TURNS_HPP
 #define VIF_TOOLS_BATCH_SESSION_TURNS_HPP
 

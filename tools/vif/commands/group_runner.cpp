@@ -365,25 +365,14 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // NVDEC rows to be scored now open before rows opened ahead (batch/open_priority.hpp).
     vif::batch::OpenPriority open_priority;
     shared.open_priority = &open_priority;
-    // VIF_BATCH_AHEAD_AFTER_DECODING=1 (benchmarks, off by default): a worker opens its next
-    // NVDEC row once its row is decoded to the end (its cuvid decoders kept, for the next row
-    // to take), not once its row's inputs are open.
-    if (const char *v = std::getenv("VIF_BATCH_AHEAD_AFTER_DECODING"); v && std::string(v) == "1")
-        shared.ahead_after_decoding = true;
     // NVDEC rows take turns to make their sessions, the devices interleaved, so that every
     // device gets its first rows' sessions early (batch/session_turns.hpp), with several
     // devices; every row, not only each worker's first (4x H200, 2026-11-27, 64 1080p H.264
     // rows on four GPUs with kept decoders: runs of 10.58 s against 11.61 with the first rows
-    // only, 13.57 with no turns). A turn covers the making of a session, not the row's whole
-    // opening; VIF_BATCH_SESSION_TURNS=row (benchmarks): the whole opening, as in session 9.
-    // VIF_BATCH_SESSION_TURN_WIDTH=N (benchmarks): N turns at once instead of 2.
-    size_t turn_width = 2;
-    if (const char *v = std::getenv("VIF_BATCH_SESSION_TURN_WIDTH"); v && std::atoi(v) > 0)
-        turn_width = size_t(std::atoi(v));
-    vif::batch::SessionTurns session_turns(turn_width);
+    // only, 13.57 with no turns). A turn covers the making of a session only (10.36 s against
+    // 10.54 with a row's whole opening a turn; four turns at once instead of two: slower).
+    vif::batch::SessionTurns session_turns;
     const bool turns_on = distinct.size() > 1;
-    if (const char *v = std::getenv("VIF_BATCH_SESSION_TURNS"); v && std::string(v) == "row")
-        shared.whole_row_turns = true;
     if (!devices.devices.empty())
         shared.backend = devices.cpu_standins ? VIF_BACKEND_CPU : VIF_BACKEND_CUDA;
     // NVDEC decoders per input: media/'s default (3) serves one row on a GPU; with several rows
@@ -858,10 +847,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 list += (i ? " " : "") + std::to_string(turns[i]);
             const vif::batch::SessionTurns::Times tt = session_turns.times();
             std::fprintf(stderr,
-                         "vif: timings: NVDEC sessions' turns (%s), by device: %s%s (%zu turns); "
+                         "vif: timings: NVDEC sessions' turns, by device: %s%s (%zu turns); "
                          "waited %.2f s in all (%.2f s the longest), held %.2f s in all (%.3f s "
                          "each on average, %.2f s the longest)\n",
-                         shared.whole_row_turns ? "a row's whole opening" : "a session's making",
                          list.c_str(), turns.size() > 48 ? " ..." : "", turns.size(), tt.waited,
                          tt.waited_most, tt.held, tt.turns ? tt.held / double(tt.turns) : 0.0,
                          tt.held_most);

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -101,8 +100,7 @@ static std::future<std::unique_ptr<FrameSource>> open_soon(SourceRequest q) {
 // scored now.)
 static HwDecodeRequest hw_request(const LadderSettings &s, bool ahead) {
     HwDecodeRequest hr;
-    if (s.session_turns && !s.whole_row_turns)
-        hr.session_turn = s.session_turns->gate(s.cuda_device, ahead);
+    if (s.session_turns) hr.session_turn = s.session_turns->gate(s.cuda_device, ahead);
     hr.mode = s.hwdec_always ? HwDecode::kCuda : HwDecode::kAuto;
     hr.cuda_device = s.cuda_device;
     hr.decoders = s.nvdec_decoders;
@@ -142,15 +140,12 @@ OpenedAheadPtr open_ahead(const std::vector<RungJob> &jobs, const LadderSettings
             request(j.row.reference, "reference", j.row, s.decoder_threads, !s.no_mmap);
         const SourceRequest b =
             request(j.row.distorted, "distorted", j.row, s.decoder_threads, !s.no_mmap);
-        // (With turns for the sessions' making, those put rows to be scored now first: nothing
-        // else of the row's opening needs to wait.)
+        // (Where the sessions' making takes turns, those put rows to be scored now first: nothing
+        // else of the row's opening waits.)
         vif::batch::OpenPriority *priority = hr.session_turn ? nullptr : s.open_priority;
-        vif::batch::SessionTurns *row_turns = s.whole_row_turns ? s.session_turns : nullptr;
         try {
-            o->hw = std::async(std::launch::async, [hr, a, b, priority, row_turns] {
+            o->hw = std::async(std::launch::async, [hr, a, b, priority] {
                 if (priority) priority->wait_for_urgent(); // rows to be scored now go first
-                vif::batch::SessionTurns::Turn turn;
-                if (row_turns) turn = row_turns->take(hr.cuda_device, true);
                 return open_hw_decode(hr, a, b);
             });
         } catch (const std::system_error &) {
@@ -348,9 +343,6 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             } else {
                 if (s.open_priority) urgent.emplace(*s.open_priority);
                 const HwDecodeRequest hr = hw_request(s, /*ahead=*/false);
-                vif::batch::SessionTurns::Turn turn; // (VIF_BATCH_SESSION_TURNS=row)
-                if (s.session_turns && s.whole_row_turns)
-                    turn = s.session_turns->take(s.cuda_device, false);
                 hw = open_hw_decode(hr,
                                     request(r.job.row.reference, "reference", r.job.row,
                                             s.decoder_threads, !s.no_mmap),
@@ -362,38 +354,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         }
         times.open += since(opening);
         urgent.reset();
-        // The caller's next row opens once this one's inputs are open; or (ahead_after_decoding)
-        // once both inputs are decoded to their end, their decoders freed or kept: with kept
-        // cuvid decoders the next row then takes them instead of making sessions, while this
-        // row's last decoded frames are still being scored. (Declared after `hw`: the watcher
-        // ends before the decoders go.)
-        struct AfterDecoding {
-            std::atomic<bool> stop{false};
-            std::thread watcher;
-            ~AfterDecoding() {
-                stop = true;
-                if (watcher.joinable()) watcher.join();
-            }
-        } after_decoding;
-        if (hw && s.ahead_after_decoding && s.inputs_open && hw->ref_decoder && hw->dist_decoder) {
-            announced = true; // (by the watcher, or not at all: the caller then takes its next)
-            try {
-                after_decoding.watcher = std::thread([&after_decoding, &hw, &s] {
-                    while (!after_decoding.stop) {
-                        if (hw->ref_decoder->decoding_ended() &&
-                            hw->dist_decoder->decoding_ended()) {
-                            s.inputs_open();
-                            return;
-                        }
-                        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-                    }
-                });
-            } catch (const std::system_error &) {
-                s.inputs_open(); // (no thread: at once)
-            }
-        } else if (hw) {
-            announce_open(); // (else the host path opens them: announced there)
-        }
+        if (hw) announce_open(); // (else the host path opens them: announced there)
         if (hw && hw->ref_decoder && hw->dist_decoder &&
             hw->ref_decoder->width() == hw->dist_decoder->width() &&
             hw->ref_decoder->height() == hw->dist_decoder->height() &&

@@ -90,17 +90,12 @@ struct LadderSettings {
     /// NVDEC rows opened ahead wait while rows to be scored now are opening (run_groups').
     vif::batch::OpenPriority *open_priority = nullptr;
     /// NVDEC rows take turns to make their sessions, the devices interleaved (run_groups', on
-    /// several devices; null: no turns). A turn covers the making of a session only, unless
-    /// whole_row_turns (benchmarks, VIF_BATCH_SESSION_TURNS=row): the row's whole opening.
+    /// several devices; null: no turns). A turn covers the making of a session only.
     vif::batch::SessionTurns *session_turns = nullptr;
-    bool whole_row_turns = false;
     /// Called once (from score_group's thread) when the group's inputs are open and its
     /// decoding begins: the moment a caller may start opening its next group's (open_ahead),
     /// off this group's critical path and not in the way of its opening.
     std::function<void()> inputs_open;
-    /// run_groups: a row NVDEC decodes calls inputs_open once both its inputs are decoded to
-    /// their end (their decoders freed or kept), not once they are open.
-    bool ahead_after_decoding = false;
 };
 
 /** The device (not an input) failed while scoring a group: a lost or broken GPU. The group's
