@@ -26,8 +26,6 @@
 #      over a catalogue whose fixed costs (CUDA's initialisation, the devices' start-ups, the
 #      first round of NVDEC sessions) are a smaller share; this tree on 1, 2 and 4 GPUs by
 #      default (NVDEC rows: 8 workers a GPU), and ways that say what pays (B64_WAYS chooses):
-#      a turn for a row's whole opening as in session 9 (g4rt), the next row opened once a row
-#      is decoded (g1ad, g4ad, g4w4ad),
 #      4 workers a GPU (g4w4, g2w4), no open-ahead (g4na, g4w4na), decoders not kept (g4nk);
 #   B128. the same pair in 128 rows (about 66 s on one H200): a longer catalogue's ratio (a
 #      real one is thousands of encodes; the fixed costs shrink with more rows); g1 and g4 by
@@ -321,25 +319,18 @@ catalogue() { # TAG MANIFEST
     # sessions' making serialised for the host, not the process; g4so, sessions in arrival
     # order: 1.59x (round 3, with kept decoders: 13.57 s of run against 10.58: no turns was
     # removed in session 10); g4d2, two NVDEC decoders an input: 1.10x. Not run again.)
-    # g4rt (session 10): a turn held for a row's whole opening (VIF_BATCH_SESSION_TURNS=row), as
-    # in session 9, against the default's turn for a session's making only; g4wide: 4 turns at
-    # once, not 2 (VIF_BATCH_SESSION_TURN_WIDTH=4: does the driver make one GPU's sessions
-    # beside another's?).
+    # (Session 10, the switches removed after its two calls: a turn held for a row's whole
+    # opening, as in session 9 (g4rt), 10.54 s of run against the default's 10.36; four turns
+    # at once (g4wide) 11.39 s against 11.22; a worker's next row opened once its row is decoded
+    # (g4ad, g4w4ad, g2w4ad) 10.41 s against 10.36, B128 18.36 s both; the decoders torn down on
+    # the workers rather than on a thread of their own (g4tw) 10.94 s against 11.22, the
+    # teardowns 0.02-0.07 s in all with kept decoders: now on the workers.)
     # g4nk / g2nk: cuvid decoders not kept (VIF_NVDEC_KEEP_DECODERS=0: a session made for every
-    # input, as before). (g4tw, the decoders torn down on the workers rather than on a thread of
-    # their own, ran 10.94 s against 11.22 in session 10's first call, the teardowns 0.02-0.07 s
-    # in all with kept decoders: the thread was removed.)
+    # input, as before).
     # With kept decoders a session is made only for more inputs open at once than before: the
     # workers and open-ahead set how many (8 a GPU with open-ahead: 32 rows, 64 sessions, on four
     # GPUs, each worker's 2 rows of the 64 open at once: nothing kept is taken again). g4w4 (4 a
     # GPU), g4na (no open-ahead), g4w4na (both: 16 rows at once, 32 sessions) say which pays.
-    # g4ad / g4w4ad / g2w4ad / g1ad: a worker's next row opened once its row is decoded to the
-    # end, its decoders kept for the next (VIF_BATCH_AHEAD_AFTER_DECODING=1), not once its
-    # inputs open: with the turns for a session's making only, 4 workers a GPU so would make
-    # 32 sessions on four GPUs, the rows after the first taking kept decoders.
-    [ "$ngpu" -ge 4 ] && ways+=("g4rt:--devices $(devlist 4) (whole-row turns)" "g4w4ad:--devices $(devlist 4) --workers 16 (ahead after decoding)" "g4ad:--devices $(devlist 4) (ahead after decoding)" "g4wide:--devices $(devlist 4) (4 turns at once)")
-    [ "$ngpu" -ge 2 ] && ways+=("g2w4ad:--devices $(devlist 2) --workers 8 (ahead after decoding)")
-    ways+=("g1ad:--devices 0 (ahead after decoding)")
     [ "$ngpu" -ge 4 ] && ways+=("g4w4:--devices $(devlist 4) --workers 16" "g4na:--devices $(devlist 4) (open-ahead off)" "g4w4na:--devices $(devlist 4) --workers 16 (open-ahead off)" "g4nk:--devices $(devlist 4) (decoders not kept)")
     [ "$ngpu" -ge 2 ] && ways+=("g2w4na:--devices $(devlist 2) --workers 8 (open-ahead off)" "g2nk:--devices $(devlist 2) (decoders not kept)" "g2w4:--devices $(devlist 2) --workers 8")
     # B64_WAYS="g2 g4 ...": only those ways (and g1), in that list's order of the ways above;
@@ -426,12 +417,6 @@ catalogue() { # TAG MANIFEST
     local more=--timings ahead=1
     [[ $key == base* ]] && vif=$BASE_VIF more=""
     [[ $key == *na ]] && ahead=0 args=${args% (open-ahead off)}
-    local rturns=${VIF_BATCH_SESSION_TURNS:-}
-    [[ $key == *rt ]] && rturns=row args=${args% (whole-row turns)}
-    local twidth=${VIF_BATCH_SESSION_TURN_WIDTH:-}
-    [[ $key == *wide ]] && twidth=4 args=${args% (4 turns at once)}
-    local aad=${VIF_BATCH_AHEAD_AFTER_DECODING:-}
-    [[ $key == *ad ]] && aad=1 args=${args% (ahead after decoding)}
     local nkeep=${VIF_NVDEC_KEEP_DECODERS:-}
     [[ $key == *nk ]] && nkeep=0 args=${args% (decoders not kept)}
     local dropb=${VIF_PREFETCH_DROP_BYTES:-}
@@ -458,7 +443,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_BATCH_SESSION_TURNS=$rturns VIF_BATCH_SESSION_TURN_WIDTH=$twidth VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_BATCH_AHEAD_AFTER_DECODING=$aad VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs
