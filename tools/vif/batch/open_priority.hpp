@@ -3,6 +3,8 @@
 // while its row before decodes, takes that turn from the rows other workers are waiting to
 // score now (a second GPU's first rows, started later). A row opened ahead therefore waits
 // while any row to be scored now is opening (at most `most`: it is never held back for good).
+// With several GPUs the sessions' making takes turns instead (session_turns.hpp), which put
+// rows to be scored now first: there the rest of an opening waits for nothing.
 #ifndef VIF_TOOLS_BATCH_OPEN_PRIORITY_HPP
 #define VIF_TOOLS_BATCH_OPEN_PRIORITY_HPP
 

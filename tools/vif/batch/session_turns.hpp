@@ -96,9 +96,8 @@ public:
      *  call takes a turn, given back when the last copy of what it returned goes. */
     std::function<std::shared_ptr<void>()> gate(int device, bool ahead) {
         const uint64_t row = rows_++;
-        return [this, device, ahead, row] {
-            return std::make_shared<Turn>(take(device, ahead, row));
-        };
+        return
+            [this, device, ahead, row] { return std::make_shared<Turn>(take(device, ahead, row)); };
     }
 
     /** Rows waiting for a turn now. */

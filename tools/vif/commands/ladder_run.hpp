@@ -87,7 +87,8 @@ struct LadderSettings {
     /// The group's inputs, opened ahead by open_ahead (with the same rungs and settings) while
     /// the group before was scored; null: opened by score_group.
     OpenedAhead *opened = nullptr;
-    /// NVDEC rows opened ahead wait while rows to be scored now are opening (run_groups').
+    /// NVDEC rows opened ahead wait while rows to be scored now are opening (run_groups'), where
+    /// the sessions take no turns.
     vif::batch::OpenPriority *open_priority = nullptr;
     /// NVDEC rows take turns to make their sessions, the devices interleaved (run_groups', on
     /// several devices; null: no turns). A turn covers the making of a session only.
