@@ -79,7 +79,7 @@ struct SegmentDecoderOptions {
     /// With cuda: called on a decoder's thread just before libavcodec makes (or, with the NVDEC
     /// builds' kept decoders, takes) its NVDEC session, in its hwaccel's initialisation; what
     /// it returns is held until the session is there (the decoder's first frame buffer asked
-    /// for), then dropped. `vif batch` gives out turns this way (batch/session_turns.hpp): the
+    /// for) or the decoding it was for has ended, then dropped. `vif batch` gives out turns this way (batch/session_turns.hpp): the
     /// driver makes sessions one at a time for the whole host, and only the making waits for a
     /// turn, not the demuxing or the decoding around it. Empty: no turns.
     std::function<std::shared_ptr<void>()> session_turn;
