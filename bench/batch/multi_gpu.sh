@@ -27,9 +27,10 @@
 #      first round of NVDEC sessions) are a smaller share; this tree on 1, 2 and 4 GPUs by
 #      default (NVDEC rows: 8 workers a GPU), and ways that say what pays (B64_WAYS chooses):
 #      4 workers a GPU (g4w4, g2w4), no open-ahead (g4na, g4w4na), decoders not kept (g4nk);
-#   B128. the same pair in 128 rows (about 66 s on one H200): a longer catalogue's ratio (a
-#      real one is thousands of encodes; the fixed costs shrink with more rows); g1 and g4 by
-#      default, B128_WAYS (as B64_WAYS) for more;
+#   B128, B256. the same pair in 128 and 256 rows (about 66 s and 130 s on one H200): longer
+#      catalogues' ratios (a real one is thousands of encodes; the fixed costs shrink with more
+#      rows); g1 and g4 by default, B128_WAYS / B256_WAYS (as B64_WAYS) for more (B256 wants
+#      RUN_TIMEOUT=180);
 #   B32. part B's catalogue with twice the rows (32), this tree on 1 and 2 GPUs (4 where there
 #      are 4): the same target over more rows;
 #   C. where one GPU's time goes (measure before fixing): the compact catalogue on one GPU with
@@ -103,7 +104,8 @@
 #   NVCLIPS   folder with h264_src.mp4 and h264_enc.mkv (default bench/nvdec/clips)
 #   ROWS_1080 rows of part B (default 16); ROWS_RAW, RAW_FRAMES of part R (48, 120); REPS runs
 #   of A10's g1, g2, g4 (default 3); PARTS (default "A A10 B D", the targets and the faults;
-#   every part: "A A10 R RX B B64 B128 C D W B32"); B64_WAYS, B128_WAYS (the ways beside g1);
+#   every part: "A A10 R RX B B64 B128 B256 C D W B32"); B64_WAYS, B128_WAYS, B256_WAYS (the
+#   ways beside g1);
 #   WORK
 #   (default /tmp/vif-mgpu);
 #   RUN_TIMEOUT seconds a run may take (default 120); NGPU (a dry run on CPU stand-in devices:
@@ -285,6 +287,7 @@ same() {
   return $bad
 }
 devlist() { seq -s, 0 $(($1 - 1)); }
+long_b() { [ "$1" = B64 ] || [ "$1" = B128 ] || [ "$1" = B256 ]; } # part B's pair, many rows
 median() { printf '%s\n' "$@" | awk '$1 > 0' | sort -n | awk '{ v[NR] = $1 } END { if (!NR) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # One catalogue (A or B): baseline, then 1, 2, 4 GPUs; table, byte checks, targets.
@@ -298,7 +301,7 @@ catalogue() { # TAG MANIFEST
   # The baseline as it runs by default (one worker on one GPU) and with 4 workers; part B (long
   # rows) only the latter; A10 and R none (this tree on 1, 2 and 4 GPUs only).
   local lean=0
-  [ "$tag" = A10 ] || [ "$tag" = R ] || [ "$tag" = B32 ] || [ "$tag" = B64 ] || [ "$tag" = B128 ] && lean=1
+  [ "$tag" = A10 ] || [ "$tag" = R ] || [ "$tag" = B32 ] || long_b "$tag" && lean=1
   if [ "$BASE_VIF" != none ] && [ "$lean" = 0 ]; then
     if [ "$tag" = A ]; then ways+=("base:--devices 0" "base4:--devices 0 --workers 4")
     else ways+=("base:--devices 0 --workers 4"); fi
@@ -312,9 +315,9 @@ catalogue() { # TAG MANIFEST
       for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g${g}r$rep:--devices $(devlist "$g")"); done
     done
   fi
-  # B64 / B128 (sessions 9, 10): the default (NVDEC rows: 8 workers a GPU), then the ways that
-  # say what pays, in that order, the last the first to go when time runs out.
-  if [ "$tag" = B64 ] || [ "$tag" = B128 ]; then
+  # B64 / B128 / B256 (sessions 9, 10): the default (NVDEC rows: 8 workers a GPU), then the
+  # ways that say what pays, in that order, the last the first to go when time runs out.
+  if long_b "$tag"; then
     # (Round 1 of session 9 measured g4proc, one process per GPU: 1.77x against 2.03x, the
     # sessions' making serialised for the host, not the process; g4so, sessions in arrival
     # order: 1.59x (round 3, with kept decoders: 13.57 s of run against 10.58: no turns was
@@ -334,9 +337,9 @@ catalogue() { # TAG MANIFEST
     [ "$ngpu" -ge 4 ] && ways+=("g4w4:--devices $(devlist 4) --workers 16" "g4na:--devices $(devlist 4) (open-ahead off)" "g4w4na:--devices $(devlist 4) --workers 16 (open-ahead off)" "g4nk:--devices $(devlist 4) (decoders not kept)")
     [ "$ngpu" -ge 2 ] && ways+=("g2w4na:--devices $(devlist 2) --workers 8 (open-ahead off)" "g2nk:--devices $(devlist 2) (decoders not kept)" "g2w4:--devices $(devlist 2) --workers 8")
     # B64_WAYS="g2 g4 ...": only those ways (and g1), in that list's order of the ways above;
-    # B128 by default g4 alone (and g1): B128_WAYS for more.
+    # B128 and B256 by default g4 alone (and g1): B128_WAYS, B256_WAYS for more.
     local want=${B64_WAYS:-}
-    [ "$tag" = B128 ] && want=${B128_WAYS:-g4}
+    [ "$tag" = B64 ] || want=$(eval echo "\${${tag}_WAYS:-g4}")
     if [ -n "$want" ]; then
       local keep=() w
       for w in "${ways[@]}"; do
@@ -346,7 +349,7 @@ catalogue() { # TAG MANIFEST
     fi
   fi
   for g in 2 4; do
-    { [ "$tag" = B64 ] || [ "$tag" = B128 ]; } && break
+    long_b "$tag" && break
     if [ "$g" -gt "$ngpu" ]; then continue; fi
     # (A10 and R: the four GPUs only, one process each, and 2 workers a GPU: is what binds in
     # the process or in the machine, and is it the workers' number?)
@@ -899,49 +902,30 @@ PY
   wait "$wh" 2>/dev/null
 fi
 
-# ---- B64. part B's pair, 64 rows ----
+# ---- B64, B128, B256. part B's pair, 64, 128 and 256 rows ----
 # A catalogue is thousands of rows: at 16 the fixed costs (CUDA's initialisation, the devices'
 # start-ups, the first round's NVDEC sessions) take most of four GPUs' run. 64 rows of the same
 # pair (each its own links: a group each), about 37 s on one H200 (0.9 s + 4 x B's 8.9 s run);
-# 2 / 4 GPUs at 1.8x / 3.4x one.
-if has B64; then
+# 2 / 4 GPUs at 1.8x / 3.4x one; 128 and 256 rows: where the ratio goes as they amortise.
+for n in 64 128 256; do
+  has "B$n" || continue
   if [ -f "$NVCLIPS/h264_src.mp4" ] && [ -f "$NVCLIPS/h264_enc.mkv" ]; then
     mkdir -p rows1080
     {
       echo "reference,distorted"
-      for i in $(seq 1 64); do
+      for i in $(seq 1 "$n"); do
         ln -sfn "$NVCLIPS/h264_src.mp4" "rows1080/src$i.mp4"
         ln -sfn "$NVCLIPS/h264_enc.mkv" "rows1080/enc$i.mkv"
         echo "rows1080/src$i.mp4,rows1080/enc$i.mkv"
       done
-    } > m1080x4.csv
+    } > "m1080r$n.csv"
     cat "$NVCLIPS"/h264_* > /dev/null
-    catalogue B64 m1080x4.csv
+    catalogue "B$n" "m1080r$n.csv"
   else
     note "FAIL 1080p clips missing in $NVCLIPS (h264_src.mp4, h264_enc.mkv: carry them)"
     fails=$((fails + 1))
   fi
-fi
-
-# ---- B128. part B's pair, 128 rows ----
-if has B128; then
-  if [ -f "$NVCLIPS/h264_src.mp4" ] && [ -f "$NVCLIPS/h264_enc.mkv" ]; then
-    mkdir -p rows1080
-    {
-      echo "reference,distorted"
-      for i in $(seq 1 128); do
-        ln -sfn "$NVCLIPS/h264_src.mp4" "rows1080/src$i.mp4"
-        ln -sfn "$NVCLIPS/h264_enc.mkv" "rows1080/enc$i.mkv"
-        echo "rows1080/src$i.mp4,rows1080/enc$i.mkv"
-      done
-    } > m1080x8.csv
-    cat "$NVCLIPS"/h264_* > /dev/null
-    catalogue B128 m1080x8.csv
-  else
-    note "FAIL 1080p clips missing in $NVCLIPS (h264_src.mp4, h264_enc.mkv: carry them)"
-    fails=$((fails + 1))
-  fi
-fi
+done
 
 # ---- B32, last (the first to go when time runs short) ----
 # B32: twice the rows (a catalogue's fixed costs -- the process's start, the devices'
