@@ -31,7 +31,8 @@ fi
 # libvif's patches (scripts/ffmpeg-patches, each applied once): nvdec-keep-decoders.patch keeps
 # cuvid decoders for reuse where the environment asks (VIF_NVDEC_KEEP_DECODERS=1, which `vif
 # batch` sets on GPUs): the driver makes NVDEC sessions one at a time for the whole host, and
-# FFmpeg 5.1's H.264 decoder makes a new one for every input.
+# FFmpeg 5.1's H.264 decoder makes a new one for every input; with the same variable the decoder
+# capabilities are asked for once a device (the driver answers those one at a time too).
 for p in "$root"/scripts/ffmpeg-patches/*.patch; do
   [[ -e $p ]] || continue
   if patch -d "$src" -p1 -R -s -f --dry-run < "$p" > /dev/null 2>&1; then continue; fi # applied

@@ -104,7 +104,7 @@ void sequential(unsigned d, unsigned o, unsigned w, unsigned h, int n) {
 // `threads` threads each make `n` decoders at once (thread k on ctxs[k % size]); wall and
 // per-call times.
 void parallel(unsigned d, unsigned o, int threads, int n,
-              const std::vector<CUcontext> &ctxs = {ctx}) {
+              const std::vector<CUcontext> &ctxs = {ctx}, bool with_caps = false) {
     std::vector<std::vector<double>> times{size_t(threads)};
     std::vector<std::vector<CUvideodecoder>> decs{size_t(threads)};
     const double t0 = now_ms();
@@ -116,6 +116,12 @@ void parallel(unsigned d, unsigned o, int threads, int n,
                 CUVIDDECODECREATEINFO p = params(d, o, 1920, 1080);
                 CUvideodecoder dec = nullptr;
                 const double t = now_ms();
+                if (with_caps) { // as FFmpeg's nvdec does before every cuvidCreateDecoder
+                    CUVIDDECODECAPS caps{};
+                    caps.eCodecType = cudaVideoCodec_H264;
+                    caps.eChromaFormat = cudaVideoChromaFormat_420;
+                    check(cv->cuvidGetDecoderCaps(&caps), "cuvidGetDecoderCaps");
+                }
                 check(cv->cuvidCreateDecoder(&dec, &p), "cuvidCreateDecoder");
                 times[size_t(k)].push_back(now_ms() - t);
                 decs[size_t(k)].push_back(dec);
@@ -128,15 +134,37 @@ void parallel(unsigned d, unsigned o, int threads, int n,
     std::vector<double> all;
     for (auto &v : times) all.insert(all.end(), v.begin(), v.end());
     const Stats s = stats(all);
-    std::printf("parallel on %zu device(s), decode %2u output %2u, %d threads x %d: wall %.1f ms = %.2f ms a "
+    std::printf("parallel on %zu device(s)%s, decode %2u output %2u, %d threads x %d: wall %.1f ms = %.2f ms a "
                 "session; each call %.2f ms (%.2f-%.2f)\n",
-                ctxs.size(), d, o, threads, n, wall, wall / (threads * n), s.median, s.lo, s.hi);
+                ctxs.size(), with_caps ? ", caps first" : "", d, o, threads, n, wall, wall / (threads * n), s.median, s.lo, s.hi);
     for (int k = 0; k < threads; ++k) {
         check(cu->cuCtxPushCurrent(ctxs[size_t(k) % ctxs.size()]), "cuCtxPushCurrent");
         for (CUvideodecoder dec : decs[size_t(k)]) cv->cuvidDestroyDecoder(dec);
         CUcontext dummy;
         cu->cuCtxPopCurrent(&dummy);
     }
+}
+
+// `threads` threads each ask for the decoder caps `n` times at once: is the call serialised?
+void parallel_caps(int threads, int n) {
+    const double t0 = now_ms();
+    std::vector<std::thread> pool;
+    for (int k = 0; k < threads; ++k)
+        pool.emplace_back([&] {
+            check(cu->cuCtxPushCurrent(ctx), "cuCtxPushCurrent");
+            for (int i = 0; i < n; ++i) {
+                CUVIDDECODECAPS caps{};
+                caps.eCodecType = cudaVideoCodec_H264;
+                caps.eChromaFormat = cudaVideoChromaFormat_420;
+                check(cv->cuvidGetDecoderCaps(&caps), "cuvidGetDecoderCaps");
+            }
+            CUcontext dummy;
+            cu->cuCtxPopCurrent(&dummy);
+        });
+    for (auto &t : pool) t.join();
+    const double wall = now_ms() - t0;
+    std::printf("caps only, %d threads x %d: wall %.1f ms = %.2f ms a call\n", threads, n, wall,
+                wall / (threads * n));
 }
 
 } // namespace
@@ -194,6 +222,9 @@ int main(int argc, char **argv) {
     sequential(12, 12, 3840, 2160, 8);
     for (int threads : {1, 2, 4, 8}) parallel(12, 12, threads, 4);
     for (int threads : {1, 4, 8}) parallel(12, 2, threads, 4);
+    for (int threads : {1, 4, 8}) parallel_caps(threads, 8);
+    for (int threads : {1, 4, 8}) parallel(12, 12, threads, 4, {ctx}, true);
+    for (int threads : {1, 4, 8}) parallel(12, 12, threads, 4, {ctx}, false);
     cu->cuDevicePrimaryCtxRelease(dev);
     return 0;
 }
