@@ -31,6 +31,11 @@
 #      catalogues' ratios (a real one is thousands of encodes; the fixed costs shrink with more
 #      rows); g1 and g4 by default, B128_WAYS / B256_WAYS (as B64_WAYS) for more (B256 wants
 #      RUN_TIMEOUT=180);
+#   L. part B's pair as a catalogue of ladders: L_SOURCES sources (default 16) of L_RUNGS rungs
+#      (default 4), each source a link of h264_src.mp4 and each rung one of h264_enc.mkv, so
+#      that a source's rows share its reference: such groups are decoded on the host (the
+#      reference once for its rungs; NVDEC takes rows that are a group of their own), the case
+#      part B's links avoid; g1 and g4 by default (L_WAYS as B64_WAYS); informational;
 #   B32. part B's catalogue with twice the rows (32), this tree on 1 and 2 GPUs (4 where there
 #      are 4): the same target over more rows;
 #   C. where one GPU's time goes (measure before fixing): the compact catalogue on one GPU with
@@ -105,7 +110,7 @@
 #   NVCLIPS   folder with h264_src.mp4 and h264_enc.mkv (default bench/nvdec/clips)
 #   ROWS_1080 rows of part B (default 16); ROWS_RAW, RAW_FRAMES of part R (48, 120); REPS runs
 #   of A10's g1, g2, g4 (default 3); PARTS (default "A A10 B D", the targets and the faults;
-#   every part: "A A10 R RX B B64 B128 B256 C D W B32"); B64_WAYS, B128_WAYS, B256_WAYS (the
+#   every part: "A A10 R RX B B64 B128 B256 L C D W B32"); B64_WAYS, B128_WAYS, B256_WAYS (the
 #   ways beside g1);
 #   WORK
 #   (default /tmp/vif-mgpu);
@@ -288,7 +293,8 @@ same() {
   return $bad
 }
 devlist() { seq -s, 0 $(($1 - 1)); }
-long_b() { [ "$1" = B64 ] || [ "$1" = B128 ] || [ "$1" = B256 ]; } # part B's pair, many rows
+# part B's pair, many rows (L: the same pair as a ladder catalogue)
+long_b() { [ "$1" = B64 ] || [ "$1" = B128 ] || [ "$1" = B256 ] || [ "$1" = L ]; }
 median() { printf '%s\n' "$@" | awk '$1 > 0' | sort -n | awk '{ v[NR] = $1 } END { if (!NR) print 0; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # The GPUs kept initialised by a process of their own (primary contexts retained), as
 # persistence mode keeps them on a production host: a run's CUDA initialisation then finds them
@@ -541,6 +547,7 @@ catalogue() { # TAG MANIFEST
   # A: too short to pay for another device (its check comes after A10, whose second device's
   # start-up it uses). A10 and B: the targets. R: informational (no target).
   [ "$tag" = R ] && return
+  [ "$tag" = L ] && return # (informational: no target of its own)
   [ "$tag" = A ] && return
   # The defaults before session 7 beside today's (one GPU then had 4 workers: half this host's
   # decoding on A10), for the record: INFO, no target.
@@ -948,6 +955,27 @@ for n in 64 128 256; do
     fails=$((fails + 1))
   fi
 done
+
+# ---- L. the 1080p pair as a catalogue of ladders (rows sharing a reference) ----
+if has L; then
+  if [ -f "$NVCLIPS/h264_src.mp4" ] && [ -f "$NVCLIPS/h264_enc.mkv" ]; then
+    mkdir -p rowsL
+    {
+      echo "reference,distorted"
+      for i in $(seq 1 "${L_SOURCES:-16}"); do
+        ln -sfn "$NVCLIPS/h264_src.mp4" "rowsL/src$i.mp4"
+        for r in $(seq 1 "${L_RUNGS:-4}"); do
+          ln -sfn "$NVCLIPS/h264_enc.mkv" "rowsL/enc${i}_$r.mkv"
+          echo "rowsL/src$i.mp4,rowsL/enc${i}_$r.mkv"
+        done
+      done
+    } > mL.csv
+    catalogue L mL.csv
+  else
+    note "FAIL 1080p clips missing in $NVCLIPS (h264_src.mp4, h264_enc.mkv: carry them)"
+    fails=$((fails + 1))
+  fi
+fi
 
 # ---- B32, last (the first to go when time runs short) ----
 # B32: twice the rows (a catalogue's fixed costs -- the process's start, the devices'
