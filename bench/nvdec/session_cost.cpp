@@ -134,9 +134,11 @@ void parallel(unsigned d, unsigned o, int threads, int n,
     std::vector<double> all;
     for (auto &v : times) all.insert(all.end(), v.begin(), v.end());
     const Stats s = stats(all);
-    std::printf("parallel on %zu device(s)%s, decode %2u output %2u, %d threads x %d: wall %.1f ms = %.2f ms a "
+    std::printf("parallel on %zu device(s)%s, decode %2u output %2u, %d threads x %d: wall %.1f ms "
+                "= %.2f ms a "
                 "session; each call %.2f ms (%.2f-%.2f)\n",
-                ctxs.size(), with_caps ? ", caps first" : "", d, o, threads, n, wall, wall / (threads * n), s.median, s.lo, s.hi);
+                ctxs.size(), with_caps ? ", caps first" : "", d, o, threads, n, wall,
+                wall / (threads * n), s.median, s.lo, s.hi);
     for (int k = 0; k < threads; ++k) {
         check(cu->cuCtxPushCurrent(ctxs[size_t(k) % ctxs.size()]), "cuCtxPushCurrent");
         for (CUvideodecoder dec : decs[size_t(k)]) cv->cuvidDestroyDecoder(dec);

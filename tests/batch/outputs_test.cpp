@@ -1,7 +1,13 @@
 // Output names (distorted stem, row number on clashes), completeness for resume, atomic writes.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
+#include <thread>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -63,5 +69,35 @@ TEST(Outputs, WrittenAtomically) {
     EXPECT_EQ(files, 2u);
     EXPECT_THROW(write_atomically((dir / "no" / "such" / "x.json").string(), "{}"),
                  std::runtime_error);
+    std::filesystem::remove_all(dir);
+}
+
+// A writer that creates its temporary file after the signal handler has removed the pending
+// ones (another worker thread, racing the handler's _exit) removes it itself and waits for the
+// end: nothing is left, neither the temporary nor the output. In a child process, which blocks
+// there; the parent looks at the folder, then ends it.
+TEST(Outputs, AWriteRacingTheSignalHandlerLeavesNoFile) {
+    const auto dir = std::filesystem::temp_directory_path() / "vif_outputs_race_test";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string out = (dir / "late.json").string();
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        remove_pending_temporaries_signal_safe(); // (the handler, here on the same thread)
+        write_atomically(out, "{}\n");            // must not return
+        ::_exit(3);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    int status = 0;
+    EXPECT_EQ(::waitpid(child, &status, WNOHANG), 0) << "the late writer did not wait";
+    ::kill(child, SIGKILL);
+    ::waitpid(child, &status, 0);
+    size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        ADD_FAILURE() << "left behind: " << e.path();
+        ++files;
+    }
+    EXPECT_EQ(files, 0u);
     std::filesystem::remove_all(dir);
 }

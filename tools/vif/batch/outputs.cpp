@@ -27,6 +27,11 @@ namespace {
 constexpr int kTempSlots = 64;
 char g_temp_path[kTempSlots][PATH_MAX];
 std::atomic<int> g_temp_used[kTempSlots];
+// Set by the signal handler before it removes the temporaries: a writer on another thread that
+// creates its file after the handler looked at its slot sees it and removes the file itself
+// (the handler sets this, then reads the slots; a writer claims its slot, creates the file,
+// then reads this: one of the two always removes the file).
+std::atomic<int> g_exiting{0};
 
 // Registers a temporary file while it exists (-1 when every slot is taken: not removed then).
 class PendingTemp {
@@ -120,6 +125,13 @@ void write_atomically(const std::string& path, const std::string& content) {
     PendingTemp pending(tmp);
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) throw std::runtime_error(tmp + ": cannot create: " + std::strerror(errno));
+    if (g_exiting.load()) {
+        // A signal's handler is ending the process on another thread and may have passed this
+        // slot already: the file goes, and this thread waits for the end.
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        for (;;) ::pause();
+    }
     size_t done = 0;
     int err = 0;
     while (done < content.size() && !err) {
@@ -154,6 +166,7 @@ void write_atomically(const std::string& path, const std::string& content) {
 }
 
 void remove_pending_temporaries_signal_safe() {
+    g_exiting.store(1);
     for (int i = 0; i < kTempSlots; ++i)
         if (g_temp_used[i].load() == 1) ::unlink(g_temp_path[i]);
 }

@@ -24,7 +24,9 @@ void write_atomically(const std::string& path, const std::string& content);
 size_t remove_stale_temporaries(const std::vector<std::string>& paths);
 
 // Removes the temporary files write_atomically is writing now (any thread); async-signal-safe,
-// for the many-pair commands' SIGINT/SIGTERM/SIGHUP/SIGQUIT handler.
+// for the many-pair commands' SIGINT/SIGTERM/SIGHUP/SIGQUIT handler, which ends the process
+// right after: from then on a write_atomically on another thread that creates its temporary
+// file removes it and waits for that end (so a worker racing the handler leaves no file).
 void remove_pending_temporaries_signal_safe();
 
 // The first output that is already one of the inputs (same device and inode: a hard link or a
