@@ -43,3 +43,25 @@ TEST(RunTimings, LinesPerDevice) {
               "wait per row 0.50 s (most 1.00 s)");
     EXPECT_EQ(lines[2], "timings: CUDA device 1: no rows");
 }
+
+// The workers' line: each worker's parts and the spread of their last parts' ends (an end of
+// run with too few parts left shows as a wide spread); nothing with one worker.
+TEST(RunTimings, WorkersLineShowsEachWorkersPartsAndTheirEnds) {
+    RunTimings t;
+    GroupTiming g;
+    g.worker = 0;
+    g.begin = 0;
+    g.end = 9;
+    t.add(g);
+    EXPECT_EQ(t.workers_line(), "");
+    g.begin = 9;
+    g.end = 18;
+    t.add(g);
+    g.worker = 3;
+    g.begin = 0.5;
+    g.end = 27.5;
+    t.add(g);
+    EXPECT_EQ(t.workers_line(),
+              "timings: workers: parts scored 2 1 (by worker); their last parts ended from "
+              "18.00 s to 27.50 s");
+}

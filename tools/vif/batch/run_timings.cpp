@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 namespace vif::batch {
 
@@ -107,6 +108,26 @@ std::vector<std::string> RunTimings::lines(double wall, const std::vector<Startu
         out.push_back(line);
     }
     return out;
+}
+
+std::string RunTimings::workers_line() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::map<size_t, std::pair<size_t, double>> by_worker; // parts, last end
+    for (const GroupTiming &g : groups_) {
+        auto &w = by_worker[g.worker];
+        ++w.first;
+        w.second = std::max(w.second, g.end);
+    }
+    if (by_worker.size() < 2) return "";
+    std::string parts;
+    double first_end = -1, last_end = 0;
+    for (const auto &[worker, w] : by_worker) {
+        parts += (parts.empty() ? "" : " ") + std::to_string(w.first);
+        first_end = first_end < 0 ? w.second : std::min(first_end, w.second);
+        last_end = std::max(last_end, w.second);
+    }
+    return "timings: workers: parts scored " + parts + " (by worker); their last parts ended from " +
+           seconds(first_end) + " to " + seconds(last_end);
 }
 
 } // namespace vif::batch

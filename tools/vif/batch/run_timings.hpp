@@ -15,7 +15,8 @@ namespace vif::batch {
 /** One group (a part of a reference group) scored by one worker. Times in seconds; begin and
  *  end from the run's start. */
 struct GroupTiming {
-    size_t slot = 0; ///< the device's place in --devices
+    size_t slot = 0;   ///< the device's place in --devices
+    size_t worker = 0; ///< the worker that scored it
     size_t rows = 0;
     double begin = 0, end = 0;
     double open = 0, context = 0, decode_wait = 0, score_wait = 0;
@@ -44,6 +45,10 @@ public:
     std::vector<std::string> lines(double wall, const std::vector<StartupTiming> &startups,
                                    const std::vector<std::string> &slots,
                                    const std::vector<size_t> &contexts_made) const;
+    /** The workers' shares, where there are several: "timings: workers: parts scored 2 2 3 1
+     *  (by worker); their last parts ended from 17.90 s to 27.40 s" -- a run whose workers end
+     *  far apart lost the difference to too few parts at the end. Empty with one worker. */
+    std::string workers_line() const;
 
 private:
     mutable std::mutex mu_;

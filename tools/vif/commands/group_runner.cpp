@@ -766,6 +766,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             if (s.timings) {
                 vif::batch::GroupTiming t;
                 t.slot = slot;
+                t.worker = w;
                 t.rows = jobs.size();
                 t.begin = group_begin;
                 t.end = since_start();
@@ -811,6 +812,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         for (const Slot &sl : slots) names.push_back(sl.name);
         for (size_t w = 0; w < contexts.size(); ++w) made[slot_at_end[w]] += contexts[w]->made();
         for (const std::string &line : timings.lines(since_start(), starts, names, made))
+            std::fprintf(stderr, "vif: %s\n", line.c_str());
+        if (const std::string line = timings.workers_line(); !line.empty())
             std::fprintf(stderr, "vif: %s\n", line.c_str());
         // The process's CPU during the run: the cores it kept busy, and whether its threads
         // waited for a core (involuntary switches: more runnable threads than cores).
