@@ -126,8 +126,9 @@ std::string RunTimings::workers_line() const {
         first_end = first_end < 0 ? w.second : std::min(first_end, w.second);
         last_end = std::max(last_end, w.second);
     }
-    return "timings: workers: parts scored " + parts + " (by worker); their last parts ended from " +
-           seconds(first_end) + " to " + seconds(last_end);
+    return "timings: workers: parts scored " + parts +
+           " (by worker); their last parts ended from " + seconds(first_end) + " to " +
+           seconds(last_end);
 }
 
 } // namespace vif::batch
