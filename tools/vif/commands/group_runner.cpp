@@ -28,6 +28,7 @@
 #include <thread>
 
 #include "batch/devices.hpp"
+#include "batch/open_ahead.hpp"
 #include "batch/outputs.hpp"
 #include "batch/progress_log.hpp"
 #include "batch/run_timings.hpp"
@@ -448,6 +449,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // as one may come back).
     std::deque<std::vector<RungJob>> queue(groups.begin(), groups.end());
     size_t in_flight = 0;
+    // Workers scoring a part with no next part taken (queue_mu): they take their next from the
+    // queue when they finish, which a part taken early would leave empty (batch/open_ahead.hpp).
+    size_t scoring_bare = 0;
     // With several GPUs, the workers of the first device take their first groups before it is
     // ready (decoded while it starts, as on one GPU, where nothing waits: the others start
     // only once it is ready, so none of them could take those rows sooner); every other worker
@@ -568,17 +572,24 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             OpenedAheadPtr opened;
         };
         std::optional<Ahead> ahead;
+        // queue_mu held: whether this worker scores a part with no next part taken.
+        bool bare = false;
+        auto set_bare = [&](bool b) {
+            if (b != bare) b ? ++scoring_bare : --scoring_bare;
+            bare = b;
+        };
         auto take_ahead = [&] {
             Ahead a;
             {
                 std::lock_guard<std::mutex> lock(queue_mu);
-                if (slots[slot].failed || queue.empty() ||
+                if (slots[slot].failed || !vif::batch::may_take_ahead(queue.size(), scoring_bare) ||
                     (waits_for_startup && !startup->ready(s.cuda_device)))
                     return;
                 a.jobs = std::move(queue.front());
                 queue.pop_front();
                 rows_left -= a.jobs.size();
                 ++in_flight;
+                set_bare(false);
             }
             if (!a.jobs.empty()) {
                 std::map<size_t, std::string> keys;
@@ -624,6 +635,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                     if (go_home()) continue;
                     return;
                 }
+                {
+                    std::lock_guard<std::mutex> lock(queue_mu);
+                    set_bare(true);
+                }
                 jobs = std::move(ahead->jobs);
                 opened = std::move(ahead->opened);
                 ahead.reset();
@@ -654,6 +669,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 queue.pop_front();
                 rows_left -= jobs.size();
                 ++in_flight;
+                set_bare(true);
                 s.simulate_device_failure = fail_hook && fail_hook->slot == slot &&
                                             slots[slot].rows >= fail_hook->after_rows;
             }
@@ -784,6 +800,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 std::lock_guard<std::mutex> lock(queue_mu);
                 slots[slot].rows += part.size();
                 --in_flight;
+                set_bare(false); // (scoring nothing now)
             }
             queue_cv.notify_all();
         }
