@@ -101,3 +101,34 @@ TEST(Outputs, AWriteRacingTheSignalHandlerLeavesNoFile) {
     EXPECT_EQ(files, 0u);
     std::filesystem::remove_all(dir);
 }
+
+// A process killed (SIGKILL: no handler runs) once a new output is written and before it is
+// named leaves nothing behind: neither a temporary file nor a partial output. An output written
+// again the same way keeps its old content whole.
+TEST(Outputs, KilledBeforeTheNameLeavesNothing) {
+    const auto dir = std::filesystem::temp_directory_path() / "vif_outputs_kill_test";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const std::string fresh = (dir / "new.json").string(), old = (dir / "old.json").string();
+    std::ofstream(old) << "{\"old\": 1}\n";
+    for (const std::string& out : {fresh, old}) {
+        const pid_t child = ::fork();
+        ASSERT_GE(child, 0);
+        if (child == 0) {
+            ::setenv("VIF_TEST_RAISE_IN_WRITE", "9", 1);
+            write_atomically(out, "{\"new\": 1}\n");
+            ::_exit(3); // (not reached)
+        }
+        int status = 0;
+        ASSERT_EQ(::waitpid(child, &status, 0), child);
+        EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << out;
+    }
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+        names.push_back(e.path().filename().string());
+    EXPECT_EQ(names, std::vector<std::string>{"old.json"});
+    std::ifstream in(old);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, "{\"old\": 1}\n");
+    std::filesystem::remove_all(dir);
+}

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -61,11 +62,8 @@ private:
 // Test hook: VIF_TEST_RAISE_IN_WRITE=SIG raises that signal once a temporary file is written and
 // before it is renamed, the moment where a signal would otherwise leave it behind.
 void test_raise_in_write() {
-    static const int sig = [] {
-        const char* v = std::getenv("VIF_TEST_RAISE_IN_WRITE");
-        return v ? std::atoi(v) : 0;
-    }();
-    if (sig > 0) ::raise(sig);
+    const char* v = std::getenv("VIF_TEST_RAISE_IN_WRITE");
+    if (const int sig = v ? std::atoi(v) : 0; sig > 0) ::raise(sig);
 }
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(),
@@ -120,49 +118,100 @@ size_t remove_stale_temporaries(const std::vector<std::string>& paths) {
     return removed;
 }
 
-void write_atomically(const std::string& path, const std::string& content) {
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    PendingTemp pending(tmp);
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw std::runtime_error(tmp + ": cannot create: " + std::strerror(errno));
-    if (g_exiting.load()) {
-        // A signal's handler is ending the process on another thread and may have passed this
-        // slot already: the file goes, and this thread waits for the end.
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        for (;;) ::pause();
-    }
+namespace {
+
+// Writes all of `content` to fd and flushes it to disk; 0 or the errno.
+int write_all_and_sync(int fd, const std::string& content) {
     size_t done = 0;
-    int err = 0;
-    while (done < content.size() && !err) {
+    while (done < content.size()) {
         const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
         if (n < 0 && errno == EINTR) continue;
-        if (n <= 0)
-            err = n < 0 ? errno : ENOSPC;
-        else
-            done += size_t(n);
+        if (n <= 0) return n < 0 ? errno : ENOSPC;
+        done += size_t(n);
     }
-    // On disk before the rename: after a crash the name holds the old file or the whole new one.
-    if (!err && ::fsync(fd) != 0) err = errno;
-    if (::close(fd) != 0 && !err) err = errno;
-    if (err) {
-        ::unlink(tmp.c_str());
-        throw std::runtime_error(path + ": write failed: " + std::strerror(err));
-    }
-    test_raise_in_write();
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        err = errno;
-        ::unlink(tmp.c_str());
-        throw std::runtime_error(
-            path + ": cannot rename the finished file into place: " + std::strerror(err));
-    }
-    // The rename itself on disk too (the folder's entry).
+    // On disk before it is named: after a crash the name holds the old file or the whole new one.
+    return ::fsync(fd) != 0 ? errno : 0;
+}
+
+// The folder's entries on disk too (the name just made or moved).
+void sync_folder(const std::string& path) {
     const std::string dir = std::filesystem::path(path).parent_path().string();
     const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
         ::fsync(dfd);
         ::close(dfd);
     }
+}
+
+} // namespace
+
+void write_atomically(const std::string& path, const std::string& content) {
+    // A new output is written to a file without a name (O_TMPFILE) in its folder and named only
+    // once complete: a process that ends before, however it ends (a signal, kill -9, a crash),
+    // leaves nothing behind. An output written again (its name taken) is named under a
+    // temporary name first and renamed over the old one; a filesystem without O_TMPFILE writes
+    // under that temporary name.
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    int fd = ::open(dir.empty() ? "." : dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    const bool unnamed = fd >= 0;
+    std::optional<PendingTemp> pending;
+    // A temporary name made: a signal's handler ending the process on another thread may have
+    // passed its slot already, so the file goes and this thread waits for the end.
+    auto named_now = [&] {
+        if (!g_exiting.load()) return;
+        ::unlink(tmp.c_str());
+        for (;;) ::pause();
+    };
+    if (!unnamed) {
+        pending.emplace(tmp);
+        fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0) throw std::runtime_error(tmp + ": cannot create: " + std::strerror(errno));
+        named_now();
+    }
+    int err = write_all_and_sync(fd, content);
+    if (err) {
+        ::close(fd);
+        if (!unnamed) ::unlink(tmp.c_str());
+        throw std::runtime_error(path + ": write failed: " + std::strerror(err));
+    }
+    test_raise_in_write();
+    if (unnamed) {
+        if (g_exiting.load()) { // (a signal's handler is ending the process: nothing is named)
+            ::close(fd);
+            for (;;) ::pause();
+        }
+        char self[64];
+        std::snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+        if (::linkat(AT_FDCWD, self, AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+            err = ::close(fd) != 0 ? errno : 0;
+            if (err) throw std::runtime_error(path + ": write failed: " + std::strerror(err));
+            sync_folder(path);
+            return;
+        }
+        err = errno;
+        pending.emplace(tmp);
+        if (err != EEXIST ||
+            ::linkat(AT_FDCWD, self, AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+            err = errno;
+            ::close(fd);
+            throw std::runtime_error(path +
+                                     ": cannot name the finished file: " + std::strerror(err));
+        }
+        named_now();
+    }
+    if (::close(fd) != 0) {
+        err = errno;
+        ::unlink(tmp.c_str());
+        throw std::runtime_error(path + ": write failed: " + std::strerror(err));
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        err = errno;
+        ::unlink(tmp.c_str());
+        throw std::runtime_error(
+            path + ": cannot rename the finished file into place: " + std::strerror(err));
+    }
+    sync_folder(path);
 }
 
 void remove_pending_temporaries_signal_safe() {

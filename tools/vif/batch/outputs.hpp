@@ -14,9 +14,11 @@ namespace vif::batch {
 // whole manifest, so every shard names a row the same way.
 std::vector<std::string> output_stems(const std::vector<ManifestRow>& rows);
 
-// Writes `content` to `path` through a temporary file in the same folder and a rename, so that a
-// reader (or a resumed run) never sees a partial file; the file and the rename are flushed to
-// disk before it returns. Throws std::runtime_error naming the path.
+// Writes `content` to `path` so that a reader (or a resumed run) never sees a partial file: a
+// new file is written without a name (O_TMPFILE) in the same folder and named once complete, so
+// that a process ending mid-write, however it ends, leaves nothing; a file written again goes
+// through a temporary name ("<path>.tmp.<pid>") and a rename. The file and its name are flushed
+// to disk before it returns. Throws std::runtime_error naming the path.
 void write_atomically(const std::string& path, const std::string& content);
 
 // Removes the temporary files an earlier run killed while writing one of `paths` left (named
