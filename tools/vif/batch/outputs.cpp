@@ -153,7 +153,11 @@ void write_atomically(const std::string& path, const std::string& content) {
     // under that temporary name.
     const std::string tmp = path + ".tmp." + std::to_string(::getpid());
     const std::string dir = std::filesystem::path(path).parent_path().string();
-    int fd = ::open(dir.empty() ? "." : dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+    // (The unnamed file is named through /proc/self/fd, which a chroot may lack.)
+    static const bool proc_fds = ::access("/proc/self/fd", X_OK) == 0;
+    int fd = proc_fds
+                 ? ::open(dir.empty() ? "." : dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644)
+                 : -1;
     const bool unnamed = fd >= 0;
     std::optional<PendingTemp> pending;
     // A temporary name made: a signal's handler ending the process on another thread may have
@@ -191,6 +195,7 @@ void write_atomically(const std::string& path, const std::string& content) {
         }
         err = errno;
         pending.emplace(tmp);
+        ::unlink(tmp.c_str()); // (a name this process's id left, as O_TRUNC would overwrite)
         if (err != EEXIST ||
             ::linkat(AT_FDCWD, self, AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
             err = errno;
