@@ -35,7 +35,8 @@
 #      (default 4), each source a link of h264_src.mp4 and each rung one of h264_enc.mkv, so
 #      that a source's rows share its reference: such groups are decoded on the host (the
 #      reference once for its rungs; NVDEC takes rows that are a group of their own), the case
-#      part B's links avoid; g1 and g4 by default (L_WAYS as B64_WAYS); informational;
+#      part B's links avoid; g1 and g4 by default (L_WAYS as B64_WAYS); 4 GPUs never slower
+#      than one;
 #   B32. part B's catalogue with twice the rows (32), this tree on 1 and 2 GPUs (4 where there
 #      are 4): the same target over more rows;
 #   C. where one GPU's time goes (measure before fixing): the compact catalogue on one GPU with
@@ -547,7 +548,17 @@ catalogue() { # TAG MANIFEST
   # A: too short to pay for another device (its check comes after A10, whose second device's
   # start-up it uses). A10 and B: the targets. R: informational (no target).
   [ "$tag" = R ] && return
-  [ "$tag" = L ] && return # (informational: no target of its own)
+  # L: rows sharing a reference decode on the host, which more devices do not speed up: asked
+  # for four GPUs, the run may start no other device and must not be slower than one (session
+  # 11: 0.64x and 0.81x, the last parts taken early by workers already busy, before
+  # batch/open_ahead.hpp).
+  if [ "$tag" = L ]; then
+    if [ -n "${L_g4_pfs:-}" ] && [ "$one_pfs" != 0 ]; then
+      r=$(ratio "$L_g4_pfs" "$one_pfs")
+      check "L 4 GPUs never slower than one (>= 0.95x)" "${r}x" "$(ge "$r" 0.95)"
+    fi
+    return
+  fi
   [ "$tag" = A ] && return
   # The defaults before session 7 beside today's (one GPU then had 4 workers: half this host's
   # decoding on A10), for the record: INFO, no target.
