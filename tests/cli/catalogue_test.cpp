@@ -347,6 +347,24 @@ TEST_F(CatalogueCli, HangUpAndQuitLeaveNoTemporaryFiles) {
 namespace vif_cli_test {
 namespace {
 
+// The pair command killed with SIGKILL (no handler runs) while it waits for its input: no
+// output and no temporary file (the output has no name until it is complete); an older file at
+// the target stays as it was.
+TEST_F(CatalogueCli, KilledPairLeavesNoFile) {
+    const GoldenCase &c = find_case("foreman_176x144_8b_crf45");
+    fs::create_directories(path("k"));
+    spit(path("k/old.json"), "{\"old\": 1}\n");
+    for (const std::string name : {"new.json", "old.json"}) {
+        CliRun r = bash("(sleep 2) | " + kCli + " -r " + c.ref_path() + " -d - " +
+                        raw_args_str(c) + " -o " + path("k/" + name) +
+                        " -q & pid=$!; sleep 0.4; kill -9 $pid; wait $pid");
+        EXPECT_EQ(r.code, 128 + SIGKILL) << r.err;
+    }
+    EXPECT_TRUE(temporaries(path("k")).empty()) << temporaries(path("k"))[0];
+    EXPECT_FALSE(fs::exists(path("k/new.json")));
+    EXPECT_EQ(slurp(path("k/old.json")), "{\"old\": 1}\n");
+}
+
 // The pair command's -o folder moved while it scores: a clear failure, and no temporary file
 // left in the folder where it went.
 TEST_F(CatalogueCli, OutputFolderMovedDuringTheRunKeepsNoTemporaryFile) {

@@ -142,21 +142,32 @@ OutputFile::OutputFile(const std::string &path, const std::vector<std::string> &
     }
     const std::string dir = dir_of(target_);
     const std::string base = target_.substr(dir.size());
+    dir_ = dir.empty() ? "." : dir;
+    base_ = base;
+    dir_fd_ = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     tmp_ = fmt::format("{}.{}.tmp.XXXXXX", dir, base);
     if (tmp_.size() >= sizeof g_pending_tmp)
         throw OutputError(fmt::format("cannot write output '{}': path too long", shown));
-    std::vector<char> buf(tmp_.begin(), tmp_.end());
-    buf.push_back('\0');
-    fd_ = ::mkstemp(buf.data());
-    if (fd_ < 0)
-        throw OutputError(fmt::format("cannot write output '{}': {}", shown, std::strerror(errno)));
-    tmp_.assign(buf.data());
-    std::memcpy(g_pending_tmp, tmp_.c_str(), tmp_.size() + 1);
-    g_pending = 1;
-    dir_ = dir.empty() ? "." : dir;
-    tmp_name_ = tmp_.substr(dir.size());
-    base_ = base;
-    dir_fd_ = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    // A file without a name in the folder (O_TMPFILE), named when the output is complete: a run
+    // that ends before, however it ends (kill -9 too), leaves nothing. (Named through
+    // /proc/self/fd, which a chroot may lack; a filesystem without O_TMPFILE, or none: a
+    // temporary file with a name, as below.)
+    static const bool proc_fds = ::access("/proc/self/fd", X_OK) == 0;
+    if (proc_fds && dir_fd_ >= 0)
+        fd_ = ::openat(dir_fd_, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+    unnamed_ = fd_ >= 0;
+    if (!unnamed_) {
+        std::vector<char> buf(tmp_.begin(), tmp_.end());
+        buf.push_back('\0');
+        fd_ = ::mkstemp(buf.data());
+        if (fd_ < 0)
+            throw OutputError(
+                fmt::format("cannot write output '{}': {}", shown, std::strerror(errno)));
+        tmp_.assign(buf.data());
+        std::memcpy(g_pending_tmp, tmp_.c_str(), tmp_.size() + 1);
+        g_pending = 1;
+        tmp_name_ = tmp_.substr(dir.size());
+    }
     if (exists && ::fchown(fd_, target.st_uid, target.st_gid) != 0) {
         // Not allowed (not root): the new file is ours, as with any rewrite.
     }
@@ -191,7 +202,7 @@ void OutputFile::abandon() {
     if (fd_ < 0) return;
     ::close(fd_);
     fd_ = -1;
-    if (!through_) {
+    if (!through_ && !unnamed_) {
         g_pending = 0;
         remove_temporary(dir_fd_, tmp_name_, tmp_);
     }
@@ -218,13 +229,16 @@ void OutputFile::commit(const std::string &content) {
         write_all(fd_, content, fmt::format("output {}", shown));
         const int fd = fd_;
         fd_ = -1;
-        if (::close(fd) != 0)
+        // (The unnamed file is named through its descriptor: closed once it has a name.)
+        if (!unnamed_ && ::close(fd) != 0)
             throw OutputError(
                 fmt::format("cannot write output {}: {}", shown, std::strerror(errno)));
+        if (unnamed_) unnamed_fd_ = fd;
         if (!folder_in_place(dir_fd_, dir_))
             throw OutputError(fmt::format("cannot write output {}: its folder was moved or "
                                           "removed during the run",
                                           shown));
+        if (unnamed_ && name_unnamed(fd, shown)) return;
         const int renamed = dir_fd_ >= 0
                                 ? ::renameat(dir_fd_, tmp_name_.c_str(), dir_fd_, base_.c_str())
                                 : ::rename(tmp_.c_str(), target_.c_str());
@@ -235,10 +249,56 @@ void OutputFile::commit(const std::string &content) {
     } catch (...) {
         if (fd_ >= 0) ::close(fd_);
         fd_ = -1;
+        if (unnamed_fd_ >= 0) ::close(unnamed_fd_);
+        unnamed_fd_ = -1;
         g_pending = 0;
-        remove_temporary(dir_fd_, tmp_name_, tmp_);
+        if (!tmp_name_.empty()) remove_temporary(dir_fd_, tmp_name_, tmp_);
         throw;
     }
+}
+
+bool OutputFile::name_unnamed(int fd, const std::string &shown) {
+    char self[64];
+    std::snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
+    auto link_as = [&](const std::string &name) {
+        return dir_fd_ >= 0 ? ::linkat(AT_FDCWD, self, dir_fd_, name.c_str(), AT_SYMLINK_FOLLOW)
+                            : ::linkat(AT_FDCWD, self, AT_FDCWD, (dir_of(target_) + name).c_str(),
+                                       AT_SYMLINK_FOLLOW);
+    };
+    if (link_as(base_) == 0) { // a new file: named whole, in one step
+        unnamed_fd_ = -1;
+        if (::close(fd) != 0)
+            throw OutputError(
+                fmt::format("cannot write output {}: {}", shown, std::strerror(errno)));
+        return true;
+    }
+    if (errno != EEXIST)
+        throw OutputError(fmt::format("cannot write output {}: {}", shown, std::strerror(errno)));
+    // The target is there: a temporary name beside it (registered for the signal handler),
+    // then the rename below replaces the target in one step.
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        const std::string name = fmt::format(".{}.tmp.{}.{}", base_, ::getpid(), attempt);
+        tmp_ = dir_of(target_) + name;
+        if (tmp_.size() >= sizeof g_pending_tmp)
+            throw OutputError(fmt::format("cannot write output {}: path too long", shown));
+        std::memcpy(g_pending_tmp, tmp_.c_str(), tmp_.size() + 1);
+        g_pending = 1;
+        if (link_as(name) == 0) {
+            tmp_name_ = name;
+            unnamed_fd_ = -1;
+            if (::close(fd) != 0) {
+                const int err = errno;
+                throw OutputError(
+                    fmt::format("cannot write output {}: {}", shown, std::strerror(err)));
+            }
+            return false;
+        }
+        g_pending = 0;
+        if (errno != EEXIST)
+            throw OutputError(
+                fmt::format("cannot write output {}: {}", shown, std::strerror(errno)));
+    }
+    throw OutputError(fmt::format("cannot write output {}: no free temporary name", shown));
 }
 
 } // namespace vifcli

@@ -50,6 +50,12 @@ private:
     // through it, so that a folder moved during the run neither keeps it nor gets the output.
     int dir_fd_ = -1;
     std::string dir_, tmp_name_, base_;
+    // The output written without a name (O_TMPFILE) until it is complete; named by
+    // name_unnamed(): true when that named the target itself (a new file), false when it made
+    // a temporary name (tmp_, tmp_name_) to rename over the target.
+    bool unnamed_ = false;
+    int unnamed_fd_ = -1; // its descriptor between the writing and the naming
+    bool name_unnamed(int fd, const std::string &shown);
 };
 
 /** Removes every temporary output file still open; async-signal-safe (for SIGINT, SIGTERM,
