@@ -355,9 +355,9 @@ TEST_F(CatalogueCli, KilledPairLeavesNoFile) {
     fs::create_directories(path("k"));
     spit(path("k/old.json"), "{\"old\": 1}\n");
     for (const std::string name : {"new.json", "old.json"}) {
-        CliRun r = bash("(sleep 2) | " + kCli + " -r " + c.ref_path() + " -d - " +
-                        raw_args_str(c) + " -o " + path("k/" + name) +
-                        " -q & pid=$!; sleep 0.4; kill -9 $pid; wait $pid");
+        CliRun r =
+            bash("(sleep 2) | " + kCli + " -r " + c.ref_path() + " -d - " + raw_args_str(c) +
+                 " -o " + path("k/" + name) + " -q & pid=$!; sleep 0.4; kill -9 $pid; wait $pid");
         EXPECT_EQ(r.code, 128 + SIGKILL) << r.err;
     }
     EXPECT_TRUE(temporaries(path("k")).empty()) << temporaries(path("k"))[0];
