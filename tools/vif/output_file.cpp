@@ -1,5 +1,7 @@
 #include "output_file.hpp"
 
+#include "batch/unnamed_file.hpp"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -148,13 +150,10 @@ OutputFile::OutputFile(const std::string &path, const std::vector<std::string> &
     tmp_ = fmt::format("{}.{}.tmp.XXXXXX", dir, base);
     if (tmp_.size() >= sizeof g_pending_tmp)
         throw OutputError(fmt::format("cannot write output '{}': path too long", shown));
-    // A file without a name in the folder (O_TMPFILE), named when the output is complete: a run
-    // that ends before, however it ends (kill -9 too), leaves nothing. (Named through
-    // /proc/self/fd, which a chroot may lack; a filesystem without O_TMPFILE, or none: a
-    // temporary file with a name, as below.)
-    static const bool proc_fds = ::access("/proc/self/fd", X_OK) == 0;
-    if (proc_fds && dir_fd_ >= 0)
-        fd_ = ::openat(dir_fd_, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+    // A file without a name in the folder (batch/unnamed_file.hpp), named when the output is
+    // complete: a run that ends before, however it ends (kill -9 too), leaves nothing. (Where
+    // there can be none: a temporary file with a name, as below.)
+    if (dir_fd_ >= 0) fd_ = vif::batch::open_unnamed(dir_, mode, dir_fd_);
     unnamed_ = fd_ >= 0;
     if (!unnamed_) {
         std::vector<char> buf(tmp_.begin(), tmp_.end());
@@ -258,22 +257,17 @@ void OutputFile::commit(const std::string &content) {
 }
 
 bool OutputFile::name_unnamed(int fd, const std::string &shown) {
-    char self[64];
-    std::snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-    auto link_as = [&](const std::string &name) {
-        return dir_fd_ >= 0 ? ::linkat(AT_FDCWD, self, dir_fd_, name.c_str(), AT_SYMLINK_FOLLOW)
-                            : ::linkat(AT_FDCWD, self, AT_FDCWD, (dir_of(target_) + name).c_str(),
-                                       AT_SYMLINK_FOLLOW);
-    };
-    if (link_as(base_) == 0) { // a new file: named whole, in one step
+    // (unnamed_: made through dir_fd_, which is open.)
+    int err = vif::batch::link_unnamed(fd, base_, dir_fd_);
+    if (err == 0) { // a new file: named whole, in one step
         unnamed_fd_ = -1;
         if (::close(fd) != 0)
             throw OutputError(
                 fmt::format("cannot write output {}: {}", shown, std::strerror(errno)));
         return true;
     }
-    if (errno != EEXIST)
-        throw OutputError(fmt::format("cannot write output {}: {}", shown, std::strerror(errno)));
+    if (err != EEXIST)
+        throw OutputError(fmt::format("cannot write output {}: {}", shown, std::strerror(err)));
     // The target is there: a temporary name beside it (registered for the signal handler),
     // then the rename below replaces the target in one step.
     for (int attempt = 0; attempt < 100; ++attempt) {
@@ -283,20 +277,18 @@ bool OutputFile::name_unnamed(int fd, const std::string &shown) {
             throw OutputError(fmt::format("cannot write output {}: path too long", shown));
         std::memcpy(g_pending_tmp, tmp_.c_str(), tmp_.size() + 1);
         g_pending = 1;
-        if (link_as(name) == 0) {
+        err = vif::batch::link_unnamed(fd, name, dir_fd_);
+        if (err == 0) {
             tmp_name_ = name;
             unnamed_fd_ = -1;
-            if (::close(fd) != 0) {
-                const int err = errno;
+            if (::close(fd) != 0)
                 throw OutputError(
-                    fmt::format("cannot write output {}: {}", shown, std::strerror(err)));
-            }
+                    fmt::format("cannot write output {}: {}", shown, std::strerror(errno)));
             return false;
         }
         g_pending = 0;
-        if (errno != EEXIST)
-            throw OutputError(
-                fmt::format("cannot write output {}: {}", shown, std::strerror(errno)));
+        if (err != EEXIST)
+            throw OutputError(fmt::format("cannot write output {}: {}", shown, std::strerror(err)));
     }
     throw OutputError(fmt::format("cannot write output {}: no free temporary name", shown));
 }

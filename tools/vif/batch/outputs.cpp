@@ -1,5 +1,7 @@
 #include "batch/outputs.hpp"
 
+#include "batch/unnamed_file.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -153,11 +155,7 @@ void write_atomically(const std::string& path, const std::string& content) {
     // under that temporary name.
     const std::string tmp = path + ".tmp." + std::to_string(::getpid());
     const std::string dir = std::filesystem::path(path).parent_path().string();
-    // (The unnamed file is named through /proc/self/fd, which a chroot may lack.)
-    static const bool proc_fds = ::access("/proc/self/fd", X_OK) == 0;
-    int fd = proc_fds
-                 ? ::open(dir.empty() ? "." : dir.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644)
-                 : -1;
+    int fd = open_unnamed(dir, 0644);
     const bool unnamed = fd >= 0;
     std::optional<PendingTemp> pending;
     // A temporary name made: a signal's handler ending the process on another thread may have
@@ -185,20 +183,17 @@ void write_atomically(const std::string& path, const std::string& content) {
             ::close(fd);
             for (;;) ::pause();
         }
-        char self[64];
-        std::snprintf(self, sizeof self, "/proc/self/fd/%d", fd);
-        if (::linkat(AT_FDCWD, self, AT_FDCWD, path.c_str(), AT_SYMLINK_FOLLOW) == 0) {
+        err = link_unnamed(fd, path);
+        if (err == 0) {
             err = ::close(fd) != 0 ? errno : 0;
             if (err) throw std::runtime_error(path + ": write failed: " + std::strerror(err));
             sync_folder(path);
             return;
         }
-        err = errno;
         pending.emplace(tmp);
         ::unlink(tmp.c_str()); // (a name this process's id left, as O_TRUNC would overwrite)
-        if (err != EEXIST ||
-            ::linkat(AT_FDCWD, self, AT_FDCWD, tmp.c_str(), AT_SYMLINK_FOLLOW) != 0) {
-            err = errno;
+        if (err == EEXIST) err = link_unnamed(fd, tmp);
+        if (err) {
             ::close(fd);
             throw std::runtime_error(path +
                                      ": cannot name the finished file: " + std::strerror(err));
