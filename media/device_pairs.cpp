@@ -10,8 +10,10 @@ extern "C" {
 #include <libavutil/frame.h>
 }
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
+#include <memory>
 #include <stdexcept>
 
 namespace vifcli {
@@ -277,6 +279,154 @@ DeviceRunResult run_device_pairs(const std::vector<VifContext *> &ctxs, int cuda
     }
     while (!pending.empty()) retire_one();
     drain(true);
+    return res;
+}
+
+DeviceGroupResult run_device_group(VifContext *ctx, int cuda_device, DeviceInput &ref,
+                                   const std::vector<DeviceInput *> &rungs) {
+    using Clock = std::chrono::steady_clock;
+    check(cudaSetDevice(cuda_device), "cudaSetDevice");
+    const size_t n = rungs.size();
+    DeviceGroupResult res;
+    res.scores.resize(n);
+    res.short_input.resize(n);
+    res.short_frames.resize(n, 0);
+    res.error.resize(n);
+    cudaStream_t stream = nullptr;
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    // A submission's frames: given back to their decoders once its event has completed.
+    struct Submitted {
+        cudaEvent_t done = nullptr;
+        Held ref;
+        std::vector<std::pair<size_t, Held>> rungs;
+    };
+    Side rs(ref, stream);
+    std::vector<std::unique_ptr<Side>> ds;
+    for (DeviceInput *d : rungs) ds.push_back(std::make_unique<Side>(*d, stream));
+    std::vector<cudaEvent_t> events;
+    std::deque<Submitted> pending;
+    auto give_back = [&](Submitted &x) {
+        rs.release(&x.ref);
+        for (auto &[k, h] : x.rungs) ds[k]->release(&h);
+    };
+    struct Cleanup {
+        cudaStream_t s;
+        std::deque<Submitted> &p;
+        std::vector<cudaEvent_t> &ev;
+        const decltype(give_back) &back;
+        ~Cleanup() {
+            cudaStreamSynchronize(s);
+            for (auto &x : p) back(x);
+            for (auto e : ev) cudaEventDestroy(e);
+            cudaStreamDestroy(s);
+        }
+    } cleanup{stream, pending, events, give_back};
+    events.resize(kInFlight);
+    for (auto &e : events)
+        check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+    size_t next_event = 0;
+    auto retire_one = [&] {
+        Submitted &x = pending.front();
+        check(cudaEventSynchronize(x.done), "waiting for the GPU");
+        give_back(x);
+        pending.pop_front();
+    };
+    std::deque<size_t> owners; // the rung of each score set to come, in submission order
+    auto receive = [&](bool block, bool one) {
+        while (!owners.empty()) {
+            VifScores sc;
+            const VifStatus st = vif_receive(ctx, &sc, block ? 1 : 0);
+            if (st == VIF_AGAIN) return;
+            if (st != VIF_OK)
+                throw std::runtime_error(std::string("scoring failed: ") + vif_last_error());
+            res.scores[owners.front()].push_back(sc);
+            owners.pop_front();
+            if (one) return;
+        }
+    };
+
+    std::vector<char> active(n, 1);
+    std::vector<VifDevicePicture> pics(n);
+    std::vector<const VifDevicePicture *> ptrs;
+    for (uint64_t frames = 0;; ++frames) {
+        if (std::none_of(active.begin(), active.end(), [](char a) { return a != 0; })) break;
+        Submitted x;
+        VifDevicePicture rp{};
+        uint64_t index = 0;
+        auto waiting = Clock::now();
+        try {
+            if (!rs.next(&rp, &x.ref, &index)) {
+                // The reference ended: a rung with a frame more says so, as on the host path.
+                for (size_t k = 0; k < n; ++k) {
+                    if (!active[k]) continue;
+                    Held h;
+                    VifDevicePicture p{};
+                    try {
+                        if (ds[k]->next(&p, &h, &index)) {
+                            res.short_input[k] = "reference";
+                            res.short_frames[k] = frames;
+                        }
+                    } catch (const std::exception &) {
+                        // (its frames past the reference's are not scored)
+                    }
+                    ds[k]->release(&h);
+                }
+                break;
+            }
+            rs.finish(&rp, &x.ref);
+        } catch (...) {
+            rs.release(&x.ref);
+            throw;
+        }
+        ptrs.clear();
+        for (size_t k = 0; k < n; ++k) {
+            if (!active[k]) continue;
+            Held h;
+            try {
+                if (!ds[k]->next(&pics[k], &h, &index)) {
+                    active[k] = 0; // shorter than the reference: its common frames
+                    res.short_input[k] = "distorted";
+                    res.short_frames[k] = frames;
+                    continue;
+                }
+                ds[k]->finish(&pics[k], &h);
+            } catch (const std::exception &e) {
+                ds[k]->release(&h);
+                active[k] = 0;
+                res.error[k] = e.what();
+                continue;
+            }
+            x.rungs.emplace_back(k, h);
+            ptrs.push_back(&pics[k]);
+        }
+        res.input_wait_seconds += std::chrono::duration<double>(Clock::now() - waiting).count();
+        if (ptrs.empty()) {
+            give_back(x);
+            break;
+        }
+        for (;;) {
+            const VifStatus st =
+                vif_cuda_submit_multi(ctx, &rp, ptrs.data(), ptrs.size(), stream, nullptr);
+            if (st == VIF_OK) break;
+            if (st != VIF_AGAIN || owners.empty()) {
+                give_back(x);
+                throw std::runtime_error(std::string("scoring failed: ") + vif_last_error());
+            }
+            receive(true, true); // the queue is full of scores waiting: take the oldest
+        }
+        if (pending.size() == kInFlight) retire_one();
+        x.done = events[next_event++ % kInFlight];
+        check(cudaEventRecord(x.done, stream), "cudaEventRecord");
+        for (const auto &[k, h] : x.rungs) owners.push_back(k);
+        pending.push_back(std::move(x));
+        // Give back whatever VIF has finished reading.
+        while (!pending.empty() && cudaEventQuery(pending.front().done) == cudaSuccess)
+            retire_one();
+        ++res.submitted;
+        receive(false, false);
+    }
+    while (!pending.empty()) retire_one();
+    receive(true, false);
     return res;
 }
 

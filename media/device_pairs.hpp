@@ -50,6 +50,28 @@ DeviceRunResult run_device_pairs(const std::vector<VifContext *> &ctxs, int cuda
                                  uint64_t max_pairs, void (*progress)(uint64_t done, void *arg),
                                  void *arg);
 
+/** What run_device_group scored, by rung. */
+struct DeviceGroupResult {
+    std::vector<std::vector<VifScores>> scores; ///< by rung, in frame order
+    /// By rung: "" (as long as the reference), "distorted" (it ended first: short_frames is
+    /// its frame count) or "reference" (the reference ended first, short_frames frames).
+    std::vector<std::string> short_input;
+    std::vector<uint64_t> short_frames;
+    std::vector<std::string> error; ///< by rung: its input's failure ("" none)
+    uint64_t submitted = 0;         ///< reference frames scored against at least one rung
+    double input_wait_seconds = 0;
+};
+
+/**
+ * A ladder on the device path: each frame of `ref` scored against the same frame of every rung
+ * still going, by one vif_cuda_submit_multi call (the reference copied once). ctx: a CUDA
+ * context whose queue_depth holds two submissions of every rung. A rung that ends before the
+ * reference stops there; a rung whose input fails stops with its error (the others go on).
+ * Throws InputError when the reference fails and std::runtime_error for scoring failures.
+ */
+DeviceGroupResult run_device_group(VifContext *ctx, int cuda_device, DeviceInput &ref,
+                                   const std::vector<DeviceInput *> &rungs);
+
 } // namespace vifcli
 
 #endif

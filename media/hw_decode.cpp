@@ -17,6 +17,7 @@ extern "C" {
 #include <cstring>
 #include <fstream>
 #include <future>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -294,6 +295,95 @@ std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const S
     other(ref, ref_enc, &in.ref_decoder, &in.ref_source);
     other(dist, dist_enc, &in.dist_decoder, &in.dist_source);
     return in;
+}
+
+std::optional<NvdecGroup> open_nvdec_group(const HwDecodeRequest &req, const SourceRequest &ref,
+                                           const std::vector<SourceRequest> &rungs) {
+    if (req.mode == HwDecode::kNone || req.host_only || rungs.empty() || !nvdec_built_in())
+        return std::nullopt;
+    av_log_set_level(req.verbose ? AV_LOG_ERROR : AV_LOG_QUIET);
+    auto host_path = [&](const std::string &why) -> std::optional<NvdecGroup> {
+        if (req.verbose)
+            std::fprintf(stderr, "vif: hwdec: group of %s: host path (%s)\n",
+                         input_name(ref).c_str(), why.c_str());
+        return std::nullopt;
+    };
+    std::vector<const SourceRequest *> inputs{&ref};
+    for (const SourceRequest &r : rungs) inputs.push_back(&r);
+    // The headers first, before any session: a rung of another size (a ladder's smaller
+    // encodes) is upscaled on the host, and its group with it.
+    std::optional<ClipShape> ref_shape;
+    uint64_t frames = 0; // the group's shortest input, 0: unknown
+    for (const SourceRequest *r : inputs) {
+        if (!encoded_input(*r)) return host_path(input_name(*r) + " is not an encoded file");
+        const std::optional<ClipShape> s = probe_clip_shape(r->path);
+        if (!s) return host_path(input_name(*r) + " does not open");
+        if (r == &ref) {
+            ref_shape = s;
+            frames = s->frames;
+        } else if (s->width != ref_shape->width || s->height != ref_shape->height ||
+                   (s->bitdepth && ref_shape->bitdepth && s->bitdepth != ref_shape->bitdepth)) {
+            return host_path(input_name(*r) + " differs from the reference in size or depth");
+        }
+        if (r != &ref) frames = s->frames && frames ? std::min(frames, s->frames) : 0;
+    }
+    if (req.mode == HwDecode::kAuto) {
+        // A short ladder is decoded on the CPU, as a short pair is (decode_choice.hpp).
+        const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+        const NvdecChoice choice = choose_nvdec(frames, *ref_shape, cores);
+        if (!choice.nvdec) return host_path(choice.why);
+    }
+    SegmentDecoderOptions o;
+    o.cuda = true;
+    o.cuda_device = req.cuda_device;
+    o.verbose = req.verbose;
+    o.session_turn = req.session_turn;
+    o.decoders = req.decoders ? req.decoders : 3;
+    // Every input opened at once, while CUDA starts (an open decodes the first frame on NVDEC).
+    auto open = [o](SourceRequest r) {
+        return std::make_unique<SegmentDecoder>(r.path, input_name(r), o);
+    };
+    std::vector<std::future<std::unique_ptr<SegmentDecoder>>> opening;
+    for (const SourceRequest *r : inputs) {
+        try {
+            opening.push_back(std::async(std::launch::async, open, *r));
+        } catch (const std::system_error &) {
+            opening.push_back(std::async(std::launch::deferred, open, *r));
+        }
+    }
+    std::string gpu_problem;
+    const bool gpu = req.gpu_ready && req.gpu_ready(&gpu_problem);
+    NvdecGroup g;
+    std::string why;
+    for (size_t i = 0; i < opening.size(); ++i) {
+        std::unique_ptr<SegmentDecoder> d;
+        try {
+            d = opening[i].get(); // (every future is waited for: their threads read `inputs`)
+        } catch (const NvdecUnsupported &e) {
+            if (why.empty()) why = input_name(*inputs[i]) + ": " + e.why;
+        } catch (const std::exception &e) {
+            if (why.empty()) why = e.what();
+        } catch (...) {
+            if (why.empty()) why = input_name(*inputs[i]) + " failed to open";
+        }
+        if (!d) continue;
+        if (i == 0) {
+            g.ref = std::move(d);
+        } else {
+            if (g.ref &&
+                (d->width() != g.ref->width() || d->height() != g.ref->height() ||
+                 d->bitdepth() != g.ref->bitdepth()) &&
+                why.empty())
+                why = input_name(*inputs[i]) + " differs from the reference in size or depth";
+            g.rungs.push_back(std::move(d));
+        }
+    }
+    if (!gpu) why = gpu_problem.empty() ? "no usable GPU" : gpu_problem;
+    if (!why.empty()) return host_path(why);
+    if (req.verbose)
+        std::fprintf(stderr, "vif: hwdec: group of %s: %zu rungs on NVDEC (%s)\n",
+                     input_name(ref).c_str(), g.rungs.size(), g.ref->description().c_str());
+    return g;
 }
 
 } // namespace vifcli

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace vifcli {
 
@@ -76,6 +77,24 @@ struct HwDecodeError {
  */
 std::optional<HwDecodeInputs> open_hw_decode(const HwDecodeRequest &req, const SourceRequest &ref,
                                              const SourceRequest &dist);
+
+/** A reference and the distorted inputs scored against it (a ladder's rungs), each decoded by
+ *  NVDEC: the group's device path, the reference decoded once for all its rungs. */
+struct NvdecGroup {
+    std::unique_ptr<SegmentDecoder> ref;
+    std::vector<std::unique_ptr<SegmentDecoder>> rungs; ///< in the order asked for
+};
+
+/**
+ * Opens a group's inputs on the NVDEC engines of req.cuda_device (req.decoders sessions each,
+ * its session turns). Returns nullopt, having made no session where the headers tell, when the
+ * group goes the host path instead: mode none, an input that is not an encoded file, a rung
+ * whose size or depth differs from the reference's (upscaled on the host), with auto a clip too
+ * short for NVDEC's start-up to pay (decode_choice.hpp), an input NVDEC cannot decode, no usable
+ * GPU, or an input that fails to open (the host path says what is wrong with it).
+ */
+std::optional<NvdecGroup> open_nvdec_group(const HwDecodeRequest &req, const SourceRequest &ref,
+                                           const std::vector<SourceRequest> &rungs);
 
 /**
  * Software decoding of an encoded input with `decoders` decoders on segments of their own

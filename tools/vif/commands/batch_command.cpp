@@ -78,8 +78,9 @@ int batch_main(int argc, const char *const *argv) {
                    "decode at once)")
         ->check(CLI::Range(0, 256));
     app.add_option("--hwdec", hwdec,
-                   "auto: a row whose reference is its alone (a group of one) and whose two "
-                   "inputs NVDEC decodes is decoded and scored on its GPU (a short one on the "
+                   "auto: rows whose inputs NVDEC decodes are decoded and scored on their GPU "
+                   "(a ladder, rows sharing a reference, where every rung is of the "
+                   "reference's size: the reference decoded once for all; short clips on the "
                    "host, done before NVDEC would have started); cuda: such rows on the GPU "
                    "whatever their length; none: every input decoded on the host")
         ->check(CLI::IsMember({"auto", "cuda", "none"}))

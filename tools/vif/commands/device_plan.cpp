@@ -85,6 +85,8 @@ WorkEstimate estimate_work(const std::vector<std::vector<RungJob>> &groups, bool
     std::vector<std::pair<const RungJob *, bool>> rows; // the row, alone in its group
     for (const auto &g : groups)
         for (const RungJob &j : g) rows.emplace_back(&j, g.size() == 1);
+    // (A ladder's rungs go to NVDEC with their reference where they are of its size: the
+    // sampled row's own size stands for its group's.)
     e.rows = rows.size();
     if (const char *v = std::getenv("VIF_TEST_BATCH_WORK_S"); v && *v) {
         e.work.device_s = std::atof(v);
@@ -105,8 +107,8 @@ WorkEstimate estimate_work(const std::vector<std::vector<RungJob>> &groups, bool
         const std::optional<Shape> d = shape_of(*j, j->row.distorted, "distorted");
         if (!r || !d) continue;
         const double f = std::min(r->frames, d->frames);
-        const bool on_nvdec =
-            nvdec && alone && r->encoded && d->encoded && (nvdec_always || nvdec_takes(*r, *d, f));
+        const bool on_nvdec = nvdec && (alone || r->pixels == d->pixels) && r->encoded &&
+                              d->encoded && (nvdec_always || nvdec_takes(*r, *d, f));
         const RowPath path = !r->encoded && !d->encoded ? RowPath::raw
                              : on_nvdec                 ? RowPath::nvdec
                                                         : RowPath::host_decoded;

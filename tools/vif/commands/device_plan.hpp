@@ -30,9 +30,10 @@ struct WorkEstimate {
 
 /**
  * One device's time for `groups`, from up to `sample` rows spread over them (each row's inputs
- * opened for their header or size only); `nvdec`: groups of one row of two encoded inputs may be
- * decoded by NVDEC (`vif batch --hwdec auto`: where media/decode_choice.hpp's choose_nvdec says
- * so for the row's length, as the row's own opening decides; `nvdec_always`, --hwdec cuda:
+ * opened for their header or size only); `nvdec`: rows of two encoded inputs, alone in their
+ * group or of their reference's size (a ladder's rungs go with it), may be decoded by NVDEC
+ * (`vif batch --hwdec auto`: where media/decode_choice.hpp's choose_nvdec says so for the row's
+ * length, as the row's own opening decides; `nvdec_always`, --hwdec cuda:
  * whatever its length); `host_workers`: the workers one GPU gets (they decode the host's share).
  * Test hook: VIF_TEST_BATCH_WORK_S=<seconds> is the estimate (device work, none on the host).
  */

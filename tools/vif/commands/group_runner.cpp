@@ -291,12 +291,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
 #endif
     // The default workers a GPU on several GPUs follow what decodes the rows (batch/devices.hpp's
     // workers_for_gpus): where most sampled rows are NVDEC's (known from the estimate, made while
-    // the first device starts; only where a row is a group of its own, as NVDEC rows are),
-    // 8 a GPU instead of the host-decoded rows' 4.
+    // the first device starts), 8 a GPU instead of the host-decoded rows' 4.
     std::string rule_note; // for --verbose and --timings
-    if (base.workers_default && estimate.valid() && !devices.cpu_standins && base.hwdec &&
-        std::any_of(whole_groups.begin(), whole_groups.end(),
-                    [](const auto &g) { return g.size() == 1; })) {
+    if (base.workers_default && estimate.valid() && !devices.cpu_standins && base.hwdec) {
         const WorkEstimate &e = estimate.get();
         nvdec_rows = e.nvdec_rows();
         const size_t before = workers;

@@ -69,10 +69,10 @@ SourceRequest request(const std::string &path, const std::string &label,
 }
 
 #if defined(VIF_WITH_NVDEC)
-// A group of one rung of two encoded inputs, scored on CUDA, may be decoded by the NVDEC
-// engines of its GPU (the device path of score_group).
+// A group scored on CUDA may be decoded by the NVDEC engines of its GPU (the device paths of
+// score_group: a row of its own, or a reference and its rungs of the reference's size).
 static bool device_path_wanted(size_t todo, const LadderSettings &s) {
-    return todo == 1 && s.hwdec && s.backend == VIF_BACKEND_CUDA && !s.map.enabled() &&
+    return todo >= 1 && s.hwdec && s.backend == VIF_BACKEND_CUDA && !s.map.enabled() &&
            !s.simulate_device_failure;
 }
 #endif
@@ -112,11 +112,37 @@ static HwDecodeRequest hw_request(const LadderSettings &s, bool ahead) {
     };
     return hr;
 }
+
+// A ladder's inputs for open_nvdec_group: its reference, and the rungs to score in order.
+static SourceRequest group_reference(const std::vector<RungJob> &jobs, const LadderSettings &s) {
+    const vif::batch::ManifestRow &first = jobs.front().row;
+    return request(first.reference, "reference", first, s.decoder_threads, !s.no_mmap);
+}
+static std::vector<SourceRequest> group_rungs(const std::vector<RungJob> &jobs,
+                                              const LadderSettings &s) {
+    std::vector<SourceRequest> out;
+    for (const RungJob &j : jobs)
+        if (!j.reused)
+            out.push_back(
+                request(j.row.distorted, "distorted", j.row, s.decoder_threads, !s.no_mmap));
+    return out;
+}
+#endif
+
+#if defined(VIF_WITH_NVDEC)
+// A group of several rungs opened ahead: on NVDEC, or (the group goes the host path) its host
+// sources being opened.
+struct AheadGroup {
+    std::optional<NvdecGroup> nvdec;
+    std::future<std::unique_ptr<FrameSource>> ref;
+    std::vector<std::future<std::unique_ptr<FrameSource>>> rungs; ///< by rung (invalid: reused)
+};
 #endif
 
 struct OpenedAhead {
 #if defined(VIF_WITH_NVDEC)
-    std::future<std::optional<HwDecodeInputs>> hw; ///< the device path's (valid when tried)
+    std::future<std::optional<HwDecodeInputs>> hw; ///< a row's device path (valid when tried)
+    std::future<AheadGroup> group;                 ///< a ladder's (valid when tried)
 #endif
     std::future<std::unique_ptr<FrameSource>> ref;                ///< the host path's
     std::vector<std::future<std::unique_ptr<FrameSource>>> rungs; ///< by rung (invalid: reused)
@@ -132,7 +158,43 @@ OpenedAheadPtr open_ahead(const std::vector<RungJob> &jobs, const LadderSettings
     for (const RungJob &j : jobs) todo += !j.reused;
     if (todo == 0) return o;
 #if defined(VIF_WITH_NVDEC)
-    if (device_path_wanted(todo, s)) {
+    if (device_path_wanted(todo, s) && todo > 1) {
+        const HwDecodeRequest hr = hw_request(s, /*ahead=*/true);
+        vif::batch::OpenPriority *priority = hr.session_turn ? nullptr : s.open_priority;
+        // (The host path's requests too: where the group goes that way, its opens start here.)
+        const vif::batch::ManifestRow &first = jobs.front().row;
+        const SourceRequest host_ref =
+            request(first.reference, "reference", first, reference_threads(s, todo), !s.no_mmap);
+        std::vector<std::optional<SourceRequest>> host_rungs(jobs.size());
+        for (size_t i = 0; i < jobs.size(); ++i)
+            if (!jobs[i].reused)
+                host_rungs[i] = request(jobs[i].row.distorted, "distorted", jobs[i].row,
+                                        s.decoder_threads, !s.no_mmap);
+        auto open = [hr, priority, ref = group_reference(jobs, s), rungs = group_rungs(jobs, s),
+                     host_ref, host_rungs] {
+            AheadGroup g;
+            try {
+                if (priority) priority->wait_for_urgent(); // rows to be scored now go first
+                g.nvdec = open_nvdec_group(hr, ref, rungs);
+            } catch (...) {
+                g.nvdec.reset();
+            }
+            if (!g.nvdec) {
+                g.ref = open_soon(host_ref);
+                g.rungs.resize(host_rungs.size());
+                for (size_t i = 0; i < host_rungs.size(); ++i)
+                    if (host_rungs[i]) g.rungs[i] = open_soon(*host_rungs[i]);
+            }
+            return g;
+        };
+        try {
+            o->group = std::async(std::launch::async, open);
+        } catch (const std::system_error &) {
+            // no thread: score_group opens them
+        }
+        return o;
+    }
+    if (device_path_wanted(todo, s) && todo == 1) {
         const RungJob &j =
             *std::find_if(jobs.begin(), jobs.end(), [](const RungJob &x) { return !x.reused; });
         const HwDecodeRequest hr = hw_request(s, /*ahead=*/true);
@@ -331,7 +393,115 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     // scoring GPU and scored where they were decoded (no decoded frame crosses PCIe). Anything
     // this path does not take (raw input, sizes or depths that differ, an input NVDEC cannot
     // decode or that fails to open) goes the host way below, which says what is wrong.
-    if (device_path_wanted(todo, s)) {
+    // A reference and its rungs, all encoded and of its size: the reference decoded once by
+    // NVDEC for every rung, each frame scored against all of them by one submission. A group
+    // this path does not take goes the host way below (the rungs of a ladder's smaller sizes
+    // are upscaled there), with whatever was opened ahead for it.
+    if (device_path_wanted(todo, s) && todo > 1) {
+        std::vector<Rung *> going;
+        for (Rung &r : rungs)
+            if (r.active) going.push_back(&r);
+        std::optional<NvdecGroup> g;
+        std::optional<vif::batch::OpenPriority::Urgent> urgent;
+        const auto opening = Clock::now();
+        if (s.opened && s.opened->group.valid()) {
+            AheadGroup ahead = s.opened->group.get();
+            g = std::move(ahead.nvdec);
+            if (!g) {
+                s.opened->ref = std::move(ahead.ref);
+                s.opened->rungs = std::move(ahead.rungs);
+            }
+        } else {
+            if (s.open_priority) urgent.emplace(*s.open_priority);
+            try {
+                g = open_nvdec_group(hw_request(s, /*ahead=*/false), group_reference(jobs, s),
+                                     group_rungs(jobs, s));
+            } catch (...) {
+                g.reset();
+            }
+        }
+        times.open += since(opening);
+        urgent.reset();
+        if (g) {
+            announce_open();
+            auto device_input = [](SegmentDecoder *d, std::string name) {
+                DeviceInput in;
+                in.decoder = d;
+                in.info.width = d->width();
+                in.info.height = d->height();
+                in.info.bitdepth = d->bitdepth();
+                in.info.format = d->description();
+                in.name = std::move(name);
+                return in;
+            };
+            DeviceInput a = device_input(g->ref.get(),
+                                         fmt::format("reference '{}'", jobs.front().row.reference));
+            std::vector<DeviceInput> b;
+            std::vector<DeviceInput *> bp;
+            b.reserve(going.size());
+            for (size_t k = 0; k < going.size(); ++k) {
+                b.push_back(
+                    device_input(g->rungs.at(k).get(),
+                                 fmt::format("distorted '{}'", going[k]->job.row.distorted)));
+                bp.push_back(&b.back());
+                going[k]->summary.source_width = b.back().info.width;
+                going[k]->summary.source_height = b.back().info.height;
+            }
+            VifConfig cfg;
+            vif_default_config(&cfg);
+            apply_variant(s.variant, &cfg);
+            cfg.backend = VIF_BACKEND_CUDA;
+            cfg.cuda_device = s.cuda_device;
+            cfg.threads = s.threads;
+            cfg.max_width = a.info.width;
+            cfg.max_height = a.info.height;
+            cfg.bitdepth = a.info.bitdepth;
+            // (as the host path's: room for two submissions of every rung)
+            cfg.queue_depth = uint32_t(std::max<size_t>(4, 2 * rungs.size()));
+            times.device_path = true;
+            const auto getting = Clock::now();
+            ContextLease lease(s.contexts);
+            if (const VifStatus st = lease.open(cfg); st != VIF_OK) {
+                if (st == VIF_ERROR_NO_DEVICE || st == VIF_ERROR_DEVICE)
+                    throw DeviceFailure(vif_last_error());
+                return finish_all(vif_last_error());
+            }
+            VifContext *ctx = lease.get();
+            times.context += since(getting);
+            const auto t0 = Clock::now();
+            DeviceGroupResult res;
+            try {
+                res = run_device_group(ctx, s.cuda_device, a, bp);
+                lease.reusable = true; // every score set received
+                for (size_t k = 0; k < going.size(); ++k) {
+                    Rung &r = *going[k];
+                    r.scores = std::move(res.scores[k]);
+                    if (!res.error[k].empty()) {
+                        fail(r, res.error[k]);
+                        continue;
+                    }
+                    // The notes of the host path, word for word (the summaries must not differ).
+                    if (res.short_input[k] == "distorted")
+                        r.note = fmt::format("the distorted has {} frames, fewer than the "
+                                             "reference; scored those",
+                                             res.short_frames[k]);
+                    else if (res.short_input[k] == "reference")
+                        r.note = fmt::format("the distorted has more frames than the reference "
+                                             "({}); scored the {} common ones",
+                                             res.short_frames[k], res.short_frames[k]);
+                }
+            } catch (const std::exception &e) {
+                for (Rung *r : going)
+                    if (r->summary.status.empty()) fail(*r, e.what());
+            }
+            const double secs = since(t0);
+            times.decode_wait += res.input_wait_seconds;
+            times.score_wait += std::max(0.0, secs - res.input_wait_seconds);
+            times.frames += res.submitted;
+            return write_outputs(ctx, cfg, a.info, res.submitted, secs);
+        }
+    }
+    if (device_path_wanted(todo, s) && todo == 1) {
         Rung &r = *std::find_if(rungs.begin(), rungs.end(), [](const Rung &x) { return x.active; });
         std::optional<HwDecodeInputs> hw;
         // Rows opened ahead wait while this row opens (batch/open_priority.hpp).
