@@ -12,7 +12,7 @@
 # word for word), and a ladder with a rung of another size (upscaled on the host, so the whole
 # group goes that way). Exit 77 (skipped) without a GPU or without NVDEC in this build.
 set -uo pipefail
-vif=$1 clips=$2
+vif=$1 clips=$(cd "$2" && pwd) || { echo "FAIL: no folder $2"; exit 1; }
 [[ -x $vif ]] || { echo "no vif CLI: skipped"; exit 77; }
 "$vif" --version | grep -q "cuda available" || { echo "no GPU: skipped"; exit 77; }
 for f in h264_ref.mp4 h264_dist.mkv h264_short.mkv h264_small.mkv hevc10_ref.mp4 hevc10_dist.mkv; do
