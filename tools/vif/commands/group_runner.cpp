@@ -337,6 +337,20 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         most = (most + 1) / 2;
         groups = split_groups(whole_groups, most);
     }
+    // The host's share beside NVDEC (batch/host_share.hpp): parts NVDEC would decode go to the
+    // cores while they have a place, scored by workers of their own (the places' count more).
+    // VIF_BATCH_HOST_PLACES=N: N places (default 0: none).
+    size_t host_places = 0;
+    if (const char *v = std::getenv("VIF_BATCH_HOST_PLACES"); v && *v)
+        host_places = size_t(std::clamp(std::atoi(v), 0, 256));
+    std::optional<vif::batch::HostShare> host_share;
+    if (host_places > 0 && base.hwdec && !base.hwdec_always && !devices.devices.empty() &&
+        !devices.cpu_standins) {
+        host_share.emplace(host_places);
+        workers += host_places;
+    } else {
+        host_places = 0;
+    }
     workers = std::max<size_t>(1, std::min(workers, groups.size()));
     // A worker opens its next part's inputs while its part decodes (open_ahead: the opening,
     // tenths of a second a row with NVDEC sessions made one at a time for the whole host, off
@@ -360,6 +374,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         }
     }
     LadderSettings shared = base;
+    if (host_share) shared.host_share = &*host_share;
     // NVDEC rows to be scored now open before rows opened ahead (batch/open_priority.hpp).
     vif::batch::OpenPriority open_priority;
     shared.open_priority = &open_priority;
@@ -536,7 +551,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         // 34.4 s.)
         auto decoder_threads = [&](size_t rows) {
             if (shared.decoder_threads >= 0) return shared.decoder_threads;
-            const size_t busy = active_workers;
+            // (With the host's share, its places are the parts the cores decode at once.)
+            const size_t busy = host_places ? std::min<size_t>(host_places, active_workers)
+                                            : size_t(active_workers);
             return busy > 1 ? int(std::max<size_t>(1, cores / (busy * (rows + 1)))) : 0;
         };
         // The reference's threads for a part of `rows` rows decoded on `threads` an input.
