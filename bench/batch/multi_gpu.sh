@@ -348,6 +348,9 @@ catalogue() { # TAG MANIFEST
     else ways+=("base:--devices 0 --workers 4"); fi
   fi
   for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g$g:--devices $(devlist "$g")"); done
+  # A: one GPU without the host's share (its workers wait for the estimate, then find the rows
+  # host-decoded: what does that cost a short catalogue?)
+  [ "$tag" = A ] && ways+=("g1nv:--devices 0 (no host share)")
   # A10 (session 9): REPS runs of each of g1, g2 and g4 (one run's spread is 15-20%), in turn
   # (g1 g2 g4 g1r2 g2r2 g4r2 ...), the medians judged.
   if [ "$tag" = A10 ]; then
@@ -382,8 +385,8 @@ catalogue() { # TAG MANIFEST
     if [ "$tag" = L ]; then
       for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g${g}h:--devices $(devlist "$g") --hwdec none"); done
     fi
-    # gNhp (L and B): NVDEC and the host's share beside it.
-    for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g${g}hp:--devices $(devlist "$g") (host share)"); done
+    # gNnv: NVDEC's workers alone, without the host's share beside them (before session 12).
+    for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g${g}nv:--devices $(devlist "$g") (no host share)"); done
     # B64_WAYS="g2 g4 ...": only those ways (and g1), in that list's order of the ways above;
     # B128 and B256 by default g4 alone (and g1), L g2 g4 g1h g2h: B128_WAYS, B256_WAYS, L_WAYS
     # for more.
@@ -487,9 +490,9 @@ catalogue() { # TAG MANIFEST
     [[ $key == *bw ]] && bwait=1 args=${args% (blocking waits)}
     local works=${VIF_TEST_BATCH_WORK_S:-}
     [[ $key == *all ]] && works=1000 args=${args% (every device started)}
-    # gNhp: the host's share beside NVDEC (batch/host_share.hpp), HOST_PLACES places (default 8).
-    local places=${VIF_BATCH_HOST_PLACES:-}
-    [[ $key == *hp ]] && places=${HOST_PLACES:-8} args=${args% (host share)}
+    # gNnv: NVDEC's workers alone, without the host's share beside them (VIF_BATCH_HOST_WORKERS=0).
+    local hostw=${VIF_BATCH_HOST_WORKERS:-}
+    [[ $key == *nv ]] && hostw=0 args=${args% (no host share)}
     local sum=$WORK/$tag-$key/summary.csv
     if [[ $key == *proc ]]; then
       local n=${key#g}
@@ -499,7 +502,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder VIF_BATCH_HOST_PLACES=$places run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder VIF_BATCH_HOST_WORKERS=$hostw run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs

@@ -95,6 +95,14 @@ size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts, bool nvdec_rows
     return std::min(gpus * per_gpu, std::max(gpus * std::min<size_t>(per_gpu, 4), parts / 2));
 }
 
+size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t parts) {
+    // 2x H200, 32 cores, 2026-11-27: 16 ladders of 1080p H.264 on one GPU took 22.2 s on its
+    // NVDEC alone (3 cores busy), 21.5 s decoded on the cores alone (8 workers, 29 cores busy),
+    // and 14.2 s with 8 parts decoded on the cores beside NVDEC's 8 (16.2 s with 4).
+    const size_t share = std::clamp<size_t>(cores / 4, 1, 8);
+    return parts > nvdec_workers ? std::min(share, parts - nvdec_workers) : 0;
+}
+
 namespace {
 // The batch rates, luma pixels of reference frames a second, whole batch (busy time of `vif
 // batch --timings`, H200 machines, 2026-11-26, issue 25):

@@ -235,7 +235,14 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     };
     std::shared_future<WorkEstimate> estimate;
     DeviceStartup::Plan plan;
-    if (distinct.size() > 1) {
+    // The host's share beside NVDEC (workers that decode on the cores the parts NVDEC would
+    // have, where the rows decode on NVDEC: the estimate says): with the default workers and
+    // --hwdec auto on GPUs. VIF_BATCH_HOST_WORKERS=N: N such workers (0: none; benchmarks).
+    const char *host_workers_env = std::getenv("VIF_BATCH_HOST_WORKERS");
+    const bool host_beside = base.workers_default && base.hwdec && !base.hwdec_always &&
+                             !devices.devices.empty() && !devices.cpu_standins &&
+                             !(host_workers_env && std::string(host_workers_env) == "0");
+    if (distinct.size() > 1 || host_beside) {
         const bool nvdec = base.hwdec, nvdec_always = base.hwdec_always;
         // The host's decoding runs at the rate of the workers one device gets.
         const size_t host_workers = std::min(workers, workers_for_running(1));
@@ -243,6 +250,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             std::async(std::launch::async, [&whole_groups, nvdec, nvdec_always, host_workers] {
                 return estimate_work(whole_groups, nvdec, nvdec_always, host_workers);
             }).share();
+    }
+    if (distinct.size() > 1) {
         plan = [estimate, &rows_left, total_rows](double first_s, size_t others, std::string *why) {
             const WorkEstimate &e = estimate.get();
             if (!e.known) {
@@ -293,7 +302,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // workers_for_gpus): where most sampled rows are NVDEC's (known from the estimate, made while
     // the first device starts), 8 a GPU instead of the host-decoded rows' 4.
     std::string rule_note; // for --verbose and --timings
-    if (base.workers_default && estimate.valid() && !devices.cpu_standins && base.hwdec) {
+    if (base.workers_default && distinct.size() > 1 && estimate.valid() && !devices.cpu_standins &&
+        base.hwdec) {
         const WorkEstimate &e = estimate.get();
         nvdec_rows = e.nvdec_rows();
         const size_t before = workers;
@@ -337,21 +347,19 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         most = (most + 1) / 2;
         groups = split_groups(whole_groups, most);
     }
-    // The host's share beside NVDEC (batch/host_share.hpp): parts NVDEC would decode go to the
-    // cores while they have a place, scored by workers of their own (the places' count more).
-    // VIF_BATCH_HOST_PLACES=N: N places (default 0: none).
-    size_t host_places = 0;
-    if (const char *v = std::getenv("VIF_BATCH_HOST_PLACES"); v && *v)
-        host_places = size_t(std::clamp(std::atoi(v), 0, 256));
-    std::optional<vif::batch::HostShare> host_share;
-    if (host_places > 0 && base.hwdec && !base.hwdec_always && !devices.devices.empty() &&
-        !devices.cpu_standins) {
-        host_share.emplace(host_places);
-        workers += host_places;
-    } else {
-        host_places = 0;
-    }
     workers = std::max<size_t>(1, std::min(workers, groups.size()));
+    // The host's share beside NVDEC: workers more, the last ones (spread over the devices as
+    // the others), each waiting for the estimate before its first part; none where the parts
+    // leave none for them (batch/devices.hpp).
+    size_t nvdec_workers = workers;
+    size_t host_workers = 0;
+    if (host_beside) {
+        host_workers = vif::batch::host_workers_beside_nvdec(cores, workers, groups.size());
+        if (host_workers_env && *host_workers_env)
+            host_workers = std::min<size_t>(size_t(std::clamp(std::atoi(host_workers_env), 0, 64)),
+                                            groups.size() > workers ? groups.size() - workers : 0);
+        workers += host_workers;
+    }
     // A worker opens its next part's inputs while its part decodes (open_ahead: the opening,
     // tenths of a second a row with NVDEC sessions made one at a time for the whole host, off
     // the critical path). VIF_BATCH_OPEN_AHEAD=0 turns it off (benchmarks).
@@ -371,10 +379,11 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             most = per_worker > 1 ? per_worker - 1 : 1;
             groups = split_groups(whole_groups, most);
             workers = std::max<size_t>(1, std::min(workers, groups.size()));
+            nvdec_workers = std::min(nvdec_workers, workers); // (the host's share goes first)
+            host_workers = workers - nvdec_workers;
         }
     }
     LadderSettings shared = base;
-    if (host_share) shared.host_share = &*host_share;
     // NVDEC rows to be scored now open before rows opened ahead (batch/open_priority.hpp).
     vif::batch::OpenPriority open_priority;
     shared.open_priority = &open_priority;
@@ -392,7 +401,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // on a GPU at once, their inputs already keep its engines busy, and every decoder more is an
     // NVDEC session more to open (~0.1 s each, taking the driver's locks) and its buffers.
     if (shared.nvdec_decoders == 0 && !distinct.empty()) {
-        const size_t per_device = (workers + distinct.size() - 1) / distinct.size();
+        const size_t per_device = (nvdec_workers + distinct.size() - 1) / distinct.size();
         shared.nvdec_decoders = per_device >= 3 ? 1 : per_device == 2 ? 2 : 0;
     }
     // (A row NVDEC decodes that is opened when it is to be scored waits for its sessions.
@@ -490,14 +499,33 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     std::optional<std::vector<size_t>> assignment;
     std::vector<size_t> slot_at_end(workers);
     for (size_t w = 0; w < workers; ++w) slot_at_end[w] = w % slots.size();
-    std::atomic<size_t> active_workers{workers}; // workers with rows to take (decoder threads)
-    std::string workers_note;                    // for --verbose and --timings
+    // Workers with rows to take (decoder threads); the host's share's count once they start.
+    std::atomic<size_t> active_workers{nvdec_workers};
+    std::atomic<size_t> host_active{0};
+    std::string workers_note; // for --verbose and --timings
     auto work = [&](size_t w) {
         const size_t home = w % slots.size();
         size_t slot = home;
         LadderSettings s = shared;
         if (!devices.devices.empty()) s.cuda_device = slots[slot].device;
         s.contexts = contexts[w].get();
+        // A worker of the host's share works only where the rows decode on NVDEC (the
+        // estimate says), counted among the decoding workers while it takes parts.
+        const bool host_share_worker = w >= nvdec_workers;
+        struct Counted {
+            std::atomic<size_t> *a = nullptr, *b = nullptr;
+            ~Counted() {
+                if (a) --*a, --*b;
+            }
+        } counted;
+        if (host_share_worker) {
+            if (!estimate.valid() || !estimate.get().nvdec_rows()) return;
+            s.decode_on_host = true;
+            ++active_workers;
+            ++host_active;
+            counted.a = &active_workers; // (uncounted when it ends)
+            counted.b = &host_active;
+        }
         const bool waits_for_startup = startup && distinct.size() > 1;
         auto move_to = [&](size_t to) {
             slot = to;
@@ -551,9 +579,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         // 34.4 s.)
         auto decoder_threads = [&](size_t rows) {
             if (shared.decoder_threads >= 0) return shared.decoder_threads;
-            // (With the host's share, its places are the parts the cores decode at once.)
-            const size_t busy = host_places ? std::min<size_t>(host_places, active_workers)
-                                            : size_t(active_workers);
+            // (The host's share decodes on the cores beside NVDEC's workers, who use few.)
+            const size_t busy = s.decode_on_host ? size_t(host_active) : size_t(active_workers);
             return busy > 1 ? int(std::max<size_t>(1, cores / (busy * (rows + 1)))) : 0;
         };
         // The reference's threads for a part of `rows` rows decoded on `threads` an input.
@@ -597,6 +624,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             {
                 std::lock_guard<std::mutex> lock(queue_mu);
                 if (slots[slot].failed || !vif::batch::may_take_ahead(queue.size(), scoring_bare) ||
+                    (host_share_worker &&
+                     !vif::batch::host_worker_takes(queue.size(), nvdec_workers)) ||
                     (waits_for_startup && !startup->ready(s.cuda_device)))
                     return;
                 a.jobs = std::move(queue.front());
@@ -679,6 +708,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                     continue;
                 }
                 if (slots[slot].failed || queue.empty()) return;
+                // (The host's share leaves the last parts to NVDEC's workers: its part is done.)
+                if (host_share_worker &&
+                    !vif::batch::host_worker_takes(queue.size(), nvdec_workers))
+                    return;
                 jobs = std::move(queue.front());
                 queue.pop_front();
                 rows_left -= jobs.size();
@@ -909,6 +942,14 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         std::fprintf(stderr, "vif: devices: %s\n", startup->plan_note().c_str());
     if ((base.timings || base.verbose) && !rule_note.empty())
         std::fprintf(stderr, "vif: devices: %s\n", rule_note.c_str());
+    if ((base.timings || base.verbose) && host_workers > 0)
+        std::fprintf(stderr,
+                     "vif: devices: the host's share beside NVDEC: %zu workers more (of %zu), "
+                     "decoding on the cores the parts NVDEC would have, %s\n",
+                     host_workers, workers,
+                     estimate.valid() && estimate.get().nvdec_rows()
+                         ? "while a part is left for each of the others"
+                         : "idle: the rows do not decode on NVDEC");
     if ((base.timings || base.verbose) && !workers_note.empty())
         std::fprintf(stderr, "vif: devices: %s\n", workers_note.c_str());
     if (slots.size() > 1) // (with one device there is no other to give them to)

@@ -72,8 +72,8 @@ SourceRequest request(const std::string &path, const std::string &label,
 // A group scored on CUDA may be decoded by the NVDEC engines of its GPU (the device paths of
 // score_group: a row of its own, or a reference and its rungs of the reference's size).
 static bool device_path_wanted(size_t todo, const LadderSettings &s) {
-    return todo >= 1 && s.hwdec && s.backend == VIF_BACKEND_CUDA && !s.map.enabled() &&
-           !s.simulate_device_failure;
+    return todo >= 1 && s.hwdec && !s.decode_on_host && s.backend == VIF_BACKEND_CUDA &&
+           !s.map.enabled() && !s.simulate_device_failure;
 }
 #endif
 
@@ -146,21 +146,7 @@ struct OpenedAhead {
 #endif
     std::future<std::unique_ptr<FrameSource>> ref;                ///< the host path's
     std::vector<std::future<std::unique_ptr<FrameSource>>> rungs; ///< by rung (invalid: reused)
-    /// A place of the host's share taken for this group (it goes the host path; null: none).
-    std::shared_ptr<void> host_place;
 };
-
-// Where NVDEC would decode the group: a place of the host's share if one is free (the group is
-// then decoded on the host beside NVDEC's groups), else null.
-static std::shared_ptr<void> host_place_for(size_t todo, const LadderSettings &s) {
-#if defined(VIF_WITH_NVDEC)
-    if (s.host_share && device_path_wanted(todo, s)) return s.host_share->try_take();
-#else
-    (void)todo;
-    (void)s;
-#endif
-    return nullptr;
-}
 
 void OpenedAheadDeleter::operator()(OpenedAhead *o) const {
     delete o;
@@ -171,9 +157,8 @@ OpenedAheadPtr open_ahead(const std::vector<RungJob> &jobs, const LadderSettings
     size_t todo = 0;
     for (const RungJob &j : jobs) todo += !j.reused;
     if (todo == 0) return o;
-    o->host_place = host_place_for(todo, s);
 #if defined(VIF_WITH_NVDEC)
-    if (device_path_wanted(todo, s) && !o->host_place && todo > 1) {
+    if (device_path_wanted(todo, s) && todo > 1) {
         const HwDecodeRequest hr = hw_request(s, /*ahead=*/true);
         vif::batch::OpenPriority *priority = hr.session_turn ? nullptr : s.open_priority;
         // (The host path's requests too: where the group goes that way, its opens start here.)
@@ -209,7 +194,7 @@ OpenedAheadPtr open_ahead(const std::vector<RungJob> &jobs, const LadderSettings
         }
         return o;
     }
-    if (device_path_wanted(todo, s) && !o->host_place && todo == 1) {
+    if (device_path_wanted(todo, s) && todo == 1) {
         const RungJob &j =
             *std::find_if(jobs.begin(), jobs.end(), [](const RungJob &x) { return !x.reused; });
         const HwDecodeRequest hr = hw_request(s, /*ahead=*/true);
@@ -323,10 +308,6 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         return out;
     };
     if (todo == 0) return finish_all("");
-    // A place of the host's share (taken when the group was opened ahead, or now): the group is
-    // decoded on the host, beside NVDEC's groups; held until it has been scored.
-    const std::shared_ptr<void> host_place =
-        s.opened ? s.opened->host_place : host_place_for(todo, s);
     // The caller learns once that the inputs are open (and may open its next group's).
     bool announced = false;
     auto announce_open = [&] {
@@ -416,7 +397,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     // NVDEC for every rung, each frame scored against all of them by one submission. A group
     // this path does not take goes the host way below (the rungs of a ladder's smaller sizes
     // are upscaled there), with whatever was opened ahead for it.
-    if (device_path_wanted(todo, s) && !host_place && todo > 1) {
+    if (device_path_wanted(todo, s) && todo > 1) {
         std::vector<Rung *> going;
         for (Rung &r : rungs)
             if (r.active) going.push_back(&r);
@@ -520,7 +501,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             return write_outputs(ctx, cfg, a.info, res.submitted, secs);
         }
     }
-    if (device_path_wanted(todo, s) && !host_place && todo == 1) {
+    if (device_path_wanted(todo, s) && todo == 1) {
         Rung &r = *std::find_if(rungs.begin(), rungs.end(), [](const Rung &x) { return x.active; });
         std::optional<HwDecodeInputs> hw;
         // Rows opened ahead wait while this row opens (batch/open_priority.hpp).

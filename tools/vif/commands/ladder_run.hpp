@@ -24,7 +24,6 @@
 #include "luma_scaler.hpp"
 #include "batch/manifest.hpp"
 #include "batch/open_priority.hpp"
-#include "batch/host_share.hpp"
 #include "batch/session_turns.hpp"
 #include "commands/context_cache.hpp"
 #include "batch/summary.hpp"
@@ -94,9 +93,9 @@ struct LadderSettings {
     /// NVDEC rows take turns to make their sessions, the devices interleaved (run_groups', on
     /// several devices; null: no turns). A turn covers the making of a session only.
     vif::batch::SessionTurns *session_turns = nullptr;
-    /// Parts NVDEC would decode go to the host instead while it has a place (batch/host_share.hpp;
-    /// null: none do).
-    vif::batch::HostShare *host_share = nullptr;
+    /// A worker of the host's share beside NVDEC (run_groups): groups NVDEC would decode are
+    /// decoded on the host instead.
+    bool decode_on_host = false;
     /// Called once (from score_group's thread) when the group's inputs are open and its
     /// decoding begins: the moment a caller may start opening its next group's (open_ahead),
     /// off this group's critical path and not in the way of its opening.
