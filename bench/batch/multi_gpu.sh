@@ -387,6 +387,7 @@ catalogue() { # TAG MANIFEST
     fi
     # gNnv: NVDEC's workers alone, without the host's share beside them (before session 12).
     for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g${g}nv:--devices $(devlist "$g") (no host share)"); done
+    for g in 1 2 4; do [ "$g" -le "$ngpu" ] && ways+=("g${g}n0:--devices $(devlist "$g") (host share not niced)"); done
     # B64_WAYS="g2 g4 ...": only those ways (and g1), in that list's order of the ways above;
     # B128 and B256 by default g4 alone (and g1), L g2 g4 g1h g2h: B128_WAYS, B256_WAYS, L_WAYS
     # for more.
@@ -493,6 +494,9 @@ catalogue() { # TAG MANIFEST
     # gNnv: NVDEC's workers alone, without the host's share beside them (VIF_BATCH_HOST_WORKERS=0).
     local hostw=${VIF_BATCH_HOST_WORKERS:-}
     [[ $key == *nv ]] && hostw=0 args=${args% (no host share)}
+    # gNn0: the host's share at the niceness of the rest (VIF_BATCH_HOST_NICE=0).
+    local hnice=${VIF_BATCH_HOST_NICE:-}
+    [[ $key == *n0 ]] && hnice=0 args=${args% (host share not niced)}
     local sum=$WORK/$tag-$key/summary.csv
     if [[ $key == *proc ]]; then
       local n=${key#g}
@@ -502,7 +506,7 @@ catalogue() { # TAG MANIFEST
       sum=$WORK/$tag-$key/summary.all.csv
     else
       # shellcheck disable=SC2086 # args are words
-      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder VIF_BATCH_HOST_WORKERS=$hostw run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
+      read -r wall cpu rc < <(VIF_BATCH_MALLOC_TUNE=$mtune GLIBC_TUNABLES=$tun VIF_BATCH_REF_THREADS=$refth VIF_BATCH_OPEN_AHEAD=$ahead VIF_NVDEC_KEEP_DECODERS=$nkeep VIF_PREFETCH_DROP_BYTES=$dropb VIF_CUDA_BLOCKING_WAIT=$bwait VIF_TEST_BATCH_WORK_S=$works VIF_EXIT_HOLDER=$holder VIF_BATCH_HOST_WORKERS=$hostw VIF_BATCH_HOST_NICE=$hnice run "$tag-$key" "$vif" "$WORK/$tag-$key" "$m" $args $more)
     fi
     fr=$(frames_of "$sum")
     local pfs

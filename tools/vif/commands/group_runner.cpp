@@ -6,6 +6,7 @@
 #endif
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -523,6 +524,13 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             s.decode_on_host = true;
             ++active_workers;
             ++host_active;
+            // Its decoding yields the cores to NVDEC's workers, whose few threads feed the engines
+            // and wait on them (a thread's niceness is its own; the readers and FFmpeg's decoder
+            // threads it starts inherit it). VIF_BATCH_HOST_NICE=N (benchmarks; 0: as the rest).
+            int nice = 5;
+            if (const char *v = std::getenv("VIF_BATCH_HOST_NICE"); v && *v)
+                nice = std::clamp(std::atoi(v), 0, 19);
+            if (nice > 0) ::setpriority(PRIO_PROCESS, pid_t(::syscall(SYS_gettid)), nice);
             counted.a = &active_workers; // (uncounted when it ends)
             counted.b = &host_active;
         }
