@@ -95,10 +95,13 @@ size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts, bool nvdec_rows
     return std::min(gpus * per_gpu, std::max(gpus * std::min<size_t>(per_gpu, 4), parts / 2));
 }
 
-size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t parts) {
-    // 2x H200, 32 cores, 2026-11-27: 16 ladders of 1080p H.264 on one GPU took 22.2 s on its
-    // NVDEC alone (3 cores busy), 21.5 s decoded on the cores alone (8 workers, 29 cores busy),
-    // and 14.2 s with 8 parts decoded on the cores beside NVDEC's 8 (16.2 s with 4).
+size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t parts, size_t gpus) {
+    // Measured 2026-11-27 (docs/journal/2026-11-27-multigpu-session9.md, session 12), the
+    // 1080p H.264 catalogues, NVDEC alone against NVDEC with the share: 2x H200 (32 cores) one
+    // GPU 22.3 -> 16.6 s (16 ladders), 33.0 -> 22.3 s (64 rows); two GPUs 11.4 -> 10.7 s,
+    // 17.4 -> 16.1 s; 4x H200 (64 cores) one GPU 33.8 -> 19.5 s (64 rows), four GPUs 11.0 ->
+    // 12.1 s (slower: NVDEC's workers could no longer open their next rows ahead).
+    if (gpus > 2) return 0;
     const size_t share = std::clamp<size_t>(cores / 4, 1, 8);
     return parts > nvdec_workers ? std::min(share, parts - nvdec_workers) : 0;
 }

@@ -30,12 +30,14 @@ bool resolve_devices(const std::string &text, int found, const std::string &what
 size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts, bool nvdec_rows = false);
 
 /**
- * Workers of the host's share beside NVDEC, added to `nvdec_workers` where the rows decode on
- * NVDEC: they decode on the host's cores the parts NVDEC would have (a GPU's decoding engines
- * bind such a catalogue with the cores nearly idle). A quarter of the cores, 8 at most, and
- * never more than the parts the NVDEC workers leave (`parts` - `nvdec_workers`).
+ * Workers of the host's share beside NVDEC, added to `nvdec_workers` on `gpus` GPUs where the
+ * rows decode on NVDEC: they decode on the host's cores the parts NVDEC would have (a GPU's
+ * decoding engines bind such a catalogue with the cores nearly idle). A quarter of the cores, 8
+ * at most, never more than the parts the NVDEC workers leave (`parts` - `nvdec_workers`); none
+ * on more than two GPUs, whose engines decode several hosts' worth and whose NVDEC workers need
+ * the parts to open ahead.
  */
-size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t parts);
+size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t parts, size_t gpus);
 
 /**
  * Whether a worker of the host's share takes a part from the queue (holding `queued` parts): only
