@@ -33,9 +33,9 @@ size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts, bool nvdec_rows
  * Workers of the host's share beside NVDEC, added to `nvdec_workers` on `gpus` GPUs where the
  * rows decode on NVDEC: they decode on the host's cores the parts NVDEC would have (a GPU's
  * decoding engines bind such a catalogue with the cores nearly idle). A quarter of the cores, 8
- * at most, never more than the parts the NVDEC workers leave (`parts` - `nvdec_workers`); none
- * on more than two GPUs, whose engines decode several hosts' worth and whose NVDEC workers need
- * the parts to open ahead.
+ * at most, never more than the parts the NVDEC workers leave (`parts` - `nvdec_workers`); only
+ * on one GPU: several GPUs' engines decode more than the host's cores add, and their workers
+ * want the parts to open ahead (measured: mixed on two GPUs, slower on four).
  */
 size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t parts, size_t gpus);
 

@@ -238,7 +238,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     DeviceStartup::Plan plan;
     // The host's share beside NVDEC (workers that decode on the cores the parts NVDEC would
     // have, where the rows decode on NVDEC: the estimate says): with the default workers and
-    // --hwdec auto on GPUs. VIF_BATCH_HOST_WORKERS=N: N such workers (0: none; benchmarks).
+    // --hwdec auto, on one GPU (batch/devices.hpp's rule). VIF_BATCH_HOST_WORKERS=N: N such
+    // workers whatever the GPUs (0: none; benchmarks).
     const char *host_workers_env = std::getenv("VIF_BATCH_HOST_WORKERS");
     const bool host_beside = base.workers_default && base.hwdec && !base.hwdec_always &&
                              !devices.devices.empty() && !devices.cpu_standins &&
@@ -351,7 +352,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     workers = std::max<size_t>(1, std::min(workers, groups.size()));
     // The host's share beside NVDEC: workers more, the last ones (spread over the devices as
     // the others), each waiting for the estimate before its first part; none where the parts
-    // leave none for them (batch/devices.hpp).
+    // leave none for them or on several GPUs (batch/devices.hpp).
     size_t nvdec_workers = workers;
     size_t host_workers = 0;
     if (host_beside) {
