@@ -253,6 +253,20 @@ void fail(Rung &r, const std::string &why) {
     r.summary.has_scores = false;
 }
 
+// A rung's note where its frame count and the reference's differ, the same whichever path
+// decoded it (the summaries must not differ): `shorter` is the input that ended first, after
+// `frames` pairs ("" none).
+std::string short_note(const std::string &shorter, uint64_t frames) {
+    if (shorter == "distorted")
+        return fmt::format("the distorted has {} frames, fewer than the reference; scored those",
+                           frames);
+    if (shorter == "reference")
+        return fmt::format("the distorted has more frames than the reference ({}); scored the {} "
+                           "common ones",
+                           frames, frames);
+    return "";
+}
+
 double mean(const std::vector<double> &v) {
     double m = 0;
     if (!v.empty() && vif_pool(v.data(), v.size(), VIF_POOL_MEAN, 0, &m) != VIF_OK) m = 0;
@@ -389,10 +403,6 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     };
 
 #if defined(VIF_WITH_NVDEC)
-    // One rung of two encoded inputs, scored on CUDA: both decoded by the NVDEC engines of the
-    // scoring GPU and scored where they were decoded (no decoded frame crosses PCIe). Anything
-    // this path does not take (raw input, sizes or depths that differ, an input NVDEC cannot
-    // decode or that fails to open) goes the host way below, which says what is wrong.
     // A reference and its rungs, all encoded and of its size: the reference decoded once by
     // NVDEC for every rung, each frame scored against all of them by one submission. A group
     // this path does not take goes the host way below (the rungs of a ladder's smaller sizes
@@ -480,15 +490,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                         fail(r, res.error[k]);
                         continue;
                     }
-                    // The notes of the host path, word for word (the summaries must not differ).
-                    if (res.short_input[k] == "distorted")
-                        r.note = fmt::format("the distorted has {} frames, fewer than the "
-                                             "reference; scored those",
-                                             res.short_frames[k]);
-                    else if (res.short_input[k] == "reference")
-                        r.note = fmt::format("the distorted has more frames than the reference "
-                                             "({}); scored the {} common ones",
-                                             res.short_frames[k], res.short_frames[k]);
+                    r.note = short_note(res.short_input[k], res.short_frames[k]);
                 }
             } catch (const std::exception &e) {
                 for (Rung *r : going)
@@ -501,6 +503,10 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             return write_outputs(ctx, cfg, a.info, res.submitted, secs);
         }
     }
+    // One rung of two encoded inputs, scored on CUDA: both decoded by the NVDEC engines of the
+    // scoring GPU and scored where they were decoded (no decoded frame crosses PCIe). Anything
+    // this path does not take (raw input, sizes or depths that differ, an input NVDEC cannot
+    // decode or that fails to open) goes the host way below, which says what is wrong.
     if (device_path_wanted(todo, s) && todo == 1) {
         Rung &r = *std::find_if(rungs.begin(), rungs.end(), [](const Rung &x) { return x.active; });
         std::optional<HwDecodeInputs> hw;
@@ -570,15 +576,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                 res = run_device_pairs({ctx}, s.cuda_device, a, b, 1, UINT64_MAX, nullptr, nullptr);
                 lease.reusable = true; // every frame received
                 r.scores = std::move(res.scores.at(0));
-                // The notes of the host path, word for word (the summaries must not differ).
-                if (res.short_input == "distorted")
-                    r.note = fmt::format("the distorted has {} frames, fewer than the "
-                                         "reference; scored those",
-                                         res.short_frames);
-                else if (res.short_input == "reference")
-                    r.note = fmt::format("the distorted has more frames than the reference "
-                                         "({}); scored the {} common ones",
-                                         res.short_frames, res.short_frames);
+                r.note = short_note(res.short_input, res.short_frames);
             } catch (const std::exception &e) {
                 fail(r, e.what());
             }
@@ -778,9 +776,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                 for (Rung &r : rungs) {
                     Prefetcher::Frame f;
                     if (r.active && r.reader->next(&f) == Prefetcher::Status::kFrame)
-                        r.note = fmt::format("the distorted has more frames than the reference "
-                                             "({}); scored the {} common ones",
-                                             frames, frames);
+                        r.note = short_note("reference", frames);
                 }
                 break;
             }
@@ -796,9 +792,7 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
                 times.decode_wait += since(waiting);
                 if (st == Prefetcher::Status::kEnd) {
                     r.active = false; // shorter than the reference: its common frames
-                    r.note = fmt::format("the distorted has {} frames, fewer than the reference; "
-                                         "scored those",
-                                         frames);
+                    r.note = short_note("distorted", frames);
                     continue;
                 }
                 if (st == Prefetcher::Status::kError) {
