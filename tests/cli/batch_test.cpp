@@ -177,6 +177,35 @@ TEST_F(BatchCli, ShorterRungScoresTheCommonFramesWithANote) {
     expect_frames_match(load(path("out/short.json")), rows, keys, true, "short", {0, 1});
 }
 
+// A reference shorter than its rungs: the common frames are scored, each rung noted with the
+// count (the words every decoding path writes, tools/vif/commands/ladder_run.cpp's short_note);
+// the values are libvmaf's for those frames.
+TEST_F(BatchCli, ShorterReferenceScoresTheCommonFramesWithANote) {
+    const GoldenCase &c = find_case("foreman_176x144_8b_crf45");     // 3 frames
+    spit(path("short_ref.yuv"), frame_bytes(c, c.ref_path(), 0, 2)); // its first 2 frames
+    std::vector<std::string> a = {"-r", path("short_ref.yuv"), "-d", c.dist_path(),
+                                  "-d", c.ref_path()};
+    auto ra = raw_args(c);
+    a.insert(a.end(), ra.begin(), ra.end());
+    a.insert(a.end(), {"-o", path("out"), "--precision", "max", "-q"});
+    CliRun r = vif(a);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string note =
+        "the distorted has more frames than the reference (2); scored the 2 common ones";
+    EXPECT_NE(r.err.find(note), std::string::npos) << r.err;
+    const std::string s = slurp(path("out/summary.csv"));
+    EXPECT_NE(s.find("crf45.json,ok,2,176,144,"), std::string::npos) << s;
+    size_t notes = 0;
+    for (size_t at = s.find(note); at != std::string::npos; at = s.find(note, at + 1)) ++notes;
+    EXPECT_EQ(notes, 2u) << s; // both rungs
+    std::vector<std::string> keys;
+    for (const auto &k : expected_keys(c.expected_path(), true, false))
+        if (is_score_key(k) && k != "integer_vif") keys.push_back(k);
+    const auto rows = vif::testing::load_expected(c.expected_path());
+    expect_frames_match(load(path("out/" + stem(c.dist_path()) + ".json")), rows, keys, true,
+                        c.name, {0, 1});
+}
+
 // Several scoring contexts at once (--workers) and a JSON-lines manifest give the same summary
 // as one context reading the CSV.
 TEST_F(BatchCli, WorkersAndJsonLinesGiveTheSameSummary) {
