@@ -70,7 +70,9 @@ int batch_main(int argc, const char *const *argv) {
                    "a list such as 0,1");
     app.add_option("--workers", workers,
                    "Scoring contexts at once, 1 to 256 (default: a quarter of the cores, 1 to 8 "
-                   "per GPU, above 4 at most half the parts of 64 rows a reference; 1 on the CPU)")
+                   "per GPU, above 4 at most half the parts of 64 rows a reference; on one GPU "
+                   "whose NVDEC decodes the rows, a quarter of the cores more (8 at most) that "
+                   "decode on the host beside it; 1 on the CPU)")
         ->check(CLI::Range(size_t(0), size_t(256)));
     app.add_option("--decoder-threads", decoder_threads,
                    "libavcodec threads per encoded input, 0 = one per core (FFmpeg's choice; "
