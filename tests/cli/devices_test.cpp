@@ -74,6 +74,36 @@ TEST_F(DevicesCli, OutputsDoNotDependOnTheDevices) {
     }
 }
 
+// The host's share beside NVDEC (batch/devices.hpp), its scheduling on a CPU stand-in device
+// (VIF_TEST_NVDEC_ROWS=1: the estimate counts the rows as NVDEC's): workers more, which
+// --verbose names, and the same outputs; where the rows are not NVDEC's (VIF_TEST_NVDEC_ROWS=0:
+// the estimate as it is, raw rows) the share stays idle, the outputs the same again.
+TEST_F(DevicesCli, TheHostsShareGivesTheSameOutputs) {
+    manifest();
+    CliRun plain = batch("plain", "", {"--backend", "cpu"});
+    ASSERT_EQ(plain.code, 1) << plain.err; // row 10 fails
+    const auto expected = outputs("plain");
+    const std::string env = "VIF_TEST_CPU_DEVICES=1 VIF_BATCH_HOST_WORKERS=2 ";
+    CliRun r = batch("share", env + "VIF_TEST_NVDEC_ROWS=1", {"--devices", "0", "--verbose", "-q"});
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_EQ(outputs("share"), expected);
+    EXPECT_NE(r.err.find("the host's share beside NVDEC: 2 workers more (of 3), decoding on the "
+                         "cores the parts NVDEC would have, while a part is left for each of "
+                         "the others"),
+              std::string::npos)
+        << r.err;
+    CliRun idle =
+        batch("idle", env + "VIF_TEST_NVDEC_ROWS=0", {"--devices", "0", "--verbose", "-q"});
+    EXPECT_EQ(idle.code, 1) << idle.err;
+    EXPECT_EQ(outputs("idle"), expected);
+    EXPECT_NE(idle.err.find("idle: the rows do not decode on NVDEC"), std::string::npos)
+        << idle.err;
+    // Without the hook, stand-ins have no share.
+    CliRun none = batch("none", env, {"--devices", "0", "--verbose", "-q"});
+    EXPECT_EQ(outputs("none"), expected);
+    EXPECT_EQ(none.err.find("the host's share"), std::string::npos) << none.err;
+}
+
 // A ladder (one reference, many rungs) is split over the devices and gives the same files.
 TEST_F(DevicesCli, ALadderOverDevicesGivesTheSameFiles) {
     const GoldenCase &a = find_case("kodim23pan_576x324_8b_crf35");

@@ -124,6 +124,9 @@ WorkEstimate estimate_work(const std::vector<std::vector<RungJob>> &groups, bool
         return e;
     }
     e.sampled = known;
+    // Test hook: every sampled row said to decode on NVDEC (the host's share on stand-ins).
+    if (const char *v = std::getenv("VIF_TEST_NVDEC_ROWS"); v && std::string(v) == "1")
+        e.on_nvdec = known;
     const double scale = double(rows.size()) / double(known);
     e.work.host_s = sum.host_s * scale;
     e.work.device_s = sum.device_s * scale;

@@ -35,7 +35,8 @@ struct WorkEstimate {
  * (`vif batch --hwdec auto`: where media/decode_choice.hpp's choose_nvdec says so for the row's
  * length, as the row's own opening decides; `nvdec_always`, --hwdec cuda:
  * whatever its length); `host_workers`: the workers one GPU gets (they decode the host's share).
- * Test hook: VIF_TEST_BATCH_WORK_S=<seconds> is the estimate (device work, none on the host).
+ * Test hooks: VIF_TEST_BATCH_WORK_S=<seconds> is the estimate (device work, none on the host);
+ * VIF_TEST_NVDEC_ROWS=1 counts every sampled row as NVDEC's.
  */
 WorkEstimate estimate_work(const std::vector<std::vector<RungJob>> &groups, bool nvdec,
                            bool nvdec_always, size_t host_workers, size_t sample = 8);

@@ -241,8 +241,13 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     // --hwdec auto, on one GPU (batch/devices.hpp's rule). VIF_BATCH_HOST_WORKERS=N: N such
     // workers whatever the GPUs (0: none; benchmarks).
     const char *host_workers_env = std::getenv("VIF_BATCH_HOST_WORKERS");
+    // (CPU stand-in devices have no NVDEC: only where the test hook VIF_TEST_NVDEC_ROWS is set,
+    // 1 saying the rows are NVDEC's, device_plan.hpp, so that the share's scheduling runs on
+    // the CPU.)
+    const char *test_nvdec_rows = std::getenv("VIF_TEST_NVDEC_ROWS");
     const bool host_beside = base.workers_default && base.hwdec && !base.hwdec_always &&
-                             !devices.devices.empty() && !devices.cpu_standins &&
+                             !devices.devices.empty() &&
+                             (!devices.cpu_standins || (test_nvdec_rows && *test_nvdec_rows)) &&
                              !(host_workers_env && std::string(host_workers_env) == "0");
     if (distinct.size() > 1 || host_beside) {
         const bool nvdec = base.hwdec, nvdec_always = base.hwdec_always;
