@@ -127,6 +127,32 @@ static std::vector<SourceRequest> group_rungs(const std::vector<RungJob> &jobs,
                 request(j.row.distorted, "distorted", j.row, s.decoder_threads, !s.no_mmap));
     return out;
 }
+
+// An NVDEC-decoded input of the device paths (`name`: "reference 'a.mp4'").
+static DeviceInput decoder_input(SegmentDecoder *d, std::string name) {
+    DeviceInput in;
+    in.decoder = d;
+    in.info.width = d->width();
+    in.info.height = d->height();
+    in.info.bitdepth = d->bitdepth();
+    in.info.format = d->description();
+    in.name = std::move(name);
+    return in;
+}
+
+// The device paths' scoring context: the settings' variant on their CUDA device, for frames
+// of the reference's size and depth.
+static VifConfig device_config(const LadderSettings &s, const VideoInfo &ri) {
+    VifConfig cfg;
+    vif_default_config(&cfg);
+    apply_variant(s.variant, &cfg);
+    cfg.backend = VIF_BACKEND_CUDA;
+    cfg.cuda_device = s.cuda_device;
+    cfg.max_width = ri.width;
+    cfg.max_height = ri.height;
+    cfg.bitdepth = ri.bitdepth;
+    return cfg;
+}
 #endif
 
 #if defined(VIF_WITH_NVDEC)
@@ -434,38 +460,21 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
         urgent.reset();
         if (g) {
             announce_open();
-            auto device_input = [](SegmentDecoder *d, std::string name) {
-                DeviceInput in;
-                in.decoder = d;
-                in.info.width = d->width();
-                in.info.height = d->height();
-                in.info.bitdepth = d->bitdepth();
-                in.info.format = d->description();
-                in.name = std::move(name);
-                return in;
-            };
-            DeviceInput a = device_input(g->ref.get(),
-                                         fmt::format("reference '{}'", jobs.front().row.reference));
+            DeviceInput a = decoder_input(
+                g->ref.get(), fmt::format("reference '{}'", jobs.front().row.reference));
             std::vector<DeviceInput> b;
             std::vector<DeviceInput *> bp;
             b.reserve(going.size());
             for (size_t k = 0; k < going.size(); ++k) {
                 b.push_back(
-                    device_input(g->rungs.at(k).get(),
-                                 fmt::format("distorted '{}'", going[k]->job.row.distorted)));
+                    decoder_input(g->rungs.at(k).get(),
+                                  fmt::format("distorted '{}'", going[k]->job.row.distorted)));
                 bp.push_back(&b.back());
                 going[k]->summary.source_width = b.back().info.width;
                 going[k]->summary.source_height = b.back().info.height;
             }
-            VifConfig cfg;
-            vif_default_config(&cfg);
-            apply_variant(s.variant, &cfg);
-            cfg.backend = VIF_BACKEND_CUDA;
-            cfg.cuda_device = s.cuda_device;
+            VifConfig cfg = device_config(s, a.info);
             cfg.threads = s.threads;
-            cfg.max_width = a.info.width;
-            cfg.max_height = a.info.height;
-            cfg.bitdepth = a.info.bitdepth;
             // (as the host path's: room for two submissions of every rung)
             cfg.queue_depth = uint32_t(std::max<size_t>(4, 2 * rungs.size()));
             times.device_path = true;
@@ -535,27 +544,13 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             hw->ref_decoder->width() == hw->dist_decoder->width() &&
             hw->ref_decoder->height() == hw->dist_decoder->height() &&
             hw->ref_decoder->bitdepth() == hw->dist_decoder->bitdepth()) {
-            DeviceInput a, b;
-            a.decoder = hw->ref_decoder.get();
-            b.decoder = hw->dist_decoder.get();
-            for (DeviceInput *d : {&a, &b}) {
-                d->info.width = d->decoder->width();
-                d->info.height = d->decoder->height();
-                d->info.bitdepth = d->decoder->bitdepth();
-                d->info.format = d->decoder->description();
-            }
-            a.name = fmt::format("reference '{}'", r.job.row.reference);
-            b.name = fmt::format("distorted '{}'", r.job.row.distorted);
+            DeviceInput a = decoder_input(hw->ref_decoder.get(),
+                                          fmt::format("reference '{}'", r.job.row.reference));
+            DeviceInput b = decoder_input(hw->dist_decoder.get(),
+                                          fmt::format("distorted '{}'", r.job.row.distorted));
             r.summary.source_width = b.info.width;
             r.summary.source_height = b.info.height;
-            VifConfig cfg;
-            vif_default_config(&cfg);
-            apply_variant(s.variant, &cfg);
-            cfg.backend = VIF_BACKEND_CUDA;
-            cfg.cuda_device = s.cuda_device;
-            cfg.max_width = a.info.width;
-            cfg.max_height = a.info.height;
-            cfg.bitdepth = a.info.bitdepth;
+            const VifConfig cfg = device_config(s, a.info);
             times.device_path = true;
             const auto getting = Clock::now();
             ContextLease lease(s.contexts);
