@@ -429,6 +429,19 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
     };
 
 #if defined(VIF_WITH_NVDEC)
+    // The device paths' scoring context, from the worker's cache: a device that cannot make one
+    // (or is gone) is the device's failure, anything else the group's (null).
+    auto device_context = [&](ContextLease &lease, const VifConfig &cfg) -> VifContext * {
+        times.device_path = true;
+        const auto getting = Clock::now();
+        if (const VifStatus st = lease.open(cfg); st != VIF_OK) {
+            if (st == VIF_ERROR_NO_DEVICE || st == VIF_ERROR_DEVICE)
+                throw DeviceFailure(vif_last_error());
+            return nullptr;
+        }
+        times.context += since(getting);
+        return lease.get();
+    };
     // A reference and its rungs, all encoded and of its size: the reference decoded once by
     // NVDEC for every rung, each frame scored against all of them by one submission. A group
     // this path does not take goes the host way below (the rungs of a ladder's smaller sizes
@@ -477,16 +490,9 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             cfg.threads = s.threads;
             // (as the host path's: room for two submissions of every rung)
             cfg.queue_depth = uint32_t(std::max<size_t>(4, 2 * rungs.size()));
-            times.device_path = true;
-            const auto getting = Clock::now();
             ContextLease lease(s.contexts);
-            if (const VifStatus st = lease.open(cfg); st != VIF_OK) {
-                if (st == VIF_ERROR_NO_DEVICE || st == VIF_ERROR_DEVICE)
-                    throw DeviceFailure(vif_last_error());
-                return finish_all(vif_last_error());
-            }
-            VifContext *ctx = lease.get();
-            times.context += since(getting);
+            VifContext *ctx = device_context(lease, cfg);
+            if (!ctx) return finish_all(vif_last_error());
             const auto t0 = Clock::now();
             DeviceGroupResult res;
             try {
@@ -551,16 +557,9 @@ std::vector<SummaryRow> score_group(const std::vector<RungJob> &jobs, const Ladd
             r.summary.source_width = b.info.width;
             r.summary.source_height = b.info.height;
             const VifConfig cfg = device_config(s, a.info);
-            times.device_path = true;
-            const auto getting = Clock::now();
             ContextLease lease(s.contexts);
-            if (const VifStatus st = lease.open(cfg); st != VIF_OK) {
-                if (st == VIF_ERROR_NO_DEVICE || st == VIF_ERROR_DEVICE)
-                    throw DeviceFailure(vif_last_error());
-                return finish_all(vif_last_error());
-            }
-            VifContext *ctx = lease.get();
-            times.context += since(getting);
+            VifContext *ctx = device_context(lease, cfg);
+            if (!ctx) return finish_all(vif_last_error());
             if (hw->nvdec_joins_later) { // (a software start: the batch asks for none)
                 hw->ref_decoder->join_nvdec();
                 hw->dist_decoder->join_nvdec();
