@@ -331,10 +331,17 @@ TEST_F(CatalogueCli, HangUpAndQuitLeaveNoTemporaryFiles) {
     }
     const GoldenCase &c = find_case("foreman_176x144_8b_crf45");
     for (int sig : {SIGHUP, SIGQUIT}) {
-        CliRun r =
-            bash("(sleep 1.5) | " + kCli + " -r " + c.ref_path() + " -d - " + raw_args_str(c) +
-                 " -o " + path("pair.json") + " -q & pid=$!; sleep 0.3; kill -" +
-                 std::to_string(sig) + " $pid; wait $pid");
+        // The signal is sent once the command catches it (its SigCgt mask): a background job
+        // of a non-interactive shell starts with SIGQUIT ignored, so one sent before the
+        // handler is set would be lost (seen under a loaded ctest: the input then ended).
+        const std::string mask = std::to_string(1u << (sig - 1));
+        CliRun r = bash("(sleep 1.5) | " + kCli + " -r " + c.ref_path() + " -d - " +
+                        raw_args_str(c) + " -o " + path("pair.json") +
+                        " -q & pid=$!; for i in $(seq 500); do "
+                        "m=$(awk '/^SigCgt/{print $2}' /proc/$pid/status 2>/dev/null) && "
+                        "[ -n \"$m\" ] || break; (( 16#$m & " +
+                        mask + " )) && break; sleep 0.01; done; kill -" + std::to_string(sig) +
+                        " $pid; wait $pid");
         EXPECT_EQ(r.code, 128 + sig) << r.err;
         EXPECT_TRUE(temporaries(dir_).empty()) << sig << ": " << temporaries(dir_)[0];
         EXPECT_FALSE(fs::exists(path("pair.json")));
