@@ -182,31 +182,3 @@ TEST(Devices, FailureHookSyntax) {
         EXPECT_NE(err.find("VIF_TEST_FAIL_DEVICE"), std::string::npos) << bad;
     }
 }
-
-// The host's share beside NVDEC: a quarter of the cores, 8 at most, within the parts left.
-TEST(HostShare, WorkersFollowTheCoresAndTheParts) {
-    using vif::batch::host_workers_beside_nvdec;
-    EXPECT_EQ(host_workers_beside_nvdec(32, 8, 64, 1), 8u);  // the 2x H200 host, one GPU
-    EXPECT_EQ(host_workers_beside_nvdec(32, 16, 64, 2), 0u); // none on two GPUs
-    EXPECT_EQ(host_workers_beside_nvdec(64, 8, 64, 1), 8u);  // 8 at most
-    EXPECT_EQ(host_workers_beside_nvdec(16, 8, 64, 1), 4u);  // a 16-core host
-    EXPECT_EQ(host_workers_beside_nvdec(2, 1, 64, 1), 1u);   // one at least
-    EXPECT_EQ(host_workers_beside_nvdec(32, 8, 12, 1), 4u);  // the parts the NVDEC workers leave
-    EXPECT_EQ(host_workers_beside_nvdec(32, 8, 8, 1), 0u);   // none left
-    EXPECT_EQ(host_workers_beside_nvdec(32, 8, 3, 1), 0u);
-    EXPECT_EQ(host_workers_beside_nvdec(64, 32, 256, 4), 0u); // nor on four
-    EXPECT_EQ(host_workers_beside_nvdec(64, 8, 256, 0), 0u);  // nor without a GPU
-}
-
-// A worker of the host's share takes a part only while the queue holds one for at least half the
-// NVDEC workers: the last parts are theirs.
-TEST(HostShare, LeavesTheLastPartsToTheNvdecWorkers) {
-    using vif::batch::host_worker_takes;
-    EXPECT_TRUE(host_worker_takes(8, 8));
-    EXPECT_TRUE(host_worker_takes(4, 8));
-    EXPECT_FALSE(host_worker_takes(3, 8));
-    EXPECT_FALSE(host_worker_takes(0, 8));
-    EXPECT_TRUE(host_worker_takes(1, 1));
-    EXPECT_TRUE(host_worker_takes(1, 0));
-    EXPECT_FALSE(host_worker_takes(0, 0));
-}

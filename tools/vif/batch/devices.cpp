@@ -95,19 +95,6 @@ size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts, bool nvdec_rows
     return std::min(gpus * per_gpu, std::max(gpus * std::min<size_t>(per_gpu, 4), parts / 2));
 }
 
-size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t parts, size_t gpus) {
-    // Measured 2026-11-27 (docs/journal/2026-11-27-multigpu-session9.md, session 12), the
-    // 1080p H.264 catalogues, NVDEC alone against NVDEC with the share: 2x H200 (32 cores) one
-    // GPU 22.3 -> 16.6 and 17.6 s (16 ladders), 33.0 -> 22.3 and 23.5 s (64 rows); 4x H200
-    // (64 cores) one GPU 22.9 -> 18.1 s, 33.8 -> 19.5 s. Two GPUs: 11.4 -> 9.8, 10.7 and
-    // 12.5 s (ladders: the host's last parts ending after NVDEC's), 17.4 -> 15.2, 16.1 and
-    // 16.1 s; four GPUs 11.0 -> 12.1 s (NVDEC's workers no longer opening their next rows
-    // ahead). One GPU only.
-    if (gpus != 1) return 0;
-    const size_t share = std::clamp<size_t>(cores / 4, 1, 8);
-    return parts > nvdec_workers ? std::min(share, parts - nvdec_workers) : 0;
-}
-
 namespace {
 // The batch rates, luma pixels of reference frames a second, whole batch (busy time of `vif
 // batch --timings`, H200 machines, 2026-11-26, issue 25):

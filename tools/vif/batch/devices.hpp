@@ -29,28 +29,6 @@ bool resolve_devices(const std::string &text, int found, const std::string &what
  */
 size_t workers_for_gpus(size_t gpus, size_t cores, size_t parts, bool nvdec_rows = false);
 
-/**
- * Workers of the host's share beside NVDEC, added to `nvdec_workers` on `gpus` GPUs where the
- * rows decode on NVDEC: they decode on the host's cores the parts NVDEC would have (a GPU's
- * decoding engines bind such a catalogue with the cores nearly idle). A quarter of the cores, 8
- * at most, never more than the parts the NVDEC workers leave (`parts` - `nvdec_workers`); only
- * on one GPU: several GPUs' engines decode more than the host's cores add, and their workers
- * want the parts to open ahead (measured: mixed on two GPUs, slower on four).
- */
-size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t parts, size_t gpus);
-
-/**
- * Whether a worker of the host's share takes a part from the queue (holding `queued` parts): only
- * while the queue holds a part for at least half the `nvdec_workers`. A part taken then ends
- * before NVDEC's workers could have ended the parts left and those they hold, as long as the
- * host takes at most 1.5 times NVDEC's time a part (with a quarter of the cores it took about
- * as long as NVDEC's busy engines on the 1080p H.264 catalogues); the catalogue's last parts
- * are NVDEC's.
- */
-inline bool host_worker_takes(size_t queued, size_t nvdec_workers) {
-    return queued > 0 && 2 * queued >= nvdec_workers;
-}
-
 /** One device's time for (part of) a catalogue, split by what binds it. */
 struct DeviceWork {
     /// Decoding on the host's cores (encoded inputs NVDEC does not take): as long whatever the

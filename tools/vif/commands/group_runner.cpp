@@ -29,6 +29,7 @@
 #include <thread>
 
 #include "batch/devices.hpp"
+#include "batch/host_share.hpp"
 #include "batch/open_ahead.hpp"
 #include "batch/outputs.hpp"
 #include "batch/progress_log.hpp"
@@ -238,8 +239,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     DeviceStartup::Plan plan;
     // The host's share beside NVDEC (workers that decode on the cores the parts NVDEC would
     // have, where the rows decode on NVDEC: the estimate says): with the default workers and
-    // --hwdec auto, on one GPU (batch/devices.hpp's rule). VIF_BATCH_HOST_WORKERS=N: N such
-    // workers whatever the GPUs (0: none; benchmarks).
+    // --hwdec auto, on one or two GPUs (batch/host_share.hpp). VIF_BATCH_HOST_WORKERS=N: N
+    // such workers whatever the GPUs (0: none; benchmarks).
     const char *host_workers_env = std::getenv("VIF_BATCH_HOST_WORKERS");
     // (CPU stand-in devices have no NVDEC: only where the test hook VIF_TEST_NVDEC_ROWS is set,
     // 1 saying the rows are NVDEC's, device_plan.hpp, so that the share's scheduling runs on
@@ -357,7 +358,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     workers = std::max<size_t>(1, std::min(workers, groups.size()));
     // The host's share beside NVDEC: workers more, the last ones (spread over the devices as
     // the others), each waiting for the estimate before its first part; none where the parts
-    // leave none for them or on several GPUs (batch/devices.hpp).
+    // leave none for them or beyond two GPUs (batch/host_share.hpp).
     size_t nvdec_workers = workers;
     size_t host_workers = 0;
     if (host_beside) {
@@ -391,6 +392,11 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             host_workers = workers - nvdec_workers;
         }
     }
+    // What the share's workers decide on (under queue_mu): the parts NVDEC's workers hold and
+    // each side's time an input. Until both sides have ended a part, the host is taken as 1.5
+    // times as long as an NVDEC worker for an input (the 1080p H.264 catalogues, 2026-11-27:
+    // 1.7 on the 2x H200 host's one GPU, 64 rows; about 0.6 on the 4x H200 host's, ladders).
+    vif::batch::ShareLedger share_ledger(workers, nvdec_workers, 1.5);
     LadderSettings shared = base;
     // NVDEC rows to be scored now open before rows opened ahead (batch/open_priority.hpp).
     vif::batch::OpenPriority open_priority;
@@ -648,6 +654,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 rows_left -= a.jobs.size();
                 ++in_flight;
                 set_bare(false);
+                share_ledger.took_ahead(w, a.jobs.size());
             }
             if (!a.jobs.empty()) {
                 std::map<size_t, std::string> keys;
@@ -673,6 +680,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 std::lock_guard<std::mutex> lock(queue_mu);
                 rows_left += a.jobs.size();
                 --in_flight;
+                share_ledger.dropped_ahead(w);
                 if (!a.jobs.empty()) queue.push_front(std::move(a.jobs));
             }
             queue_cv.notify_all();
@@ -696,6 +704,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 {
                     std::lock_guard<std::mutex> lock(queue_mu);
                     set_bare(true);
+                    share_ledger.began(w, ahead->jobs.size(), since_start());
                 }
                 jobs = std::move(ahead->jobs);
                 opened = std::move(ahead->opened);
@@ -723,15 +732,20 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                     continue;
                 }
                 if (slots[slot].failed || queue.empty()) return;
-                // (The host's share leaves the last parts to NVDEC's workers: its part is done.)
-                if (host_share_worker &&
-                    !vif::batch::host_worker_takes(queue.size(), nvdec_workers))
-                    return;
+                // (The host's share takes a part only where it ends it before NVDEC's workers
+                // end the rest: the last parts are theirs, and its part is done.)
+                if (host_share_worker) {
+                    double queued = 0;
+                    for (const auto &p : queue) queued += vif::batch::part_inputs(p.size());
+                    if (!share_ledger.host_takes(queue.front().size(), queued, since_start()))
+                        return;
+                }
                 jobs = std::move(queue.front());
                 queue.pop_front();
                 rows_left -= jobs.size();
                 ++in_flight;
                 set_bare(true);
+                share_ledger.began(w, jobs.size(), since_start());
                 s.simulate_device_failure = fail_hook && fail_hook->slot == slot &&
                                             slots[slot].rows >= fail_hook->after_rows;
             }
@@ -757,6 +771,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             // share, NVDEC's workers opening 3 parts ahead instead of 16.)
             if (open_ahead_on && !host_share_worker) s.inputs_open = take_ahead;
             const double group_begin = since_start();
+            bool device_failed = false; // (its time is no rate for the share's decisions)
             if (!jobs.empty()) {
                 std::map<size_t, std::string> key_of;
                 std::set<size_t> reused_rows;
@@ -812,6 +827,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 try {
                     part = score_group(jobs, s, finished);
                 } catch (const DeviceFailure &e) {
+                    device_failed = true;
                     // The rows it did not finish go to the other devices.
                     std::vector<RungJob> again;
                     std::vector<size_t> numbers;
@@ -867,6 +883,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 slots[slot].rows += part.size();
                 --in_flight;
                 set_bare(false); // (scoring nothing now)
+                share_ledger.ended(w, since_start(), !device_failed);
             }
             queue_cv.notify_all();
         }
@@ -966,9 +983,14 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                      "vif: devices: the host's share beside NVDEC: %zu workers more (of %zu), "
                      "decoding on the cores the parts NVDEC would have, %s\n",
                      host_workers, workers,
-                     estimate.valid() && estimate.get().nvdec_rows()
-                         ? "while a part is left for each of the others"
-                         : "idle: the rows do not decode on NVDEC");
+                     !estimate.valid() || !estimate.get().nvdec_rows()
+                         ? "idle: the rows do not decode on NVDEC"
+                         : fmt::format("each part it ends before NVDEC's workers would end the "
+                                       "rest (the host's time an input {:.2f} times an NVDEC "
+                                       "worker's, {})",
+                                       share_ledger.host_over_nvdec(),
+                                       share_ledger.measured() ? "measured" : "as assumed")
+                               .c_str());
     if ((base.timings || base.verbose) && !workers_note.empty())
         std::fprintf(stderr, "vif: devices: %s\n", workers_note.c_str());
     if (slots.size() > 1) // (with one device there is no other to give them to)
