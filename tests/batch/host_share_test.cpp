@@ -22,27 +22,35 @@ TEST(HostShare, WorkersFollowTheCoresAndTheParts) {
 }
 
 // The run's start: nothing measured, the host taken as 1.5 times an NVDEC worker's time an
-// input. Eight NVDEC workers (0-7) have just begun a ladder part of 4 rungs each (5 inputs:
-// 40 in all, none of it done); the share (8-15) looks at a queue of such parts.
-TEST(HostShare, AtTheStartTakesWhileNvdecHasMoreThanTheHostsPartLeft) {
+// input. Eight NVDEC workers (0-7) have just begun a ladder part of 4 rungs each (5 inputs, none
+// of it done); the share (8-15) looks at a queue of such parts. Times below in an NVDEC
+// worker's time for an input.
+TEST(HostShare, AtTheStartTakesWhatEndsNoLaterThanNvdecWould) {
     ShareLedger ledger(16, 8, 1.5);
     for (size_t w = 0; w < 8; ++w) ledger.began(w, 4, 0.0);
     EXPECT_FALSE(ledger.measured());
     EXPECT_DOUBLE_EQ(ledger.host_over_nvdec(), 1.5);
-    // 8 queued (40 inputs): NVDEC would have 35 + 40 = 75 left, 9.4 a worker >= 1.5 x 5.
-    EXPECT_TRUE(ledger.host_takes(4, 40, 0.1));
-    // 5 queued: 20 + 40 = 60, 7.5 a worker: just.
-    EXPECT_TRUE(ledger.host_takes(4, 25, 0.1));
-    // 4 queued: 15 + 40 = 55, 6.9 a worker: the host would end after them.
-    EXPECT_FALSE(ledger.host_takes(4, 20, 0.1));
-    // The same 4 queued, four NVDEC workers holding their next part ahead (20 inputs more).
-    for (size_t w = 0; w < 4; ++w) ledger.took_ahead(w, 4);
-    EXPECT_TRUE(ledger.host_takes(4, 20, 0.1));
-    // Those parts put back in the queue (a device failed): as before.
-    for (size_t w = 0; w < 4; ++w) ledger.dropped_ahead(w);
-    EXPECT_FALSE(ledger.host_takes(4, 20, 0.1));
+    // 8 queued: NVDEC would have 75 inputs left without the front one, 9.4 a worker; the host
+    // ends it at 7.5.
+    EXPECT_TRUE(ledger.host_takes(std::vector<double>(8, 5), 0.1));
+    // The last one: NVDEC would end it at 10 (a worker is free at 5), the host at 7.5.
+    EXPECT_TRUE(ledger.host_takes({5}, 0.1));
     // Nothing queued: nothing to take.
-    EXPECT_FALSE(ledger.host_takes(4, 0, 0.1));
+    EXPECT_FALSE(ledger.host_takes({}, 0.1));
+}
+
+// An idle NVDEC worker ends a part sooner than the host: the host takes it only where NVDEC
+// would have to do it after another.
+TEST(HostShare, LeavesAPartToAnIdleNvdecWorker) {
+    ShareLedger ledger(2, 1, 1.5);               // worker 0 NVDEC's, idle; worker 1 the host's
+    EXPECT_FALSE(ledger.host_takes({5}, 0.0));   // NVDEC 5, the host 7.5
+    EXPECT_TRUE(ledger.host_takes({5, 5}, 0.0)); // NVDEC 10 alone, 7.5 with the host
+    // A part held ahead is NVDEC's work: 10 alone, 7.5 with the host.
+    ledger.took_ahead(0, 4);
+    EXPECT_TRUE(ledger.host_takes({5}, 0.0));
+    // Put back in the queue (its device failed): as before.
+    ledger.dropped_ahead(0);
+    EXPECT_FALSE(ledger.host_takes({5}, 0.0));
 }
 
 // Once both sides have ended a part, their times an input decide; a part a device's failure
@@ -59,10 +67,10 @@ TEST(HostShare, LearnsTheHostsTimeAgainstNvdecsFromTheEndedParts) {
     ledger.ended(1, 8.0, true); // 2 inputs in 8 s: 4 s an input
     EXPECT_TRUE(ledger.measured());
     EXPECT_DOUBLE_EQ(ledger.host_over_nvdec(), 2.0);
-    // NVDEC's worker idle, a 1-row part queued with 5 inputs behind it: 5 left, 5 >= 2 x 2.
-    EXPECT_TRUE(ledger.host_takes(1, 7, 8.0));
-    // 3 behind it: 3 < 4.
-    EXPECT_FALSE(ledger.host_takes(1, 5, 8.0));
+    // NVDEC's worker idle; the host would end a 2-input part at 4. With 3 inputs behind it
+    // NVDEC alone ends at 5; with 1.5 behind, at 3.5.
+    EXPECT_TRUE(ledger.host_takes({2, 3}, 8.0));
+    EXPECT_FALSE(ledger.host_takes({2, 1.5}, 8.0));
 }
 
 // An NVDEC part being scored counts for what remains of it at NVDEC's measured time an input.
@@ -71,19 +79,19 @@ TEST(HostShare, CountsWhatRemainsOfThePartsNvdecScores) {
     ledger.began(0, 1, 0.0);
     ledger.ended(0, 4.0, true); // NVDEC: 2 s an input
     ledger.began(1, 1, 0.0);
-    ledger.ended(1, 4.0, true); // the host: 2 s an input, 1 times NVDEC's
-    EXPECT_DOUBLE_EQ(ledger.host_over_nvdec(), 1.0);
-    ledger.began(0, 4, 10.0); // 5 inputs from 10 s: 10 s of work
-    // The host's 1-row part (2 inputs), nothing else queued: at 16 s NVDEC's part has 2
-    // inputs left (2 >= 1 x 2), at 18 s 1, and long after its time none.
-    EXPECT_TRUE(ledger.host_takes(1, 2, 16.0));
-    EXPECT_FALSE(ledger.host_takes(1, 2, 18.0));
-    EXPECT_FALSE(ledger.host_takes(1, 2, 40.0));
+    ledger.ended(1, 8.0, true); // the host: 4 s an input, twice NVDEC's
+    ledger.began(0, 4, 10.0);   // 5 inputs from 10 s: 10 s of work
+    // The host's 2-input part ends at 4 input times. At 16 s NVDEC's part has 2 inputs left
+    // (NVDEC alone would end the queued part at 4: taken), at 18 s 1 (at 3: not), and long
+    // after its time none.
+    EXPECT_TRUE(ledger.host_takes({2}, 16.0));
+    EXPECT_FALSE(ledger.host_takes({2}, 18.0));
+    EXPECT_FALSE(ledger.host_takes({2}, 40.0));
 }
 
 // Without NVDEC workers (the rule's edge) the share takes whatever is queued.
 TEST(HostShare, WithoutNvdecWorkersTakesWhatIsQueued) {
     ShareLedger ledger(2, 0, 1.5);
-    EXPECT_TRUE(ledger.host_takes(3, 4, 0.0));
-    EXPECT_FALSE(ledger.host_takes(3, 0, 0.0));
+    EXPECT_TRUE(ledger.host_takes({4}, 0.0));
+    EXPECT_FALSE(ledger.host_takes({}, 0.0));
 }

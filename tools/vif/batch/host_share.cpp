@@ -51,22 +51,42 @@ double ShareLedger::host_over_nvdec() const {
     return (host_seconds_ / host_inputs_) / (nvdec_seconds_ / nvdec_inputs_);
 }
 
-bool ShareLedger::host_takes(size_t front_rows, double queued_inputs, double now) const {
-    const double front = part_inputs(front_rows);
-    if (queued_inputs < front) return false; // (no such part queued)
+namespace {
+// The time NVDEC's workers, with `loads` inputs each still to decode, end `parts` (inputs each,
+// in the queue's order), each part going to the worker that is free first.
+double nvdec_end(std::vector<double> loads, const std::vector<double> &parts, size_t from) {
+    for (size_t i = from; i < parts.size(); ++i)
+        *std::min_element(loads.begin(), loads.end()) += parts[i];
+    return *std::max_element(loads.begin(), loads.end());
+}
+} // namespace
+
+bool ShareLedger::host_takes(const std::vector<double> &queued, double now) const {
+    if (queued.empty()) return false;
     if (nvdec_workers_ == 0) return true;
-    // An NVDEC worker's time an input, where measured: its part being scored has that much
-    // of its inputs left (none once overdue).
+    // What each NVDEC worker has left, in inputs: the part it holds ahead and what remains of
+    // the part it scores, at its measured time an input (none once overdue; the whole part
+    // before any has ended).
     const double per_input = nvdec_inputs_ > 0 ? nvdec_seconds_ / nvdec_inputs_ : 0;
-    double left = queued_inputs - front;
+    std::vector<double> loads(nvdec_workers_);
+    double left = 0;
     for (size_t w = 0; w < nvdec_workers_; ++w) {
         const Worker &k = workers_[w];
-        left += k.ahead;
+        loads[w] = k.ahead;
         if (k.scoring > 0)
-            left +=
+            loads[w] +=
                 per_input > 0 ? std::max(0.0, k.scoring - (now - k.began) / per_input) : k.scoring;
+        left += loads[w];
     }
-    return host_over_nvdec() * front <= left / double(nvdec_workers_);
+    for (size_t i = 1; i < queued.size(); ++i) left += queued[i];
+    // The host's end, in NVDEC worker's input times.
+    const double host_end = host_over_nvdec() * queued.front();
+    // A long queue: NVDEC's workers, sharing out the rest, end after it whatever the order.
+    if (host_end <= left / double(nvdec_workers_)) return true;
+    // Near the end, part by part: taken where the later of the host's end and NVDEC's with the
+    // rest is no later than NVDEC's end with every part (a part NVDEC would take only once a
+    // worker is free may end sooner on the host even where the host is slower).
+    return std::max(host_end, nvdec_end(loads, queued, 1)) <= nvdec_end(loads, queued, 0);
 }
 
 } // namespace vif::batch

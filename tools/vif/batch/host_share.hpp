@@ -50,13 +50,15 @@ public:
     bool measured() const { return host_inputs_ > 0 && nvdec_inputs_ > 0 && nvdec_seconds_ > 0; }
 
     /**
-     * Whether a worker of the share takes the queue's front part (`front_rows` rows; the queue
-     * holds `queued_inputs` inputs, the front's included) at `now`: when the host ends it before
-     * NVDEC's workers, sharing it out, end what would be left to them without it: the rest of the
-     * queue, the parts they hold ahead, and what remains of the parts they score (from their
-     * time an input once measured; whole before that, as at the run's start).
+     * Whether a worker of the share takes the queue's front part at `now` (`queued`: the inputs
+     * of each part in the queue, front first): when that does not make the work end later. The
+     * host would end it at host_over_nvdec() times an NVDEC worker's time for its inputs; NVDEC's
+     * workers have the parts they hold ahead and what remains of those they score (at their
+     * time an input once measured; whole before that, as at the run's start), and take the
+     * queue's parts in turn, each going to the worker free first. The later of the host's end
+     * and NVDEC's end without the part must be no later than NVDEC's end with it.
      */
-    bool host_takes(size_t front_rows, double queued_inputs, double now) const;
+    bool host_takes(const std::vector<double> &queued, double now) const;
 
 private:
     struct Worker {

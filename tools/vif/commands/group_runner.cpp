@@ -732,13 +732,14 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                     continue;
                 }
                 if (slots[slot].failed || queue.empty()) return;
-                // (The host's share takes a part only where it ends it before NVDEC's workers
-                // end the rest: the last parts are theirs, and its part is done.)
+                // (The host's share takes a part only where that does not make the work end
+                // later, batch/host_share.hpp: else the parts left are NVDEC's, and its part is
+                // done.)
                 if (host_share_worker) {
-                    double queued = 0;
-                    for (const auto &p : queue) queued += vif::batch::part_inputs(p.size());
-                    if (!share_ledger.host_takes(queue.front().size(), queued, since_start()))
-                        return;
+                    std::vector<double> queued;
+                    queued.reserve(queue.size());
+                    for (const auto &p : queue) queued.push_back(vif::batch::part_inputs(p.size()));
+                    if (!share_ledger.host_takes(queued, since_start())) return;
                 }
                 jobs = std::move(queue.front());
                 queue.pop_front();
