@@ -21,77 +21,87 @@ TEST(HostShare, WorkersFollowTheCoresAndTheParts) {
     EXPECT_EQ(host_workers_beside_nvdec(64, 8, 256, 0), 0u);  // nor without a GPU
 }
 
-// The run's start: nothing measured, the host taken as 1.5 times an NVDEC worker's time an
-// input. Eight NVDEC workers (0-7) have just begun a ladder part of 4 rungs each (5 inputs, none
-// of it done); the share (8-15) looks at a queue of such parts. Times below in an NVDEC
-// worker's time for an input.
+// The run's start, nothing measured: the share taken as 0.6 times one GPU's NVDEC. Eight NVDEC
+// workers (0-7) have just begun a ladder part of 4 rungs each (5 inputs, none of it done); the
+// share (8-15) looks at a queue of such parts. Its parts end at its inputs over its rate, NVDEC's
+// at NVDEC's inputs (ends below in NVDEC's time for an input).
 TEST(HostShare, AtTheStartTakesWhatEndsNoLaterThanNvdecWould) {
-    ShareLedger ledger(16, 8, 1.5);
-    for (size_t w = 0; w < 8; ++w) ledger.began(w, 4, 0.0);
-    EXPECT_FALSE(ledger.measured());
-    EXPECT_DOUBLE_EQ(ledger.host_over_nvdec(), 1.5);
-    // 8 queued: NVDEC would have 75 inputs left without the front one, 9.4 a worker; the host
-    // ends it at 7.5.
-    EXPECT_TRUE(ledger.host_takes(std::vector<double>(8, 5), 0.1));
-    // The last one: NVDEC would end it at 10 (a worker is free at 5), the host at 7.5.
-    EXPECT_TRUE(ledger.host_takes({5}, 0.1));
+    ShareLedger two(16, 8, 2, 0.6); // two GPUs: the share at 0.3 of their NVDEC
+    for (size_t w = 0; w < 8; ++w) two.began(w, 4, 0.0);
+    EXPECT_FALSE(two.measured());
+    EXPECT_DOUBLE_EQ(two.host_over_nvdec(), 0.3);
+    // 8 queued: the share's 5 inputs end at 16.7, NVDEC's 40 + 35 at 75.
+    EXPECT_TRUE(two.host_takes(std::vector<double>(8, 5), 0.1));
+    // Two taken (6 queued): 15 inputs at 50 against 40 + 25.
+    two.began(8, 4, 0.1);
+    two.began(9, 4, 0.1);
+    EXPECT_TRUE(two.host_takes(std::vector<double>(6, 5), 0.1));
+    // Three taken (5 queued): 20 inputs at 66.7 against 40 + 20: the rest is NVDEC's.
+    two.began(10, 4, 0.1);
+    EXPECT_FALSE(two.host_takes(std::vector<double>(5, 5), 0.1));
+    // One GPU (the share at 0.6 of it): six taken, not seven.
+    ShareLedger one(16, 8, 1, 0.6);
+    for (size_t w = 0; w < 8; ++w) one.began(w, 4, 0.0);
+    for (size_t w = 8; w < 13; ++w) one.began(w, 4, 0.1);
+    EXPECT_TRUE(one.host_takes(std::vector<double>(3, 5), 0.1)); // 30 at 50 against 50
+    one.began(13, 4, 0.1);
+    EXPECT_FALSE(one.host_takes(std::vector<double>(2, 5), 0.1)); // 35 at 58.3 against 45
     // Nothing queued: nothing to take.
-    EXPECT_FALSE(ledger.host_takes({}, 0.1));
+    EXPECT_FALSE(one.host_takes({}, 0.1));
 }
 
-// An idle NVDEC worker ends a part sooner than the host: the host takes it only where NVDEC
-// would have to do it after another.
-TEST(HostShare, LeavesAPartToAnIdleNvdecWorker) {
-    ShareLedger ledger(2, 1, 1.5);               // worker 0 NVDEC's, idle; worker 1 the host's
-    EXPECT_FALSE(ledger.host_takes({5}, 0.0));   // NVDEC 5, the host 7.5
-    EXPECT_TRUE(ledger.host_takes({5, 5}, 0.0)); // NVDEC 10 alone, 7.5 with the host
-    // A part held ahead is NVDEC's work: 10 alone, 7.5 with the host.
+// Parts NVDEC's workers hold ahead are NVDEC's work; put back in the queue, they are the queue's.
+TEST(HostShare, CountsThePartsHeldAhead) {
+    ShareLedger ledger(2, 1, 1, 0.6);          // worker 0 NVDEC's, idle; worker 1 the share's
+    EXPECT_FALSE(ledger.host_takes({3}, 0.0)); // the share at 5, NVDEC at 0 without it
     ledger.took_ahead(0, 4);
-    EXPECT_TRUE(ledger.host_takes({5}, 0.0));
-    // Put back in the queue (its device failed): as before.
+    EXPECT_TRUE(ledger.host_takes({3}, 0.0)); // 5 against 5
     ledger.dropped_ahead(0);
-    EXPECT_FALSE(ledger.host_takes({5}, 0.0));
+    EXPECT_FALSE(ledger.host_takes({3}, 0.0));
 }
 
-// Once both sides have ended a part, their times an input decide; a part a device's failure
-// ended is no measure.
-TEST(HostShare, LearnsTheHostsTimeAgainstNvdecsFromTheEndedParts) {
-    ShareLedger ledger(2, 1, 1.5); // worker 0 NVDEC's, worker 1 the host's
+// Each side's rate: the inputs of the parts it ended over its time with a part at all, however
+// many it had at once; a part a device's failure ended adds time, not inputs.
+TEST(HostShare, LearnsEachSidesRateFromTheEndedParts) {
+    ShareLedger ledger(4, 2, 1, 0.6); // workers 0-1 NVDEC's, 2-3 the share's
     ledger.began(0, 1, 0.0);
-    ledger.ended(0, 3.0, false); // failed: not a rate
-    EXPECT_FALSE(ledger.measured());
-    ledger.began(0, 1, 3.0);
-    ledger.ended(0, 7.0, true);      // 2 inputs in 4 s: 2 s an input
-    EXPECT_FALSE(ledger.measured()); // (the host has ended none)
     ledger.began(1, 1, 0.0);
-    ledger.ended(1, 8.0, true); // 2 inputs in 8 s: 4 s an input
+    ledger.ended(0, 4.0, true);
+    ledger.ended(1, 4.0, true);      // NVDEC: 4 inputs in 4 s
+    EXPECT_FALSE(ledger.measured()); // (the share has ended none)
+    ledger.began(2, 1, 0.0);
+    ledger.ended(2, 8.0, true); // the share: 2 inputs in 8 s
     EXPECT_TRUE(ledger.measured());
-    EXPECT_DOUBLE_EQ(ledger.host_over_nvdec(), 2.0);
-    // NVDEC's worker idle; the host would end a 2-input part at 4. With 3 inputs behind it
-    // NVDEC alone ends at 5; with 1.5 behind, at 3.5.
-    EXPECT_TRUE(ledger.host_takes({2, 3}, 8.0));
-    EXPECT_FALSE(ledger.host_takes({2, 1.5}, 8.0));
+    EXPECT_DOUBLE_EQ(ledger.host_over_nvdec(), 0.25);
+    // Everyone idle: the share's 2 inputs end at 8, NVDEC's 6 at 6, 8 at 8.
+    EXPECT_FALSE(ledger.host_takes({2, 6}, 8.0));
+    EXPECT_TRUE(ledger.host_takes({2, 8}, 8.0));
+    // A failed NVDEC part: 4 s more with a part, no inputs: 4 in 8 s.
+    ledger.began(0, 1, 10.0);
+    ledger.ended(0, 14.0, false);
+    ledger.began(1, 1, 14.0);
+    ledger.ended(1, 15.0, true); // (and 2 in 1 s: 6 in 9 s)
+    EXPECT_DOUBLE_EQ(ledger.host_over_nvdec(), 0.25 / (6.0 / 9.0));
 }
 
-// An NVDEC part being scored counts for what remains of it at NVDEC's measured time an input.
+// An NVDEC part being scored counts for what remains of it at its pool's rate.
 TEST(HostShare, CountsWhatRemainsOfThePartsNvdecScores) {
-    ShareLedger ledger(2, 1, 1.5);
+    ShareLedger ledger(2, 1, 1, 0.6);
     ledger.began(0, 1, 0.0);
-    ledger.ended(0, 4.0, true); // NVDEC: 2 s an input
+    ledger.ended(0, 2.0, true); // NVDEC: 1 input a second
     ledger.began(1, 1, 0.0);
-    ledger.ended(1, 8.0, true); // the host: 4 s an input, twice NVDEC's
-    ledger.began(0, 4, 10.0);   // 5 inputs from 10 s: 10 s of work
-    // The host's 2-input part ends at 4 input times. At 16 s NVDEC's part has 2 inputs left
-    // (NVDEC alone would end the queued part at 4: taken), at 18 s 1 (at 3: not), and long
-    // after its time none.
-    EXPECT_TRUE(ledger.host_takes({2}, 16.0));
-    EXPECT_FALSE(ledger.host_takes({2}, 18.0));
+    ledger.ended(1, 4.0, true); // the share: 0.5 a second
+    ledger.began(0, 4, 10.0);   // 5 inputs from 10 s
+    // The share's 2-input part ends at 4 s; NVDEC's part has 4 inputs left at 11 s (taken), 3
+    // at 12 s (not), none long after its time.
+    EXPECT_TRUE(ledger.host_takes({2}, 11.0));
+    EXPECT_FALSE(ledger.host_takes({2}, 12.0));
     EXPECT_FALSE(ledger.host_takes({2}, 40.0));
 }
 
 // Without NVDEC workers (the rule's edge) the share takes whatever is queued.
 TEST(HostShare, WithoutNvdecWorkersTakesWhatIsQueued) {
-    ShareLedger ledger(2, 0, 1.5);
+    ShareLedger ledger(2, 0, 1, 0.6);
     EXPECT_TRUE(ledger.host_takes({4}, 0.0));
     EXPECT_FALSE(ledger.host_takes({}, 0.0));
 }

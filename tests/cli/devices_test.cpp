@@ -88,8 +88,8 @@ TEST_F(DevicesCli, TheHostsShareGivesTheSameOutputs) {
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_EQ(outputs("share"), expected);
     EXPECT_NE(r.err.find("the host's share beside NVDEC: 2 workers more (of 3), decoding on the "
-                         "cores the parts NVDEC would have, each part it ends before NVDEC's "
-                         "workers would end the rest (the host's time an input "),
+                         "cores the parts NVDEC would have, taking a part where it ends no "
+                         "later than NVDEC would end the rest (its rate "),
               std::string::npos)
         << r.err;
     CliRun idle =

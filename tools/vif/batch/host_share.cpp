@@ -16,8 +16,9 @@ size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t part
     return parts > nvdec_workers ? std::min(share, parts - nvdec_workers) : 0;
 }
 
-ShareLedger::ShareLedger(size_t workers, size_t nvdec_workers, double prior)
-    : workers_(workers), nvdec_workers_(std::min(nvdec_workers, workers)), prior_(prior) {}
+ShareLedger::ShareLedger(size_t workers, size_t nvdec_workers, size_t gpus, double prior)
+    : workers_(workers), nvdec_workers_(std::min(nvdec_workers, workers)),
+      gpus_(std::max<size_t>(gpus, 1)), prior_(prior) {}
 
 void ShareLedger::took_ahead(size_t w, size_t rows) {
     workers_.at(w).ahead = part_inputs(rows);
@@ -29,6 +30,9 @@ void ShareLedger::dropped_ahead(size_t w) {
 
 void ShareLedger::began(size_t w, size_t rows, double now) {
     Worker &k = workers_.at(w);
+    Pool &p = pools_[is_host(w)];
+    if (k.scoring > 0) ended(w, now, false); // (a part never ended: not counted twice)
+    if (p.active++ == 0) p.since = now;
     k.ahead = 0;
     k.scoring = part_inputs(rows);
     k.began = now;
@@ -36,57 +40,40 @@ void ShareLedger::began(size_t w, size_t rows, double now) {
 
 void ShareLedger::ended(size_t w, double now, bool completed) {
     Worker &k = workers_.at(w);
-    if (completed && k.scoring > 0) {
-        const double seconds = std::max(0.0, now - k.began);
-        if (w >= nvdec_workers_)
-            host_seconds_ += seconds, host_inputs_ += k.scoring;
-        else
-            nvdec_seconds_ += seconds, nvdec_inputs_ += k.scoring;
-    }
+    if (k.scoring <= 0) return;
+    Pool &p = pools_[is_host(w)];
+    const double busy = p.busy + std::max(0.0, now - p.since);
+    if (--p.active == 0) p.busy = busy;
+    if (completed) p.done += k.scoring, p.done_busy = busy;
     k.scoring = 0;
 }
 
 double ShareLedger::host_over_nvdec() const {
-    if (!measured()) return prior_;
-    return (host_seconds_ / host_inputs_) / (nvdec_seconds_ / nvdec_inputs_);
+    const double nvdec = pools_[0].rate(), host = pools_[1].rate();
+    return nvdec > 0 && host > 0 ? host / nvdec : prior_ / double(gpus_);
 }
 
-namespace {
-// The time NVDEC's workers, with `loads` inputs each still to decode, end `parts` (inputs each,
-// in the queue's order), each part going to the worker that is free first.
-double nvdec_end(std::vector<double> loads, const std::vector<double> &parts, size_t from) {
-    for (size_t i = from; i < parts.size(); ++i)
-        *std::min_element(loads.begin(), loads.end()) += parts[i];
-    return *std::max_element(loads.begin(), loads.end());
+double ShareLedger::left_of(const Worker &k, const Pool &p, double now) {
+    if (k.scoring <= 0) return 0;
+    const double rate = p.rate();
+    if (rate <= 0 || p.active == 0) return k.scoring;
+    return std::max(0.0, k.scoring - (now - k.began) * rate / double(p.active));
 }
-} // namespace
 
 bool ShareLedger::host_takes(const std::vector<double> &queued, double now) const {
     if (queued.empty()) return false;
     if (nvdec_workers_ == 0) return true;
-    // What each NVDEC worker has left, in inputs: the part it holds ahead and what remains of
-    // the part it scores, at its measured time an input (none once overdue; the whole part
-    // before any has ended).
-    const double per_input = nvdec_inputs_ > 0 ? nvdec_seconds_ / nvdec_inputs_ : 0;
-    std::vector<double> loads(nvdec_workers_);
-    double left = 0;
-    for (size_t w = 0; w < nvdec_workers_; ++w) {
+    double nvdec_left = 0, host_left = queued.front();
+    for (size_t w = 0; w < workers_.size(); ++w) {
         const Worker &k = workers_[w];
-        loads[w] = k.ahead;
-        if (k.scoring > 0)
-            loads[w] +=
-                per_input > 0 ? std::max(0.0, k.scoring - (now - k.began) / per_input) : k.scoring;
-        left += loads[w];
+        if (is_host(w))
+            host_left += left_of(k, pools_[1], now);
+        else
+            nvdec_left += k.ahead + left_of(k, pools_[0], now);
     }
-    for (size_t i = 1; i < queued.size(); ++i) left += queued[i];
-    // The host's end, in NVDEC worker's input times.
-    const double host_end = host_over_nvdec() * queued.front();
-    // A long queue: NVDEC's workers, sharing out the rest, end after it whatever the order.
-    if (host_end <= left / double(nvdec_workers_)) return true;
-    // Near the end, part by part: taken where the later of the host's end and NVDEC's with the
-    // rest is no later than NVDEC's end with every part (a part NVDEC would take only once a
-    // worker is free may end sooner on the host even where the host is slower).
-    return std::max(host_end, nvdec_end(loads, queued, 1)) <= nvdec_end(loads, queued, 0);
+    for (size_t i = 1; i < queued.size(); ++i) nvdec_left += queued[i];
+    // Ends in NVDEC's time: the share's inputs at its rate over NVDEC's.
+    return host_left / host_over_nvdec() <= nvdec_left;
 }
 
 } // namespace vif::batch

@@ -26,14 +26,18 @@ inline double part_inputs(size_t rows) {
 
 /**
  * What the share's decision needs, kept by the run under its queue's lock: the parts each worker
- * scores and holds ahead, and the time an input took on each side (the parts that ended).
- * Workers are numbered as the run numbers them; times are seconds since the run began.
+ * scores and holds ahead, and each side's rate. Each side is a pool whose parts share its
+ * engines (NVDEC's decoders; the host's cores among the share's decoder threads), so its rate is
+ * inputs a second while it has a part at all, whatever the number of parts, and a part's rate
+ * that pool rate over the parts it runs. Workers are numbered as the run numbers them; times are
+ * seconds since the run began.
  */
 class ShareLedger {
 public:
-    /** `workers`: all the run's workers; the host's share are those from `nvdec_workers` on.
-     *  `prior`: the host's time an input over an NVDEC worker's until both have ended a part. */
-    ShareLedger(size_t workers, size_t nvdec_workers, double prior);
+    /** `workers`: all the run's workers; the host's share are those from `nvdec_workers` on,
+     *  scoring on `gpus` GPUs. `prior`: the share's rate against one GPU's NVDEC until both
+     *  sides have ended a part. */
+    ShareLedger(size_t workers, size_t nvdec_workers, size_t gpus, double prior);
 
     /** Worker `w` (NVDEC's) took a part of `rows` rows ahead; dropped it (back to the queue). */
     void took_ahead(size_t w, size_t rows);
@@ -41,22 +45,22 @@ public:
     /** Worker `w` begins scoring a part of `rows` rows at `now` (its part taken ahead, if any, is
      *  this one). */
     void began(size_t w, size_t rows, double now);
-    /** Its part ended at `now`; `completed`: scored to the end (a device's failure: not a rate). */
+    /** Its part ended at `now`; `completed`: scored to the end (a device's failure: no inputs
+     *  done, its time still the pool's). */
     void ended(size_t w, double now, bool completed);
 
-    /** The host's time an input over an NVDEC worker's: measured, else the prior. */
+    /** The share's rate over NVDEC's (all its GPUs): measured once both sides have ended a
+     *  part, else prior / gpus. */
     double host_over_nvdec() const;
-    /** Whether both sides have ended a part (host_over_nvdec() is measured). */
-    bool measured() const { return host_inputs_ > 0 && nvdec_inputs_ > 0 && nvdec_seconds_ > 0; }
+    /** Whether both sides have ended a part. */
+    bool measured() const { return pools_[0].done > 0 && pools_[1].done > 0; }
 
     /**
      * Whether a worker of the share takes the queue's front part at `now` (`queued`: the inputs
-     * of each part in the queue, front first): when that does not make the work end later. The
-     * host would end it at host_over_nvdec() times an NVDEC worker's time for its inputs; NVDEC's
-     * workers have the parts they hold ahead and what remains of those they score (at their
-     * time an input once measured; whole before that, as at the run's start), and take the
-     * queue's parts in turn, each going to the worker free first. The later of the host's end
-     * and NVDEC's end without the part must be no later than NVDEC's end with it.
+     * of each part in the queue, front first): when the share, with its parts in hand and this
+     * one, would end no later than NVDEC with the parts it holds ahead, what remains of those it
+     * scores and the rest of the queue. What remains of a part being scored: from its pool's
+     * rate once measured; the whole part before that, as at the run's start.
      */
     bool host_takes(const std::vector<double> &queued, double now) const;
 
@@ -66,11 +70,22 @@ private:
         double scoring = 0; // inputs of the part being scored
         double began = 0;   // when that part began
     };
+    struct Pool {
+        size_t active = 0; // parts being scored
+        double since = 0;  // when it last went from none to one
+        double busy = 0;   // seconds with a part, before `since`
+        // At its last part's end: the inputs of the parts it ended, and its seconds with a part
+        // (a part still going then is in a later rate, not diluting this one).
+        double done = 0, done_busy = 0;
+        double rate() const { return done > 0 && done_busy > 0 ? done / done_busy : 0; }
+    };
+    bool is_host(size_t w) const { return w >= nvdec_workers_; }
+    static double left_of(const Worker &k, const Pool &p, double now);
     std::vector<Worker> workers_;
     size_t nvdec_workers_;
+    size_t gpus_;
     double prior_;
-    double host_seconds_ = 0, host_inputs_ = 0;   // the share's ended parts
-    double nvdec_seconds_ = 0, nvdec_inputs_ = 0; // NVDEC workers' ended parts
+    Pool pools_[2]; // NVDEC's, the host's
 };
 
 } // namespace vif::batch

@@ -393,10 +393,10 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         }
     }
     // What the share's workers decide on (under queue_mu): the parts NVDEC's workers hold and
-    // each side's time an input. Until both sides have ended a part, the host is taken as 1.5
-    // times as long as an NVDEC worker for an input (the 1080p H.264 catalogues, 2026-11-27:
-    // 1.7 on the 2x H200 host's one GPU, 64 rows; about 0.6 on the 4x H200 host's, ladders).
-    vif::batch::ShareLedger share_ledger(workers, nvdec_workers, 1.5);
+    // each side's rate. Until both sides have ended a part, the share is taken to decode 0.6 times
+    // as fast as one GPU's NVDEC (the 1080p H.264 catalogues on the 2x H200 host's 32 cores,
+    // 2026-11-27: one GPU, 64 rows, the share 24 rows and NVDEC 40 in the same 22 s).
+    vif::batch::ShareLedger share_ledger(workers, nvdec_workers, distinct.size(), 0.6);
     LadderSettings shared = base;
     // NVDEC rows to be scored now open before rows opened ahead (batch/open_priority.hpp).
     vif::batch::OpenPriority open_priority;
@@ -986,9 +986,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                      host_workers, workers,
                      !estimate.valid() || !estimate.get().nvdec_rows()
                          ? "idle: the rows do not decode on NVDEC"
-                         : fmt::format("each part it ends before NVDEC's workers would end the "
-                                       "rest (the host's time an input {:.2f} times an NVDEC "
-                                       "worker's, {})",
+                         : fmt::format("taking a part where it ends no later than NVDEC would "
+                                       "end the rest (its rate {:.2f} of NVDEC's, {})",
                                        share_ledger.host_over_nvdec(),
                                        share_ledger.measured() ? "measured" : "as assumed")
                                .c_str());
