@@ -393,10 +393,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         }
     }
     // What the share's workers decide on (under queue_mu): the parts NVDEC's workers hold and
-    // each side's rate. Until both sides have ended a part, the share is taken to decode 0.6 times
-    // as fast as one GPU's NVDEC (the 1080p H.264 catalogues on the 2x H200 host's 32 cores,
-    // 2026-11-27: one GPU, 64 rows, the share 24 rows and NVDEC 40 in the same 22 s).
-    vif::batch::ShareLedger share_ledger(workers, nvdec_workers, distinct.size(), 0.6);
+    // each side's rate (batch/host_share.hpp; before both have ended a part, from the cores).
+    vif::batch::ShareLedger share_ledger(workers, nvdec_workers, distinct.size(),
+                                         vif::batch::share_rate_prior(cores));
     LadderSettings shared = base;
     // NVDEC rows to be scored now open before rows opened ahead (batch/open_priority.hpp).
     vif::batch::OpenPriority open_priority;
