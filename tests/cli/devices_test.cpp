@@ -102,6 +102,13 @@ TEST_F(DevicesCli, TheHostsShareGivesTheSameOutputs) {
     CliRun none = batch("none", env, {"--devices", "0", "--verbose", "-q"});
     EXPECT_EQ(outputs("none"), expected);
     EXPECT_EQ(none.err.find("the host's share"), std::string::npos) << none.err;
+    // Two devices get it by default too (batch/host_share.hpp; stand-ins have a worker each, so
+    // the parts leave some whatever the cores), the same outputs.
+    CliRun two = batch("two", "VIF_TEST_CPU_DEVICES=2 VIF_TEST_NVDEC_ROWS=1",
+                       {"--devices", "0,1", "--verbose", "-q"});
+    EXPECT_EQ(two.code, 1) << two.err;
+    EXPECT_EQ(outputs("two"), expected);
+    EXPECT_NE(two.err.find("the host's share beside NVDEC: "), std::string::npos) << two.err;
 }
 
 // A ladder (one reference, many rungs) is split over the devices and gives the same files.

@@ -980,9 +980,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
         std::fprintf(stderr, "vif: devices: %s\n", rule_note.c_str());
     if ((base.timings || base.verbose) && host_workers > 0)
         std::fprintf(stderr,
-                     "vif: devices: the host's share beside NVDEC: %zu workers more (of %zu), "
+                     "vif: devices: the host's share beside NVDEC: %zu worker%s more (of %zu), "
                      "decoding on the cores the parts NVDEC would have, %s\n",
-                     host_workers, workers,
+                     host_workers, host_workers == 1 ? "" : "s", workers,
                      !estimate.valid() || !estimate.get().nvdec_rows()
                          ? "idle: the rows do not decode on NVDEC"
                          : fmt::format("taking a part where it ends no later than NVDEC would "
