@@ -29,43 +29,43 @@ TEST(HostShare, PriorRateFollowsTheCores) {
 }
 
 // The run's start, nothing measured: the share taken as 0.6 times one GPU's NVDEC (a 24-core
-// host). Eight NVDEC
-// workers (0-7) have just begun a ladder part of 4 rungs each (5 inputs, none of it done); the
-// share (8-15) looks at a queue of such parts. Its parts end at its inputs over its rate, NVDEC's
-// at NVDEC's inputs (ends below in NVDEC's time for an input).
+// host). Eight NVDEC workers (0-7) have just begun a ladder part of 4 rungs each (5 inputs, none
+// of it done); the share (8-15) looks at a queue of such parts (front 5 inputs, the rest behind
+// it). Its parts end at its inputs over its rate, NVDEC's at NVDEC's inputs (ends below in
+// NVDEC's time for an input).
 TEST(HostShare, AtTheStartTakesWhatEndsNoLaterThanNvdecWould) {
     ShareLedger two(16, 8, 2, 0.6); // two GPUs: the share at 0.3 of their NVDEC
     for (size_t w = 0; w < 8; ++w) two.began(w, 4, 0.0);
     EXPECT_FALSE(two.measured());
     EXPECT_DOUBLE_EQ(two.host_over_nvdec(), 0.3);
     // 8 queued: the share's 5 inputs end at 16.7, NVDEC's 40 + 35 at 75.
-    EXPECT_TRUE(two.host_takes(std::vector<double>(8, 5), 0.1));
+    EXPECT_TRUE(two.host_takes(5, 35, 0.1));
     // Two taken (6 queued): 15 inputs at 50 against 40 + 25.
     two.began(8, 4, 0.1);
     two.began(9, 4, 0.1);
-    EXPECT_TRUE(two.host_takes(std::vector<double>(6, 5), 0.1));
+    EXPECT_TRUE(two.host_takes(5, 25, 0.1));
     // Three taken (5 queued): 20 inputs at 66.7 against 40 + 20: the rest is NVDEC's.
     two.began(10, 4, 0.1);
-    EXPECT_FALSE(two.host_takes(std::vector<double>(5, 5), 0.1));
+    EXPECT_FALSE(two.host_takes(5, 20, 0.1));
     // One GPU (the share at 0.6 of it): six taken, not seven.
     ShareLedger one(16, 8, 1, 0.6);
     for (size_t w = 0; w < 8; ++w) one.began(w, 4, 0.0);
     for (size_t w = 8; w < 13; ++w) one.began(w, 4, 0.1);
-    EXPECT_TRUE(one.host_takes(std::vector<double>(3, 5), 0.1)); // 30 at 50 against 50
+    EXPECT_TRUE(one.host_takes(5, 10, 0.1)); // 30 at 50 against 50
     one.began(13, 4, 0.1);
-    EXPECT_FALSE(one.host_takes(std::vector<double>(2, 5), 0.1)); // 35 at 58.3 against 45
+    EXPECT_FALSE(one.host_takes(5, 5, 0.1)); // 35 at 58.3 against 45
     // Nothing queued: nothing to take.
-    EXPECT_FALSE(one.host_takes({}, 0.1));
+    EXPECT_FALSE(one.host_takes(0, 0, 0.1));
 }
 
 // Parts NVDEC's workers hold ahead are NVDEC's work; put back in the queue, they are the queue's.
 TEST(HostShare, CountsThePartsHeldAhead) {
-    ShareLedger ledger(2, 1, 1, 0.6);          // worker 0 NVDEC's, idle; worker 1 the share's
-    EXPECT_FALSE(ledger.host_takes({3}, 0.0)); // the share at 5, NVDEC at 0 without it
+    ShareLedger ledger(2, 1, 1, 0.6);           // worker 0 NVDEC's, idle; worker 1 the share's
+    EXPECT_FALSE(ledger.host_takes(3, 0, 0.0)); // the share at 5, NVDEC at 0 without it
     ledger.took_ahead(0, 4);
-    EXPECT_TRUE(ledger.host_takes({3}, 0.0)); // 5 against 5
+    EXPECT_TRUE(ledger.host_takes(3, 0, 0.0)); // 5 against 5
     ledger.dropped_ahead(0);
-    EXPECT_FALSE(ledger.host_takes({3}, 0.0));
+    EXPECT_FALSE(ledger.host_takes(3, 0, 0.0));
 }
 
 // Each side's rate: the inputs of the parts it ended over its time with a part at all, however
@@ -82,8 +82,8 @@ TEST(HostShare, LearnsEachSidesRateFromTheEndedParts) {
     EXPECT_TRUE(ledger.measured());
     EXPECT_DOUBLE_EQ(ledger.host_over_nvdec(), 0.25);
     // Everyone idle: the share's 2 inputs end at 8, NVDEC's 6 at 6, 8 at 8.
-    EXPECT_FALSE(ledger.host_takes({2, 6}, 8.0));
-    EXPECT_TRUE(ledger.host_takes({2, 8}, 8.0));
+    EXPECT_FALSE(ledger.host_takes(2, 6, 8.0));
+    EXPECT_TRUE(ledger.host_takes(2, 8, 8.0));
     // A failed NVDEC part: 4 s more with a part, no inputs: 4 in 8 s.
     ledger.began(0, 1, 10.0);
     ledger.ended(0, 14.0, false);
@@ -102,14 +102,14 @@ TEST(HostShare, CountsWhatRemainsOfThePartsNvdecScores) {
     ledger.began(0, 4, 10.0);   // 5 inputs from 10 s
     // The share's 2-input part ends at 4 s; NVDEC's part has 4 inputs left at 11 s (taken), 3
     // at 12 s (not), none long after its time.
-    EXPECT_TRUE(ledger.host_takes({2}, 11.0));
-    EXPECT_FALSE(ledger.host_takes({2}, 12.0));
-    EXPECT_FALSE(ledger.host_takes({2}, 40.0));
+    EXPECT_TRUE(ledger.host_takes(2, 0, 11.0));
+    EXPECT_FALSE(ledger.host_takes(2, 0, 12.0));
+    EXPECT_FALSE(ledger.host_takes(2, 0, 40.0));
 }
 
 // Without NVDEC workers (the rule's edge) the share takes whatever is queued.
 TEST(HostShare, WithoutNvdecWorkersTakesWhatIsQueued) {
     ShareLedger ledger(2, 0, 1, 0.6);
-    EXPECT_TRUE(ledger.host_takes({4}, 0.0));
-    EXPECT_FALSE(ledger.host_takes({}, 0.0));
+    EXPECT_TRUE(ledger.host_takes(4, 0, 0.0));
+    EXPECT_FALSE(ledger.host_takes(0, 0, 0.0));
 }

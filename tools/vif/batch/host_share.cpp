@@ -60,10 +60,10 @@ double ShareLedger::left_of(const Worker &k, const Pool &p, double now) {
     return std::max(0.0, k.scoring - (now - k.began) * rate / double(p.active));
 }
 
-bool ShareLedger::host_takes(const std::vector<double> &queued, double now) const {
-    if (queued.empty()) return false;
+bool ShareLedger::host_takes(double front, double behind, double now) const {
+    if (front <= 0) return false;
     if (nvdec_workers_ == 0) return true;
-    double nvdec_left = 0, host_left = queued.front();
+    double nvdec_left = behind, host_left = front;
     for (size_t w = 0; w < workers_.size(); ++w) {
         const Worker &k = workers_[w];
         if (is_host(w))
@@ -71,7 +71,6 @@ bool ShareLedger::host_takes(const std::vector<double> &queued, double now) cons
         else
             nvdec_left += k.ahead + left_of(k, pools_[0], now);
     }
-    for (size_t i = 1; i < queued.size(); ++i) nvdec_left += queued[i];
     // Ends in NVDEC's time: the share's inputs at its rate over NVDEC's.
     return host_left / host_over_nvdec() <= nvdec_left;
 }

@@ -66,13 +66,13 @@ public:
     bool measured() const { return pools_[0].done > 0 && pools_[1].done > 0; }
 
     /**
-     * Whether a worker of the share takes the queue's front part at `now` (`queued`: the inputs
-     * of each part in the queue, front first): when the share, with its parts in hand and this
-     * one, would end no later than NVDEC with the parts it holds ahead, what remains of those it
-     * scores and the rest of the queue. What remains of a part being scored: from its pool's
-     * rate once measured; the whole part before that, as at the run's start.
+     * Whether a worker of the share takes the queue's front part (`front` inputs; 0: the queue is
+     * empty) at `now`, with `behind` inputs in the parts after it: when the share, with its parts
+     * in hand and this one, would end no later than NVDEC with the parts it holds ahead, what
+     * remains of those it scores and the parts behind. What remains of a part being scored: from
+     * its pool's rate once measured; the whole part before that, as at the run's start.
      */
-    bool host_takes(const std::vector<double> &queued, double now) const;
+    bool host_takes(double front, double behind, double now) const;
 
 private:
     struct Worker {

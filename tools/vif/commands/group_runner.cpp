@@ -735,10 +735,12 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 // later, batch/host_share.hpp: else the parts left are NVDEC's, and its part is
                 // done.)
                 if (host_share_worker) {
-                    std::vector<double> queued;
-                    queued.reserve(queue.size());
-                    for (const auto &p : queue) queued.push_back(vif::batch::part_inputs(p.size()));
-                    if (!share_ledger.host_takes(queued, since_start())) return;
+                    double behind = 0;
+                    for (size_t i = 1; i < queue.size(); ++i)
+                        behind += vif::batch::part_inputs(queue[i].size());
+                    if (!share_ledger.host_takes(vif::batch::part_inputs(queue.front().size()),
+                                                 behind, since_start()))
+                        return;
                 }
                 jobs = std::move(queue.front());
                 queue.pop_front();
