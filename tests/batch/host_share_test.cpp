@@ -21,14 +21,14 @@ TEST(HostShare, WorkersFollowTheCoresAndTheParts) {
     EXPECT_EQ(host_workers_beside_nvdec(64, 8, 256, 0), 0u);  // nor without a GPU
 }
 
-// Before any part has ended: cores / 40 of one GPU's NVDEC, at most 1.
+// Before any part has ended: cores / 50 of one GPU's NVDEC, at most 1.
 TEST(HostShare, PriorRateFollowsTheCores) {
-    EXPECT_DOUBLE_EQ(vif::batch::share_rate_prior(16), 0.4);
-    EXPECT_DOUBLE_EQ(vif::batch::share_rate_prior(32), 0.8);
+    EXPECT_DOUBLE_EQ(vif::batch::share_rate_prior(16), 0.32);
+    EXPECT_DOUBLE_EQ(vif::batch::share_rate_prior(32), 0.64);
     EXPECT_DOUBLE_EQ(vif::batch::share_rate_prior(64), 1.0);
 }
 
-// The run's start, nothing measured: the share taken as 0.6 times one GPU's NVDEC (a 24-core
+// The run's start, nothing measured: the share taken as 0.6 times one GPU's NVDEC (a 30-core
 // host). Eight NVDEC workers (0-7) have just begun a ladder part of 4 rungs each (5 inputs, none
 // of it done); the share (8-15) looks at a queue of such parts (front 5 inputs, the rest behind
 // it). Its parts end at its inputs over its rate, NVDEC's at NVDEC's inputs (ends below in

@@ -22,11 +22,14 @@ size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t part
 
 /**
  * The share's rate against one GPU's NVDEC before either has ended a part, on a host of `cores`
- * cores: cores / 40, at most 1 (1080p H.264 catalogues, 2026-11-27: 0.72-0.78 measured on the
- * 2x H200 host's 32 cores, about 1 on the 4x H200 host's 64).
+ * cores: cores / 50, at most 1. Below what is measured once parts end (1080p H.264 catalogues,
+ * 2026-11-27: 0.72-0.84 on the 2x H200 host's 32 cores, about 1 on the 4x H200 host's 64), as
+ * a first round taken on too high a rate ends late: 16 ladders on one GPU of the 32-core host,
+ * 16.2 and 21.4 s taken at 0.8 (the share's 8 parts at once ending 7 s after NVDEC's), 15.3 and
+ * 17.3 s at 0.6.
  */
 inline double share_rate_prior(size_t cores) {
-    return std::min(1.0, double(cores) / 40);
+    return std::min(1.0, double(cores) / 50);
 }
 
 /** A part's decoding, in inputs: its rows' distorted inputs and the reference, decoded once. */
