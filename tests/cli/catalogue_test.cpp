@@ -362,9 +362,12 @@ TEST_F(CatalogueCli, KilledPairLeavesNoFile) {
     fs::create_directories(path("k"));
     spit(path("k/old.json"), "{\"old\": 1}\n");
     for (const std::string name : {"new.json", "old.json"}) {
-        CliRun r =
-            bash("(sleep 2) | " + kCli + " -r " + c.ref_path() + " -d - " + raw_args_str(c) +
-                 " -o " + path("k/" + name) + " -q & pid=$!; sleep 0.4; kill -9 $pid; wait $pid");
+        // Killed once its output is open in k/ (an unnamed file among its descriptors).
+        CliRun r = bash("(sleep 2) | " + kCli + " -r " + c.ref_path() + " -d - " + raw_args_str(c) +
+                        " -o " + path("k/" + name) +
+                        " -q & pid=$!; for i in $(seq 500); do ls -l /proc/$pid/fd 2>/dev/null | "
+                        "grep -q '" +
+                        path("k") + "/#' && break; sleep 0.01; done; kill -9 $pid; wait $pid");
         EXPECT_EQ(r.code, 128 + SIGKILL) << r.err;
     }
     EXPECT_TRUE(temporaries(path("k")).empty()) << temporaries(path("k"))[0];
@@ -377,10 +380,14 @@ TEST_F(CatalogueCli, KilledPairLeavesNoFile) {
 TEST_F(CatalogueCli, OutputFolderMovedDuringTheRunKeepsNoTemporaryFile) {
     const GoldenCase &c = find_case("foreman_176x144_8b_crf45");
     fs::create_directories(path("o"));
-    CliRun r =
-        bash("(sleep 1; cat " + c.dist_path() + ") | " + kCli + " -r " + c.ref_path() + " -d - " +
-             raw_args_str(c) + " -o " + path("o/pair.json") + " -q & pid=$!; sleep 0.4; mv " +
-             path("o") + " " + path("moved") + "; wait $pid");
+    // The folder is moved once the command holds its output open there (its unnamed file among
+    // its descriptors), not after a fixed time that a loaded machine may outlast.
+    CliRun r = bash("(sleep 2; cat " + c.dist_path() + ") | " + kCli + " -r " + c.ref_path() +
+                    " -d - " + raw_args_str(c) + " -o " + path("o/pair.json") +
+                    " -q & pid=$!; for i in $(seq 500); do ls -l /proc/$pid/fd 2>/dev/null | "
+                    "grep -q '" +
+                    path("o") + "/' && break; sleep 0.01; done; mv " + path("o") + " " +
+                    path("moved") + "; wait $pid");
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_NE(r.err.find("moved or removed"), std::string::npos) << r.err;
     EXPECT_TRUE(temporaries(path("moved")).empty()) << temporaries(path("moved"))[0];
