@@ -107,6 +107,17 @@ TEST(HostShare, CountsWhatRemainsOfThePartsNvdecScores) {
     EXPECT_FALSE(ledger.host_takes(2, 0, 40.0));
 }
 
+// A part of no rows is no work: it neither counts as a measure nor as NVDEC's work left.
+TEST(HostShare, APartOfNoRowsIsNoWork) {
+    ShareLedger ledger(2, 1, 1, 0.6);
+    ledger.began(0, 0, 0.0);
+    EXPECT_FALSE(ledger.host_takes(3, 0, 0.0)); // NVDEC idle: 0 against the share's 5
+    ledger.ended(0, 0.001, true);
+    ledger.began(1, 1, 0.0);
+    ledger.ended(1, 4.0, true);
+    EXPECT_FALSE(ledger.measured());
+}
+
 // Without NVDEC workers (the rule's edge) the share takes whatever is queued.
 TEST(HostShare, WithoutNvdecWorkersTakesWhatIsQueued) {
     ShareLedger ledger(2, 0, 1, 0.6);

@@ -34,8 +34,9 @@ void ShareLedger::began(size_t w, size_t rows, double now) {
     Worker &k = workers_.at(w);
     Pool &p = pools_[is_host(w)];
     if (k.scoring > 0) ended(w, now, false); // (a part never ended: not counted twice)
-    if (p.active++ == 0) p.since = now;
     k.ahead = 0;
+    if (rows == 0) return; // (no work: neither time nor inputs)
+    if (p.active++ == 0) p.since = now;
     k.scoring = part_inputs(rows);
     k.began = now;
 }
