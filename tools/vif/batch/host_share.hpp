@@ -1,8 +1,8 @@
 // The host's share beside NVDEC (issue 25). Where a catalogue's rows decode on NVDEC, a GPU's
 // decoding engines bind while the host's cores stay nearly idle, so workers more decode parts on
 // the cores. How many there are, and which parts they take: a part only where the host would end
-// it before NVDEC's workers end what is left to them, so that the share adds throughput and never
-// a tail (a part that ends after the rest). No CUDA here.
+// it no later than NVDEC's workers end what is left to them, so that the share adds throughput
+// without a tail (a part that ends after the rest). No CUDA here.
 #ifndef VIF_TOOLS_BATCH_HOST_SHARE_HPP
 #define VIF_TOOLS_BATCH_HOST_SHARE_HPP
 
