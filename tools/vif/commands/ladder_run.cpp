@@ -196,11 +196,13 @@ OpenedAheadPtr open_ahead(const std::vector<RungJob> &jobs, const LadderSettings
             if (!jobs[i].reused)
                 host_rungs[i] = request(jobs[i].row.distorted, "distorted", jobs[i].row,
                                         s.decoder_threads, !s.no_mmap);
-        auto open = [hr, priority, ref = group_reference(jobs, s), rungs = group_rungs(jobs, s),
-                     host_ref, host_rungs] {
+        auto open = [hr, priority, ref = group_reference(jobs, s), host_ref, host_rungs] {
             AheadGroup g;
             try {
                 if (priority) priority->wait_for_urgent(); // rows to be scored now go first
+                std::vector<SourceRequest> rungs; // (the rungs to score, in order: group_rungs)
+                for (const auto &r : host_rungs)
+                    if (r) rungs.push_back(*r);
                 g.nvdec = open_nvdec_group(hr, ref, rungs);
             } catch (...) {
                 g.nvdec.reset();
