@@ -7,7 +7,7 @@
 using vif::batch::host_workers_beside_nvdec;
 using vif::batch::ShareLedger;
 
-// A quarter of the cores, 8 at most, within the parts left; any number of GPUs.
+// A quarter of the cores, 8 at most, within the parts left; one or two GPUs.
 TEST(HostShare, WorkersFollowTheCoresAndTheParts) {
     EXPECT_EQ(host_workers_beside_nvdec(32, 8, 64, 1), 8u);  // the 2x H200 host, one GPU
     EXPECT_EQ(host_workers_beside_nvdec(32, 16, 64, 2), 8u); // and its two
@@ -17,8 +17,7 @@ TEST(HostShare, WorkersFollowTheCoresAndTheParts) {
     EXPECT_EQ(host_workers_beside_nvdec(32, 8, 12, 1), 4u);  // the parts the NVDEC workers leave
     EXPECT_EQ(host_workers_beside_nvdec(32, 8, 8, 1), 0u);   // none left
     EXPECT_EQ(host_workers_beside_nvdec(32, 8, 3, 1), 0u);
-    EXPECT_EQ(host_workers_beside_nvdec(64, 32, 256, 4), 8u); // four GPUs
-    EXPECT_EQ(host_workers_beside_nvdec(64, 32, 32, 4), 0u);  // (their 32 workers, 32 parts)
+    EXPECT_EQ(host_workers_beside_nvdec(64, 32, 256, 4), 0u); // not on four
     EXPECT_EQ(host_workers_beside_nvdec(64, 8, 256, 0), 0u);  // nor without a GPU
 }
 
@@ -124,34 +123,4 @@ TEST(HostShare, WithoutNvdecWorkersTakesWhatIsQueued) {
     ShareLedger ledger(2, 0, 1, 0.6);
     EXPECT_TRUE(ledger.host_takes(4, 0, 0.0));
     EXPECT_FALSE(ledger.host_takes(0, 0, 0.0));
-}
-
-// The parts NVDEC's workers take before each holds one ahead: two for a worker with no part,
-// one for a worker scoring with none ahead, none for one holding a part ahead or out of the run.
-// The share takes the front part unless the queue holds exactly that many (the 4x H200 case:
-// 64 parts, 32 workers).
-TEST(HostShare, LeavesNvdecWorkersTheirPartsAhead) {
-    ShareLedger ledger(40, 32, 4, 1.0); // 32 NVDEC workers on four GPUs, 8 of the share's
-    EXPECT_EQ(ledger.ahead_reserve(), 64u);
-    EXPECT_FALSE(ledger.leaves_open_ahead(64)); // 64 queued: every part is theirs
-    EXPECT_TRUE(ledger.leaves_open_ahead(65));  // one more than theirs
-    EXPECT_TRUE(ledger.leaves_open_ahead(63));  // one too few for all: none of them opens ahead
-    for (size_t w = 0; w < 32; ++w) ledger.began(w, 1, 0.0);
-    EXPECT_EQ(ledger.ahead_reserve(), 32u);
-    for (size_t w = 0; w < 32; ++w) ledger.took_ahead(w, 1);
-    EXPECT_EQ(ledger.ahead_reserve(), 0u);
-    // Worker 0 ends its part (its next in hand), begins that next one: one part to take ahead.
-    ledger.ended(0, 1.0, true);
-    EXPECT_EQ(ledger.ahead_reserve(), 0u);
-    ledger.began(0, 1, 1.0);
-    EXPECT_EQ(ledger.ahead_reserve(), 1u);
-    // Worker 1 ends its part and drops the one ahead (its device failed): two, until it leaves.
-    ledger.ended(1, 1.0, false);
-    ledger.dropped_ahead(1);
-    EXPECT_EQ(ledger.ahead_reserve(), 3u);
-    ledger.left(1);
-    EXPECT_EQ(ledger.ahead_reserve(), 1u);
-    // The share's own parts are never in it.
-    ledger.began(35, 1, 1.0);
-    EXPECT_EQ(ledger.ahead_reserve(), 1u);
 }

@@ -9,10 +9,11 @@ size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t part
     // the 1080p H.264 catalogues, NVDEC alone against NVDEC with the share: 2x H200 (32 cores)
     // one GPU 22.3 -> 16.6 and 17.6 s (16 ladders), 33.0 -> 22.3 and 23.5 s (64 rows); 4x H200
     // (64 cores) one GPU 22.9 -> 18.1 s, 33.8 -> 19.5 s; 2x H200 two GPUs, with the share
-    // taking parts as host_takes says, 11.4 -> 9.5-10.3 s (ladders), 17.3 -> 14.1-15.6 s. On
-    // four GPUs a share that took the parts NVDEC's workers open ahead was slower (64 rows
-    // 11.90 -> 13.36 s): it leaves them those parts now (ShareLedger::ahead_reserve).
-    if (gpus == 0) return 0;
+    // taking parts as host_takes says, 11.4 -> 9.5-10.3 s (ladders), 17.3 -> 14.1-15.6 s. Four
+    // GPUs (session 12's rule) 11.0 -> 12.1 s (64 rows: NVDEC's workers no longer opening their
+    // next parts ahead, their sessions made one at a time for the host back on the critical
+    // path).
+    if (gpus == 0 || gpus > 2) return 0;
     const size_t share = std::clamp<size_t>(cores / 4, 1, 8);
     return parts > nvdec_workers ? std::min(share, parts - nvdec_workers) : 0;
 }
@@ -48,19 +49,6 @@ void ShareLedger::ended(size_t w, double now, bool completed) {
     if (--p.active == 0) p.busy = busy;
     if (completed) p.done += k.scoring, p.done_busy = busy;
     k.scoring = 0;
-}
-
-void ShareLedger::left(size_t w) {
-    workers_.at(w).in_run = false;
-}
-
-size_t ShareLedger::ahead_reserve() const {
-    size_t reserve = 0;
-    for (size_t w = 0; w < nvdec_workers_; ++w) {
-        const Worker &k = workers_[w];
-        if (k.in_run && k.ahead <= 0) reserve += k.scoring > 0 ? 1 : 2;
-    }
-    return reserve;
 }
 
 double ShareLedger::host_over_nvdec() const {

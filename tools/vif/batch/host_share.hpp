@@ -2,8 +2,7 @@
 // decoding engines bind while the host's cores stay nearly idle, so workers more decode parts on
 // the cores. How many there are, and which parts they take: a part only where the host would end
 // it no later than NVDEC's workers end what is left to them, so that the share adds throughput
-// without a tail (a part that ends after the rest), and never the part that NVDEC's workers
-// need to open their next parts ahead (batch/open_ahead.hpp). No CUDA here.
+// without a tail (a part that ends after the rest). No CUDA here.
 #ifndef VIF_TOOLS_BATCH_HOST_SHARE_HPP
 #define VIF_TOOLS_BATCH_HOST_SHARE_HPP
 
@@ -16,7 +15,8 @@ namespace vif::batch {
 /**
  * Workers of the host's share, added to `nvdec_workers` on `gpus` GPUs where the rows decode on
  * NVDEC: a quarter of the cores, 8 at most, never more than the parts the NVDEC workers leave
- * (`parts` - `nvdec_workers`); none without a GPU.
+ * (`parts` - `nvdec_workers`); none without a GPU or on more than two (four GPUs' NVDEC workers
+ * need every part to open ahead: measured slower there).
  */
 size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t parts, size_t gpus);
 
@@ -61,23 +61,6 @@ public:
     /** Its part ended at `now`; `completed`: scored to the end (a device's failure: no inputs
      *  done, its time still the pool's). */
     void ended(size_t w, double now, bool completed);
-    /** Worker `w` takes no part any more (the queue is done, or its device failed). */
-    void left(size_t w);
-
-    /**
-     * The parts NVDEC's workers in the run take from the queue before each has one ahead: two
-     * for a worker with no part (its first and its next), one for a worker scoring with none
-     * ahead. A worker takes its next part ahead only while the queue holds one for every other
-     * such worker (batch/open_ahead.hpp), so with the queue at exactly this many, the share's
-     * take would leave every one of them opening its next part on the critical path (4x H200,
-     * 2026-11-27: 64 rows on four GPUs, 32 NVDEC workers, 13.36 s with the share's first 8
-     * parts taken from the 64, 11.90 s without the share); above it the take leaves them
-     * enough, below it none of them could open ahead anyway.
-     */
-    size_t ahead_reserve() const;
-    /** Whether the share's taking the queue's front part (of `queued`) leaves NVDEC's workers
-     *  their parts ahead, as above. */
-    bool leaves_open_ahead(size_t queued) const { return queued != ahead_reserve(); }
 
     /** The share's rate over NVDEC's (all its GPUs): measured once both sides have ended a
      *  part, else prior / gpus. */
@@ -99,7 +82,6 @@ private:
         double ahead = 0;   // inputs of the part held ahead
         double scoring = 0; // inputs of the part being scored
         double began = 0;   // when that part began
-        bool in_run = true; // takes parts still
     };
     struct Pool {
         size_t active = 0; // parts being scored

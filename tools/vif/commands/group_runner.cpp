@@ -239,8 +239,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     DeviceStartup::Plan plan;
     // The host's share beside NVDEC (workers that decode on the cores the parts NVDEC would
     // have, where the rows decode on NVDEC: the estimate says): with the default workers and
-    // --hwdec auto, on any number of GPUs (batch/host_share.hpp). VIF_BATCH_HOST_WORKERS=N: N
-    // such workers (0: none; benchmarks).
+    // --hwdec auto, on one or two GPUs (batch/host_share.hpp). VIF_BATCH_HOST_WORKERS=N: N
+    // such workers whatever the GPUs (0: none; benchmarks).
     const char *host_workers_env = std::getenv("VIF_BATCH_HOST_WORKERS");
     // (CPU stand-in devices have no NVDEC: only where the test hook VIF_TEST_NVDEC_ROWS is set,
     // 1 saying the rows are NVDEC's, device_plan.hpp, so that the share's scheduling runs on
@@ -358,7 +358,7 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
     workers = std::max<size_t>(1, std::min(workers, groups.size()));
     // The host's share beside NVDEC: workers more, the last ones (spread over the devices as
     // the others), each waiting for the estimate before its first part; none where the parts
-    // leave none for them (batch/host_share.hpp).
+    // leave none for them or beyond two GPUs (batch/host_share.hpp).
     size_t nvdec_workers = workers;
     size_t host_workers = 0;
     if (host_beside) {
@@ -546,20 +546,6 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
             counted.a = &active_workers; // (uncounted when it ends)
             counted.b = &host_active;
         }
-        // Leaving, an NVDEC worker needs no parts ahead any more (the share may take them).
-        struct Leaves {
-            std::mutex &mu;
-            std::condition_variable &cv;
-            vif::batch::ShareLedger &ledger;
-            size_t w;
-            ~Leaves() {
-                {
-                    std::lock_guard<std::mutex> lock(mu);
-                    ledger.left(w);
-                }
-                cv.notify_all();
-            }
-        } leaves{queue_mu, queue_cv, share_ledger, w};
         const bool waits_for_startup = startup && distinct.size() > 1;
         auto move_to = [&](size_t to) {
             slot = to;
@@ -719,7 +705,6 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                     set_bare(true);
                     share_ledger.began(w, ahead->jobs.size(), since_start());
                 }
-                if (host_workers > 0) queue_cv.notify_all(); // (a share waiting: ahead_reserve)
                 jobs = std::move(ahead->jobs);
                 opened = std::move(ahead->opened);
                 ahead.reset();
@@ -748,16 +733,8 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 if (slots[slot].failed || queue.empty()) return;
                 // (The host's share takes a part only where that does not make the work end
                 // later, batch/host_share.hpp: else the parts left are NVDEC's, and its part is
-                // done. Nor the part that NVDEC's workers need to open theirs ahead: it waits
-                // until they have taken it, or can no longer.)
+                // done.)
                 if (host_share_worker) {
-                    if (open_ahead_on && !share_ledger.leaves_open_ahead(queue.size())) {
-                        queue_cv.wait(lock, [&] {
-                            return slots[slot].failed || queue.empty() ||
-                                   share_ledger.leaves_open_ahead(queue.size());
-                        });
-                        continue;
-                    }
                     double behind = 0;
                     for (size_t i = 1; i < queue.size(); ++i)
                         behind += vif::batch::part_inputs(queue[i].size());
@@ -771,7 +748,6 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                 ++in_flight;
                 set_bare(true);
                 share_ledger.began(w, jobs.size(), since_start());
-                if (host_workers > 0 && !host_share_worker) queue_cv.notify_all(); // (as above)
                 s.simulate_device_failure = fail_hook && fail_hook->slot == slot &&
                                             slots[slot].rows >= fail_hook->after_rows;
             }
