@@ -10,9 +10,12 @@ size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t part
     // one GPU 22.3 -> 16.6 and 17.6 s (16 ladders), 33.0 -> 22.3 and 23.5 s (64 rows); 4x H200
     // (64 cores) one GPU 22.9 -> 18.1 s, 33.8 -> 19.5 s; 2x H200 two GPUs, with the share
     // taking parts as host_takes says, 11.4 -> 9.5-10.3 s (ladders), 17.3 -> 14.1-15.6 s. Four
-    // GPUs (session 12's rule) 11.0 -> 12.1 s (64 rows: NVDEC's workers no longer opening their
-    // next parts ahead, their sessions made one at a time for the host back on the critical
-    // path).
+    // GPUs: slower with the share, whatever parts it took (4x H200, 64 rows: session 12's rule
+    // 11.0 -> 12.1 s; host_takes 11.90 -> 13.36 s; host_takes leaving NVDEC's workers every part
+    // they would open ahead, session 14, 11.44 -> 12.89 s, 128 rows 20.59 -> 22.00 s). There
+    // NVDEC's sessions, made one at a time for the host, bind, and with the share's work beside
+    // them each took about twice as long to make (0.167 s against 0.089 s, their first frames
+    // 3.1 s against 1.8 s): NVDEC scored 23% fewer rows a second, more than the share added.
     if (gpus == 0 || gpus > 2) return 0;
     const size_t share = std::clamp<size_t>(cores / 4, 1, 8);
     return parts > nvdec_workers ? std::min(share, parts - nvdec_workers) : 0;

@@ -15,8 +15,9 @@ namespace vif::batch {
 /**
  * Workers of the host's share, added to `nvdec_workers` on `gpus` GPUs where the rows decode on
  * NVDEC: a quarter of the cores, 8 at most, never more than the parts the NVDEC workers leave
- * (`parts` - `nvdec_workers`); none without a GPU or on more than two (four GPUs' NVDEC workers
- * need every part to open ahead: measured slower there).
+ * (`parts` - `nvdec_workers`); none without a GPU or on more than two (on four, NVDEC's
+ * sessions, made one at a time for the host, bind, and the share's work beside them slows
+ * their making: measured slower there).
  */
 size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t parts, size_t gpus);
 
