@@ -109,6 +109,15 @@ TEST_F(DevicesCli, TheHostsShareGivesTheSameOutputs) {
     EXPECT_EQ(two.code, 1) << two.err;
     EXPECT_EQ(outputs("two"), expected);
     EXPECT_NE(two.err.find("the host's share beside NVDEC: "), std::string::npos) << two.err;
+    // None on four, and --verbose says so.
+    CliRun four = batch("four", "VIF_TEST_CPU_DEVICES=4 VIF_TEST_NVDEC_ROWS=1",
+                        {"--devices", "0,1,2,3", "--verbose", "-q"});
+    EXPECT_EQ(four.code, 1) << four.err;
+    EXPECT_EQ(outputs("four"), expected);
+    EXPECT_NE(four.err.find("the host's share beside NVDEC: none on 4 GPUs (their NVDEC "
+                            "sessions, made one at a time for the host, bind"),
+              std::string::npos)
+        << four.err;
 }
 
 // A ladder (one reference, many rungs) is split over the devices and gives the same files.

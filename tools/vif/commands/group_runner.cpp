@@ -992,6 +992,13 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                                        share_ledger.host_over_nvdec(),
                                        share_ledger.measured() ? "measured" : "as assumed")
                                .c_str());
+    else if ((base.timings || base.verbose) && host_beside && distinct.size() > 2 &&
+             estimate.valid() && estimate.get().nvdec_rows())
+        std::fprintf(stderr,
+                     "vif: devices: the host's share beside NVDEC: none on %zu GPUs (their NVDEC "
+                     "sessions, made one at a time for the host, bind, and the share's work "
+                     "beside them slows their making more than it adds)\n",
+                     distinct.size());
     if ((base.timings || base.verbose) && !workers_note.empty())
         std::fprintf(stderr, "vif: devices: %s\n", workers_note.c_str());
     if (slots.size() > 1) // (with one device there is no other to give them to)
