@@ -16,7 +16,7 @@ size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t part
     // NVDEC's sessions, made one at a time for the host, bind, and with the share's work beside
     // them each took about twice as long to make (0.167 s against 0.089 s, their first frames
     // 3.1 s against 1.8 s): NVDEC scored 23% fewer rows a second, more than the share added.
-    if (gpus == 0 || gpus > 2) return 0;
+    if (gpus == 0 || gpus > kShareMostGpus) return 0;
     const size_t share = std::clamp<size_t>(cores / 4, 1, 8);
     return parts > nvdec_workers ? std::min(share, parts - nvdec_workers) : 0;
 }

@@ -12,12 +12,14 @@
 
 namespace vif::batch {
 
+/** The most GPUs the share works beside: on four, NVDEC's sessions, made one at a time for the
+ *  host, bind, and the share's work beside them slows their making (measured slower there). */
+constexpr size_t kShareMostGpus = 2;
+
 /**
  * Workers of the host's share, added to `nvdec_workers` on `gpus` GPUs where the rows decode on
  * NVDEC: a quarter of the cores, 8 at most, never more than the parts the NVDEC workers leave
- * (`parts` - `nvdec_workers`); none without a GPU or on more than two (on four, NVDEC's
- * sessions, made one at a time for the host, bind, and the share's work beside them slows
- * their making: measured slower there).
+ * (`parts` - `nvdec_workers`); none without a GPU or on more than kShareMostGpus.
  */
 size_t host_workers_beside_nvdec(size_t cores, size_t nvdec_workers, size_t parts, size_t gpus);
 

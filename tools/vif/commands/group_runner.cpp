@@ -992,8 +992,9 @@ int run_groups(const std::vector<std::vector<RungJob>> &whole_groups, const Ladd
                                        share_ledger.host_over_nvdec(),
                                        share_ledger.measured() ? "measured" : "as assumed")
                                .c_str());
-    else if ((base.timings || base.verbose) && host_beside && distinct.size() > 2 &&
-             estimate.valid() && estimate.get().nvdec_rows())
+    else if ((base.timings || base.verbose) && host_beside &&
+             distinct.size() > vif::batch::kShareMostGpus && estimate.valid() &&
+             estimate.get().nvdec_rows())
         std::fprintf(stderr,
                      "vif: devices: the host's share beside NVDEC: none on %zu GPUs (their NVDEC "
                      "sessions, made one at a time for the host, bind, and the share's work "
