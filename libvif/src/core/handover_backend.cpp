@@ -23,7 +23,6 @@
 #include <new>
 #include <system_error>
 #include <utility>
-#include <vector>
 
 namespace vif {
 
@@ -35,9 +34,6 @@ struct Running {
     std::condition_variable cv;
     int count = 0;
     bool exiting = false;
-    // Backends made while the process exits, left to the exit (kept reachable, so that a leak
-    // checker does not take them for lost).
-    std::vector<Backend*> left_at_exit;
 };
 
 Running& running() {
@@ -78,6 +74,10 @@ struct HandoverBackend::Start final : StartControl {
     }
     bool cancelled() const override {
         if (cancel.load(std::memory_order_acquire)) return true;
+        std::lock_guard<std::mutex> lock(running().mu);
+        return running().exiting;
+    }
+    static bool exiting() {
         std::lock_guard<std::mutex> lock(running().mu);
         return running().exiting;
     }
@@ -138,11 +138,7 @@ void HandoverBackend::start_later(Factory later) {
                              "libvif: auto: the GPU did not start (%s); scoring on the cpu\n",
                              err.message.c_str());
             const bool ok = made != nullptr;
-            if (made) {
-                Running& r = running();
-                std::lock_guard<std::mutex> lock(r.mu);
-                if (r.exiting) r.left_at_exit.push_back(made.release()); // left to the exit
-            }
+            if (made && Start::exiting()) (void)made.release(); // left to the process's exit
             {
                 std::lock_guard<std::mutex> lock(start->mu);
                 start->made = std::move(made);
